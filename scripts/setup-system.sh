@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the system packages jompd's build and tests need (Debian/Ubuntu), once.
+# Idempotent: does nothing when everything is already present.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+packages=(clang-19 gfortran cmake ninja-build gdb gdbserver python3 dpkg-dev xz-utils file binutils maven)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  jompd_log "installing system packages: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  jompd_as_root apt-get update -qq
+  jompd_as_root apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Source packages of LLVM are fetched with apt-get source: that needs deb-src entries.
+if ! apt-get indextargets 2>/dev/null | grep -q 'Identifier: Sources'; then
+  jompd_log "enabling deb-src entries for apt-get source"
+  if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+    sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources \
+      | jompd_as_root tee /etc/apt/sources.list.d/jompd-deb-src.sources >/dev/null
+  else
+    grep '^deb ' /etc/apt/sources.list | sed 's/^deb /deb-src /' \
+      | jompd_as_root tee /etc/apt/sources.list.d/jompd-deb-src.list >/dev/null
+  fi
+  jompd_as_root apt-get update -qq
+fi
+jompd_select_java
+jompd_log "system ready: $(clang-19 --version | head -1); gdb $(gdb --version | head -1 | awk '{print $NF}'); java $(java -version 2>&1 | head -1)"

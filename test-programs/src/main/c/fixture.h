@@ -1,0 +1,108 @@
+/*
+ * fixture.h -- common harness for jompd's OpenMP fixture programs.
+ *
+ * Every fixture brings the process into one deterministic state, writes a facts file
+ * (Java .properties) describing that state from values it computed itself, and then has
+ * exactly ONE thread call jompd_marker(), where a debugger breaks (or, with JOMPD_HOLD=1,
+ * where the process waits for a test to attach). After the marker returns the program
+ * releases every waiting thread, finishes its work, verifies a result and prints
+ * "JOMPD_RESULT ok <checksum>" (exit 0) or "JOMPD_RESULT fail <reason>" (exit 1).
+ * Usage errors exit 2. See FIXTURES.md.
+ */
+#ifndef JOMPD_FIXTURE_H
+#define JOMPD_FIXTURE_H
+
+#include <stdarg.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The breakpoint target. Called once, by one thread, after the facts file is written.
+ * In hold mode (JOMPD_HOLD=1) prints "JOMPD_AT_MARKER <pid>" and blocks until a line
+ * (or EOF) arrives on stdin. */
+__attribute__((noinline, used)) void jompd_marker(void);
+
+/* ---- facts ------------------------------------------------------------------------ */
+
+/* Starts the facts: fixture=, pid=, openmp_version=, args=, env.<NAME>= for every
+ * OMP_*, KMP_*, LIBOMP_* and GOMP_* environment variable. Call first thing in main,
+ * before any OpenMP call (it makes none). */
+void fx_init(const char *fixture, int argc, char **argv);
+
+/* key=value (printf-style value), process-wide. Thread-safe. A later put of the same key
+ * replaces the earlier value. */
+void fx_put(const char *key, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* thread.<k>.<subkey>=value. Thread-safe. */
+void fx_thread_put(int k, const char *subkey, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Records the standard per-thread keys for OpenMP thread k from the CALLING thread:
+ * lwp, pthread, thread_num, level, active_level, team_size, ancestors, team_sizes,
+ * role, in_final, max_threads, dynamic, schedule, max_active_levels, thread_limit,
+ * proc_bind, default_device, team_num, num_teams. Thread-safe. */
+void fx_thread_facts(int k, const char *role);
+
+/* Writes the facts file (if JOMPD_FACTS is set): adds marker_thread=<k>, threads=<number of
+ * distinct k recorded> and the process-wide icv.* keys (read by the calling thread), then
+ * calls jompd_marker(). Exactly one thread calls this, once. */
+void fx_write_facts_and_mark(int marker_k);
+
+/* ---- the gate: where "working" threads wait (mutex + condition variable, no spinning) -- */
+
+/* Participant: counts itself as arrived and blocks until fx_gate_open(). The arrival is
+ * counted under the same mutex the wait releases, so when fx_gate_await(n) returns every
+ * counted thread is inside pthread_cond_wait. */
+void fx_gate_wait(void);
+/* Counts the caller as arrived without blocking (for threads that go on to wait elsewhere). */
+void fx_gate_arrive(void);
+/* Blocks until at least n participants have arrived. */
+void fx_gate_await(long n);
+/* Releases all current and future fx_gate_wait callers. */
+void fx_gate_open(void);
+int fx_gate_is_open(void);
+
+/* ---- counters: small condition-variable counters for phase hand-offs ---------------- */
+typedef struct fx_counter fx_counter;
+fx_counter *fx_counter_new(void);
+void fx_counter_add(fx_counter *c, long delta);
+/* Blocks until the value is >= target. */
+void fx_counter_await(fx_counter *c, long target);
+long fx_counter_get(fx_counter *c);
+
+/* ---- helpers ------------------------------------------------------------------------ */
+
+/* Parses argv[i] as an int in [min, max]; on error prints usage and exits 2. Returns dflt
+ * when i >= argc. */
+int fx_arg_int(int argc, char **argv, int i, int dflt, int min, int max, const char *usage);
+/* Prints "<why>" and the usage line to stderr, exits 2. */
+__attribute__((noreturn)) void fx_usage_exit(char **argv, const char *usage, const char *why);
+/* Too many arguments -> usage, exit 2. */
+void fx_arg_max(int argc, char **argv, int max_args, const char *usage);
+
+/* Prints "JOMPD_RESULT fail <reason>" and exits 1 immediately (_exit: safe inside regions). */
+__attribute__((noreturn, format(printf, 1, 2))) void fx_fail(const char *fmt, ...);
+/* Prints "JOMPD_RESULT ok <checksum>" and flushes. */
+void fx_ok(unsigned long long checksum);
+
+long fx_gettid(void);
+/* "monotonic:dynamic,4" etc. from omp_get_schedule. buf >= 64 bytes. */
+const char *fx_schedule_string(char *buf, int size);
+
+/* ---- for Fortran (ISO_C_BINDING) ---------------------------------------------------- */
+/* Strings are NUL-terminated (pass "name"//c_null_char). */
+void fx_f_init(const char *fixture);               /* args from /proc/self/cmdline */
+void fx_f_thread_facts(int k, const char *role);
+void fx_f_put_int(const char *key, int value);
+void fx_f_gate_wait(void);
+void fx_f_gate_await(int n);
+void fx_f_gate_open(void);
+void fx_f_write_facts_and_mark(int marker_k);
+void fx_f_fail(const char *reason);
+void fx_f_ok(long long checksum);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,35 @@
+package dev.jompd.testkit;
+
+/** The fixture programs in {@code test-programs/src/main/c}: see FIXTURES.md there for argv and facts. */
+public enum Fixture {
+    SERIAL("serial.c"),
+    PARALLEL("parallel.c"),
+    NESTED("nested.c"),
+    SERIALIZED("serialized.c"),
+    TASKS("tasks.c"),
+    WAITS("waits.c"),
+    ICVS("icvs.c"),
+    TEAMS("teams.c"),
+    OMPT_TOOL("ompt_tool.c"),
+    NESTED_FORTRAN("nested_fortran.f90");
+
+    private final String source;
+
+    Fixture(String source) {
+        this.source = source;
+    }
+
+    /** The main source file's name. */
+    public String source() {
+        return source;
+    }
+
+    /** The executable's name. */
+    public String programName() {
+        return source.substring(0, source.lastIndexOf('.'));
+    }
+
+    public boolean isFortran() {
+        return source.endsWith(".f90");
+    }
+}

@@ -1,0 +1,90 @@
+package dev.jompd.testkit;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Runs fixtures to their marker under gdb and hands out core files of that state (once per run
+ * configuration and JVM), or starts them live, held at the marker.
+ */
+public final class Fixtures {
+    private static final Map<FixtureRun, StoppedFixture> CORES = new ConcurrentHashMap<>();
+
+    private Fixtures() {}
+
+    /** A core file of {@code run} stopped at its marker, made by gdb's gcore; shared within the JVM. */
+    public static StoppedFixture core(FixtureRun run) {
+        StoppedFixture cached = CORES.get(run);
+        if (cached != null && Files.exists(cached.core())) {
+            return cached;
+        }
+        StoppedFixture made = makeCore(run, workDirectory().resolve(run.label()));
+        CORES.put(run, made);
+        return made;
+    }
+
+    public static StoppedFixture core(Fixture fixture, String... arguments) {
+        return core(FixtureRun.of(fixture, arguments));
+    }
+
+    /** Makes a fresh core of {@code run} in {@code directory} (not cached). */
+    public static StoppedFixture makeCore(FixtureRun run, Path directory) {
+        requireTool("gdb");
+        Path executable = FixtureBuilder.executable(run.fixture(), run.runtimeVersion());
+        try {
+            Files.createDirectories(directory);
+            Path core = directory.resolve("core");
+            Path facts = directory.resolve("facts.properties");
+            Files.deleteIfExists(core);
+            Files.deleteIfExists(facts);
+            List<String> command = new ArrayList<>(List.of("gdb", "-batch", "-nx",
+                    "-ex", "set pagination off", "-ex", "set confirm off",
+                    "-ex", "set startup-with-shell off",
+                    "-ex", "break jompd_marker", "-ex", "run",
+                    "-ex", "gcore " + core, "-ex", "kill", "--args", executable.toString()));
+            command.addAll(run.arguments());
+            Map<String, String> env = new java.util.HashMap<>(run.programEnvironment());
+            env.put("JOMPD_FACTS", facts.toString());
+            Commands.Result result = Commands.run(command, env, directory, Duration.ofMinutes(3));
+            if (!result.output().contains("Breakpoint 1, ") || !Files.isRegularFile(core)
+                    || !Files.isRegularFile(facts)) {
+                throw new IllegalStateException("fixture " + run + " did not reach its marker under gdb:\n"
+                        + result.output());
+            }
+            return new StoppedFixture(run, executable, core, Facts.read(facts));
+        } catch (IOException e) {
+            throw new UncheckedIOException("running " + run + " under gdb", e);
+        }
+    }
+
+    /** Starts {@code run} live and waits until it holds at its marker (see {@link LiveFixture}). */
+    public static LiveFixture live(FixtureRun run) {
+        return LiveFixture.start(run, FixtureBuilder.executable(run.fixture(), run.runtimeVersion()),
+                workDirectory().resolve(run.label() + "-live-" + System.nanoTime()));
+    }
+
+    /** Where cores and facts go: the module's target directory under Maven, a temp dir otherwise. */
+    static Path workDirectory() {
+        Path target = Path.of("target");
+        try {
+            Path base = Files.isDirectory(target) ? target.resolve("jompd-fixtures")
+                    : Path.of(System.getProperty("java.io.tmpdir"), "jompd-fixtures-" + ProcessHandle.current().pid());
+            return Files.createDirectories(base).toAbsolutePath();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static void requireTool(String tool) {
+        if (!Commands.available(tool)) {
+            throw new IllegalStateException(tool + " is not installed: run scripts/setup-system.sh");
+        }
+    }
+}

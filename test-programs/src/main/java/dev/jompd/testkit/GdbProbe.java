@@ -1,0 +1,162 @@
+package dev.jompd.testkit;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Ground truth from debug information: gdb evaluates C expressions over the runtime's DWARF on a
+ * core (for example {@code __kmp_threads[0]->th.th_info.ds.ds_tid}). Nothing of jompd is involved,
+ * so tests can check jompd against it. One gdb run answers a whole batch of expressions.
+ */
+public final class GdbProbe {
+    private static final String SCRIPT = """
+            import gdb
+            out = open(OUT_PATH, "w")
+            def esc(s):
+                return s.replace("\\\\", "\\\\\\\\").replace("\\n", "\\\\n").replace("\\t", "\\\\t")
+            def value_text(v):
+                code = v.type.strip_typedefs().code
+                if code in (gdb.TYPE_CODE_INT, gdb.TYPE_CODE_ENUM, gdb.TYPE_CODE_BOOL, gdb.TYPE_CODE_CHAR):
+                    return str(int(v))
+                if code == gdb.TYPE_CODE_PTR:
+                    return str(int(v.cast(gdb.lookup_type("unsigned long"))))
+                return str(v)
+            def evaluate_all(lwp):
+                for i, e in enumerate(EXPRESSIONS):
+                    try:
+                        out.write("R\\t%d\\t%d\\tok\\t%s\\n" % (lwp, i, esc(value_text(gdb.parse_and_eval(e)))))
+                    except Exception as ex:
+                        out.write("R\\t%d\\t%d\\terr\\t%s\\n" % (lwp, i, esc(str(ex))))
+            if PER_THREAD:
+                for t in sorted(gdb.selected_inferior().threads(), key=lambda t: t.num):
+                    t.switch()
+                    evaluate_all(t.ptid[1])
+            else:
+                evaluate_all(0)
+            out.close()
+            """;
+
+    private final Path executable;
+    private final Path core;
+
+    private GdbProbe(Path executable, Path core) {
+        this.executable = executable;
+        this.core = core;
+    }
+
+    public static GdbProbe onCore(Path executable, Path core) {
+        return new GdbProbe(executable, core);
+    }
+
+    /** One evaluation: the value as gdb prints it (integers and pointers in decimal), or gdb's error. */
+    public record Value(String expression, Optional<String> text, Optional<String> error) {
+        public String orThrow() {
+            return text.orElseThrow(() -> new IllegalStateException("gdb cannot evaluate " + expression + ": "
+                    + error.orElse("?")));
+        }
+
+        /** The value as a number (gdb's decimal text), for integers, enums, booleans and pointers. */
+        public long asLong() {
+            // gdb prints unsigned 64-bit values above Long.MAX_VALUE too: keep their bits.
+            return new java.math.BigInteger(orThrow().trim()).longValue();
+        }
+    }
+
+    /** Evaluates each expression in the core's first thread. */
+    public Map<String, Value> evaluate(List<String> expressions) {
+        return run(expressions, false).getOrDefault(0L, Map.of());
+    }
+
+    public Value evaluate(String expression) {
+        return evaluate(List.of(expression)).get(expression);
+    }
+
+    /** Evaluates each expression in every thread of the core: LWP → expression → value. */
+    public Map<Long, Map<String, Value>> evaluatePerThread(List<String> expressions) {
+        return run(expressions, true);
+    }
+
+    private Map<Long, Map<String, Value>> run(List<String> expressions, boolean perThread) {
+        Fixtures.requireTool("gdb");
+        try {
+            Path scratch = Files.createTempDirectory("jompd-gdbprobe");
+            try {
+                Path out = scratch.resolve("out.tsv");
+                Path script = scratch.resolve("probe.py");
+                StringBuilder prelude = new StringBuilder("OUT_PATH = ").append(pythonString(out.toString()))
+                        .append("\nPER_THREAD = ").append(perThread ? "True" : "False").append("\nEXPRESSIONS = [");
+                expressions.forEach(e -> prelude.append(pythonString(e)).append(", "));
+                prelude.append("]\n");
+                Files.writeString(script, prelude + SCRIPT);
+                Commands.Result result = Commands.run(List.of("gdb", "-batch", "-nx",
+                        "-ex", "set pagination off", "-ex", "set print thread-events off",
+                        executable.toString(), core.toString(), "-x", script.toString()),
+                        Map.of(), null, Duration.ofMinutes(5));
+                if (!Files.exists(out)) {
+                    throw new IllegalStateException("gdb probe produced nothing:\n" + result.output());
+                }
+                Map<Long, Map<String, Value>> values = new LinkedHashMap<>();
+                for (String line : Files.readAllLines(out, StandardCharsets.UTF_8)) {
+                    String[] fields = line.split("\t", 5);
+                    if (fields.length != 5 || !fields[0].equals("R")) {
+                        continue;
+                    }
+                    long lwp = Long.parseLong(fields[1]);
+                    String expression = expressions.get(Integer.parseInt(fields[2]));
+                    String text = unescape(fields[4]);
+                    Value value = fields[3].equals("ok")
+                            ? new Value(expression, Optional.of(text), Optional.empty())
+                            : new Value(expression, Optional.empty(), Optional.of(text));
+                    values.computeIfAbsent(lwp, k -> new LinkedHashMap<>()).put(expression, value);
+                }
+                return values;
+            } finally {
+                try (var files = Files.walk(scratch)) {
+                    files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static String pythonString(String text) {
+        StringBuilder quoted = new StringBuilder("\"");
+        for (char c : text.toCharArray()) {
+            if (c == '"' || c == '\\') {
+                quoted.append('\\').append(c);
+            } else if (c < 0x20 || c > 0x7e) {
+                quoted.append(String.format("\\u%04x", (int) c));
+            } else {
+                quoted.append(c);
+            }
+        }
+        return quoted.append('"').toString();
+    }
+
+    private static String unescape(String text) {
+        StringBuilder plain = new StringBuilder();
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == '\\' && i + 1 < text.length()) {
+                char next = text.charAt(++i);
+                plain.append(switch (next) {
+                    case 'n' -> '\n';
+                    case 't' -> '\t';
+                    default -> next;
+                });
+            } else {
+                plain.append(c);
+            }
+        }
+        return plain.toString();
+    }
+}

@@ -1,0 +1,154 @@
+package dev.jompd.testkit;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A fixture process running live with {@code JOMPD_HOLD=1}: it reaches its marker, announces
+ * {@code JOMPD_AT_MARKER <pid>} and blocks reading stdin. A test attaches meanwhile, then
+ * {@link #release()}s it and checks that it finished correctly. Closing kills whatever is left.
+ */
+public final class LiveFixture implements AutoCloseable {
+    private static final long MARKER_TIMEOUT_SECONDS = 120;
+
+    private final FixtureRun run;
+    private final Process process;
+    private final Facts facts;
+    private final StringBuilder output = new StringBuilder();
+    private final CompletableFuture<Void> drained;
+
+    private LiveFixture(FixtureRun run, Process process, Facts facts, BufferedReader stdout) {
+        this.run = run;
+        this.process = process;
+        this.facts = facts;
+        this.drained = CompletableFuture.runAsync(() -> drain(stdout));
+    }
+
+    static LiveFixture start(FixtureRun run, Path executable, Path directory) {
+        try {
+            Files.createDirectories(directory);
+            Path facts = directory.resolve("facts.properties");
+            List<String> command = new ArrayList<>(List.of(executable.toString()));
+            command.addAll(run.arguments());
+            ProcessBuilder builder = new ProcessBuilder(command).directory(directory.toFile())
+                    .redirectError(directory.resolve("stderr.txt").toFile());
+            builder.environment().putAll(run.programEnvironment());
+            builder.environment().put("JOMPD_HOLD", "1");
+            builder.environment().put("JOMPD_FACTS", facts.toString());
+            Process process = builder.start();
+            BufferedReader stdout = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                    StandardCharsets.UTF_8));
+            CompletableFuture<String> announcement = CompletableFuture.supplyAsync(() -> {
+                try {
+                    for (String line; (line = stdout.readLine()) != null; ) {
+                        if (line.startsWith("JOMPD_AT_MARKER")) {
+                            return line;
+                        }
+                    }
+                    return null;
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+            String line;
+            try {
+                line = announcement.get(MARKER_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            } catch (TimeoutException | ExecutionException e) {
+                process.destroyForcibly();
+                throw new IllegalStateException("fixture " + run + " did not reach its marker", e);
+            }
+            if (line == null) {
+                process.waitFor(10, TimeUnit.SECONDS);
+                throw new IllegalStateException("fixture " + run + " exited before its marker: "
+                        + Files.readString(directory.resolve("stderr.txt")));
+            }
+            return new LiveFixture(run, process, Facts.read(facts), stdout);
+        } catch (IOException e) {
+            throw new UncheckedIOException("starting " + run, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private void drain(BufferedReader stdout) {
+        try (stdout) {
+            for (String line; (line = stdout.readLine()) != null; ) {
+                synchronized (output) {
+                    output.append(line).append('\n');
+                }
+            }
+        } catch (IOException ignored) {
+            // the process went away; what was read is kept
+        }
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    public Facts facts() {
+        return facts;
+    }
+
+    public FixtureRun run() {
+        return run;
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /**
+     * Lets the program go on past its marker and waits for it to finish.
+     *
+     * @return its standard output after the marker (with its {@code JOMPD_RESULT} line)
+     */
+    public String release() {
+        try {
+            OutputStream stdin = process.getOutputStream();
+            stdin.write('\n');
+            stdin.flush();
+            if (!process.waitFor(MARKER_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("fixture " + run + " did not finish after release");
+            }
+            drained.get(10, TimeUnit.SECONDS);
+            synchronized (output) {
+                return output.toString();
+            }
+        } catch (IOException | ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("releasing " + run, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public int exitCode() {
+        return process.exitValue();
+    }
+
+    @Override
+    public void close() {
+        if (process.isAlive()) {
+            process.destroyForcibly();
+            try {
+                process.waitFor(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}
