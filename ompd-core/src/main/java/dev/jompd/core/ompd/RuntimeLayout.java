@@ -1,0 +1,151 @@
+package dev.jompd.core.ompd;
+
+import dev.jompd.core.memory.TargetMemory;
+import dev.jompd.core.ompd.LayoutCatalogue.Field;
+import dev.jompd.core.target.AddressSpace;
+import dev.jompd.core.target.TargetException;
+import dev.jompd.core.target.TargetSymbol;
+
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * libomp's layout as the runtime itself describes it: offsets, sizes and bit masks read from its OMPD
+ * breadcrumb globals in the target's memory (filled by {@code ompd_init()} at start-up), cached per
+ * address space. Only names in {@link LayoutCatalogue} may be asked for.
+ */
+public final class RuntimeLayout {
+    /** The global whose presence identifies an OMPD-enabled libomp (and the module that holds it). */
+    static final String RUNTIME_MARKER_SYMBOL = "ompd_dll_locations";
+
+    private final AddressSpace target;
+    private final TargetMemory memory;
+    private final String runtimeModule;
+    private final Map<String, Long> breadcrumbs = new ConcurrentHashMap<>();
+    private final Map<String, Optional<TargetSymbol>> symbols = new ConcurrentHashMap<>();
+
+    private RuntimeLayout(AddressSpace target, TargetMemory memory, String runtimeModule) {
+        this.target = target;
+        this.memory = memory;
+        this.runtimeModule = runtimeModule;
+    }
+
+    /**
+     * Finds the OMPD-enabled runtime in the target.
+     *
+     * @throws OmpdException {@code unavailable} when no OpenMP runtime is loaded; {@code incompatible}
+     *                       when libomp is there but carries no breadcrumbs (stripped, or built
+     *                       without OMPD support)
+     */
+    public static RuntimeLayout locate(AddressSpace target, TargetMemory memory) {
+        Optional<TargetSymbol> marker = target.lookupSymbol(RUNTIME_MARKER_SYMBOL);
+        if (marker.isEmpty()) {
+            boolean openmpLoaded = target.lookupSymbol("__kmp_threads").isPresent()
+                    || target.lookupSymbol("omp_get_thread_num").isPresent()
+                    || target.modules().stream().anyMatch(m -> m.path().getFileName().toString().matches("lib(i?omp|gomp).*"));
+            if (openmpLoaded) {
+                throw new OmpdException(OmpdRc.INCOMPATIBLE, "the OpenMP runtime in " + target.name()
+                        + " has no OMPD breadcrumbs (symbol " + RUNTIME_MARKER_SYMBOL + " not found): it is "
+                        + "stripped (as Debian's libomp5 is) or was built without LIBOMP_OMPD_SUPPORT; use a "
+                        + "libomp built with -DLIBOMP_OMPD_SUPPORT=ON that keeps its symbol table "
+                        + "(scripts/build-runtime.sh builds one)");
+            }
+            throw new OmpdException(OmpdRc.UNAVAILABLE, target.name() + " has no OpenMP runtime loaded");
+        }
+        return new RuntimeLayout(target, memory, marker.get().module());
+    }
+
+    /** The file name of the module holding the runtime (libomp.so). */
+    public String runtimeModule() {
+        return runtimeModule;
+    }
+
+    /** A global of the runtime (symbol lookup within libomp first, then anywhere). */
+    public Optional<TargetSymbol> symbol(String name) {
+        return symbols.computeIfAbsent(name, n -> {
+            Optional<TargetSymbol> inRuntime = target.lookupSymbol(n, runtimeModule);
+            return inRuntime.isPresent() ? inRuntime : target.lookupSymbol(n);
+        });
+    }
+
+    public long symbolAddress(String name) {
+        return symbol(name).orElseThrow(() -> new OmpdException(OmpdRc.UNSUPPORTED,
+                "the runtime has no global " + name)).address();
+    }
+
+    /** offsetof(type, field). */
+    public long offset(String type, String field) {
+        require(LayoutCatalogue.FIELD_SET.contains(new Field(type, field)), type + "." + field);
+        return breadcrumb("ompd_access__" + type + "__" + field);
+    }
+
+    /** sizeof(((type *)0)->field). */
+    public long fieldSize(String type, String field) {
+        require(LayoutCatalogue.FIELD_SET.contains(new Field(type, field)), type + "." + field);
+        return breadcrumb("ompd_sizeof__" + type + "__" + field);
+    }
+
+    /** sizeof(type). */
+    public long typeSize(String type) {
+        require(LayoutCatalogue.TYPE_SIZE_SET.contains(type), type);
+        return breadcrumb("ompd_sizeof__" + type);
+    }
+
+    /** sizeof(global). */
+    public long globalSize(String global) {
+        require(LayoutCatalogue.GLOBAL_SIZE_SET.contains(global), global);
+        return breadcrumb("ompd_sizeof____" + global);
+    }
+
+    /** The mask of one flag in {@code kmp_tasking_flags_t}. */
+    public long bitMask(String flag) {
+        require(LayoutCatalogue.BITFIELD_SET.contains(new Field("kmp_tasking_flags_t", flag)), flag);
+        return breadcrumb("ompd_bitfield__kmp_tasking_flags_t__" + flag);
+    }
+
+    /** Whether the runtime describes this field (older runtimes lack some): ask, don't version-check. */
+    public boolean hasField(String type, String field) {
+        try {
+            offset(type, field);
+            return true;
+        } catch (OmpdException missing) {
+            return false;
+        }
+    }
+
+    /** The size of a global that has no breadcrumb, from its symbol table entry; empty when unknown. */
+    public OptionalLong symbolSize(String name) {
+        return symbol(name).filter(s -> s.size() > 0).map(s -> OptionalLong.of(s.size())).orElse(OptionalLong.empty());
+    }
+
+    private long breadcrumb(String symbolName) {
+        Long cached = breadcrumbs.get(symbolName);
+        if (cached != null) {
+            return cached;
+        }
+        TargetSymbol symbol = symbol(symbolName).orElseThrow(() -> new OmpdException(OmpdRc.INCOMPATIBLE,
+                "the runtime does not describe " + symbolName.replaceFirst("^ompd_[a-z]+__", "")
+                        + " (no breadcrumb " + symbolName + "): older or different libomp"));
+        long value;
+        try {
+            value = memory.readUnsigned(symbol.address(), 8);
+        } catch (TargetException e) {
+            throw new OmpdException(OmpdRc.DEVICE_READ_ERROR, "cannot read breadcrumb " + symbolName + ": "
+                    + e.getMessage(), OptionalLong.of(symbol.address()), e);
+        }
+        if (value < 0 || value > (1L << 24)) {
+            throw new OmpdException(OmpdRc.ERROR, "breadcrumb " + symbolName + " holds implausible value " + value
+                    + " (memory corrupt, or the runtime not initialised)");
+        }
+        breadcrumbs.put(symbolName, value);
+        return value;
+    }
+
+    private static void require(boolean catalogued, String name) {
+        if (!catalogued) {
+            throw new IllegalArgumentException(name + " is not in LayoutCatalogue: add it there first");
+        }
+    }
+}
