@@ -60,7 +60,7 @@ public final class LayoutCatalogue {
             "kmp_tasking_flags_t", "kmp_thread_t", "ompt_data_t", "ompt_id_t", "kmp_nested_nthreads_t",
             "kmp_nested_proc_bind_t", "int", "char");
 
-    /** Globals whose size jompd reads ({@code ompd_sizeof____G}). */
+    /** Globals whose size jompd reads ({@code ompd_sizeof__G}: four underscores for a {@code __kmp_} global). */
     public static final List<String> GLOBAL_SIZES = List.of("__kmp_avail_proc", "__kmp_max_nth", "__kmp_stksize",
             "__kmp_omp_cancellation", "__kmp_max_task_priority", "__kmp_display_affinity", "__kmp_affinity_format",
             "__kmp_tool_libraries", "__kmp_tool_verbose_init", "__kmp_tool", "ompd_state", "__kmp_nested_nth",
@@ -78,7 +78,7 @@ public final class LayoutCatalogue {
                                 "ompd_sizeof__" + f.type() + "__" + f.field())),
                         BITFIELDS.stream().map(f -> "ompd_bitfield__" + f.type() + "__" + f.field()),
                         TYPE_SIZES.stream().map(t -> "ompd_sizeof__" + t),
-                        GLOBAL_SIZES.stream().map(g -> "ompd_sizeof____" + g))
+                        GLOBAL_SIZES.stream().map(g -> "ompd_sizeof__" + g))
                 .flatMap(s -> s)
                 .collect(Collectors.toUnmodifiableSet());
     }

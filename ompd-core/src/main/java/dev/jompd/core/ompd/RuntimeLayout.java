@@ -96,7 +96,7 @@ public final class RuntimeLayout {
     /** sizeof(global). */
     public long globalSize(String global) {
         require(LayoutCatalogue.GLOBAL_SIZE_SET.contains(global), global);
-        return breadcrumb("ompd_sizeof____" + global);
+        return breadcrumb("ompd_sizeof__" + global); // "__kmp_x" gives ompd_sizeof____kmp_x
     }
 
     /** The mask of one flag in {@code kmp_tasking_flags_t}. */

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Runs every test of jompd on a fresh machine: installs system packages, builds the OMPD-enabled
+# runtimes (LLVM 19, plus 14 and 16 for the cross-version tests) into the cache, then runs unit tests,
+# integration tests (real fixtures, gdb, core files, ptrace) and the bounded fuzz runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/common.sh
+
+bash scripts/setup-system.sh
+jompd_select_java
+for version in 19 ${JOMPD_EXTRA_RUNTIMES-14 16}; do
+  bash scripts/build-runtime.sh "$version" >/dev/null
+done
+# Maven's own Guava touches sun.misc.Unsafe on JDK 25: keep its warning out of the test log.
+export MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow"
+mvn_flags=(-B -ntp)
+[ -n "${CI:-}" ] && mvn_flags+=(-Dsurefire.printSummary=true)
+exec mvn "${mvn_flags[@]}" verify "$@"
