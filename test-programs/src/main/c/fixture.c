@@ -303,9 +303,51 @@ static void fx_record_process_icvs(void) {
     fx_put("runtime_library", "%s", info.dli_fname);
 }
 
+static const char *fx_list_get(const fx_list *l, const char *key) {
+  for (int i = 0; i < l->n; i++)
+    if (strcmp(l->v[i].key, key) == 0)
+      return l->v[i].value;
+  return "";
+}
+
+/* Compares two thread records by their "ancestors" value as integer tuples. */
+static int fx_cmp_ancestors(const void *pa, const void *pb) {
+  const fx_list *a = pa, *b = pb;
+  if (a->n == 0 || b->n == 0)
+    return (b->n == 0) - (a->n == 0); /* empty slots last */
+  const char *x = fx_list_get(a, "ancestors"), *y = fx_list_get(b, "ancestors");
+  for (;;) {
+    if (!*x || !*y)
+      return (*x != 0) - (*y != 0); /* a prefix sorts first */
+    char *ex, *ey;
+    long vx = strtol(x, &ex, 10), vy = strtol(y, &ey, 10);
+    if (vx != vy)
+      return vx < vy ? -1 : 1;
+    x = *ex == ',' ? ex + 1 : ex;
+    y = *ey == ',' ? ey + 1 : ey;
+  }
+}
+
+static int fx_sort_requested;
+
+void fx_write_facts_and_mark_sorted(int marker_k) {
+  fx_sort_requested = 1;
+  fx_write_facts_and_mark(marker_k);
+}
+
 void fx_write_facts_and_mark(int marker_k) {
   fx_record_process_icvs();
   pthread_mutex_lock(&fx_facts_mutex);
+  if (fx_sort_requested && fx_threads_cap > 0) {
+    /* Renumber: k in lexicographic order of the ancestor thread numbers. */
+    char marker_lwp[64];
+    snprintf(marker_lwp, sizeof marker_lwp, "%s",
+             marker_k < fx_threads_cap ? fx_list_get(&fx_threads[marker_k], "lwp") : "");
+    qsort(fx_threads, (size_t)fx_threads_cap, sizeof(fx_list), fx_cmp_ancestors);
+    for (int k = 0; k < fx_threads_cap; k++)
+      if (fx_threads[k].n > 0 && strcmp(fx_list_get(&fx_threads[k], "lwp"), marker_lwp) == 0)
+        marker_k = k;
+  }
   int count = 0;
   for (int k = 0; k < fx_threads_cap; k++)
     if (fx_threads[k].n > 0)
@@ -353,7 +395,22 @@ static pthread_mutex_t fx_gate_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t fx_gate_arrived_cv = PTHREAD_COND_INITIALIZER;
 static pthread_cond_t fx_gate_open_cv = PTHREAD_COND_INITIALIZER;
 static long fx_gate_arrived;
+static long fx_gate_expected;
 static int fx_gate_opened;
+
+void fx_gate_expect(long delta) {
+  pthread_mutex_lock(&fx_gate_mutex);
+  fx_gate_expected += delta;
+  pthread_cond_broadcast(&fx_gate_arrived_cv);
+  pthread_mutex_unlock(&fx_gate_mutex);
+}
+
+void fx_gate_await_expected(void) {
+  pthread_mutex_lock(&fx_gate_mutex);
+  while (fx_gate_arrived < fx_gate_expected)
+    pthread_cond_wait(&fx_gate_arrived_cv, &fx_gate_mutex);
+  pthread_mutex_unlock(&fx_gate_mutex);
+}
 
 void fx_gate_wait(void) {
   pthread_mutex_lock(&fx_gate_mutex);

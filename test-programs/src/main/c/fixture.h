@@ -48,6 +48,10 @@ void fx_thread_facts(int k, const char *role);
  * distinct k recorded> and the process-wide icv.* keys (read by the calling thread), then
  * calls jompd_marker(). Exactly one thread calls this, once. */
 void fx_write_facts_and_mark(int marker_k);
+/* Same, but first renumbers the threads: k follows the lexicographic order of the
+ * thread.<k>.ancestors tuples (for fixtures whose team shapes are only known at run time).
+ * marker_k is the marker's index before renumbering. */
+void fx_write_facts_and_mark_sorted(int marker_k);
 
 /* ---- the gate: where "working" threads wait (mutex + condition variable, no spinning) -- */
 
@@ -59,6 +63,10 @@ void fx_gate_wait(void);
 void fx_gate_arrive(void);
 /* Blocks until at least n participants have arrived. */
 void fx_gate_await(long n);
+/* For team shapes known only at run time: adds delta to the number of expected arrivals
+ * (e.g. team size - 1 by a new team's thread 0), and waits until arrivals >= expected. */
+void fx_gate_expect(long delta);
+void fx_gate_await_expected(void);
 /* Releases all current and future fx_gate_wait callers. */
 void fx_gate_open(void);
 int fx_gate_is_open(void);
