@@ -314,7 +314,7 @@ static const char *fx_list_get(const fx_list *l, const char *key) {
 static int fx_cmp_ancestors(const void *pa, const void *pb) {
   const fx_list *a = pa, *b = pb;
   if (a->n == 0 || b->n == 0)
-    return (b->n == 0) - (a->n == 0); /* empty slots last */
+    return (a->n == 0) - (b->n == 0); /* empty slots last */
   const char *x = fx_list_get(a, "ancestors"), *y = fx_list_get(b, "ancestors");
   for (;;) {
     if (!*x || !*y)
