@@ -336,6 +336,11 @@ void fx_write_facts_and_mark_sorted(int marker_k) {
 }
 
 void fx_write_facts_and_mark(int marker_k) {
+  fx_write_facts(marker_k);
+  jompd_marker();
+}
+
+void fx_write_facts(int marker_k) {
   fx_record_process_icvs();
   pthread_mutex_lock(&fx_facts_mutex);
   if (fx_sort_requested && fx_threads_cap > 0) {
@@ -386,7 +391,6 @@ void fx_write_facts_and_mark(int marker_k) {
     free(tmp);
   }
   pthread_mutex_unlock(&fx_facts_mutex);
-  jompd_marker();
 }
 
 /* ---- gate ------------------------------------------------------------------------- */
@@ -560,6 +564,19 @@ void fx_f_put_int(const char *key, int value) { fx_put(key, "%d", value); }
 void fx_f_gate_wait(void) { fx_gate_wait(); }
 void fx_f_gate_await(int n) { fx_gate_await(n); }
 void fx_f_gate_open(void) { fx_gate_open(); }
-void fx_f_write_facts_and_mark(int marker_k) { fx_write_facts_and_mark(marker_k); }
+void fx_f_write_facts(int marker_k) { fx_write_facts(marker_k); }
 void fx_f_fail(const char *reason) { fx_fail("%s", reason); }
 void fx_f_ok(long long checksum) { fx_ok((unsigned long long)checksum); }
+
+/* ---- compatibility with older runtimes -------------------------------------------------- */
+
+/* clang 19 ends every dynamically scheduled loop (schedule(dynamic|guided|runtime), ordered)
+ * with a call to __kmpc_dispatch_deinit, which libomp gained only in LLVM 19 -- as an empty
+ * function (kmp_dispatch.cpp). This identical no-op lets the fixtures link against libomp 14
+ * and 16 too. */
+struct ident;
+void __kmpc_dispatch_deinit(struct ident *loc, int gtid);
+void __kmpc_dispatch_deinit(struct ident *loc, int gtid) {
+  (void)loc;
+  (void)gtid;
+}

@@ -48,6 +48,8 @@ void fx_thread_facts(int k, const char *role);
  * distinct k recorded> and the process-wide icv.* keys (read by the calling thread), then
  * calls jompd_marker(). Exactly one thread calls this, once. */
 void fx_write_facts_and_mark(int marker_k);
+/* Only writes the facts file (the caller then calls jompd_marker() itself). */
+void fx_write_facts(int marker_k);
 /* Same, but first renumbers the threads: k follows the lexicographic order of the
  * thread.<k>.ancestors tuples (for fixtures whose team shapes are only known at run time).
  * marker_k is the marker's index before renumbering. */
@@ -106,7 +108,7 @@ void fx_f_put_int(const char *key, int value);
 void fx_f_gate_wait(void);
 void fx_f_gate_await(int n);
 void fx_f_gate_open(void);
-void fx_f_write_facts_and_mark(int marker_k);
+void fx_f_write_facts(int marker_k);
 void fx_f_fail(const char *reason);
 void fx_f_ok(long long checksum);
 
