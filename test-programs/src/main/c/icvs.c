@@ -8,7 +8,6 @@
  *     t=1: omp_set_num_threads(3), schedule static (unchunked), omp_set_max_active_levels(1)
  *          -> its inner region is serialized (team size 1)
  *     t=2: omp_set_num_threads(4), schedule monotonic:static,8, omp_set_dynamic(0)
- *     t>2: (only with a larger OMP_NUM_THREADS... not in api mode)
  *   and then encounters an inner region without clauses (sizes 2, 1, 4: 7 innermost threads).
  *   Each innermost thread (outer t, inner j) then sets its own ICVs:
  *     omp_set_dynamic(j % 2), omp_set_schedule(kind (j % 4: static, dynamic, guided, auto) with

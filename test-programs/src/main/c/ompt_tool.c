@@ -42,6 +42,7 @@ static ompt_get_task_info_t get_task_info;
 static int next_thread, next_parallel, next_implicit, next_explicit;
 static int tool_ended, control_calls;
 static int set_rc[5];
+static int tool_active;
 
 static uint64_t next(int *counter) { return (uint64_t)__atomic_fetch_add(counter, 1, __ATOMIC_SEQ_CST); }
 
@@ -113,6 +114,7 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
   set_rc[2] = set_callback(ompt_callback_implicit_task, (ompt_callback_t)on_implicit_task);
   set_rc[3] = set_callback(ompt_callback_task_create, (ompt_callback_t)on_task_create);
   set_rc[4] = set_callback(ompt_callback_control_tool, (ompt_callback_t)on_control_tool);
+  tool_active = 1;
   return 1;
 }
 
@@ -196,6 +198,8 @@ static int run(void) {
   /* Before the first parallel region libomp has not finished its "middle" initialisation and
    * answers omp_control_tool_notool (-2) even though a tool is active. */
   fx_put("control_tool.before_first_parallel", "%d", omp_control_tool(omp_control_tool_flush, 0, NULL));
+  if (!tool_active)
+    fx_fail("the program's OMPT tool is not active (OMP_TOOL=disabled?)");
   omp_set_dynamic(0);
   omp_set_max_active_levels(2);
   fx_put("ompt.set_callback.thread_begin", "%d", set_rc[0]);

@@ -5,8 +5,8 @@
  * State at the marker (thread k = omp_get_thread_num(), one parallel region, level 1):
  *  - thread 0 (role "marker"): its implicit task is suspended in a taskwait inside a
  *    taskgroup and executes explicit task A (tied, deferred, depend(out: dep)); A created
- *    B (untied, deferred), ran it itself inside a taskwait, and B created C
- *    (final(1) mergeable if(0)), which calls the marker. Generation and scheduling parents
+ *    B (untied, deferred) and runs it itself inside a taskwait; B created C
+ *    (final(1) mergeable if(0)), which runs at once and calls the marker. Generation and scheduling parents
  *    coincide: C -> B -> A -> implicit task of thread 0.
  *  - NTASKS deferred tasks, created by thread 0's implicit task after A, each
  *    depend(in: dep) mergeable priority(i % 4): none can start before A completes, so all

@@ -9,7 +9,7 @@
  *   2 lock     waits in omp_set_lock(&L).
  *   3 critical waits to enter "critical (jompd_crit)".
  *   4 taskwait waits in "#pragma omp taskwait" for its child task K, which runs on thread 6.
- *   5 barrier  waits in an explicit "#pragma omp barrier".
+ *   5 barrier  waits in an explicit "#pragma omp barrier" (after a first, empty region).
  *   6 task     executes K (a deferred untied child of thread 4's implicit task, stolen
  *              from inside a taskyield loop); K waits at the gate.
  * Determinism: the waiters start waiting only after thread 0 holds L, the critical section and
@@ -44,6 +44,7 @@ static __thread int my_wait; /* which wait this thread is about to enter */
 static fx_counter *entered;  /* waiters whose wait callback has fired */
 static uint64_t wait_ids[W_KINDS];
 static int set_callback_rc[2];
+static int tool_active;
 
 static void note_wait(int kind, uint64_t wait_id) {
   if (my_wait != kind)
@@ -53,12 +54,22 @@ static void note_wait(int kind, uint64_t wait_id) {
   fx_counter_add(entered, 1);
 }
 
+/* The sync-region kind libomp reports for the implicit barrier at the end of a parallel
+ * region: ompt_sync_region_barrier_implicit_parallel (9) from LLVM 19 on, the deprecated
+ * ompt_sync_region_barrier_implicit (2) before. The same LLVM 19 change (llvm-project PR 95602)
+ * made a thread waiting in an explicit barrier report ompt_state_wait_barrier_explicit (0x14)
+ * instead of the deprecated ompt_state_wait_barrier (0x10), so this tells the states apart. */
+static int implicit_barrier_kind = -1;
+
 static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
                                 ompt_data_t *parallel_data, ompt_data_t *task_data,
                                 const void *codeptr_ra) {
   (void)parallel_data, (void)task_data, (void)codeptr_ra;
   if (endpoint != ompt_scope_begin)
     return;
+  if (kind != ompt_sync_region_barrier_explicit && kind != ompt_sync_region_taskwait &&
+      implicit_barrier_kind < 0)
+    __atomic_store_n(&implicit_barrier_kind, (int)kind, __ATOMIC_SEQ_CST);
   if (kind == ompt_sync_region_barrier_explicit)
     note_wait(W_BARRIER, 0);
   else if (kind == ompt_sync_region_taskwait)
@@ -85,6 +96,7 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
   set_callback_rc[0] =
       set_callback(ompt_callback_sync_region_wait, (ompt_callback_t)on_sync_region_wait);
   set_callback_rc[1] = set_callback(ompt_callback_mutex_acquire, (ompt_callback_t)on_mutex_acquire);
+  tool_active = 1;
   return 1;
 }
 
@@ -149,6 +161,16 @@ int main(int argc, char **argv) {
 
   omp_set_dynamic(0);
   omp_init_lock(&L);
+  /* A first region, only to learn from its implicit barrier which barrier states the
+   * runtime reports (see implicit_barrier_kind). */
+#pragma omp parallel num_threads(2)
+  {
+  }
+  if (!tool_active)
+    fx_fail("the program's OMPT tool is not active (OMP_TOOL=disabled?)");
+  if (set_callback_rc[0] != ompt_set_always || set_callback_rc[1] != ompt_set_always)
+    fx_fail("ompt_set_callback answered %d and %d", set_callback_rc[0], set_callback_rc[1]);
+  fx_put("ompt.implicit_barrier_kind", "%d", implicit_barrier_kind);
   fx_put("requested_threads", "%d", NTHREADS);
   fx_put("critical_name", "jompd_crit");
 
@@ -238,7 +260,12 @@ int main(int argc, char **argv) {
       break;
     case 5:
       fx_counter_await(k_started, 1);
-      STATE(tid, wait_barrier_explicit);
+      if (implicit_barrier_kind == ompt_sync_region_barrier_implicit_parallel) {
+        STATE(tid, wait_barrier_explicit);
+      } else { /* libomp before LLVM 19 */
+        fx_thread_put(tid, "omp_state", "wait_barrier");
+        fx_thread_put(tid, "omp_state_value", "0x10");
+      }
       waiter_facts(tid, W_BARRIER);
       break; /* into the barrier below */
     case 6: {
