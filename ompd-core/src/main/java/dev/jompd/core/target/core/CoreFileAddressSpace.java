@@ -1,0 +1,674 @@
+package dev.jompd.core.target.core;
+
+import dev.jompd.core.elf.ByteView;
+import dev.jompd.core.elf.ElfFile;
+import dev.jompd.core.elf.ElfFormatException;
+import dev.jompd.core.elf.ElfHeader;
+import dev.jompd.core.elf.ElfNote;
+import dev.jompd.core.elf.MappedFile;
+import dev.jompd.core.elf.ProgramHeader;
+import dev.jompd.core.target.AddressSpace;
+import dev.jompd.core.target.LoadedModule;
+import dev.jompd.core.target.MemoryReadException;
+import dev.jompd.core.target.TargetArchitecture;
+import dev.jompd.core.target.TargetException;
+import dev.jompd.core.target.TargetSymbol;
+import dev.jompd.core.target.TargetThread;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * An x86-64 Linux core file (as the kernel or gdb's {@code gcore} writes it) seen as an address space.
+ *
+ * <p><b>Memory</b> is a spliced view: the core's PT_LOAD segments on top, the files the target had
+ * mapped (the NT_FILE note) underneath. Cores leave out what can be found on disk (the kernel omits
+ * read-only file-backed mappings except their first page, gdb omits some too), and a segment's bytes
+ * beyond its {@code p_filesz} are not in the core either; such bytes are read from the mapped file.
+ * Bytes found in neither raise {@link MemoryReadException}.
+ *
+ * <p><b>Threads</b> come from the NT_PRSTATUS notes, the first being the thread that dumped.
+ * <b>Modules</b> are the mapped ELF files, with the load bias worked out from the ELF headers in the
+ * core's memory (or, failing that, in the file); the executable is the module holding AT_ENTRY, then
+ * come the libraries in the dynamic linker's load order (its link map), then any others.
+ * <b>Symbols</b> come from each module's file on disk (.symtab, then a separate debug file found by
+ * build-id, then .dynsym), opened on first lookup.
+ *
+ * <p><b>Build-ids</b>: when the core's memory holds a module's build-id and the file found on disk has
+ * another, the file is not used: symbol lookups in that module throw {@link BuildIdMismatchException},
+ * and reads that need the file throw {@link MemoryReadException} saying so.
+ *
+ * <p>The core is memory-mapped, never read whole, so opening even a large core takes milliseconds.
+ * A malformed core raises {@link ElfFormatException}. Thread-safe; {@link #close()} unmaps every file.
+ */
+public final class CoreFileAddressSpace implements AddressSpace {
+    private static final long PAGE_SIZE = 4096;
+    private static final String DELETED_SUFFIX = " (deleted)";
+    /** Kernel interfaces, not files: a damaged core must not make us map /dev/mem or a PCI BAR. */
+    private static final List<String> KERNEL_INTERFACE_DIRECTORIES = List.of("/proc/", "/sys/", "/dev/");
+    private static final int MAX_IN_MEMORY_PROGRAM_HEADERS = 1024;
+    private static final long MAX_IN_MEMORY_NOTE_BYTES = 64 * 1024;
+    private static final int MAX_DYNAMIC_ENTRIES = 4096;
+    private static final int MAX_LINK_MAP_ENTRIES = 4096;
+    private static final long DT_NULL = 0;
+    private static final long DT_DEBUG = 21;
+
+    private final Path corePath;
+    private final String name;
+    private final ElfFile core;
+    private final CoreNotes notes;
+    private final AddressRanges coreSegments;
+    /** By segment id: where the segment's bytes start in the core file. */
+    private final long[] coreSegmentFileOffsets;
+    /** Whether some segment's bytes run past the end of the core (a truncated dump). */
+    private final boolean coreTruncated;
+    private final AddressRanges fileMappingRanges;
+    /** By mapping id: the mapped file's bytes once found and checked, so later reads skip the checks. */
+    private final ByteView[] resolvedMappingBytes;
+    private final Optional<Path> explicitExecutable;
+    private final List<Path> solibSearchPath;
+    private final Map<Path, DiskFile> diskFiles = new ConcurrentHashMap<>();
+    private final Map<Path, ElfFile> elfFiles = new ConcurrentHashMap<>();
+    private final List<CoreModule> modules;
+    private final Map<String, CoreModule> modulesByTargetPath = new LinkedHashMap<>();
+    private final Optional<CoreModule> executable;
+
+    /** A file named by the core, mapped on first use, or why it could not be. */
+    private record DiskFile(Optional<MappedFile> file, String problem) {}
+
+    /** Options for opening a core; defaults: files where the target mapped them, debug files in /usr/lib/debug. */
+    public static final class Builder {
+        private final Path core;
+        private Optional<Path> executable = Optional.empty();
+        private List<Path> solibSearchPath = List.of();
+        private List<Path> debugFileDirectories = List.of(Path.of("/usr/lib/debug"));
+
+        private Builder(Path core) {
+            this.core = Objects.requireNonNull(core);
+        }
+
+        /** Use this file as the executable instead of the path the core records. */
+        public Builder withExecutable(Path executable) {
+            this.executable = Optional.of(executable);
+            return this;
+        }
+
+        /**
+         * Look for mapped files (shared libraries, and the executable unless given explicitly) by file
+         * name in these directories first, like gdb's {@code solib-search-path}; a file not found there
+         * is taken from the path the core records.
+         */
+        public Builder withSolibSearchPath(List<Path> directories) {
+            this.solibSearchPath = List.copyOf(directories);
+            return this;
+        }
+
+        /**
+         * Where separate debug files live, as {@code DIR/.build-id/xx/yyyy.debug} (gdb's
+         * {@code debug-file-directory}); an empty list disables them.
+         */
+        public Builder withDebugFileDirectories(List<Path> directories) {
+            this.debugFileDirectories = List.copyOf(directories);
+            return this;
+        }
+
+        /**
+         * Opens the core.
+         *
+         * @throws TargetException    when the core cannot be read (the cause is the IOException)
+         * @throws ElfFormatException when it is not a well-formed x86-64 ELF core file
+         */
+        public CoreFileAddressSpace open() {
+            if (executable.isPresent() && !Files.isRegularFile(executable.get())) {
+                // Fail now: otherwise every lookup in the executable would quietly find nothing.
+                throw new TargetException("core:%s: the executable %s given for it is not a readable file"
+                        .formatted(core, executable.get()));
+            }
+            ElfFile coreFile;
+            try {
+                coreFile = ElfFile.open(core);
+            } catch (IOException e) {
+                throw new TargetException("core:%s: cannot open the core: %s".formatted(core, e), e);
+            }
+            try {
+                return new CoreFileAddressSpace(this, coreFile);
+            } catch (RuntimeException e) {
+                coreFile.close();
+                throw e;
+            }
+        }
+    }
+
+    /** Options for opening {@code core}; finish with {@link Builder#open()}. */
+    public static Builder builder(Path core) {
+        return new Builder(core);
+    }
+
+    /**
+     * Opens {@code core} with the default options.
+     *
+     * @throws TargetException    when the core cannot be read (the cause is the IOException)
+     * @throws ElfFormatException when it is not a well-formed x86-64 ELF core file
+     */
+    public static CoreFileAddressSpace open(Path core) {
+        return builder(core).open();
+    }
+
+    private CoreFileAddressSpace(Builder options, ElfFile core) {
+        this.corePath = options.core;
+        this.name = "core:" + options.core;
+        this.core = core;
+        this.explicitExecutable = options.executable;
+        this.solibSearchPath = options.solibSearchPath;
+        ElfHeader header = core.header();
+        if (header.type() != ElfHeader.ET_CORE) {
+            throw new ElfFormatException(core.bytes().source(), "not a core file (ELF type %d)".formatted(header.type()));
+        }
+        if (header.machine() != ElfHeader.EM_X86_64) {
+            throw new ElfFormatException(core.bytes().source(),
+                    "not an x86-64 core (machine %d); only x86-64 is supported".formatted(header.machine()));
+        }
+        this.notes = CoreNotes.parse(core.notes());
+
+        List<ProgramHeader> loads = core.programHeaders(ProgramHeader.PT_LOAD);
+        List<AddressRanges.Range> segmentRanges = new ArrayList<>();
+        this.coreSegmentFileOffsets = new long[loads.size()];
+        boolean truncated = false;
+        for (int id = 0; id < loads.size(); id++) {
+            ProgramHeader load = loads.get(id);
+            long present = load.fileSize();
+            // A truncated core still has its earlier segments; keep what is there.
+            if (load.offset() < 0 || load.offset() > core.size()) {
+                present = 0;
+            } else if (present < 0 || present > core.size() - load.offset()) {
+                present = core.size() - load.offset();
+            }
+            truncated |= present != load.fileSize();
+            long end = load.virtualAddress() + present;
+            if (Long.compareUnsigned(end, load.virtualAddress()) < 0) {
+                end = -1L; // the segment runs to the top of the address space
+            }
+            coreSegmentFileOffsets[id] = load.offset();
+            segmentRanges.add(new AddressRanges.Range(load.virtualAddress(), end, id));
+        }
+        this.coreSegments = AddressRanges.of(segmentRanges);
+        this.coreTruncated = truncated;
+
+        List<AddressRanges.Range> mappingRanges = new ArrayList<>();
+        for (int id = 0; id < notes.fileMappings().size(); id++) {
+            FileMapping mapping = notes.fileMappings().get(id);
+            mappingRanges.add(new AddressRanges.Range(mapping.start(), mapping.end(), id));
+        }
+        this.fileMappingRanges = AddressRanges.of(mappingRanges);
+        this.resolvedMappingBytes = new ByteView[notes.fileMappings().size()];
+
+        ModuleDiscovery discovery = discoverModules(options.debugFileDirectories);
+        this.executable = discovery.executable();
+        discovery.modules().forEach(module -> modulesByTargetPath.putIfAbsent(module.targetPath(), module));
+        this.modules = List.copyOf(inLoadOrder(discovery.executable(), discovery.modules()));
+    }
+
+    // ---------------------------------------------------------------- AddressSpace
+
+    @Override
+    public String name() { return name; }
+
+    @Override
+    public TargetArchitecture architecture() { return TargetArchitecture.X86_64_LINUX; }
+
+    @Override
+    public void read(long address, byte[] buffer, int offset, int length) throws MemoryReadException {
+        Objects.checkFromIndexSize(offset, length, buffer.length);
+        long cursor = address;
+        int done = 0;
+        while (done < length) {
+            int remaining = length - done;
+            int position = coreSegments.find(cursor);
+            int chunk = position >= 0
+                    ? readFromCore(position, cursor, buffer, offset + done, remaining)
+                    : readFromMappedFile(cursor, buffer, offset + done, remaining, address, length);
+            done += chunk;
+            cursor += chunk;
+            if (done < length && cursor == 0) {
+                throw new MemoryReadException(name, address, length, "the range wraps around the end of the address space");
+            }
+        }
+    }
+
+    @Override
+    public Optional<TargetSymbol> lookupSymbol(String symbolName) {
+        for (CoreModule module : modules) {
+            Optional<TargetSymbol> symbol = module.lookupSymbol(symbolName);
+            if (symbol.isPresent()) {
+                return symbol;
+            }
+        }
+        return Optional.empty();
+    }
+
+    @Override
+    public Optional<TargetSymbol> lookupSymbol(String symbolName, String moduleNameFragment) {
+        for (CoreModule module : modules) {
+            if (module.fileName().contains(moduleNameFragment)) {
+                Optional<TargetSymbol> symbol = module.lookupSymbol(symbolName);
+                if (symbol.isPresent()) {
+                    return symbol;
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    @Override
+    public List<LoadedModule> modules() {
+        return modules.stream().map(CoreModule::toLoadedModule).toList();
+    }
+
+    @Override
+    public List<TargetThread> threads() { return notes.threads(); }
+
+    @Override
+    public void close() {
+        elfFiles.values().forEach(ElfFile::close);
+        diskFiles.values().forEach(disk -> disk.file().ifPresent(MappedFile::close));
+        core.close();
+    }
+
+    // ---------------------------------------------------------------- beyond AddressSpace
+
+    /** The core file. */
+    public Path corePath() { return corePath; }
+
+    /** The executable's module, when the core lets us tell which module it is. */
+    public Optional<LoadedModule> executable() { return executable.map(CoreModule::toLoadedModule); }
+
+    /** The program's name as the kernel recorded it (NT_PRPSINFO, at most 15 characters). */
+    public Optional<String> programName() { return notes.programName(); }
+
+    /** The process id (NT_PRPSINFO). */
+    public OptionalLong processId() { return notes.processId(); }
+
+    @Override
+    public String toString() {
+        return name;
+    }
+
+    // ---------------------------------------------------------------- reading
+
+    private int readFromCore(int position, long cursor, byte[] buffer, int bufferOffset, int remaining) {
+        long available = coreSegments.end(position) - cursor;
+        int chunk = Long.compareUnsigned(available, remaining) < 0 ? (int) available : remaining;
+        long fileOffset = coreSegmentFileOffsets[coreSegments.id(position)] + (cursor - coreSegments.start(position));
+        core.bytes().copyTo(fileOffset, buffer, bufferOffset, chunk);
+        return chunk;
+    }
+
+    private int readFromMappedFile(long cursor, byte[] buffer, int bufferOffset, int remaining,
+                                   long address, int length) {
+        int position = fileMappingRanges.find(cursor);
+        if (position < 0) {
+            throw new MemoryReadException(name, address, length, "0x%x is neither in the core nor in a file the target had mapped%s"
+                    .formatted(cursor, coreTruncated ? " (the core file is truncated)" : ""));
+        }
+        FileMapping mapping = notes.fileMappings().get(fileMappingRanges.id(position));
+        long limit = fileMappingRanges.end(position);
+        long nextCoreSegment = coreSegments.nextStartAfter(cursor);
+        if (nextCoreSegment != 0 && Long.compareUnsigned(nextCoreSegment, limit) < 0) {
+            limit = nextCoreSegment; // the core's copy of the next bytes is the newer one
+        }
+        long available = limit - cursor;
+        int chunk = Long.compareUnsigned(available, remaining) < 0 ? (int) available : remaining;
+        int mappingId = fileMappingRanges.id(position);
+        ByteView fileBytes = resolvedMappingBytes[mappingId];
+        if (fileBytes == null) {
+            fileBytes = mappedFileBytes(mapping, address, length);
+            resolvedMappingBytes[mappingId] = fileBytes; // racing threads store the same view
+        }
+        long fileOffset = mapping.fileOffset() + (cursor - mapping.start());
+        if (!fileBytes.contains(fileOffset, chunk)) {
+            throw new MemoryReadException(name, address, length, "0x%x is not in the core and maps offset 0x%x of %s, beyond its end (%d bytes)"
+                    .formatted(cursor, fileOffset, fileBytes.source(), fileBytes.size()));
+        }
+        fileBytes.copyTo(fileOffset, buffer, bufferOffset, chunk);
+        return chunk;
+    }
+
+    /** The bytes of the file behind {@code mapping}, checked against the core's build-id if it is a module. */
+    private ByteView mappedFileBytes(FileMapping mapping, long address, int length) {
+        CoreModule module = modulesByTargetPath.get(mapping.path());
+        if (module != null) {
+            try {
+                Optional<ElfFile> file = module.verifiedDiskFile();
+                if (file.isPresent()) {
+                    return file.get().bytes();
+                }
+            } catch (BuildIdMismatchException | ElfFormatException e) {
+                throw new MemoryReadException(name, address, length, "not in the core, and " + e.getMessage());
+            }
+        }
+        boolean isExecutable = module != null && executable.isPresent() && executable.get() == module;
+        Optional<Path> path = diskPathFor(mapping.path(), isExecutable);
+        if (path.isEmpty()) {
+            throw new MemoryReadException(name, address, length, "not in the core, and the mapped file %s is gone".formatted(mapping.path()));
+        }
+        DiskFile disk = diskFile(path.get());
+        return disk.file().map(MappedFile::bytes).orElseThrow(() -> new MemoryReadException(name, address, length,
+                "not in the core, and the mapped file cannot be read: " + disk.problem()));
+    }
+
+    /** Reads only what the core itself holds (no mapped files): what the target's memory really said. */
+    private Optional<byte[]> readFromCoreOnly(long address, long length) {
+        if (length < 0 || length > Integer.MAX_VALUE - 16) {
+            return Optional.empty();
+        }
+        byte[] bytes = new byte[(int) length];
+        long cursor = address;
+        int done = 0;
+        while (done < length) {
+            int position = coreSegments.find(cursor);
+            if (position < 0) {
+                return Optional.empty();
+            }
+            int chunk = readFromCore(position, cursor, bytes, done, bytes.length - done);
+            done += chunk;
+            cursor += chunk;
+            if (done < length && cursor == 0) {
+                return Optional.empty();
+            }
+        }
+        return Optional.of(bytes);
+    }
+
+    private long readLong(long address) {
+        byte[] bytes = new byte[8];
+        read(address, bytes, 0, 8);
+        return ByteView.of(bytes, name).u64(0);
+    }
+
+    // ---------------------------------------------------------------- files on disk
+
+    /** Where to find the file the target mapped from {@code targetPath}, honouring the options. */
+    private Optional<Path> diskPathFor(String targetPath, boolean isExecutable) {
+        if (isExecutable && explicitExecutable.isPresent()) {
+            return explicitExecutable;
+        }
+        boolean deleted = targetPath.endsWith(DELETED_SUFFIX);
+        String livePath = deleted ? targetPath.substring(0, targetPath.length() - DELETED_SUFFIX.length()) : targetPath;
+        int slash = livePath.lastIndexOf('/');
+        String fileName = livePath.substring(slash + 1);
+        if (!fileName.isEmpty() && !fileName.equals(".") && !fileName.equals("..") && fileName.indexOf('\0') < 0) {
+            for (Path directory : solibSearchPath) {
+                Path candidate = directory.resolve(fileName);
+                if (Files.isRegularFile(candidate)) {
+                    return Optional.of(candidate);
+                }
+            }
+        }
+        // A deleted file's path now names another file, or none: only the search path can help.
+        if (deleted || livePath.isEmpty() || livePath.indexOf('\0') >= 0) {
+            return Optional.empty();
+        }
+        return Optional.of(Path.of(livePath));
+    }
+
+    private DiskFile diskFile(Path path) {
+        return diskFiles.computeIfAbsent(path, CoreFileAddressSpace::mapFile);
+    }
+
+    private static DiskFile mapFile(Path path) {
+        try {
+            Path realPath = path.toRealPath();
+            String real = realPath.toString();
+            if (KERNEL_INTERFACE_DIRECTORIES.stream().anyMatch(real::startsWith)) {
+                return new DiskFile(Optional.empty(), path + " is a kernel interface, not a file");
+            }
+            return new DiskFile(Optional.of(MappedFile.open(realPath)), "");
+        } catch (IOException | RuntimeException e) {
+            return new DiskFile(Optional.empty(), path + ": " + e);
+        }
+    }
+
+    /**
+     * The ELF file at {@code path}, shared by every module and read that needs it; empty when the file
+     * cannot be read.
+     *
+     * @throws ElfFormatException when the file exists but is not a well-formed ELF file
+     */
+    private Optional<ElfFile> elfFile(Path path) {
+        Optional<MappedFile> file = diskFile(path).file();
+        if (file.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(elfFiles.computeIfAbsent(path, unused -> ElfFile.of(file.get())));
+    }
+
+    // ---------------------------------------------------------------- modules
+
+    private record ModuleDiscovery(List<CoreModule> modules, Optional<CoreModule> executable) {}
+
+    /** What a module's ELF headers say about its layout in memory. */
+    private record ModuleLayout(long loadBias, OptionalLong dynamicSectionAddress, Optional<String> coreBuildId) {}
+
+    private ModuleDiscovery discoverModules(List<Path> debugFileDirectories) {
+        Map<String, List<FileMapping>> mappingsByPath = new LinkedHashMap<>();
+        for (FileMapping mapping : notes.fileMappings()) {
+            mappingsByPath.computeIfAbsent(mapping.path(), unused -> new ArrayList<>()).add(mapping);
+        }
+        String executablePath = executablePath(mappingsByPath);
+
+        List<CoreModule> found = new ArrayList<>();
+        CoreModule executableModule = null;
+        for (Map.Entry<String, List<FileMapping>> entry : mappingsByPath.entrySet()) {
+            boolean isExecutable = entry.getKey().equals(executablePath);
+            Optional<FileMapping> headerMapping = entry.getValue().stream().filter(m -> m.fileOffset() == 0).findFirst();
+            if (headerMapping.isEmpty()) {
+                continue; // ld.so maps every ELF file from offset 0: this is not one
+            }
+            Optional<Path> diskPath = diskPathFor(entry.getKey(), isExecutable);
+            Optional<ModuleLayout> layout = layoutInCore(headerMapping.get().start())
+                    .or(() -> diskPath.flatMap(path -> layoutOnDisk(path, headerMapping.get().start())));
+            if (layout.isEmpty()) {
+                continue;
+            }
+            CoreModule module = new CoreModule(entry.getKey(), entry.getValue(), layout.get().loadBias(),
+                    layout.get().coreBuildId(), layout.get().dynamicSectionAddress(), diskPath, this::elfFile,
+                    debugFileDirectories);
+            found.add(module);
+            if (isExecutable) {
+                executableModule = module;
+            }
+        }
+        if (executableModule == null && explicitExecutable.isPresent()) {
+            // The core names no executable we recognise (no NT_FILE note, say): place the given file
+            // by the auxiliary vector.
+            executableModule = explicitExecutableModule(explicitExecutable.get(), debugFileDirectories).orElse(null);
+            if (executableModule != null) {
+                found.addFirst(executableModule);
+            }
+        }
+        return new ModuleDiscovery(found, Optional.ofNullable(executableModule));
+    }
+
+    /** The executable's path: the file mapped at AT_ENTRY (or AT_PHDR), else the first mapped file. */
+    private String executablePath(Map<String, List<FileMapping>> mappingsByPath) {
+        for (long type : new long[] {CoreNotes.AT_ENTRY, CoreNotes.AT_PHDR}) {
+            OptionalLong address = notes.auxiliaryValue(type);
+            if (address.isPresent()) {
+                int position = fileMappingRanges.find(address.getAsLong());
+                if (position >= 0) {
+                    return notes.fileMappings().get(fileMappingRanges.id(position)).path();
+                }
+            }
+        }
+        return mappingsByPath.isEmpty() ? null : mappingsByPath.keySet().iterator().next();
+    }
+
+    /** The layout from the ELF headers the core holds at {@code headerAddress}, with the build-id. */
+    private Optional<ModuleLayout> layoutInCore(long headerAddress) {
+        Optional<ByteView> headerBytes = readFromCoreOnly(headerAddress, ElfHeader.SIZE).map(b -> ByteView.of(b, name));
+        if (headerBytes.isEmpty() || !ElfHeader.hasElfMagic(headerBytes.get())) {
+            return Optional.empty();
+        }
+        try {
+            ElfHeader header = ElfHeader.parse(headerBytes.get());
+            int count = header.programHeaderCount();
+            if (count == 0 || count > MAX_IN_MEMORY_PROGRAM_HEADERS || header.programHeaderEntrySize() != ProgramHeader.SIZE) {
+                return Optional.empty();
+            }
+            Optional<byte[]> table = readFromCoreOnly(headerAddress + header.programHeaderOffset(), (long) count * ProgramHeader.SIZE);
+            if (table.isEmpty()) {
+                return Optional.empty();
+            }
+            List<ProgramHeader> programHeaders = parseProgramHeaders(ByteView.of(table.get(), name), count);
+            return layoutOf(header, programHeaders, headerAddress).map(layout -> new ModuleLayout(
+                    layout.loadBias(), layout.dynamicSectionAddress(), buildIdInCore(programHeaders, layout.loadBias())));
+        } catch (ElfFormatException e) {
+            return Optional.empty(); // damaged headers in memory: let the file on disk speak
+        }
+    }
+
+    private Optional<ModuleLayout> layoutOnDisk(Path path, long headerAddress) {
+        try {
+            Optional<MappedFile> file = diskFile(path).file();
+            if (file.isEmpty() || !ElfHeader.hasElfMagic(file.get().bytes())) {
+                return Optional.empty(); // a data file (locale archive, font cache), not a module
+            }
+            ElfFile elf = elfFile(path).orElseThrow();
+            return layoutOf(elf.header(), elf.programHeaders(), headerAddress);
+        } catch (ElfFormatException e) {
+            return Optional.empty(); // not an ELF file we can use as a module
+        }
+    }
+
+    private static List<ProgramHeader> parseProgramHeaders(ByteView table, int count) {
+        List<ProgramHeader> headers = new ArrayList<>(count);
+        for (int index = 0; index < count; index++) {
+            headers.add(ProgramHeader.parse(table.slice((long) index * ProgramHeader.SIZE, ProgramHeader.SIZE, "program header"), index));
+        }
+        return headers;
+    }
+
+    /**
+     * The load bias is where the mapping of file offset 0 starts, minus the page-aligned lowest
+     * PT_LOAD address: ld.so maps the lowest segment's page at that offset.
+     */
+    private static Optional<ModuleLayout> layoutOf(ElfHeader header, List<ProgramHeader> programHeaders, long headerAddress) {
+        if (header.type() != ElfHeader.ET_EXEC && header.type() != ElfHeader.ET_DYN) {
+            return Optional.empty();
+        }
+        Optional<ProgramHeader> lowestLoad = programHeaders.stream()
+                .filter(ph -> ph.type() == ProgramHeader.PT_LOAD)
+                .min((a, b) -> Long.compareUnsigned(a.virtualAddress(), b.virtualAddress()));
+        if (lowestLoad.isEmpty()) {
+            return Optional.empty();
+        }
+        long loadBias = headerAddress - (lowestLoad.get().virtualAddress() & -PAGE_SIZE);
+        OptionalLong dynamic = programHeaders.stream()
+                .filter(ph -> ph.type() == ProgramHeader.PT_DYNAMIC)
+                .mapToLong(ph -> loadBias + ph.virtualAddress())
+                .findFirst();
+        return Optional.of(new ModuleLayout(loadBias, dynamic, Optional.empty()));
+    }
+
+    /** The build-id note as the target's memory holds it (the first page of a mapping usually has it). */
+    private Optional<String> buildIdInCore(List<ProgramHeader> programHeaders, long loadBias) {
+        for (ProgramHeader segment : programHeaders) {
+            if (segment.type() != ProgramHeader.PT_NOTE || segment.fileSize() <= 0 || segment.fileSize() > MAX_IN_MEMORY_NOTE_BYTES) {
+                continue;
+            }
+            Optional<byte[]> bytes = readFromCoreOnly(loadBias + segment.virtualAddress(), segment.fileSize());
+            if (bytes.isEmpty()) {
+                continue;
+            }
+            try {
+                List<ElfNote> segmentNotes = ElfNote.parseAll(ByteView.of(bytes.get(), name), segment.alignment() == 8 ? 8 : 4);
+                Optional<String> buildId = ElfFile.buildIdOf(segmentNotes);
+                if (buildId.isPresent()) {
+                    return buildId;
+                }
+            } catch (ElfFormatException e) {
+                // damaged note in memory: no build-id to check against
+            }
+        }
+        return Optional.empty();
+    }
+
+    private Optional<CoreModule> explicitExecutableModule(Path path, List<Path> debugFileDirectories) {
+        Optional<ElfFile> elf = elfFile(path);
+        if (elf.isEmpty()) {
+            return Optional.empty();
+        }
+        OptionalLong phdr = notes.auxiliaryValue(CoreNotes.AT_PHDR);
+        Optional<ProgramHeader> phdrSegment = elf.get().programHeaders().stream()
+                .filter(ph -> ph.type() == ProgramHeader.PT_PHDR).findFirst();
+        OptionalLong entry = notes.auxiliaryValue(CoreNotes.AT_ENTRY);
+        long loadBias = phdr.isPresent() && phdrSegment.isPresent()
+                ? phdr.getAsLong() - phdrSegment.get().virtualAddress()
+                : entry.isPresent() ? entry.getAsLong() - elf.get().header().entry() : 0;
+        return Optional.of(new CoreModule(path.toString(), List.of(), loadBias, Optional.empty(), OptionalLong.empty(),
+                Optional.of(path), this::elfFile, debugFileDirectories));
+    }
+
+    /**
+     * The executable first, then the libraries in the order the dynamic linker loaded them (its link
+     * map, reached through the executable's DT_DEBUG entry), then modules the link map does not list.
+     * Without a readable link map, the libraries stay in address order.
+     */
+    private List<CoreModule> inLoadOrder(Optional<CoreModule> executableModule, List<CoreModule> found) {
+        List<CoreModule> ordered = new ArrayList<>();
+        executableModule.ifPresent(ordered::add);
+        try {
+            OptionalLong dynamicSection = executableModule.isPresent()
+                    ? executableModule.get().dynamicSectionAddress() : OptionalLong.empty();
+            OptionalLong debugStructure = dynamicSection.isPresent()
+                    ? findDynamicEntry(dynamicSection.getAsLong(), DT_DEBUG) : OptionalLong.empty();
+            if (debugStructure.isPresent() && debugStructure.getAsLong() != 0) {
+                // struct r_debug { int r_version; struct link_map *r_map; ... }
+                long linkMap = readLong(debugStructure.getAsLong() + 8);
+                Set<Long> visited = new HashSet<>();
+                // struct link_map { l_addr; char *l_name; ElfW(Dyn) *l_ld; link_map *l_next, *l_prev; }
+                while (linkMap != 0 && visited.add(linkMap) && visited.size() <= MAX_LINK_MAP_ENTRIES) {
+                    long moduleDynamicSection = readLong(linkMap + 16);
+                    for (CoreModule module : found) {
+                        if (!ordered.contains(module) && module.contains(moduleDynamicSection)) {
+                            ordered.add(module);
+                        }
+                    }
+                    linkMap = readLong(linkMap + 24);
+                }
+            }
+        } catch (MemoryReadException e) {
+            // A damaged or missing link map: the remaining modules follow in address order.
+        }
+        for (CoreModule module : found) {
+            if (!ordered.contains(module)) {
+                ordered.add(module);
+            }
+        }
+        return ordered;
+    }
+
+    private OptionalLong findDynamicEntry(long dynamicSection, long tag) {
+        for (int index = 0; index < MAX_DYNAMIC_ENTRIES; index++) {
+            long entryTag = readLong(dynamicSection + 16L * index);
+            if (entryTag == DT_NULL) {
+                break;
+            }
+            if (entryTag == tag) {
+                return OptionalLong.of(readLong(dynamicSection + 16L * index + 8));
+            }
+        }
+        return OptionalLong.empty();
+    }
+}

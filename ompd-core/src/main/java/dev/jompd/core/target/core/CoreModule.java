@@ -1,0 +1,159 @@
+package dev.jompd.core.target.core;
+
+import dev.jompd.core.elf.ElfFile;
+import dev.jompd.core.elf.ElfSymbol;
+import dev.jompd.core.elf.ElfSymbolTable;
+import dev.jompd.core.target.LoadedModule;
+import dev.jompd.core.target.TargetSymbol;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.function.Function;
+
+/**
+ * A module (executable or shared library) of the core: where it was mapped, its load bias and the
+ * build-id its in-memory headers carry, and, opened on first use, its file on disk and its separate
+ * debug file. Symbols are searched in the file's .symtab, then the debug file's .symtab, then the
+ * file's .dynsym.
+ */
+final class CoreModule {
+    private final String targetPath;
+    private final List<FileMapping> mappings;
+    private final long loadBias;
+    private final Optional<String> coreBuildId;
+    private final OptionalLong dynamicSectionAddress;
+    private final Optional<Path> diskPath;
+    private final Function<Path, Optional<ElfFile>> elfOpener;
+    private final List<Path> debugFileDirectories;
+
+    private boolean filesOpened;
+    private boolean debugFileSearched;
+    private Optional<ElfFile> diskFile = Optional.empty();
+    private Optional<ElfFile> debugFile = Optional.empty();
+    private BuildIdMismatchException mismatch;
+
+    CoreModule(String targetPath, List<FileMapping> mappings, long loadBias, Optional<String> coreBuildId,
+               OptionalLong dynamicSectionAddress, Optional<Path> diskPath,
+               Function<Path, Optional<ElfFile>> elfOpener, List<Path> debugFileDirectories) {
+        this.targetPath = targetPath;
+        this.mappings = List.copyOf(mappings);
+        this.loadBias = loadBias;
+        this.coreBuildId = coreBuildId;
+        this.dynamicSectionAddress = dynamicSectionAddress;
+        this.diskPath = diskPath;
+        this.elfOpener = elfOpener;
+        this.debugFileDirectories = debugFileDirectories;
+    }
+
+    String targetPath() { return targetPath; }
+
+    /** The module's file name, as symbols and messages name modules ("libomp.so"). */
+    String fileName() {
+        int slash = targetPath.lastIndexOf('/');
+        return slash < 0 ? targetPath : targetPath.substring(slash + 1);
+    }
+
+    long loadBias() { return loadBias; }
+
+    Optional<String> coreBuildId() { return coreBuildId; }
+
+    OptionalLong dynamicSectionAddress() { return dynamicSectionAddress; }
+
+    Optional<Path> diskPath() { return diskPath; }
+
+    boolean contains(long address) {
+        return mappings.stream().anyMatch(mapping -> mapping.contains(address));
+    }
+
+    LoadedModule toLoadedModule() {
+        return new LoadedModule(Path.of(targetPath), loadBias, coreBuildId);
+    }
+
+    /**
+     * The module's file on disk, once checked against the build-id in the core.
+     *
+     * @throws BuildIdMismatchException when the core's memory holds a different build-id than the file
+     */
+    synchronized Optional<ElfFile> verifiedDiskFile() {
+        openFiles();
+        if (mismatch != null) {
+            throw new BuildIdMismatchException(mismatch.moduleName(), mismatch.file(), mismatch.coreBuildId(), mismatch.fileBuildId());
+        }
+        return diskFile;
+    }
+
+    /**
+     * The defined symbol called {@code name}, with the load bias applied.
+     *
+     * @throws BuildIdMismatchException when the file on disk is not the one the target mapped
+     */
+    Optional<TargetSymbol> lookupSymbol(String name) {
+        for (ElfSymbolTable table : symbolTables()) {
+            Optional<ElfSymbol> symbol = table.lookup(name);
+            if (symbol.isPresent()) {
+                return symbol.map(this::toTargetSymbol);
+            }
+        }
+        return Optional.empty();
+    }
+
+    private synchronized List<ElfSymbolTable> symbolTables() {
+        Optional<ElfFile> file = verifiedDiskFile();
+        if (!debugFileSearched) {
+            // Only now, not when reads open the file: a broken debug file must not break reads.
+            debugFile = coreBuildId.or(() -> file.flatMap(ElfFile::buildId)).flatMap(this::findDebugFile);
+            debugFileSearched = true;
+        }
+        List<ElfSymbolTable> tables = new ArrayList<>(3);
+        file.ifPresent(elf -> tables.add(elf.symbolTable()));
+        debugFile.ifPresent(elf -> tables.add(elf.symbolTable()));
+        file.ifPresent(elf -> tables.add(elf.dynamicSymbolTable()));
+        return tables;
+    }
+
+    private TargetSymbol toTargetSymbol(ElfSymbol symbol) {
+        // A TLS symbol's value is its offset in the module's TLS block, an absolute one is a plain
+        // number: neither moves with the module.
+        long address = symbol.isThreadLocal() || symbol.isAbsolute() ? symbol.value() : loadBias + symbol.value();
+        return new TargetSymbol(symbol.name(), address, symbol.size(), fileName(), symbol.isThreadLocal());
+    }
+
+    private void openFiles() {
+        if (filesOpened) {
+            return;
+        }
+        // Marked opened only at the end: a file that fails to parse fails every lookup, not just the first.
+        diskFile = diskPath.flatMap(elfOpener);
+        Optional<String> fileBuildId = diskFile.flatMap(ElfFile::buildId);
+        if (coreBuildId.isPresent() && diskFile.isPresent() && !coreBuildId.equals(fileBuildId)) {
+            mismatch = new BuildIdMismatchException(fileName(), diskFile.get().path(), coreBuildId.get(), fileBuildId);
+            diskFile = Optional.empty();
+        }
+        filesOpened = true;
+    }
+
+    /** A separate debug file, as gdb finds them: {@code DIR/.build-id/xx/yyyy.debug}. */
+    private Optional<ElfFile> findDebugFile(String buildId) {
+        if (buildId.length() < 3) {
+            return Optional.empty();
+        }
+        for (Path directory : debugFileDirectories) {
+            Path candidate = directory.resolve(".build-id").resolve(buildId.substring(0, 2))
+                    .resolve(buildId.substring(2) + ".debug");
+            Optional<ElfFile> debug = elfOpener.apply(candidate)
+                    .filter(elf -> elf.buildId().equals(Optional.of(buildId)));
+            if (debug.isPresent()) {
+                return debug;
+            }
+        }
+        return Optional.empty();
+    }
+
+    @Override
+    public String toString() {
+        return "%s (bias 0x%x%s)".formatted(targetPath, loadBias, coreBuildId.map(id -> ", build-id " + id).orElse(""));
+    }
+}
