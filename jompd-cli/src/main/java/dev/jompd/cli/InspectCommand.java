@@ -1,0 +1,123 @@
+package dev.jompd.cli;
+
+import dev.jompd.core.ompd.AddressSpaceHandle;
+import dev.jompd.core.ompd.Ompd;
+import dev.jompd.core.ompd.OmpdException;
+import dev.jompd.core.ompd.OmpdRc;
+import dev.jompd.core.ompd.ProcessSnapshot;
+import dev.jompd.core.target.AddressSpace;
+import dev.jompd.core.target.Symbolizer;
+import dev.jompd.core.target.TargetException;
+import dev.jompd.core.target.core.CoreFileAddressSpace;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/** {@code jompd inspect}: the OpenMP report of a core file or a running process. */
+@Command(name = "inspect", mixinStandardHelpOptions = true,
+        description = {"Reports the OpenMP state of a core file or a running process: the tree of parallel",
+                "regions, each thread under its team (state, wait id, current task), explicit tasks, ICVs",
+                "by scope and the runtime's display control variables."})
+final class InspectCommand implements Callable<Integer> {
+
+    static final class Target {
+        @Option(names = "--core", paramLabel = "FILE", description = "an ELF core file (kernel or gdb gcore)")
+        Path core;
+
+        @Option(names = "--pid", paramLabel = "PID", description = "a running process (attached with ptrace, then left running)")
+        Long pid;
+    }
+
+    @ArgGroup(exclusive = true, multiplicity = "1")
+    Target target;
+
+    @Option(names = "--exe", paramLabel = "PROGRAM", description = "the program the core came from (default: as the core records it)")
+    Path executable;
+
+    @Option(names = "--solib-search-path", paramLabel = "DIRS", split = ":",
+            description = "directories to find the core's shared libraries in (colon-separated)")
+    List<Path> solibSearchPath = List.of();
+
+    @Option(names = "--json", description = "print one JSON document (schema " + JsonReport.SCHEMA + ", see the README)")
+    boolean json;
+
+    @Option(names = "--all", description = "list every thread instead of grouping identical ones")
+    boolean all;
+
+    @Option(names = "--color", paramLabel = "WHEN", defaultValue = "auto",
+            description = "colour the text report: auto (on a terminal), always, never")
+    String color;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        AddressSpace space;
+        try {
+            space = open();
+        } catch (TargetException | IllegalArgumentException e) {
+            err.println("jompd: " + e.getMessage());
+            return ExitCode.BAD_INPUT;
+        }
+        try (space; Symbolizer symbols = new Symbolizer(space)) {
+            AddressSpaceHandle process = Ompd.processInitialize(space);
+            ProcessSnapshot snapshot = ProcessSnapshot.take(process);
+            TargetDescription description = new TargetDescription(target.core != null ? "core" : "pid",
+                    target.core != null ? target.core.toString() : Long.toString(target.pid), space.name(),
+                    process.layout().runtimeModule());
+            if (json) {
+                out.println(JsonReport.render(description, snapshot, symbols));
+            } else {
+                boolean colour = switch (color) {
+                    case "always" -> true;
+                    case "never" -> false;
+                    default -> System.console() != null && System.console().isTerminal()
+                            && !"dumb".equals(System.getenv("TERM")) && System.getenv("NO_COLOR") == null;
+                };
+                out.print(new TextReport(colour, all, symbols).render(description, snapshot));
+            }
+            out.flush();
+            return ExitCode.OK;
+        } catch (OmpdException e) {
+            err.println("jompd: " + e.getMessage());
+            if (e.rc() == OmpdRc.INCOMPATIBLE) {
+                return ExitCode.UNSUPPORTED_RUNTIME;
+            }
+            return e.rc() == OmpdRc.UNAVAILABLE ? ExitCode.NOT_OPENMP : ExitCode.BAD_INPUT;
+        } catch (TargetException e) {
+            err.println("jompd: " + e.getMessage());
+            return ExitCode.BAD_INPUT;
+        }
+    }
+
+    private AddressSpace open() {
+        if (target.core != null) {
+            if (!Files.isRegularFile(target.core)) {
+                throw new IllegalArgumentException("no such core file: " + target.core);
+            }
+            CoreFileAddressSpace.Builder builder = CoreFileAddressSpace.builder(target.core);
+            if (executable != null) {
+                builder.withExecutable(executable);
+            }
+            if (!solibSearchPath.isEmpty()) {
+                builder.withSolibSearchPath(solibSearchPath);
+            }
+            return builder.open();
+        }
+        return LiveTargets.attach(target.pid);
+    }
+
+    /** What was inspected, for the report's header. */
+    record TargetDescription(String kind, String name, String backend, String runtime) {}
+}

@@ -1,0 +1,41 @@
+package dev.jompd.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code jompd} command: OpenMP debugging from the command line. */
+@Command(name = "jompd", mixinStandardHelpOptions = true, versionProvider = Jompd.Version.class,
+        description = "Shows what an OpenMP program (LLVM libomp) is doing: teams, threads, tasks, ICVs.",
+        subcommands = {InspectCommand.class, CommandLine.HelpCommand.class},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
+                "0:the report was produced",
+                "1:internal error (a bug in jompd: please report it)",
+                "2:invalid command line",
+                "3:bad input: no such file or process, unreadable or corrupt core, permission denied",
+                "4:not an OpenMP process (no OpenMP runtime, or not initialised yet)",
+                "5:unsupported runtime: libomp without OMPD breadcrumbs (stripped or built without OMPD)"})
+public final class Jompd {
+    public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    /** Runs the command line and answers its exit code (for tests and embedding). */
+    public static int run(String... args) {
+        CommandLine commandLine = new CommandLine(new Jompd());
+        commandLine.setExecutionExceptionHandler((exception, cmd, parseResult) -> {
+            cmd.getErr().println("jompd: internal error: " + exception);
+            exception.printStackTrace(cmd.getErr());
+            return ExitCode.INTERNAL_ERROR;
+        });
+        return commandLine.execute(args);
+    }
+
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String version = Jompd.class.getPackage().getImplementationVersion();
+            return new String[] {"jompd " + (version == null ? "dev" : version) + " (OMPD 5.1 for LLVM libomp)"};
+        }
+    }
+}

@@ -1,0 +1,186 @@
+package dev.jompd.cli;
+
+import dev.jompd.core.ompd.ProcessSnapshot;
+import dev.jompd.core.target.Symbolizer;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The human-readable report: process ICVs, the tree of regions with each thread under its team, task
+ * chains with function names, problems. Threads of one team that look the same (state, task function,
+ * chain depth, ICVs) are grouped unless {@code --all}; a 256-thread program stays readable.
+ */
+final class TextReport {
+    private final boolean colour;
+    private final boolean all;
+    private final Symbolizer symbols;
+
+    TextReport(boolean colour, boolean all, Symbolizer symbols) {
+        this.colour = colour;
+        this.all = all;
+        this.symbols = symbols;
+    }
+
+    String render(InspectCommand.TargetDescription target, ProcessSnapshot snapshot) {
+        StringBuilder out = new StringBuilder();
+        out.append(bold("OpenMP process")).append(' ').append(target.name()).append(" (").append(target.backend())
+                .append(")\n  runtime ").append(target.runtime()).append(", OpenMP ").append(snapshot.ompVersion())
+                .append(", ").append(snapshot.threads().size()).append(" OpenMP threads, ")
+                .append(snapshot.regions().size()).append(" parallel regions\n\n");
+
+        Map<String, String> ids = JsonReport.regionIds(snapshot);
+        Map<String, List<ProcessSnapshot.ThreadView>> threadsByRegion = new LinkedHashMap<>();
+        snapshot.threads().forEach(t -> threadsByRegion.computeIfAbsent(t.region().orElse(""), k -> new ArrayList<>()).add(t));
+        Map<String, List<String>> children = new LinkedHashMap<>();
+        List<String> roots = new ArrayList<>();
+        snapshot.regions().values().forEach(region -> region.enclosing().ifPresentOrElse(
+                parent -> children.computeIfAbsent(parent, k -> new ArrayList<>()).add(region.key()),
+                () -> roots.add(region.key())));
+        out.append(bold("Parallel regions")).append('\n');
+        for (String root : roots) {
+            region(snapshot, root, 1, ids, children, threadsByRegion, out);
+        }
+        if (threadsByRegion.containsKey("")) {
+            out.append("  threads in no team (idle in the pool):\n");
+            threads(threadsByRegion.get(""), 2, out);
+        }
+
+        out.append('\n').append(bold("Process ICVs")).append('\n');
+        snapshot.processIcvs().forEach((name, value) -> out.append("  ").append(pad(name, 24))
+                .append(value.startsWith("<ompd_rc_") ? "(" + value.substring(9, value.length() - 1) + ")" : value).append('\n'));
+        if (!snapshot.controlVariables().isEmpty()) {
+            out.append('\n').append(bold("Display control variables")).append(" (as the runtime recorded them at start-up)\n");
+            snapshot.controlVariables().stream().filter(line -> line.startsWith("OMP_"))
+                    .forEach(line -> out.append("  ").append(line).append('\n'));
+        }
+        if (!snapshot.problems().isEmpty()) {
+            out.append('\n').append(paint("31", "Problems")).append('\n');
+            snapshot.problems().forEach(p -> out.append("  ").append(p).append('\n'));
+        }
+        return out.toString();
+    }
+
+    private void region(ProcessSnapshot snapshot, String key, int depth, Map<String, String> ids,
+                        Map<String, List<String>> children, Map<String, List<ProcessSnapshot.ThreadView>> threads,
+                        StringBuilder out) {
+        ProcessSnapshot.RegionView region = snapshot.regions().get(key);
+        String indent = "  ".repeat(depth);
+        out.append(indent).append(paint("36", ids.get(key) + " level " + region.level()))
+                .append(region.level() > 0 && region.teamSize() == 1 ? " serialized" : "").append(", team of ").append(region.teamSize())
+                .append(", active level ").append(region.activeLevel());
+        if (region.toolData().value() != 0) {
+            out.append(", tool data ").append(Long.toUnsignedString(region.toolData().value()));
+        }
+        out.append('\n');
+        threads(threads.getOrDefault(key, List.of()), depth + 1, out);
+        for (String child : children.getOrDefault(key, List.of())) {
+            region(snapshot, child, depth + 1, ids, children, threads, out);
+        }
+    }
+
+    private void threads(List<ProcessSnapshot.ThreadView> threads, int depth, StringBuilder out) {
+        String indent = "  ".repeat(depth);
+        List<List<ProcessSnapshot.ThreadView>> groups = new ArrayList<>();
+        for (ProcessSnapshot.ThreadView thread : threads) {
+            if (!all && !groups.isEmpty() && sameShape(groups.getLast().getFirst(), thread)
+                    && !thread.tasks().isEmpty() && groups.getLast().size() < Integer.MAX_VALUE) {
+                groups.getLast().add(thread);
+            } else {
+                groups.add(new ArrayList<>(List.of(thread)));
+            }
+        }
+        for (List<ProcessSnapshot.ThreadView> group : groups) {
+            ProcessSnapshot.ThreadView first = group.getFirst();
+            if (group.size() == 1) {
+                out.append(indent).append(paint("1", "thread " + first.threadNum())).append("  gtid ").append(first.gtid())
+                        .append(first.lwp().isPresent() ? "  LWP " + first.lwp().getAsLong() : "");
+            } else {
+                out.append(indent).append(paint("1", "threads " + first.threadNum() + ".." + group.getLast().threadNum()))
+                        .append(" (").append(group.size()).append(" alike)  gtids ")
+                        .append(compactList(group.stream().map(ProcessSnapshot.ThreadView::gtid).toList()));
+            }
+            out.append("  ").append(paint(stateColour(first.state()), first.state().replace("ompt_state_", "")));
+            if (first.waitId() != 0 && group.size() == 1) {
+                out.append(" on 0x").append(Long.toHexString(first.waitId()));
+            }
+            if (first.toolData().value() != 0 && group.size() == 1) {
+                out.append("  tool data ").append(Long.toUnsignedString(first.toolData().value()));
+            }
+            out.append('\n');
+            for (ProcessSnapshot.TaskView task : first.tasks()) {
+                boolean initial = task == first.tasks().getLast() && task.function().orElse(0) == 0
+                        && task.flags().map(f -> !f.explicit()).orElse(false);
+                out.append(indent).append("    ").append(initial ? "initial task"
+                                : task.flags().map(f -> f.explicit() ? "explicit task" : "implicit task").orElse("task"))
+                        .append(" 0x").append(Long.toHexString(task.address()));
+                task.flags().ifPresent(f -> {
+                    if (f.isFinal()) out.append(" final");
+                    if (f.explicit() && !f.tied()) out.append(" untied");
+                });
+                if (task.function().isPresent() && !initial) {
+                    long function = task.function().getAsLong();
+                    out.append("  ").append(symbols.locate(function).map(Symbolizer.Location::toString)
+                            .orElse("0x" + Long.toHexString(function)));
+                }
+                out.append('\n');
+                if (task == first.tasks().getFirst()) {
+                    out.append(indent).append("      ICVs: ");
+                    List<String> icvs = new ArrayList<>();
+                    first.icvs().forEach((name, value) -> icvs.add(name + "=" + value));
+                    task.icvs().forEach((name, value) -> {
+                        if (!name.startsWith("ompd-") && !name.equals("implicit-task-var") && !name.equals("final-task-var")) {
+                            icvs.add(name + "=" + value);
+                        }
+                    });
+                    // Unreadable ICVs (<ompd_rc_...>) are left to --json, which keeps the reason.
+                    out.append(String.join(" ", icvs.stream().filter(s -> !s.startsWith("ompd-") && !s.contains("=<ompd_rc_"))
+                            .toList())).append('\n');
+                }
+            }
+        }
+    }
+
+    /** 0,12,13,14 → "0,12-14"; long lists are cut after 12 entries. */
+    static String compactList(List<Long> values) {
+        List<String> parts = new ArrayList<>();
+        for (int i = 0; i < values.size(); ) {
+            int j = i;
+            while (j + 1 < values.size() && values.get(j + 1) == values.get(j) + 1) {
+                j++;
+            }
+            parts.add(j > i ? values.get(i) + "-" + values.get(j) : Long.toString(values.get(i)));
+            i = j + 1;
+        }
+        return parts.size() <= 12 ? String.join(",", parts)
+                : String.join(",", parts.subList(0, 12)) + ",… (" + values.size() + ")";
+    }
+
+    private static boolean sameShape(ProcessSnapshot.ThreadView a, ProcessSnapshot.ThreadView b) {
+        return a.state().equals(b.state()) && a.tasks().size() == b.tasks().size()
+                && Objects.equals(a.icvs().get("nthreads-var"), b.icvs().get("nthreads-var"))
+                && Objects.equals(a.tasks().isEmpty() ? null : a.tasks().getFirst().function(),
+                        b.tasks().isEmpty() ? null : b.tasks().getFirst().function())
+                && Objects.equals(a.tasks().isEmpty() ? null : a.tasks().getFirst().icvs(),
+                        b.tasks().isEmpty() ? null : b.tasks().getFirst().icvs());
+    }
+
+    private static String stateColour(String state) {
+        return state.contains("wait") ? "33" : state.contains("work") ? "32" : "0";
+    }
+
+    private String bold(String text) {
+        return paint("1", text);
+    }
+
+    private String paint(String code, String text) {
+        return colour ? "\033[" + code + "m" + text + "\033[0m" : text;
+    }
+
+    private static String pad(String text, int width) {
+        return text.length() >= width ? text + " " : text + " ".repeat(width - text.length());
+    }
+}
