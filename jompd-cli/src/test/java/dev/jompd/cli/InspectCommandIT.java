@@ -1,0 +1,149 @@
+package dev.jompd.cli;
+
+import com.google.gson.JsonArray;
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import dev.jompd.testkit.Facts;
+import dev.jompd.testkit.Fixture;
+import dev.jompd.testkit.FixtureRun;
+import dev.jompd.testkit.Fixtures;
+import dev.jompd.testkit.Runtimes;
+import dev.jompd.testkit.StoppedFixture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** `jompd inspect` on real cores: report content against the programs' own facts, and exit codes. */
+class InspectCommandIT {
+
+    record Result(int exitCode, String out, String err) {}
+
+    static Result jompd(String... args) {
+        PrintStream stdout = System.out;
+        PrintStream stderr = System.err;
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        try {
+            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+            int code = Jompd.run(args);
+            return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+        } finally {
+            System.setOut(stdout);
+            System.setErr(stderr);
+        }
+    }
+
+    @Test
+    void jsonReportHasEveryRecordedThreadInATeamOfTheRecordedSize() {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.NESTED, "2", "3", "4"));
+        Result result = jompd("inspect", "--core", fixture.core().toString(), "--json");
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        JsonObject report = JsonParser.parseString(result.out()).getAsJsonObject();
+        assertThat(report.get("schema").getAsString()).isEqualTo("jompd-inspect/1");
+        Map<String, JsonObject> regions = new HashMap<>();
+        for (JsonElement region : report.getAsJsonArray("regions")) {
+            regions.put(region.getAsJsonObject().get("id").getAsString(), region.getAsJsonObject());
+        }
+        JsonArray threads = report.getAsJsonArray("threads");
+        for (Facts.ThreadFacts facts : fixture.facts().threads()) {
+            JsonObject thread = null;
+            for (JsonElement candidate : threads) {
+                if (candidate.getAsJsonObject().has("lwp") && candidate.getAsJsonObject().get("lwp").getAsLong() == facts.lwp()) {
+                    thread = candidate.getAsJsonObject();
+                }
+            }
+            assertThat(thread).as(facts + " in the JSON report").isNotNull();
+            assertThat(thread.get("threadNum").getAsInt()).isEqualTo(facts.threadNum());
+            JsonObject region = regions.get(thread.get("region").getAsString());
+            assertThat(region.get("level").getAsInt()).isEqualTo(facts.level());
+            // Walk the enclosing chain: team sizes per level as the program saw them.
+            List<Integer> sizes = facts.teamSizes();
+            for (int level = facts.level(); level >= 1; level--) {
+                assertThat(region.get("teamSize").getAsInt()).as(facts + " level " + level).isEqualTo(sizes.get(level - 1));
+                region = regions.get(region.get("enclosing").getAsString());
+            }
+            assertThat(region.get("level").getAsInt()).isZero();
+            assertThat(thread.getAsJsonArray("tasks").get(0).getAsJsonObject().getAsJsonObject("function")
+                    .get("symbol").getAsString()).contains("omp_outlined");
+        }
+        assertThat(report.getAsJsonArray("problems")).isEmpty();
+    }
+
+    @Test
+    void textReportGroupsAlikeThreadsUnlessAskedForAll() {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.NESTED, "4", "4"));
+        Result grouped = jompd("inspect", "--core", fixture.core().toString(), "--color=never");
+        assertThat(grouped.exitCode()).isZero();
+        assertThat(grouped.out()).contains("16 OpenMP threads").contains("alike").doesNotContain("\033[");
+        Result all = jompd("inspect", "--core", fixture.core().toString(), "--all", "--color=always");
+        assertThat(all.out()).doesNotContain("alike").contains("\033[");
+        for (Facts.ThreadFacts facts : fixture.facts().threads()) {
+            assertThat(all.out()).contains("LWP " + facts.lwp());
+        }
+    }
+
+    @Test
+    void aMissingCoreIsBadInput() {
+        Result result = jompd("inspect", "--core", "/nonexistent/core");
+        assertThat(result.exitCode()).isEqualTo(3);
+        assertThat(result.err()).contains("no such core file");
+    }
+
+    @Test
+    void aFileThatIsNoCoreIsBadInput(@TempDir Path dir) throws Exception {
+        Path notACore = Files.writeString(dir.resolve("core"), "certainly not an ELF core file");
+        Result result = jompd("inspect", "--core", notACore.toString());
+        assertThat(result.exitCode()).isEqualTo(3);
+        assertThat(result.err()).containsIgnoringCase("elf");
+    }
+
+    @Test
+    void aProgramWithoutOpenMpIsSaidToBeNoOpenMpProcess(@TempDir Path dir) throws Exception {
+        Process sleeper = new ProcessBuilder("sleep", "120").start();
+        try {
+            Path core = dir.resolve("sleep.core");
+            Process gcore = new ProcessBuilder("gdb", "-batch", "-nx", "-p", Long.toString(sleeper.pid()),
+                    "-ex", "gcore " + core).redirectErrorStream(true).redirectOutput(dir.resolve("gdb.log").toFile()).start();
+            assertThat(gcore.waitFor()).isZero();
+            Result result = jompd("inspect", "--core", core.toString());
+            assertThat(result.exitCode()).as(result.err()).isEqualTo(4);
+            assertThat(result.err()).contains("no OpenMP runtime");
+        } finally {
+            sleeper.destroyForcibly();
+        }
+    }
+
+    @Test
+    void usageErrorsExitWithTwo() {
+        assertThat(jompd("inspect").exitCode()).isEqualTo(2);
+        assertThat(jompd("inspect", "--core", "a", "--pid", "1").exitCode()).isEqualTo(2);
+    }
+
+    @Test
+    void aStrippedRuntimeIsNamedAsTheProblem(@TempDir Path dir) throws Exception {
+        Path stripped = dir.resolve("lib");
+        Files.createDirectories(stripped);
+        Path libomp = Runtimes.libraryDirectory(Runtimes.DEFAULT_VERSION).resolve("libomp.so");
+        Process strip = new ProcessBuilder("strip", "-o", stripped.resolve("libomp.so").toString(), libomp.toString())
+                .inheritIO().start();
+        assertThat(strip.waitFor()).isZero();
+        // The fixture's RUNPATH yields to LD_LIBRARY_PATH: the program runs on the stripped copy.
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.PARALLEL, "2")
+                .withEnvironment("LD_LIBRARY_PATH", stripped.toString()));
+        Result result = jompd("inspect", "--core", fixture.core().toString());
+        assertThat(result.exitCode()).as(result.out() + result.err()).isEqualTo(5);
+        assertThat(result.err()).contains("stripped").contains("OMPD");
+    }
+}

@@ -1,0 +1,216 @@
+package dev.jompd.core.target.live;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+
+/** What {@code /proc} says about a process: its threads, their states, its mappings and credentials. */
+final class ProcFs {
+    private static final Path PROC = Path.of("/proc");
+    private static final int CAP_SYS_PTRACE = 19;
+
+    private ProcFs() {}
+
+    static Path processDirectory(int pid) {
+        return PROC.resolve(Integer.toString(pid));
+    }
+
+    static boolean exists(int pid) {
+        return Files.isDirectory(processDirectory(pid));
+    }
+
+    /**
+     * The thread ids in {@code /proc/PID/task}, in the kernel's order (the thread group leader first).
+     * Empty when the process is gone.
+     */
+    static List<Integer> threadIds(int pid) {
+        List<Integer> tids = new ArrayList<>();
+        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(processDirectory(pid).resolve("task"))) {
+            for (Path task : tasks) {
+                try {
+                    tids.add(Integer.parseInt(task.getFileName().toString()));
+                } catch (NumberFormatException ignored) {
+                    // not a thread directory
+                }
+            }
+        } catch (IOException e) {
+            return List.of();
+        }
+        // The leader first (its tid is the pid), then in tid order: stable across re-scans.
+        tids.sort((a, b) -> a == pid ? -1 : b == pid ? 1 : Integer.compare(a, b));
+        return tids;
+    }
+
+    /**
+     * The one-letter state of a thread ({@code R}, {@code S}, {@code D}, {@code T} stopped,
+     * {@code t} tracing stop, {@code Z} zombie, ...) from {@code /proc/PID/task/TID/stat}.
+     */
+    static Optional<Character> threadState(int pid, int tid) {
+        return read(processDirectory(pid).resolve("task").resolve(Integer.toString(tid)).resolve("stat"))
+                .flatMap(ProcFs::stateOfStat);
+    }
+
+    static Optional<Character> stateOfStat(String stat) {
+        // "tid (comm) S ...": comm may hold spaces and parentheses, so look after the last ')'.
+        int close = stat.lastIndexOf(')');
+        if (close < 0 || close + 2 >= stat.length()) {
+            return Optional.empty();
+        }
+        return Optional.of(stat.charAt(close + 2));
+    }
+
+    /** A numeric field of {@code /proc/PID/status} such as {@code TracerPid} or {@code PPid}. */
+    static OptionalLong statusNumber(int pid, String field) {
+        return statusField(processDirectory(pid).resolve("status"), field).map(value -> {
+            String first = value.trim().split("\\s+")[0];
+            try {
+                return OptionalLong.of(Long.parseLong(first));
+            } catch (NumberFormatException e) {
+                return OptionalLong.empty();
+            }
+        }).orElse(OptionalLong.empty());
+    }
+
+    /** The tracer of one thread (0 when none), from {@code /proc/PID/task/TID/status}. */
+    static OptionalInt tracerOf(int pid, int tid) {
+        Path status = processDirectory(pid).resolve("task").resolve(Integer.toString(tid)).resolve("status");
+        return statusField(status, "TracerPid").map(value -> {
+            try {
+                return OptionalInt.of(Integer.parseInt(value.trim()));
+            } catch (NumberFormatException e) {
+                return OptionalInt.empty();
+            }
+        }).orElse(OptionalInt.empty());
+    }
+
+    private static Optional<String> statusField(Path status, String field) {
+        return read(status).flatMap(text -> text.lines()
+                .filter(line -> line.startsWith(field + ":"))
+                .map(line -> line.substring(field.length() + 1))
+                .findFirst());
+    }
+
+    /** The real uid of a process (first number of the {@code Uid:} line). */
+    static OptionalLong uid(int pid) {
+        return statusNumber(pid, "Uid");
+    }
+
+    /** A process's command name ({@code /proc/PID/comm}), such as {@code gdb}. */
+    static Optional<String> command(long pid) {
+        return read(PROC.resolve(Long.toString(pid)).resolve("comm")).map(String::strip).filter(s -> !s.isEmpty());
+    }
+
+    /** The executable's path ({@code /proc/PID/exe}), as the kernel names it. */
+    static Optional<String> executable(int pid) {
+        try {
+            return Optional.of(Files.readSymbolicLink(processDirectory(pid).resolve("exe")).toString());
+        } catch (IOException | UnsupportedOperationException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** {@code /proc/sys/kernel/yama/ptrace_scope}, when the Yama LSM is present. */
+    static OptionalInt yamaPtraceScope() {
+        return read(PROC.resolve("sys/kernel/yama/ptrace_scope")).map(text -> {
+            try {
+                return OptionalInt.of(Integer.parseInt(text.strip()));
+            } catch (NumberFormatException e) {
+                return OptionalInt.empty();
+            }
+        }).orElse(OptionalInt.empty());
+    }
+
+    /** Whether this process holds CAP_SYS_PTRACE in its effective set. */
+    static boolean haveSysPtrace() {
+        return statusField(PROC.resolve("self/status"), "CapEff").map(hex -> {
+            try {
+                return (Long.parseUnsignedLong(hex.strip(), 16) & (1L << CAP_SYS_PTRACE)) != 0;
+            } catch (NumberFormatException e) {
+                return false;
+            }
+        }).orElse(false);
+    }
+
+    /** One line of {@code /proc/PID/maps}. */
+    record Mapping(long start, long end, String permissions, long offset, long inode, String path) {
+        boolean fileBacked() { return inode != 0 && path.startsWith("/"); }
+
+        boolean contains(long address) {
+            return Long.compareUnsigned(address, start) >= 0 && Long.compareUnsigned(address, end) < 0;
+        }
+    }
+
+    /** The mappings of {@code /proc/PID/maps}, in address order. */
+    static List<Mapping> mappings(int pid) throws IOException {
+        List<Mapping> mappings = new ArrayList<>();
+        for (String line : Files.readAllLines(processDirectory(pid).resolve("maps"), StandardCharsets.UTF_8)) {
+            parseMapping(line).ifPresent(mappings::add);
+        }
+        return mappings;
+    }
+
+    /** "start-end perms offset major:minor inode   path": the path may contain spaces. */
+    static Optional<Mapping> parseMapping(String line) {
+        String[] fields = line.split("\\s+", 6);
+        if (fields.length < 5) {
+            return Optional.empty();
+        }
+        int dash = fields[0].indexOf('-');
+        if (dash < 0) {
+            return Optional.empty();
+        }
+        try {
+            long start = Long.parseUnsignedLong(fields[0].substring(0, dash), 16);
+            long end = Long.parseUnsignedLong(fields[0].substring(dash + 1), 16);
+            long offset = Long.parseUnsignedLong(fields[2], 16);
+            long inode = Long.parseLong(fields[4]);
+            String path = fields.length == 6 ? fields[5].strip() : "";
+            return Optional.of(new Mapping(start, end, fields[1], offset, inode, path));
+        } catch (NumberFormatException e) {
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * The user-mode stack and instruction pointers of a thread that is not running, from
+     * {@code /proc/PID/task/TID/syscall} ("nr args... sp pc", or "-1 sp pc" when not in a system call;
+     * "running" when it runs). Needs the same permission as reading the process's memory.
+     */
+    static Optional<long[]> stackAndInstructionPointer(int pid, int tid) {
+        Optional<String> text = read(processDirectory(pid).resolve("task").resolve(Integer.toString(tid)).resolve("syscall"));
+        if (text.isEmpty()) {
+            return Optional.empty();
+        }
+        String[] fields = text.get().strip().split("\\s+");
+        if (fields.length < 3 || fields[0].equals("running")) {
+            return Optional.empty();
+        }
+        try {
+            long sp = parseHex(fields[fields.length - 2]);
+            long pc = parseHex(fields[fields.length - 1]);
+            return Optional.of(new long[] {sp, pc});
+        } catch (NumberFormatException e) {
+            return Optional.empty();
+        }
+    }
+
+    private static long parseHex(String text) {
+        String digits = text.startsWith("0x") ? text.substring(2) : text;
+        return Long.parseUnsignedLong(digits, 16);
+    }
+
+    static Optional<String> read(Path file) {
+        try {
+            return Optional.of(Files.readString(file, StandardCharsets.ISO_8859_1));
+        } catch (IOException | RuntimeException e) {
+            return Optional.empty();
+        }
+    }
+}
