@@ -1,0 +1,208 @@
+package dev.jompd.core.target.live;
+
+import dev.jompd.core.elf.ElfFile;
+import dev.jompd.core.elf.ElfFormatException;
+import dev.jompd.core.elf.ElfSymbol;
+import dev.jompd.core.elf.ElfSymbolTable;
+import dev.jompd.core.target.LoadedModule;
+import dev.jompd.core.target.TargetException;
+import dev.jompd.core.target.TargetSymbol;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * A module (executable or shared library) of the live process: where it is mapped, its load bias and
+ * the build-id its in-memory headers carry, and, opened on the first symbol lookup, its ELF file and
+ * separate debug file. Symbols come from the file's .symtab, then the debug file's .symtab, then the
+ * file's .dynsym (the core backend's order).
+ *
+ * <p>The file is the first of these whose build-id matches the one in memory: the path the process
+ * mapped; the same path inside the process's mount namespace ({@code /proc/PID/root/...}, for
+ * containers); the mapped inode itself ({@code /proc/PID/map_files/...}, which also reaches deleted or
+ * replaced files but needs CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE).
+ */
+final class LiveModule implements AutoCloseable {
+    private static final String DELETED_SUFFIX = " (deleted)";
+
+    private final String targetPath;
+    private final List<ProcFs.Mapping> mappings;
+    private final long loadBias;
+    private final Optional<String> memoryBuildId;
+    private final OptionalLong dynamicSectionAddress;
+    private final List<Path> fileCandidates;
+    private final List<Path> debugFileDirectories;
+
+    private boolean opened;
+    private Optional<ElfFile> file = Optional.empty();
+    private Optional<ElfFile> debugFile = Optional.empty();
+    private String problem;
+    private final List<ElfFile> toClose = new ArrayList<>();
+
+    LiveModule(int pid, String targetPath, List<ProcFs.Mapping> mappings, long loadBias, Optional<String> memoryBuildId,
+               OptionalLong dynamicSectionAddress, List<Path> debugFileDirectories) {
+        this.targetPath = targetPath;
+        this.mappings = List.copyOf(mappings);
+        this.loadBias = loadBias;
+        this.memoryBuildId = memoryBuildId;
+        this.dynamicSectionAddress = dynamicSectionAddress;
+        this.debugFileDirectories = List.copyOf(debugFileDirectories);
+        this.fileCandidates = fileCandidates(pid, targetPath, mappings);
+    }
+
+    private static List<Path> fileCandidates(int pid, String targetPath, List<ProcFs.Mapping> mappings) {
+        List<Path> candidates = new ArrayList<>();
+        boolean deleted = targetPath.endsWith(DELETED_SUFFIX);
+        String path = deleted ? targetPath.substring(0, targetPath.length() - DELETED_SUFFIX.length()) : targetPath;
+        if (!deleted && path.startsWith("/") && path.indexOf('\0') < 0) {
+            candidates.add(Path.of(path));
+            candidates.add(ProcFs.processDirectory(pid).resolve("root").resolve(path.substring(1)));
+        }
+        mappings.stream().filter(mapping -> mapping.offset() == 0).findFirst().ifPresent(mapping ->
+                candidates.add(ProcFs.processDirectory(pid).resolve("map_files")
+                        .resolve(Long.toHexString(mapping.start()) + "-" + Long.toHexString(mapping.end()))));
+        return List.copyOf(candidates);
+    }
+
+    String targetPath() { return targetPath; }
+
+    /** The module's file name, as symbols and messages name modules ("libomp.so"). */
+    String fileName() {
+        String path = targetPath.endsWith(DELETED_SUFFIX)
+                ? targetPath.substring(0, targetPath.length() - DELETED_SUFFIX.length()) : targetPath;
+        int slash = path.lastIndexOf('/');
+        return slash < 0 ? path : path.substring(slash + 1);
+    }
+
+    long loadBias() { return loadBias; }
+
+    OptionalLong dynamicSectionAddress() { return dynamicSectionAddress; }
+
+    boolean contains(long address) {
+        return mappings.stream().anyMatch(mapping -> mapping.contains(address));
+    }
+
+    LoadedModule toLoadedModule() {
+        return new LoadedModule(Path.of(targetPath), loadBias, memoryBuildId);
+    }
+
+    /**
+     * The defined symbol called {@code name}, with the load bias applied.
+     *
+     * @throws TargetException when no file matching the mapped module can be found, but one with
+     *                         another build-id can (the file was replaced after the process loaded it)
+     */
+    Optional<TargetSymbol> lookupSymbol(String name) {
+        for (ElfSymbolTable table : symbolTables()) {
+            Optional<ElfSymbol> symbol = table.lookup(name);
+            if (symbol.isPresent()) {
+                return symbol.map(this::toTargetSymbol);
+            }
+        }
+        return Optional.empty();
+    }
+
+    private synchronized List<ElfSymbolTable> symbolTables() {
+        open();
+        if (problem != null) {
+            throw new TargetException(problem);
+        }
+        List<ElfSymbolTable> tables = new ArrayList<>(3);
+        file.ifPresent(elf -> tables.add(elf.symbolTable()));
+        debugFile.ifPresent(elf -> tables.add(elf.symbolTable()));
+        file.ifPresent(elf -> tables.add(elf.dynamicSymbolTable()));
+        return tables;
+    }
+
+    private TargetSymbol toTargetSymbol(ElfSymbol symbol) {
+        // A TLS symbol's value is its offset in the module's TLS block, an absolute one is a plain
+        // number: neither moves with the module.
+        long address = symbol.isThreadLocal() || symbol.isAbsolute() ? symbol.value() : loadBias + symbol.value();
+        return new TargetSymbol(symbol.name(), address, symbol.size(), fileName(), symbol.isThreadLocal());
+    }
+
+    private void open() {
+        if (opened) {
+            return;
+        }
+        opened = true;
+        List<String> mismatches = new ArrayList<>();
+        for (Path candidate : fileCandidates) {
+            Optional<ElfFile> elf = openElf(candidate);
+            if (elf.isEmpty()) {
+                continue;
+            }
+            Optional<String> fileBuildId = buildIdOf(elf.get());
+            if (memoryBuildId.isEmpty() || memoryBuildId.equals(fileBuildId)) {
+                file = elf;
+                toClose.add(elf.get());
+                break;
+            }
+            elf.get().close();
+            mismatches.add("%s has %s".formatted(candidate, fileBuildId.map(id -> "build-id " + id).orElse("no build-id")));
+        }
+        if (file.isEmpty() && !mismatches.isEmpty()) {
+            problem = "the process mapped a %s with build-id %s, but %s (the file was replaced after the process "
+                    .formatted(fileName(), memoryBuildId.orElse("?"), String.join(", ", mismatches))
+                    + "loaded it; reading /proc/PID/map_files needs CAP_SYS_ADMIN)";
+            return;
+        }
+        Optional<String> buildId = memoryBuildId.or(() -> file.flatMap(LiveModule::buildIdOf));
+        debugFile = buildId.flatMap(this::findDebugFile);
+    }
+
+    private Optional<ElfFile> openElf(Path path) {
+        if (!Files.isReadable(path)) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(ElfFile.open(path));
+        } catch (IOException | ElfFormatException | SecurityException e) {
+            return Optional.empty();
+        }
+    }
+
+    private static Optional<String> buildIdOf(ElfFile elf) {
+        try {
+            return elf.buildId();
+        } catch (ElfFormatException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** A separate debug file, as gdb finds them: {@code DIR/.build-id/xx/yyyy.debug}. */
+    private Optional<ElfFile> findDebugFile(String buildId) {
+        if (buildId.length() < 3) {
+            return Optional.empty();
+        }
+        for (Path directory : debugFileDirectories) {
+            Path candidate = directory.resolve(".build-id").resolve(buildId.substring(0, 2))
+                    .resolve(buildId.substring(2) + ".debug");
+            Optional<ElfFile> debug = openElf(candidate);
+            if (debug.isPresent() && buildIdOf(debug.get()).equals(Optional.of(buildId))) {
+                toClose.add(debug.get());
+                return debug;
+            }
+            debug.ifPresent(ElfFile::close);
+        }
+        return Optional.empty();
+    }
+
+    @Override
+    public synchronized void close() {
+        toClose.forEach(ElfFile::close);
+        toClose.clear();
+        file = Optional.empty();
+        debugFile = Optional.empty();
+    }
+
+    @Override
+    public String toString() {
+        return "%s (bias 0x%x%s)".formatted(targetPath, loadBias, memoryBuildId.map(id -> ", build-id " + id).orElse(""));
+    }
+}

@@ -1,0 +1,51 @@
+package dev.jompd.core.ompd;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.stream.IntStream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The ICV table keeps the reference libompd's ids, names and scopes (tools written for it keep working). */
+class IcvCatalogueTest {
+    /** LLVM 19 libompd's FOREACH_OMPD_ICV, in order: name and scope of ids 1–30. */
+    private static final List<String> REFERENCE = List.of(
+            "dyn-var THREAD", "run-sched-var TASK", "stacksize-var ADDRESS_SPACE", "cancel-var ADDRESS_SPACE",
+            "max-task-priority-var ADDRESS_SPACE", "debug-var ADDRESS_SPACE", "nthreads-var THREAD",
+            "display-affinity-var ADDRESS_SPACE", "affinity-format-var ADDRESS_SPACE", "default-device-var THREAD",
+            "tool-var ADDRESS_SPACE", "tool-libraries-var ADDRESS_SPACE", "tool-verbose-init-var ADDRESS_SPACE",
+            "levels-var PARALLEL", "active-levels-var PARALLEL", "thread-limit-var TASK", "max-active-levels-var TASK",
+            "bind-var TASK", "num-procs-var ADDRESS_SPACE", "ompd-num-procs-var ADDRESS_SPACE",
+            "thread-num-var THREAD", "ompd-thread-num-var THREAD", "final-task-var TASK", "ompd-final-var TASK",
+            "ompd-final-task-var TASK", "implicit-task-var TASK", "ompd-implicit-var TASK",
+            "ompd-implicit-task-var TASK", "team-size-var PARALLEL", "ompd-team-size-var PARALLEL");
+
+    @Test
+    void idsOneToThirtyAreTheReferences() {
+        IntStream.rangeClosed(1, 30).forEach(id -> {
+            Icv icv = Icv.byId(id).orElseThrow();
+            assertThat(icv.name() + " " + icv.scope()).as("ICV " + id).isEqualTo(REFERENCE.get(id - 1));
+            assertThat(icv.inReference()).isTrue();
+        });
+    }
+
+    @Test
+    void theOpenMp51AdditionsFollowWithUniqueNames() {
+        assertThat(Icv.ALL).extracting(Icv::id).containsExactlyElementsOf(IntStream.rangeClosed(1, 37).boxed().toList());
+        assertThat(Icv.ALL).extracting(Icv::name).doesNotHaveDuplicates()
+                .contains("def-sched-var", "wait-policy-var", "place-partition-var", "target-offload-var",
+                        "def-allocator-var", "nteams-var", "teams-thread-limit-var");
+        assertThat(Icv.byName("nteams-var")).map(Icv::inReference).contains(false);
+    }
+
+    @Test
+    void statesAndReturnCodesCarryTheirSpecValues() {
+        assertThat(ThreadState.of(0x14)).contains(ThreadState.WAIT_BARRIER_EXPLICIT);
+        assertThat(ThreadState.WAIT_BARRIER_EXPLICIT.cName()).isEqualTo("ompt_state_wait_barrier_explicit");
+        assertThat(ThreadState.of(0x999)).isEmpty();
+        assertThat(OmpdRc.CALLBACK_ERROR.code()).isEqualTo(12);
+        assertThat(OmpdRc.STALE_HANDLE.cName()).isEqualTo("ompd_rc_stale_handle");
+        assertThat(Scope.TASK.code()).isEqualTo(6);
+    }
+}
