@@ -117,7 +117,4 @@ final class InspectCommand implements Callable<Integer> {
         }
         return LiveTargets.attach(target.pid);
     }
-
-    /** What was inspected, for the report's header. */
-    record TargetDescription(String kind, String name, String backend, String runtime) {}
 }

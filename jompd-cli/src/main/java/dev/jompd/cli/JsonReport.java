@@ -16,12 +16,12 @@ import java.util.Map;
  * The report as one JSON document, schema {@value #SCHEMA} (documented in the README). Addresses are
  * "0x…" strings (64-bit values do not survive JSON numbers); regions are referred to by their id.
  */
-final class JsonReport {
-    static final String SCHEMA = "jompd-inspect/1";
+public final class JsonReport {
+    public static final String SCHEMA = "jompd-inspect/1";
 
     private JsonReport() {}
 
-    static String render(InspectCommand.TargetDescription target, ProcessSnapshot snapshot, Symbolizer symbols) {
+    public static String render(TargetDescription target, ProcessSnapshot snapshot, Symbolizer symbols) {
         JsonObject root = new JsonObject();
         root.addProperty("schema", SCHEMA);
         JsonObject targetJson = new JsonObject();

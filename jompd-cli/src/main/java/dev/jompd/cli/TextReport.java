@@ -25,7 +25,7 @@ final class TextReport {
         this.symbols = symbols;
     }
 
-    String render(InspectCommand.TargetDescription target, ProcessSnapshot snapshot) {
+    String render(TargetDescription target, ProcessSnapshot snapshot) {
         StringBuilder out = new StringBuilder();
         out.append(bold("OpenMP process")).append(' ').append(target.name()).append(" (").append(target.backend())
                 .append(")\n  runtime ").append(target.runtime()).append(", OpenMP ").append(snapshot.ompVersion())

@@ -7,6 +7,9 @@ import java.util.OptionalLong;
  * which runtime field or address failed where memory is involved.
  */
 public class OmpdException extends RuntimeException {
+    private static final java.util.Set<OmpdRc> EXPECTED_ANSWERS =
+            java.util.EnumSet.of(OmpdRc.UNAVAILABLE, OmpdRc.NEEDS_STATE_TRACKING, OmpdRc.INCOMPATIBLE);
+
     private final OmpdRc rc;
     private final OptionalLong address;
 
@@ -15,7 +18,9 @@ public class OmpdException extends RuntimeException {
     }
 
     public OmpdException(OmpdRc rc, String message, OptionalLong address, Throwable cause) {
-        super(rc.cName() + ": " + message, cause);
+        // Answers that only say "not here" (the outermost region's parent, states without OMP_DEBUG,
+        // the string-only ICVs' integer form) are part of normal walks: no stack trace to fill.
+        super(rc.cName() + ": " + message, cause, true, !EXPECTED_ANSWERS.contains(rc));
         this.rc = rc;
         this.address = address;
     }

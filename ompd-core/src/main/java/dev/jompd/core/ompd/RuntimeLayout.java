@@ -24,6 +24,8 @@ public final class RuntimeLayout {
     private final TargetMemory memory;
     private final String runtimeModule;
     private final Map<String, Long> breadcrumbs = new ConcurrentHashMap<>();
+    /** offset and size by type, then field: the hot path, without building symbol names. */
+    private final Map<String, Map<String, long[]>> fields = new ConcurrentHashMap<>();
     private final Map<String, Optional<TargetSymbol>> symbols = new ConcurrentHashMap<>();
 
     private RuntimeLayout(AddressSpace target, TargetMemory memory, String runtimeModule) {
@@ -77,14 +79,24 @@ public final class RuntimeLayout {
 
     /** offsetof(type, field). */
     public long offset(String type, String field) {
-        require(LayoutCatalogue.FIELD_SET.contains(new Field(type, field)), type + "." + field);
-        return breadcrumb("ompd_access__" + type + "__" + field);
+        return member(type, field)[0];
     }
 
     /** sizeof(((type *)0)->field). */
     public long fieldSize(String type, String field) {
+        return member(type, field)[1];
+    }
+
+    private long[] member(String type, String field) {
+        long[] known = fields.computeIfAbsent(type, t -> new ConcurrentHashMap<>()).get(field);
+        if (known != null) {
+            return known;
+        }
         require(LayoutCatalogue.FIELD_SET.contains(new Field(type, field)), type + "." + field);
-        return breadcrumb("ompd_sizeof__" + type + "__" + field);
+        long[] resolved = {breadcrumb("ompd_access__" + type + "__" + field),
+                breadcrumb("ompd_sizeof__" + type + "__" + field)};
+        fields.get(type).put(field, resolved);
+        return resolved;
     }
 
     /** sizeof(type). */

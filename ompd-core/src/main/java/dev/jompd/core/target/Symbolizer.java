@@ -37,6 +37,9 @@ public final class Symbolizer implements AutoCloseable {
 
     /** The function containing {@code address}, when some module's symbol table has it. */
     public Optional<Location> locate(long address) {
+        if (address == 0) {
+            return Optional.empty(); // NULL: not worth opening every module's symbol table
+        }
         for (LoadedModule module : modules) {
             List<Function> table = functions.computeIfAbsent(module, Symbolizer::load);
             long fileAddress = address - module.loadBias();

@@ -78,7 +78,7 @@ public class AttachException extends TargetException {
             }
             tracer = OptionalInt.of((int) processTracer.getAsLong());
         }
-        int tracerPid = tracer.getAsInt();
+        long tracerPid = ProcFs.threadGroupOf(tracer.getAsInt());
         Optional<String> name = ProcFs.command(tracerPid);
         String who = tracerPid == ProcessHandle.current().pid()
                 ? "this JVM (another LiveProcessAddressSpace is open on it; close that first)"

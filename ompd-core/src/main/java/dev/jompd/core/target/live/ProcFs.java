@@ -1,6 +1,8 @@
 package dev.jompd.core.target.live;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -15,6 +17,7 @@ import java.util.OptionalLong;
 final class ProcFs {
     private static final Path PROC = Path.of("/proc");
     private static final int CAP_SYS_PTRACE = 19;
+    private static final int READ_SIZE = 64 * 1024;
 
     private ProcFs() {}
 
@@ -97,6 +100,17 @@ final class ProcFs {
                 .findFirst());
     }
 
+    /**
+     * The process a thread belongs to (its thread group id): TracerPid names the tracer's thread, not
+     * necessarily its process.
+     */
+    static long threadGroupOf(long tid) {
+        if (tid <= 0 || tid > Integer.MAX_VALUE) {
+            return tid;
+        }
+        return statusNumber((int) tid, "Tgid").orElse(tid);
+    }
+
     /** The real uid of a process (first number of the {@code Uid:} line). */
     static OptionalLong uid(int pid) {
         return statusNumber(pid, "Uid");
@@ -150,7 +164,9 @@ final class ProcFs {
     /** The mappings of {@code /proc/PID/maps}, in address order. */
     static List<Mapping> mappings(int pid) throws IOException {
         List<Mapping> mappings = new ArrayList<>();
-        for (String line : Files.readAllLines(processDirectory(pid).resolve("maps"), StandardCharsets.UTF_8)) {
+        // Paths are bytes: decode leniently, a path that is not UTF-8 must not lose the whole table.
+        String maps = new String(readBytes(processDirectory(pid).resolve("maps")), StandardCharsets.UTF_8);
+        for (String line : maps.lines().toList()) {
             parseMapping(line).ifPresent(mappings::add);
         }
         return mappings;
@@ -206,11 +222,27 @@ final class ProcFs {
         return Long.parseUnsignedLong(digits, 16);
     }
 
+    /**
+     * A /proc file's text. Read with large reads from offset 0: sysctl files answer only a read that
+     * starts at offset 0 (the JDK's {@code Files.readString} reads a size-0 file one byte first, and
+     * gets "3" of "32768").
+     */
     static Optional<String> read(Path file) {
         try {
-            return Optional.of(Files.readString(file, StandardCharsets.ISO_8859_1));
+            return Optional.of(new String(readBytes(file), StandardCharsets.ISO_8859_1));
         } catch (IOException | RuntimeException e) {
             return Optional.empty();
+        }
+    }
+
+    private static byte[] readBytes(Path file) throws IOException {
+        try (InputStream in = Files.newInputStream(file)) {
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            byte[] buffer = new byte[READ_SIZE];
+            for (int n; (n = in.read(buffer)) > 0; ) {
+                bytes.write(buffer, 0, n);
+            }
+            return bytes.toByteArray();
         }
     }
 }

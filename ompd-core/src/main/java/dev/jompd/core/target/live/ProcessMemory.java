@@ -10,6 +10,8 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.StandardOpenOption;
 import java.util.Objects;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * Reads a live process's memory: {@code process_vm_readv} (one system call per range, no ptrace stop
@@ -18,8 +20,8 @@ import java.util.Objects;
  * Neither needs the tracer thread, so reads run on the caller's thread; both are thread-safe.
  */
 final class ProcessMemory implements AutoCloseable {
-    /** Largest range read with one call: bounds the native buffer. */
-    private static final int MAX_CHUNK = 1 << 20;
+    /** Largest range read with one call: the size of each native buffer. */
+    private static final int MAX_CHUNK = 128 * 1024;
 
     private final int pid;
     private final String backendName;
@@ -27,6 +29,19 @@ final class ProcessMemory implements AutoCloseable {
     private volatile String closedReason;
     private FileChannel procMem;
     private String procMemProblem;
+    /** Native buffers for process_vm_readv, reused: allocating per read doubled the cost of a 4 KiB read. */
+    private final Queue<ReadBuffer> buffers = new ConcurrentLinkedQueue<>();
+
+    /** One read's native memory: the bytes, both iovecs and the errno slot. Used by one thread at a time. */
+    private record ReadBuffer(MemorySegment bytes, MemorySegment localIovec, MemorySegment remoteIovec, MemorySegment callState) {
+        static ReadBuffer allocate() {
+            Arena arena = Arena.ofAuto(); // freed by the GC with the buffer
+            MemorySegment bytes = arena.allocate(MAX_CHUNK, 16);
+            MemorySegment localIovec = arena.allocate(16, 8);
+            localIovec.set(ValueLayout.JAVA_LONG, 0, bytes.address());
+            return new ReadBuffer(bytes, localIovec, arena.allocate(16, 8), LinuxNative.allocateCallState(arena));
+        }
+    }
 
     ProcessMemory(int pid, String backendName) {
         this.pid = pid;
@@ -79,15 +94,15 @@ final class ProcessMemory implements AutoCloseable {
     private record Attempt(int bytes, String problem) {}
 
     private Attempt readWithVmReadv(long address, byte[] buffer, int offset, int length) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment local = arena.allocate(length);
-            MemorySegment localIovec = arena.allocate(16, 8);
-            localIovec.set(ValueLayout.JAVA_LONG, 0, local.address());
-            localIovec.set(ValueLayout.JAVA_LONG, 8, length);
-            MemorySegment remoteIovec = arena.allocate(16, 8);
-            remoteIovec.set(ValueLayout.JAVA_LONG, 0, address);
-            remoteIovec.set(ValueLayout.JAVA_LONG, 8, length);
-            LinuxNative.Result result = LinuxNative.processVmReadv(LinuxNative.allocateCallState(arena), pid, localIovec, remoteIovec);
+        ReadBuffer scratch = buffers.poll();
+        if (scratch == null) {
+            scratch = ReadBuffer.allocate();
+        }
+        try {
+            scratch.localIovec().set(ValueLayout.JAVA_LONG, 8, length);
+            scratch.remoteIovec().set(ValueLayout.JAVA_LONG, 0, address);
+            scratch.remoteIovec().set(ValueLayout.JAVA_LONG, 8, length);
+            LinuxNative.Result result = LinuxNative.processVmReadv(scratch.callState(), pid, scratch.localIovec(), scratch.remoteIovec());
             if (result.failed()) {
                 if (result.errno() == LinuxNative.ENOSYS || result.errno() == LinuxNative.EPERM) {
                     vmReadvUsable = false; // not available here: use /proc/PID/mem from now on
@@ -95,8 +110,10 @@ final class ProcessMemory implements AutoCloseable {
                 return new Attempt(0, result.errnoName());
             }
             int read = (int) result.value();
-            MemorySegment.copy(local, ValueLayout.JAVA_BYTE, 0, buffer, offset, read);
+            MemorySegment.copy(scratch.bytes(), ValueLayout.JAVA_BYTE, 0, buffer, offset, read);
             return new Attempt(read, read == 0 ? "read nothing" : null);
+        } finally {
+            buffers.offer(scratch);
         }
     }
 

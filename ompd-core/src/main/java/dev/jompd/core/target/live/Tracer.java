@@ -38,6 +38,8 @@ final class Tracer {
     private final Map<Integer, Integer> stopped = new LinkedHashMap<>();
     /** Threads seized and interrupted whose stop has not been reported yet. */
     private final Set<Integer> pending = new LinkedHashSet<>();
+    /** Every thread seized, in the order the scans found them (the leader first). */
+    private final List<Integer> seizeOrder = new ArrayList<>();
 
     /** A thread held in a ptrace stop, with its registers (user_regs_struct, in order). */
     record StoppedThread(int tid, long[] registers) {}
@@ -122,6 +124,7 @@ final class Tracer {
                 seizedAny = true;
                 found = true;
                 pending.add(tid);
+                seizeOrder.add(tid);
                 // ESRCH here means it died just now: waitpid reports its exit below.
                 LinuxNative.ptrace(callState, LinuxNative.PTRACE_INTERRUPT, tid, 0, MemorySegment.NULL);
             }
@@ -137,7 +140,10 @@ final class Tracer {
                     : "process %d has no threads left (it is exiting or a zombie)".formatted(pid));
         }
         List<StoppedThread> threads = new ArrayList<>(stopped.size());
-        for (int tid : List.copyOf(stopped.keySet())) {
+        for (int tid : seizeOrder) {
+            if (!stopped.containsKey(tid)) {
+                continue; // exited during the attach
+            }
             LinuxNative.Result result = LinuxNative.ptrace(callState, LinuxNative.PTRACE_GETREGS, tid, 0, registers);
             if (result.failed()) {
                 if (result.errno() == LinuxNative.ESRCH) {

@@ -1,0 +1,122 @@
+package dev.jompd.cli.bench;
+
+import dev.jompd.cli.Jompd;
+import dev.jompd.testkit.Fixture;
+import dev.jompd.testkit.FixtureRun;
+import dev.jompd.testkit.Fixtures;
+import dev.jompd.testkit.Runtimes;
+import dev.jompd.testkit.StoppedFixture;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * `jompd inspect --core` on the 256-thread fixture: cold (a new JVM per run, with and without the
+ * AppCDS archive) and warm (in one JVM), beside gdb with LLVM's reference plugin loading the same core
+ * and dumping what it can, in one run. Usage: CliBenchmark DISTRIBUTION_DIR [runs]
+ */
+public final class CliBenchmark {
+    public static void main(String[] args) throws Exception {
+        Path distribution = Path.of(args.length > 0 ? args[0] : "jompd-cli/target/jompd");
+        int runs = args.length > 1 ? Integer.parseInt(args[1]) : 5;
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.NESTED, "16", "16"));
+        String core = fixture.core().toString();
+        Path launcher = distribution.resolve("bin/jompd");
+        System.out.printf("fixture nested 16 16: %d OpenMP threads recorded, core %s (%d MiB)%n",
+                fixture.facts().threadCount(), core, Files.size(fixture.core()) >> 20);
+
+        command(List.of(launcher.toString(), "inspect", "--core", core, "--json"), Map.of()); // creates the CDS archive
+        double coldCds = median(runs, () -> command(List.of(launcher.toString(), "inspect", "--core", core, "--json"), Map.of()));
+        double coldNoCds = median(runs, () -> command(List.of(launcher.toString(), "inspect", "--core", core, "--json"),
+                Map.of("JOMPD_NO_CDS", "1")));
+        PrintStream stdout = System.out;
+        for (int i = 0; i < 10; i++) {
+            inProcess(core);
+        }
+        double warm = median(runs * 4, () -> inProcess(core));
+        System.setOut(stdout);
+
+        Path plugin = Runtimes.referenceGdbPluginDirectory(Runtimes.DEFAULT_VERSION).resolve("ompd/__init__.py");
+        List<String> gdb = new ArrayList<>(List.of("gdb", "-batch", "-nx", "-ex", "set pagination off",
+                "-ex", "source " + plugin, fixture.executable().toString(), core,
+                "-ex", "ompd init", "-ex", "ompd threads", "-ex", "ompd parallel", "-ex", "ompd icvs"));
+        long start = System.nanoTime();
+        ProcessResult reference = run(gdb, Map.of());
+        double referenceMs = (System.nanoTime() - start) / 1e6;
+        boolean crashed = reference.exitCode() != 0 || reference.output().contains("Fatal signal");
+        long referenceThreadLines = reference.output().lines().filter(l -> l.matches("\\s*\\d+\\s+0x.*")).count();
+
+        System.out.println();
+        System.out.printf("%-52s %12s%n", "measurement (median of " + runs + ")", "ms");
+        System.out.printf("%-52s %12.1f%n", "jompd inspect --core --json, cold, AppCDS", coldCds);
+        System.out.printf("%-52s %12.1f%n", "jompd inspect --core --json, cold, no CDS", coldNoCds);
+        System.out.printf("%-52s %12.1f%n", "jompd inspect --core --json, warm JVM", warm);
+        System.out.printf("%-52s %12.1f%s%n", "gdb + reference plugin: init, threads, parallel, icvs", referenceMs,
+                crashed ? "  (gdb crashed or failed: exit " + reference.exitCode() + ")" : "");
+        System.out.printf("ratio reference / jompd cold: %.1fx, reference / jompd warm: %.1fx%n",
+                referenceMs / coldCds, referenceMs / warm);
+        System.out.printf("reference listed %d thread lines; jompd reports every one of the %d OpenMP threads%n",
+                referenceThreadLines, fixture.facts().threadCount());
+        System.exit(0);
+    }
+
+    private static double inProcess(String core) {
+        PrintStream stdout = System.out;
+        long start = System.nanoTime();
+        System.setOut(new PrintStream(new ByteArrayOutputStream()));
+        try {
+            if (Jompd.run("inspect", "--core", core, "--json") != 0) {
+                throw new IllegalStateException("jompd failed");
+            }
+        } finally {
+            System.setOut(stdout);
+        }
+        return (System.nanoTime() - start) / 1e6;
+    }
+
+    private static double command(List<String> command, Map<String, String> env) {
+        long start = System.nanoTime();
+        ProcessResult result = run(command, env);
+        if (result.exitCode() != 0) {
+            throw new IllegalStateException(String.join(" ", command) + " failed: " + result.output());
+        }
+        return (System.nanoTime() - start) / 1e6;
+    }
+
+    record ProcessResult(int exitCode, String output) {}
+
+    private static ProcessResult run(List<String> command, Map<String, String> env) {
+        try {
+            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+            builder.environment().putAll(env);
+            Process process = builder.start();
+            String output = new String(process.getInputStream().readAllBytes());
+            return new ProcessResult(process.waitFor(), output);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private interface Timed {
+        double run();
+    }
+
+    private static double median(int runs, Timed timed) {
+        List<Double> times = new ArrayList<>();
+        for (int i = 0; i < runs; i++) {
+            times.add(timed.run());
+        }
+        Collections.sort(times);
+        return times.get(times.size() / 2);
+    }
+}

@@ -1,0 +1,541 @@
+package dev.jompd.core.target.live;
+
+import dev.jompd.core.elf.ByteView;
+import dev.jompd.core.elf.ElfFile;
+import dev.jompd.core.elf.ElfFormatException;
+import dev.jompd.core.elf.ElfHeader;
+import dev.jompd.core.elf.ElfNote;
+import dev.jompd.core.elf.ProgramHeader;
+import dev.jompd.core.target.AddressSpace;
+import dev.jompd.core.target.LoadedModule;
+import dev.jompd.core.target.MemoryReadException;
+import dev.jompd.core.target.TargetArchitecture;
+import dev.jompd.core.target.TargetException;
+import dev.jompd.core.target.TargetSymbol;
+import dev.jompd.core.target.TargetThread;
+
+import java.io.IOException;
+import java.lang.ref.Cleaner;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+
+/**
+ * A running x86-64 Linux process, stopped, seen as an address space: one stop of it.
+ *
+ * <p><b>Attached mode</b> ({@link #attach(long)}): jompd becomes the process's tracer. Every thread is
+ * seized and interrupted ({@code PTRACE_SEIZE} + {@code PTRACE_INTERRUPT}, so no signal is sent that
+ * the program could notice) and held in a ptrace stop; {@code /proc/PID/task} is scanned again until a
+ * scan made while every known thread is stopped finds no new one, so threads created during the attach
+ * are caught too. Registers come from {@code PTRACE_GETREGS}, named as the core backend names them
+ * ({@code r15} … {@code gs}, {@code fs_base} among them). All ptrace and waitpid calls run on one
+ * dedicated platform thread, the tracer (ptrace belongs to the thread that attached). {@link #close()}
+ * detaches every thread ({@code PTRACE_DETACH}, handing back any signal a thread was stopped for) and
+ * the program goes on exactly as before: interrupted system calls restart, a group stop stays a stop.
+ *
+ * <p><b>Read-only mode</b> ({@link #readOnly(long)}): for a process another debugger (gdb) already holds
+ * stopped; no ptrace call at all. Threads come from {@code /proc/PID/task}. Registers cannot be read
+ * without being the tracer, so each thread has only {@code fs_base}, found in glibc's own thread lists
+ * (see {@code GlibcThreads}: LWP → {@code struct pthread}, whose address is the thread pointer), and
+ * {@code rsp}/{@code rip} from {@code /proc/PID/task/TID/syscall}. That is enough to map LWPs to
+ * pthreads and hence to OpenMP threads; unwinding or anything else needing other registers is not
+ * possible. The other debugger decides when the process runs: a read-only space is only as consistent
+ * as that debugger keeps the process stopped.
+ *
+ * <p><b>Snapshot semantics</b>: an instance is one stop. Its thread list, registers and module list are
+ * taken when it opens and never change; memory is read live but cannot change while the process is
+ * stopped. There is no resume: {@link #close()} lets the process go, and every later read fails with
+ * {@link MemoryReadException}; to look again, attach again (attaching takes milliseconds).
+ *
+ * <p><b>Memory</b> is read with {@code process_vm_readv}, falling back to {@code /proc/PID/mem}; a failed
+ * read throws {@link MemoryReadException} with the address, the length and this backend's name, never
+ * zeros; once the process is gone (killed under us) the message says it exited. <b>Modules</b> are the
+ * ELF files of {@code /proc/PID/maps}, with the load bias and build-id read from the ELF headers in the
+ * process's memory, the executable ({@code /proc/PID/exe}) first, then the libraries in the dynamic
+ * linker's load order. <b>Symbols</b> come from the files (.symtab, a build-id debug file, .dynsym).
+ *
+ * <p>A process that is this JVM's own child cannot be attached (see
+ * {@link AttachException.Reason#CHILD_OF_THIS_JVM}): the JDK's process reaper thread waits on it, and
+ * a thread of the tracer's process waiting on its child takes that child's ptrace stops, after which the
+ * JDK believes the process ended. Start such a process through an intermediate process (a shell that
+ * forks it) or use read-only mode.
+ *
+ * <p>Thread-safe. Errors while opening are {@link AttachException}s saying why in words a user can act
+ * on (no such process, ptrace_scope, CAP_SYS_PTRACE, which debugger already traces it, ...).
+ */
+public final class LiveProcessAddressSpace implements AddressSpace {
+    private static final Duration DEFAULT_STOP_TIMEOUT = Duration.ofSeconds(10);
+    private static final Cleaner CLEANER = Cleaner.create(task -> Thread.ofPlatform().daemon()
+            .name("jompd-live-cleaner").unstarted(task));
+    private static final long PAGE_SIZE = 4096;
+    private static final int MAX_IN_MEMORY_PROGRAM_HEADERS = 1024;
+    private static final long MAX_IN_MEMORY_NOTE_BYTES = 64 * 1024;
+    private static final int MAX_DYNAMIC_ENTRIES = 4096;
+    private static final int MAX_LINK_MAP_ENTRIES = 4096;
+    private static final long DT_NULL = 0;
+    private static final long DT_DEBUG = 21;
+    /** user_regs_struct, in order (the core backend's names). */
+    static final List<String> REGISTER_NAMES = List.of(
+            "r15", "r14", "r13", "r12", "rbp", "rbx", "r11", "r10", "r9", "r8", "rax", "rcx", "rdx",
+            "rsi", "rdi", "orig_rax", "rip", "cs", "eflags", "rsp", "ss", "fs_base", "gs_base", "ds",
+            "es", "fs", "gs");
+
+    /** How the process is held. */
+    public enum Mode {
+        /** jompd is the tracer and holds every thread in a ptrace stop. */
+        ATTACHED,
+        /** Another debugger holds the process; jompd only reads. */
+        READ_ONLY
+    }
+
+    private final int pid;
+    private final Mode mode;
+    private final String name;
+    private final ProcessMemory memory;
+    private final Tracer tracer;
+    private final Cleaner.Cleanable cleanable;
+    private final List<Path> debugFileDirectories;
+    private List<TargetThread> threads = List.of();
+    private List<LiveModule> modules = List.of();
+    private Optional<LiveModule> executable = Optional.empty();
+    private Optional<String> threadPointerProblem = Optional.empty();
+    private Duration stopDuration = Duration.ZERO;
+    private volatile boolean closed;
+
+    /** Options for opening a process; finish with {@link #attach()} or {@link #openReadOnly()}. */
+    public static final class Builder {
+        private final long pid;
+        private List<Path> debugFileDirectories = List.of(Path.of("/usr/lib/debug"));
+        private Duration stopTimeout = DEFAULT_STOP_TIMEOUT;
+
+        private Builder(long pid) {
+            this.pid = pid;
+        }
+
+        /** Where separate debug files live ({@code DIR/.build-id/xx/yyyy.debug}); empty disables them. */
+        public Builder withDebugFileDirectories(List<Path> directories) {
+            this.debugFileDirectories = List.copyOf(directories);
+            return this;
+        }
+
+        /** How long to wait for every thread to stop (default 10 s; only threads in uninterruptible sleep take long). */
+        public Builder withStopTimeout(Duration timeout) {
+            this.stopTimeout = Objects.requireNonNull(timeout);
+            return this;
+        }
+
+        /**
+         * Attaches with ptrace and stops every thread.
+         *
+         * @throws AttachException when the process cannot be attached (the message says why)
+         */
+        public LiveProcessAddressSpace attach() {
+            int id = checkPid(pid);
+            if (id == ProcessHandle.current().pid()) {
+                throw new AttachException(pid, AttachException.Reason.SELF,
+                        "process %d is this JVM: a process cannot ptrace itself".formatted(pid));
+            }
+            if (ProcFs.statusNumber(id, "PPid").orElse(-1) == ProcessHandle.current().pid()) {
+                throw new AttachException(pid, AttachException.Reason.CHILD_OF_THIS_JVM,
+                        ("process %d is a child of this JVM: the JDK's process reaper thread waits on it and would take its "
+                                + "ptrace stops (the JDK would then believe it ended); start it through an intermediate process "
+                                + "(a shell that forks it), or open it with readOnly() while another debugger holds it").formatted(pid));
+            }
+            Optional<AttachException> traced = AttachException.alreadyTraced(id, id);
+            if (traced.isPresent()) {
+                throw traced.get();
+            }
+            Tracer tracer = new Tracer(id);
+            LiveProcessAddressSpace space = null;
+            try {
+                long start = System.nanoTime();
+                List<Tracer.StoppedThread> stopped = tracer.attach(stopTimeout);
+                Duration stopDuration = Duration.ofNanos(System.nanoTime() - start);
+                space = new LiveProcessAddressSpace(id, Mode.ATTACHED, tracer, debugFileDirectories);
+                space.stopDuration = stopDuration;
+                space.threads = stopped.stream().map(LiveProcessAddressSpace::toTargetThread).toList();
+                space.discoverModules();
+                return space;
+            } catch (RuntimeException | Error e) {
+                if (space != null) {
+                    space.closeQuietly();
+                } else {
+                    tracer.detach();
+                }
+                throw e;
+            }
+        }
+
+        /**
+         * Opens a process another debugger holds stopped, without ptrace.
+         *
+         * @throws AttachException when there is no such process, or some thread of it is running
+         */
+        public LiveProcessAddressSpace openReadOnly() {
+            int id = checkPid(pid);
+            List<Integer> tids = ProcFs.threadIds(id);
+            if (tids.isEmpty()) {
+                throw AttachException.noSuchProcess(pid);
+            }
+            for (int tid : tids) {
+                Optional<Character> state = ProcFs.threadState(id, tid);
+                if (state.isPresent() && "tTZX".indexOf(state.get()) < 0) {
+                    throw new AttachException(pid, AttachException.Reason.NOT_STOPPED,
+                            ("thread %d of process %d is running (state %s): read-only mode reads a process another debugger holds "
+                                    + "stopped; attach with LiveProcessAddressSpace.attach(%d) instead").formatted(tid, pid, state.get(), pid));
+                }
+            }
+            LiveProcessAddressSpace space = new LiveProcessAddressSpace(id, Mode.READ_ONLY, null, debugFileDirectories);
+            try {
+                space.discoverModules();
+                space.threads = space.readOnlyThreads(tids);
+                return space;
+            } catch (RuntimeException | Error e) {
+                space.closeQuietly();
+                throw e;
+            }
+        }
+    }
+
+    /** Options for opening process {@code pid}. */
+    public static Builder builder(long pid) {
+        return new Builder(pid);
+    }
+
+    /**
+     * Attaches to process {@code pid} with ptrace and stops every thread, with the default options.
+     *
+     * @throws AttachException when the process cannot be attached (the message says why)
+     */
+    public static LiveProcessAddressSpace attach(long pid) {
+        return builder(pid).attach();
+    }
+
+    /**
+     * Opens process {@code pid}, which another debugger holds stopped, without ptrace.
+     *
+     * @throws AttachException when there is no such process, or some thread of it is running
+     */
+    public static LiveProcessAddressSpace readOnly(long pid) {
+        return builder(pid).openReadOnly();
+    }
+
+    private static int checkPid(long pid) {
+        if (pid <= 0 || pid > Integer.MAX_VALUE) {
+            throw new AttachException(pid, AttachException.Reason.NO_SUCH_PROCESS, "%d is not a process id".formatted(pid));
+        }
+        if (!ProcFs.exists((int) pid)) {
+            throw AttachException.noSuchProcess(pid);
+        }
+        return (int) pid;
+    }
+
+    private LiveProcessAddressSpace(int pid, Mode mode, Tracer tracer, List<Path> debugFileDirectories) {
+        this.pid = pid;
+        this.mode = mode;
+        this.name = mode == Mode.ATTACHED ? "pid:" + pid : "pid:" + pid + " (read-only)";
+        this.memory = new ProcessMemory(pid, name);
+        this.tracer = tracer;
+        this.debugFileDirectories = debugFileDirectories;
+        // Forgotten without close(): detach anyway once unreachable. The action holds only the tracer.
+        this.cleanable = tracer == null ? null : CLEANER.register(this, tracer::detach);
+    }
+
+    private static TargetThread toTargetThread(Tracer.StoppedThread stopped) {
+        Map<String, Long> registers = new LinkedHashMap<>();
+        for (int i = 0; i < REGISTER_NAMES.size(); i++) {
+            registers.put(REGISTER_NAMES.get(i), stopped.registers()[i]);
+        }
+        return new TargetThread(stopped.tid(), registers);
+    }
+
+    private List<TargetThread> readOnlyThreads(List<Integer> tids) {
+        GlibcThreads.Result glibc = GlibcThreads.read(this);
+        threadPointerProblem = glibc.problem();
+        List<TargetThread> result = new ArrayList<>(tids.size());
+        for (int tid : tids) {
+            Map<String, Long> registers = new LinkedHashMap<>();
+            ProcFs.stackAndInstructionPointer(pid, tid).ifPresent(pointers -> {
+                registers.put("rsp", pointers[0]);
+                registers.put("rip", pointers[1]);
+            });
+            Long pthread = glibc.pthreadsByTid().get(tid);
+            if (pthread != null) {
+                registers.put("fs_base", pthread);
+            }
+            result.add(new TargetThread(tid, registers));
+        }
+        return List.copyOf(result);
+    }
+
+    // ---------------------------------------------------------------- AddressSpace
+
+    @Override
+    public String name() { return name; }
+
+    @Override
+    public TargetArchitecture architecture() { return TargetArchitecture.X86_64_LINUX; }
+
+    @Override
+    public void read(long address, byte[] buffer, int offset, int length) throws MemoryReadException {
+        memory.read(address, buffer, offset, length);
+    }
+
+    @Override
+    public Optional<TargetSymbol> lookupSymbol(String symbolName) {
+        for (LiveModule module : modules) {
+            Optional<TargetSymbol> symbol = module.lookupSymbol(symbolName);
+            if (symbol.isPresent()) {
+                return symbol;
+            }
+        }
+        return Optional.empty();
+    }
+
+    @Override
+    public Optional<TargetSymbol> lookupSymbol(String symbolName, String moduleNameFragment) {
+        for (LiveModule module : modules) {
+            if (module.fileName().contains(moduleNameFragment)) {
+                Optional<TargetSymbol> symbol = module.lookupSymbol(symbolName);
+                if (symbol.isPresent()) {
+                    return symbol;
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    @Override
+    public List<LoadedModule> modules() {
+        return modules.stream().map(LiveModule::toLoadedModule).toList();
+    }
+
+    /** The threads as they were when this stop began, the thread group leader (main thread) first. */
+    @Override
+    public List<TargetThread> threads() { return threads; }
+
+    /**
+     * Detaches from every thread (attached mode) and lets the process run on exactly as before; later
+     * reads fail. Idempotent.
+     *
+     * @throws TargetException when some thread could not be detached (it is released anyway when the
+     *                         tracer thread ends, which this call makes it do)
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        memory.close();
+        modules.forEach(LiveModule::close);
+        if (cleanable != null) {
+            List<String> problems = tracer.detach();
+            cleanable.clean(); // already detached: this only unregisters
+            if (!problems.isEmpty()) {
+                throw new TargetException(name + ": detaching: " + String.join("; ", problems));
+            }
+        }
+    }
+
+    private void closeQuietly() {
+        try {
+            close();
+        } catch (TargetException ignored) {
+            // the original failure is what the caller needs to see
+        }
+    }
+
+    // ---------------------------------------------------------------- beyond AddressSpace
+
+    /** The process id. */
+    public long pid() { return pid; }
+
+    /** Whether jompd holds the process (attached) or another debugger does (read-only). */
+    public Mode mode() { return mode; }
+
+    /** The executable's module. */
+    public Optional<LoadedModule> executable() { return executable.map(LiveModule::toLoadedModule); }
+
+    /**
+     * Read-only mode: why the threads carry no {@code fs_base} (glibc's thread list could not be read),
+     * when that is so. Always empty in attached mode.
+     */
+    public Optional<String> threadPointerProblem() { return threadPointerProblem; }
+
+    /** How long seizing and stopping every thread took (attached mode). */
+    Duration stopDuration() { return stopDuration; }
+
+    @Override
+    public String toString() {
+        return name;
+    }
+
+    // ---------------------------------------------------------------- modules
+
+    /** What a module's ELF headers in memory say about its layout. */
+    private record ModuleLayout(long loadBias, OptionalLong dynamicSectionAddress, Optional<String> buildId) {}
+
+    private void discoverModules() {
+        List<ProcFs.Mapping> mappings;
+        try {
+            mappings = ProcFs.mappings(pid);
+        } catch (IOException e) {
+            if (!ProcFs.exists(pid)) {
+                throw new AttachException(pid, AttachException.Reason.EXITED_DURING_ATTACH,
+                        "process %d exited while jompd attached to it".formatted(pid));
+            }
+            throw new TargetException("%s: cannot read /proc/%d/maps: %s".formatted(name, pid, e), e);
+        }
+        Map<String, List<ProcFs.Mapping>> byPath = new LinkedHashMap<>();
+        for (ProcFs.Mapping mapping : mappings) {
+            if (mapping.fileBacked()) {
+                byPath.computeIfAbsent(mapping.path(), unused -> new ArrayList<>()).add(mapping);
+            }
+        }
+        Optional<String> executablePath = ProcFs.executable(pid);
+        List<LiveModule> found = new ArrayList<>();
+        LiveModule executableModule = null;
+        for (Map.Entry<String, List<ProcFs.Mapping>> entry : byPath.entrySet()) {
+            Optional<ProcFs.Mapping> header = entry.getValue().stream().filter(m -> m.offset() == 0).findFirst();
+            if (header.isEmpty()) {
+                continue; // ld.so maps every ELF file from offset 0: this is not one
+            }
+            Optional<ModuleLayout> layout = layoutInMemory(header.get().start());
+            if (layout.isEmpty()) {
+                continue; // a data file (locale archive, font cache), not a module
+            }
+            LiveModule module = new LiveModule(pid, entry.getKey(), entry.getValue(), layout.get().loadBias(),
+                    layout.get().buildId(), layout.get().dynamicSectionAddress(), debugFileDirectories);
+            found.add(module);
+            if (executablePath.isPresent() && executablePath.get().equals(entry.getKey())) {
+                executableModule = module;
+            }
+        }
+        this.executable = Optional.ofNullable(executableModule);
+        this.modules = List.copyOf(inLoadOrder(executable, found));
+    }
+
+    /** The layout from the ELF headers at {@code headerAddress} in the process's memory, with the build-id. */
+    private Optional<ModuleLayout> layoutInMemory(long headerAddress) {
+        try {
+            ByteView headerBytes = readView(headerAddress, ElfHeader.SIZE);
+            if (!ElfHeader.hasElfMagic(headerBytes)) {
+                return Optional.empty();
+            }
+            ElfHeader header = ElfHeader.parse(headerBytes);
+            int count = header.programHeaderCount();
+            if ((header.type() != ElfHeader.ET_EXEC && header.type() != ElfHeader.ET_DYN) || count == 0
+                    || count > MAX_IN_MEMORY_PROGRAM_HEADERS || header.programHeaderEntrySize() != ProgramHeader.SIZE) {
+                return Optional.empty();
+            }
+            ByteView table = readView(headerAddress + header.programHeaderOffset(), count * ProgramHeader.SIZE);
+            List<ProgramHeader> programHeaders = new ArrayList<>(count);
+            for (int index = 0; index < count; index++) {
+                programHeaders.add(ProgramHeader.parse(table.slice((long) index * ProgramHeader.SIZE, ProgramHeader.SIZE, "program header"), index));
+            }
+            // ld.so maps the page of the lowest PT_LOAD at the mapping of file offset 0.
+            Optional<ProgramHeader> lowestLoad = programHeaders.stream()
+                    .filter(ph -> ph.type() == ProgramHeader.PT_LOAD)
+                    .min((a, b) -> Long.compareUnsigned(a.virtualAddress(), b.virtualAddress()));
+            if (lowestLoad.isEmpty()) {
+                return Optional.empty();
+            }
+            long loadBias = headerAddress - (lowestLoad.get().virtualAddress() & -PAGE_SIZE);
+            OptionalLong dynamic = programHeaders.stream()
+                    .filter(ph -> ph.type() == ProgramHeader.PT_DYNAMIC)
+                    .mapToLong(ph -> loadBias + ph.virtualAddress())
+                    .findFirst();
+            return Optional.of(new ModuleLayout(loadBias, dynamic, buildIdInMemory(programHeaders, loadBias)));
+        } catch (MemoryReadException | ElfFormatException e) {
+            return Optional.empty(); // unreadable or damaged headers: not a module we can use
+        }
+    }
+
+    private Optional<String> buildIdInMemory(List<ProgramHeader> programHeaders, long loadBias) {
+        for (ProgramHeader segment : programHeaders) {
+            if (segment.type() != ProgramHeader.PT_NOTE || segment.fileSize() <= 0 || segment.fileSize() > MAX_IN_MEMORY_NOTE_BYTES) {
+                continue;
+            }
+            try {
+                ByteView notes = readView(loadBias + segment.virtualAddress(), (int) segment.fileSize());
+                Optional<String> buildId = ElfFile.buildIdOf(ElfNote.parseAll(notes, segment.alignment() == 8 ? 8 : 4));
+                if (buildId.isPresent()) {
+                    return buildId;
+                }
+            } catch (MemoryReadException | ElfFormatException e) {
+                // unreadable or damaged note: no build-id to check against
+            }
+        }
+        return Optional.empty();
+    }
+
+    private ByteView readView(long address, int length) {
+        byte[] bytes = new byte[length];
+        memory.read(address, bytes, 0, length);
+        return ByteView.of(bytes, name);
+    }
+
+    private long readLong(long address) {
+        return readView(address, 8).u64(0);
+    }
+
+    /**
+     * The executable first, then the libraries in the order the dynamic linker loaded them (its link
+     * map, reached through the executable's DT_DEBUG entry), then modules the link map does not list.
+     */
+    private List<LiveModule> inLoadOrder(Optional<LiveModule> executableModule, List<LiveModule> found) {
+        List<LiveModule> ordered = new ArrayList<>();
+        executableModule.ifPresent(ordered::add);
+        try {
+            OptionalLong dynamicSection = executableModule.isPresent()
+                    ? executableModule.get().dynamicSectionAddress() : OptionalLong.empty();
+            OptionalLong debugStructure = dynamicSection.isPresent()
+                    ? findDynamicEntry(dynamicSection.getAsLong(), DT_DEBUG) : OptionalLong.empty();
+            if (debugStructure.isPresent() && debugStructure.getAsLong() != 0) {
+                // struct r_debug { int r_version; struct link_map *r_map; ... }
+                long linkMap = readLong(debugStructure.getAsLong() + 8);
+                Set<Long> visited = new HashSet<>();
+                // struct link_map { l_addr; char *l_name; ElfW(Dyn) *l_ld; link_map *l_next, *l_prev; }
+                while (linkMap != 0 && visited.add(linkMap) && visited.size() <= MAX_LINK_MAP_ENTRIES) {
+                    long moduleDynamicSection = readLong(linkMap + 16);
+                    for (LiveModule module : found) {
+                        if (!ordered.contains(module) && module.contains(moduleDynamicSection)) {
+                            ordered.add(module);
+                        }
+                    }
+                    linkMap = readLong(linkMap + 24);
+                }
+            }
+        } catch (MemoryReadException e) {
+            // No readable link map: the remaining modules follow in address order.
+        }
+        for (LiveModule module : found) {
+            if (!ordered.contains(module)) {
+                ordered.add(module);
+            }
+        }
+        return ordered;
+    }
+
+    private OptionalLong findDynamicEntry(long dynamicSection, long tag) {
+        for (int index = 0; index < MAX_DYNAMIC_ENTRIES; index++) {
+            long entryTag = readLong(dynamicSection + 16L * index);
+            if (entryTag == DT_NULL) {
+                break;
+            }
+            if (entryTag == tag) {
+                return OptionalLong.of(readLong(dynamicSection + 16L * index + 8));
+            }
+        }
+        return OptionalLong.empty();
+    }
+}
