@@ -24,6 +24,9 @@ public final class RuntimeLayout {
     private final TargetMemory memory;
     private final String runtimeModule;
     private final Map<String, Long> breadcrumbs = new ConcurrentHashMap<>();
+    private final Map<String, Long> typeSizes = new ConcurrentHashMap<>();
+    private final Map<String, Long> globalSizes = new ConcurrentHashMap<>();
+    private final Map<String, Long> bitMasks = new ConcurrentHashMap<>();
     /** offset and size by type, then field: the hot path, without building symbol names. */
     private final Map<String, Map<String, long[]>> fields = new ConcurrentHashMap<>();
     private final Map<String, Optional<TargetSymbol>> symbols = new ConcurrentHashMap<>();
@@ -101,20 +104,38 @@ public final class RuntimeLayout {
 
     /** sizeof(type). */
     public long typeSize(String type) {
+        Long known = typeSizes.get(type);
+        if (known != null) {
+            return known;
+        }
         require(LayoutCatalogue.TYPE_SIZE_SET.contains(type), type);
-        return breadcrumb("ompd_sizeof__" + type);
+        long size = breadcrumb("ompd_sizeof__" + type);
+        typeSizes.put(type, size);
+        return size;
     }
 
     /** sizeof(global). */
     public long globalSize(String global) {
+        Long known = globalSizes.get(global);
+        if (known != null) {
+            return known;
+        }
         require(LayoutCatalogue.GLOBAL_SIZE_SET.contains(global), global);
-        return breadcrumb("ompd_sizeof__" + global); // "__kmp_x" gives ompd_sizeof____kmp_x
+        long size = breadcrumb("ompd_sizeof__" + global); // "__kmp_x" gives ompd_sizeof____kmp_x
+        globalSizes.put(global, size);
+        return size;
     }
 
     /** The mask of one flag in {@code kmp_tasking_flags_t}. */
     public long bitMask(String flag) {
+        Long known = bitMasks.get(flag);
+        if (known != null) {
+            return known;
+        }
         require(LayoutCatalogue.BITFIELD_SET.contains(new Field("kmp_tasking_flags_t", flag)), flag);
-        return breadcrumb("ompd_bitfield__kmp_tasking_flags_t__" + flag);
+        long mask = breadcrumb("ompd_bitfield__kmp_tasking_flags_t__" + flag);
+        bitMasks.put(flag, mask);
+        return mask;
     }
 
     /** Whether the runtime describes this field (older runtimes lack some): ask, don't version-check. */
