@@ -1,13 +1,13 @@
 package dev.jompd.cli;
 
 import dev.jompd.core.target.AddressSpace;
-import dev.jompd.core.target.TargetException;
+import dev.jompd.core.target.live.LiveProcessAddressSpace;
 
-/** Opens live processes (the ptrace backend). */
+/** Opens live processes: ptrace attach (every thread stopped), detached again when the report is done. */
 final class LiveTargets {
     private LiveTargets() {}
 
     static AddressSpace attach(long pid) {
-        throw new TargetException("inspecting a live process (--pid " + pid + ") is not available in this build yet");
+        return LiveProcessAddressSpace.attach(pid);
     }
 }

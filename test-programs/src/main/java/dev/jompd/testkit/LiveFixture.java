@@ -19,19 +19,26 @@ import java.util.concurrent.TimeoutException;
  * A fixture process running live with {@code JOMPD_HOLD=1}: it reaches its marker, announces
  * {@code JOMPD_AT_MARKER <pid>} and blocks reading stdin. A test attaches meanwhile, then
  * {@link #release()}s it and checks that it finished correctly. Closing kills whatever is left.
+ *
+ * <p>The program is started by a shell, not by the JVM: the JDK's process reaper waits on every child
+ * of the JVM, and in the same process as a ptrace tracer it would take the tracee's stops. So the
+ * JVM's child is {@code sh}, the program is the shell's child, and its pid comes from its own
+ * announcement.
  */
 public final class LiveFixture implements AutoCloseable {
     private static final long MARKER_TIMEOUT_SECONDS = 120;
 
     private final FixtureRun run;
     private final Process process;
+    private final long programPid;
     private final Facts facts;
     private final StringBuilder output = new StringBuilder();
     private final CompletableFuture<Void> drained;
 
-    private LiveFixture(FixtureRun run, Process process, Facts facts, BufferedReader stdout) {
+    private LiveFixture(FixtureRun run, Process process, long programPid, Facts facts, BufferedReader stdout) {
         this.run = run;
         this.process = process;
+        this.programPid = programPid;
         this.facts = facts;
         this.drained = CompletableFuture.runAsync(() -> drain(stdout));
     }
@@ -40,7 +47,10 @@ public final class LiveFixture implements AutoCloseable {
         try {
             Files.createDirectories(directory);
             Path facts = directory.resolve("facts.properties");
-            List<String> command = new ArrayList<>(List.of(executable.toString()));
+            // sh keeps our stdin pipe on fd 3 for the program, runs it in the background (so it is the
+            // shell's child, not the JVM's) and waits for it, passing its exit status on.
+            List<String> command = new ArrayList<>(List.of("/bin/sh", "-c",
+                    "exec 3<&0; \"$@\" <&3 3<&- & wait $!", "sh", executable.toString()));
             command.addAll(run.arguments());
             ProcessBuilder builder = new ProcessBuilder(command).directory(directory.toFile())
                     .redirectError(directory.resolve("stderr.txt").toFile());
@@ -74,7 +84,8 @@ public final class LiveFixture implements AutoCloseable {
                 throw new IllegalStateException("fixture " + run + " exited before its marker: "
                         + Files.readString(directory.resolve("stderr.txt")));
             }
-            return new LiveFixture(run, process, Facts.read(facts), stdout);
+            long programPid = Long.parseLong(line.substring("JOMPD_AT_MARKER".length()).trim());
+            return new LiveFixture(run, process, programPid, Facts.read(facts), stdout);
         } catch (IOException e) {
             throw new UncheckedIOException("starting " + run, e);
         } catch (InterruptedException e) {
@@ -95,8 +106,9 @@ public final class LiveFixture implements AutoCloseable {
         }
     }
 
+    /** The fixture program's pid (not the shell's that started it). */
     public long pid() {
-        return process.pid();
+        return programPid;
     }
 
     public Facts facts() {
@@ -108,7 +120,7 @@ public final class LiveFixture implements AutoCloseable {
     }
 
     public boolean isAlive() {
-        return process.isAlive();
+        return ProcessHandle.of(programPid).map(ProcessHandle::isAlive).orElse(false);
     }
 
     /**
@@ -142,6 +154,7 @@ public final class LiveFixture implements AutoCloseable {
 
     @Override
     public void close() {
+        ProcessHandle.of(programPid).ifPresent(ProcessHandle::destroyForcibly);
         if (process.isAlive()) {
             process.destroyForcibly();
             try {

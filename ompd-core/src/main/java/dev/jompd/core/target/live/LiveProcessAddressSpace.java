@@ -53,7 +53,10 @@ import java.util.Set;
  * <p><b>Snapshot semantics</b>: an instance is one stop. Its thread list, registers and module list are
  * taken when it opens and never change; memory is read live but cannot change while the process is
  * stopped. There is no resume: {@link #close()} lets the process go, and every later read fails with
- * {@link MemoryReadException}; to look again, attach again (attaching takes milliseconds).
+ * {@link MemoryReadException}; to look again, attach again (attaching takes milliseconds). A read-only
+ * space holds nothing, so a caller may keep it across the other debugger's stops: memory is always read
+ * live, but {@link #threads()} stays the list taken at opening, and caches above (TargetMemory) must be
+ * cleared at each stop by whoever knows when the process ran.
  *
  * <p><b>Memory</b> is read with {@code process_vm_readv}, falling back to {@code /proc/PID/mem}; a failed
  * read throws {@link MemoryReadException} with the address, the length and this backend's name, never

@@ -29,6 +29,8 @@ final class Tracer {
 
     private final int pid;
     private final ExecutorService thread;
+    /** The platform thread the executor runs: the tracer, as the kernel sees it. */
+    private volatile Thread tracerThread;
     // Touched only on the tracer thread.
     private Arena arena;
     private MemorySegment callState;
@@ -46,8 +48,11 @@ final class Tracer {
 
     Tracer(int pid) {
         this.pid = pid;
-        this.thread = Executors.newSingleThreadExecutor(task -> Thread.ofPlatform().daemon()
-                .name("jompd-ptrace-" + pid).unstarted(task));
+        this.thread = Executors.newSingleThreadExecutor(task -> {
+            Thread platform = Thread.ofPlatform().daemon().name("jompd-ptrace-" + pid).unstarted(task);
+            tracerThread = platform;
+            return platform;
+        });
     }
 
     /** Runs {@code work} on the tracer thread and waits for it; its exception is rethrown as is. */
@@ -99,7 +104,16 @@ final class Tracer {
         });
     }
 
+    /** Every ptrace and waitpid call is made from here down: fail loudly if some path ever is not. */
+    private void checkOnTracerThread() {
+        if (Thread.currentThread() != tracerThread) {
+            throw new IllegalStateException("ptrace call for process %d outside its tracer thread (on %s)"
+                    .formatted(pid, Thread.currentThread()));
+        }
+    }
+
     private List<StoppedThread> attachAll(long deadline) {
+        checkOnTracerThread();
         Set<Integer> gone = new LinkedHashSet<>();
         boolean seizedAny = false;
         while (true) {
@@ -167,6 +181,7 @@ final class Tracer {
 
     /** Collects the stop (or exit) of every pending thread, polling so that a thread that never stops cannot hang us. */
     private void awaitStops(long deadline) {
+        checkOnTracerThread();
         long pause = 10_000;
         while (!pending.isEmpty()) {
             boolean progress = false;
@@ -221,6 +236,7 @@ final class Tracer {
     }
 
     private List<String> releaseAll() {
+        checkOnTracerThread();
         List<String> problems = new ArrayList<>();
         if (arena == null) {
             return problems;

@@ -1,0 +1,65 @@
+package dev.jompd.cli;
+
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import dev.jompd.testkit.Facts;
+import dev.jompd.testkit.Fixture;
+import dev.jompd.testkit.FixtureRun;
+import dev.jompd.testkit.Fixtures;
+import dev.jompd.testkit.LiveFixture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** `jompd inspect --pid`: the live report equals the core report of the same stop; the program goes on. */
+class LiveInspectIT {
+
+    @Test
+    void liveAndCoreReportsOfTheSameStopAreIdenticalAndTheProgramFinishes(@TempDir Path dir) throws Exception {
+        try (LiveFixture live = Fixtures.live(FixtureRun.of(Fixture.NESTED, "3", "2"))) {
+            InspectCommandIT.Result liveReport = InspectCommandIT.jompd("inspect", "--pid", Long.toString(live.pid()), "--json");
+            assertThat(liveReport.exitCode()).as(liveReport.err()).isZero();
+
+            Path core = dir.resolve("core");
+            Process gcore = new ProcessBuilder("gdb", "-batch", "-nx", "-p", Long.toString(live.pid()),
+                    "-ex", "gcore " + core).redirectErrorStream(true).redirectOutput(dir.resolve("gdb.log").toFile()).start();
+            assertThat(gcore.waitFor()).isZero();
+            InspectCommandIT.Result coreReport = InspectCommandIT.jompd("inspect", "--core", core.toString(), "--json");
+            assertThat(coreReport.exitCode()).as(coreReport.err()).isZero();
+
+            JsonObject fromLive = JsonParser.parseString(liveReport.out()).getAsJsonObject();
+            JsonObject fromCore = JsonParser.parseString(coreReport.out()).getAsJsonObject();
+            for (String part : new String[] {"icvs", "regions", "threads", "displayControlVariables", "problems"}) {
+                assertThat(fromLive.get(part)).as(part).isEqualTo(fromCore.get(part));
+            }
+            Facts facts = live.facts();
+            assertThat(fromLive.getAsJsonArray("threads")).hasSizeGreaterThanOrEqualTo(facts.threadCount());
+            for (Facts.ThreadFacts thread : facts.threads()) {
+                boolean found = false;
+                for (JsonElement candidate : fromLive.getAsJsonArray("threads")) {
+                    JsonObject t = candidate.getAsJsonObject();
+                    if (t.has("lwp") && t.get("lwp").getAsLong() == thread.lwp()) {
+                        found = true;
+                        assertThat(t.get("threadNum").getAsInt()).isEqualTo(thread.threadNum());
+                    }
+                }
+                assertThat(found).as(thread + " in the live report").isTrue();
+            }
+
+            String output = live.release();
+            assertThat(output).contains("JOMPD_RESULT ok");
+            assertThat(live.exitCode()).isZero();
+        }
+    }
+
+    @Test
+    void aProcessThatDoesNotExistIsBadInput() {
+        InspectCommandIT.Result result = InspectCommandIT.jompd("inspect", "--pid", "999999999");
+        assertThat(result.exitCode()).isEqualTo(3);
+        assertThat(result.err()).containsIgnoringCase("no such process");
+    }
+}
