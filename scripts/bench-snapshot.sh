@@ -14,14 +14,18 @@ export MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow"
 # plugin (maven-install-plugin) is not in the local repository yet.
 mvn -B -ntp -q -o install -DskipTests -pl ompd-core -am \
   || mvn -B -ntp -q install -DskipTests -pl ompd-core -am
-classpath_file=$(mktemp)
-trap 'rm -f "$classpath_file"' EXIT
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+classpath_file="$work/classpath"
 # Offline first (everything is in the local repository after the install); online when a plugin is missing.
 mvn -B -ntp -q -o -pl ompd-core dependency:build-classpath -Dmdep.includeScope=test \
     -Dmdep.outputFile="$classpath_file" >/dev/null 2>&1 \
   || mvn -B -ntp -q -pl ompd-core dependency:build-classpath -Dmdep.includeScope=test \
     -Dmdep.outputFile="$classpath_file"
+# A private copy of the classes: a concurrent build in this tree must not swap them during the run.
+cp -r ompd-core/target/classes "$work/classes"
+cp -r ompd-core/target/test-classes "$work/test-classes"
 # Run from ompd-core so that cores land in ompd-core/target/jompd-fixtures, next to the tests' cores.
 cd ompd-core
-exec java --enable-native-access=ALL-UNNAMED -cp "target/test-classes:target/classes:$(cat "$classpath_file")" \
+java --enable-native-access=ALL-UNNAMED -cp "$work/test-classes:$work/classes:$(cat "$classpath_file")" \
   dev.jompd.core.bench.SnapshotBenchmark "$@"

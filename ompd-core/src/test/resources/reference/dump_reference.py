@@ -8,6 +8,8 @@
 #   JOMPD_REF_PLUGIN  the directory holding the plugin package `ompd` (ompd.py, ompdModule.so, ...)
 #   JOMPD_REF_OUT     the TSV file (appended to; see "Crashes" below)
 #   JOMPD_REF_DEPTH   how many enclosing regions / generating tasks to follow per thread (default 8)
+#   JOMPD_REF_CRASH_QUERY  test hook: gdb kills itself with SIGSEGV when a query of this name starts (to
+#                     test the crash handling below)
 #
 # Initialisation is the plugin's own: `ompd init` (ompd.py) reads ompd_dll_locations from the target,
 # loads libompd.so with ompdModule.ompd_open and calls ompd_initialize + ompd_process_initialize with
@@ -43,6 +45,7 @@
 
 import ctypes
 import os
+import signal
 import sys
 import time
 import traceback
@@ -52,6 +55,7 @@ import gdb
 PLUGIN = os.environ["JOMPD_REF_PLUGIN"]
 OUT = os.environ["JOMPD_REF_OUT"]
 DEPTH = int(os.environ.get("JOMPD_REF_DEPTH", "8"))
+CRASH_QUERY = os.environ.get("JOMPD_REF_CRASH_QUERY")
 
 SCOPE_ADDRESS_SPACE, SCOPE_THREAD, SCOPE_PARALLEL, SCOPE_TASK = 2, 3, 4, 6
 RC_OK, RC_UNAVAILABLE, RC_INCOMPLETE = 0, 1, 11
@@ -96,34 +100,33 @@ sys.path.insert(0, os.path.join(PLUGIN, "ompd"))
 import ompd_callbacks  # noqa: E402  (the module whose functions ompdModule.so calls back)
 
 stats = {"read_calls": 0, "read_bytes": 0, "read_string_calls": 0, "sym_addr_calls": 0,
-         "thread_context_calls": 0, "callback_seconds": 0.0}
+         "thread_context_calls": 0}
+seconds = {"_read": 0.0, "_read_string": 0.0, "_sym_addr": 0.0, "_thread_context": 0.0}
 
 
-def counted(name, original, account):
+def counted(name, account):
+    original = getattr(ompd_callbacks, name)
+
     def wrapper(*args):
         account(args)
         begin = time.perf_counter()
         try:
             return original(*args)
         finally:
-            stats["callback_seconds"] += time.perf_counter() - begin
+            seconds[name] += time.perf_counter() - begin
     wrapper.__name__ = name
-    return wrapper
+    setattr(ompd_callbacks, name, wrapper)
 
 
-def count_read(args):
-    stats["read_calls"] += 1
-    stats["read_bytes"] += int(args[1])
+def count(key, amount=1):
+    stats[key] += amount
 
 
-ompd_callbacks._read = counted("_read", ompd_callbacks._read, count_read)
-ompd_callbacks._read_string = counted("_read_string", ompd_callbacks._read_string,
-                                      lambda a: stats.__setitem__("read_string_calls", stats["read_string_calls"] + 1))
-ompd_callbacks._sym_addr = counted("_sym_addr", ompd_callbacks._sym_addr,
-                                   lambda a: stats.__setitem__("sym_addr_calls", stats["sym_addr_calls"] + 1))
-ompd_callbacks._thread_context = counted("_thread_context", ompd_callbacks._thread_context,
-                                         lambda a: stats.__setitem__("thread_context_calls",
-                                                                     stats["thread_context_calls"] + 1))
+# ompdModule.so looks each callback up by name on this module at every call, so wrapping works.
+counted("_read", lambda a: (count("read_calls"), count("read_bytes", int(a[1]))))
+counted("_read_string", lambda a: count("read_string_calls"))
+counted("_sym_addr", lambda a: count("sym_addr_calls"))
+counted("_thread_context", lambda a: count("thread_context_calls"))
 # ompdModule prints its error messages through gdb's printf; keep them out of the way.
 ompd_callbacks._print = lambda *args: None
 
@@ -132,6 +135,14 @@ import ompdModule  # noqa: E402
 
 # ---------------------------------------------------------------- initialisation: `ompd init`
 
+INIT = ("process", "-", "init")
+if INIT in crashed:
+    emit("#", "init_failed", "gdb crashed inside ompd init")
+    emit("#", "complete")
+    os.close(out_fd)
+    gdb.execute("quit")
+if INIT not in done:
+    emit("?", *INIT)
 init_begin = time.perf_counter()
 ompd.main()  # registers the plugin's commands, as its __init__.py does
 gdb.execute("ompd init", to_string=True)
@@ -141,11 +152,14 @@ if ompd.addr_space is None or not ompd.addr_space.addr_space:
     emit("#", "complete")
     os.close(out_fd)
     gdb.execute("quit")
+if INIT not in done:
+    emit(INIT[0], INIT[1], INIT[2], "0", "")
+    done.add(INIT)
 
 loaded = None
 with open("/proc/self/maps") as maps:
     for line in maps:
-        if line.rstrip().endswith("/libompd.so") or "/libompd.so" in line:
+        if line.rstrip().endswith("/libompd.so"):
             loaded = line.split()[-1]
             break
 emit("#", "libompd", loaded or "?")
@@ -157,7 +171,6 @@ lib = ctypes.PyDLL(loaded, mode=os.RTLD_NOLOAD | os.RTLD_LAZY)
 # ---------------------------------------------------------------- ctypes view of the OMPD API
 
 c_word = ctypes.c_int64
-c_addr = ctypes.c_uint64
 VP = ctypes.c_void_p
 
 
@@ -222,6 +235,8 @@ def run(scope, subject, query, call, needed=False):
     fresh = key not in done
     if fresh:
         emit("?", scope, subject, query)
+        if query == CRASH_QUERY:
+            os.kill(os.getpid(), signal.SIGSEGV)
     begin = time.perf_counter()
     rc, value = call()
     query_seconds[0] += time.perf_counter() - begin
@@ -461,6 +476,8 @@ emit("#", "query_seconds", "%.6f" % query_seconds[0])
 emit("#", "dump_seconds", "%.6f" % (time.perf_counter() - started_at))
 for name in ("read_calls", "read_bytes", "read_string_calls", "sym_addr_calls", "thread_context_calls"):
     emit("#", name, str(stats[name]))
-emit("#", "callback_seconds", "%.6f" % stats["callback_seconds"])
+emit("#", "callback_seconds", "%.6f" % sum(seconds.values()))
+for name, spent in seconds.items():
+    emit("#", name.lstrip("_") + "_seconds", "%.6f" % spent)
 emit("#", "complete")
 os.close(out_fd)

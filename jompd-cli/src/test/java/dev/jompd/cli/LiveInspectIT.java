@@ -60,6 +60,6 @@ class LiveInspectIT {
     void aProcessThatDoesNotExistIsBadInput() {
         InspectCommandIT.Result result = InspectCommandIT.jompd("inspect", "--pid", "999999999");
         assertThat(result.exitCode()).isEqualTo(3);
-        assertThat(result.err()).containsIgnoringCase("no such process");
+        assertThat(result.err()).containsIgnoringCase("no process with id 999999999");
     }
 }

@@ -8,7 +8,9 @@ import dev.jompd.testkit.Fixtures;
 import dev.jompd.testkit.Runtimes;
 import dev.jompd.testkit.StoppedFixture;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -71,12 +73,28 @@ public class ReferenceDifferentialIT {
     }
 
     private static final Map<String, Summary> SUMMARIES = new LinkedHashMap<>();
+    private static final Map<Path, Reference> REFERENCES = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** The reference's dump of a fixture's core, once per core and JVM. */
+    static Reference referenceOf(StoppedFixture fixture) {
+        return REFERENCES.computeIfAbsent(fixture.core(),
+                core -> Reference.dump(fixture, core.resolveSibling("reference")));
+    }
+
+    @BeforeAll
+    static void referencePluginIsThere() {
+        Path plugin = Runtimes.referenceGdbPluginDirectory(Runtimes.DEFAULT_VERSION);
+        Assumptions.assumeTrue(Files.isRegularFile(plugin.resolve("ompd/ompd.py"))
+                        && Files.isRegularFile(plugin.resolve("ompd/ompdModule.so")),
+                () -> "LLVM's reference gdb plugin is not in " + plugin + " (scripts/build-runtime.sh builds it)");
+        Assumptions.assumeTrue(Commands.available("gdb"), "gdb is not installed: run scripts/setup-system.sh");
+    }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("runs")
     void jompdAnswersWhatTheReferenceAnswers(FixtureRun run) {
         StoppedFixture fixture = Fixtures.core(run);
-        Reference reference = Reference.dump(fixture, fixture.core().resolveSibling("reference"));
+        Reference reference = referenceOf(fixture);
         assertThat(reference.complete()).as("the reference dump finished (after %d gdb runs)", reference.gdbRuns())
                 .isTrue();
         Assumptions.assumeFalse(reference.meta("init_failed").isPresent(),
@@ -86,20 +104,22 @@ public class ReferenceDifferentialIT {
         List<String> unexpected = new ArrayList<>();
         try (AddressSpace core = Targets.core(fixture)) {
             AddressSpaceHandle process = Ompd.processInitialize(core);
-            Jompd jompd = new Jompd(process);
+            Jompd jompd = new Jompd(process, false);
+            Jompd shaped = new Jompd(process, true);
             for (Record record : reference.records()) {
                 Answer answer = jompd.answer(record);
                 summary.count(record, answer);
                 if (!record.answered()) {
                     continue;
                 }
-                Optional<OnPurpose> reason = compare(record, answer, reference);
+                Optional<OnPurpose> reason = compare(record, answer, reference, shaped, jompd.handle(record.subject()));
                 if (reason.isEmpty()) {
                     summary.agreed++;
                 } else if (reason.get() == OnPurpose.NONE) {
                     unexpected.add(record.key() + ": reference " + record.describe() + ", jompd " + answer);
                 } else {
-                    summary.onPurpose.merge(reason.get().name(), 1, Integer::sum);
+                    summary.onPurpose.merge(reason.get().name() + (reason.get() == OnPurpose.LIGHTWEIGHT_CHAIN
+                            ? " (" + record.query() + ")" : ""), 1, Integer::sum);
                 }
             }
         }
@@ -111,12 +131,16 @@ public class ReferenceDifferentialIT {
                 + "(%s)", run.label()).isEmpty();
     }
 
-    /** The reference's tool data of a serialized inner region against what the program's OMPT tool saw. */
+    /**
+     * Tool data along the region and task chains is what the program's own OMPT tool saw
+     * ({@code ompt_get_parallel_info} / {@code ompt_get_task_info} at each ancestor level), with an active
+     * and with a serialized inner region; the reference's answers are printed beside them.
+     */
     @ParameterizedTest(name = "{0}")
-    @MethodSource("serializedToolRuns")
-    void jompdsToolDataOfSerializedRegionsIsWhatTheToolSaw(FixtureRun run) {
+    @MethodSource("toolRuns")
+    void toolDataAlongTheChainsIsWhatTheProgramsToolSaw(FixtureRun run) {
         StoppedFixture fixture = Fixtures.core(run);
-        Reference reference = Reference.dump(fixture, fixture.core().resolveSibling("reference"));
+        Reference reference = referenceOf(fixture);
         try (AddressSpace core = Targets.core(fixture)) {
             AddressSpaceHandle process = Ompd.processInitialize(core);
             List<String> table = new ArrayList<>();
@@ -155,7 +179,29 @@ public class ReferenceDifferentialIT {
         }
     }
 
-    static Stream<FixtureRun> serializedToolRuns() {
+    /**
+     * A gdb crash inside a query loses only that query: the dump resumes after it in a new gdb run and
+     * records the crash. Simulated with the script's test hook (gdb kills itself when the first
+     * {@code state} query of each run starts).
+     */
+    @Test
+    void aGdbCrashLosesOnlyTheCrashingQuery() {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.PARALLEL, "4"));
+        Reference clean = referenceOf(fixture);
+        Reference crashing = Reference.dump(fixture.executable(), fixture.core(),
+                fixture.core().resolveSibling("reference-crashing"), Map.of("JOMPD_REF_CRASH_QUERY", "state"));
+        long threads = clean.records().stream().filter(r -> r.query().equals("state")).count();
+        assertThat(crashing.complete()).isTrue();
+        assertThat(crashing.crashes()).isEqualTo(threads);
+        assertThat(crashing.gdbRuns()).isEqualTo((int) threads + 1);
+        assertThat(crashing.records()).filteredOn(Record::crashed).extracting(Record::query).containsOnly("state");
+        // Everything else is answered as in a clean run (wait_id comes with the state, so it is lost too).
+        assertThat(crashing.records()).filteredOn(r -> !r.crashed())
+                .containsExactlyInAnyOrderElementsOf(clean.records().stream()
+                        .filter(r -> !r.query().equals("state") && !r.query().equals("wait_id")).toList());
+    }
+
+    static Stream<FixtureRun> toolRuns() {
         return Stream.of(FixtureRun.of(Fixture.OMPT_TOOL, "2", "1"), FixtureRun.of(Fixture.OMPT_TOOL, "3"));
     }
 
@@ -192,17 +238,18 @@ public class ReferenceDifferentialIT {
                 + "jompd answers ok. The value is the same, and the reference's own string form has one element"),
         FRAME_FLAGS_UNSET("ompd_get_task_frame: the reference never writes the frame flags (llvm-project issue "
                 + "89058); jompd returns the flags libomp keeps in ompt_frame_t"),
-        SERIALIZED_TOOL_DATA("tool data of a serialized (lightweight) level: libomp keeps the innermost level's OMPT "
-                + "data in the team and moves each outer level's into an ompt_lw_taskteam_t; the reference reads the "
-                + "first lightweight team instead, i.e. the next outer level's data. jompd matches the program's "
-                + "own OMPT view (see jompdsToolDataOfSerializedRegionsIsWhatTheToolSaw)"),
-        SERIALIZED_LEVEL("levels-var of an outer serialized level: the reference answers t_level for every level held "
-                + "in the same team; jompd subtracts the depth in the lightweight chain (ground truth: the program's "
-                + "omp_get_level per level)"),
-        SERIALIZED_TEAM_SIZE("team-size-var of the innermost region of a serialized team: the reference's current "
-                + "region carries the first lightweight team, so it answers 1 for the level the team itself holds"),
-        SERIALIZED_TASK_FRAME("task frames of a serialized level: the reference reads the first lightweight team's "
-                + "frame (the next outer level's); jompd the frame of the task's own level");
+        LIGHTWEIGHT_CHAIN("regions and tasks of a team holding serialized (lightweight) levels: libomp keeps the "
+                + "innermost level's OMPT data (tool data, task frames) in the team and its implicit task, and moves "
+                + "each outer level's into an ompt_lw_taskteam_t (__ompt_lw_taskteam_link); the reference's "
+                + "ompd_get_curr_parallel_handle / ompd_get_curr_task_handle put the first lightweight team (the next "
+                + "outer level) into the innermost level's handle, so its current region and task report the "
+                + "enclosing level's data and its chains skip the innermost level. Accepted only where the reference's "
+                + "value is exactly what jompd reads through the handle the reference built (emulated here); jompd "
+                + "answers what omp_get_level/ompt_get_parallel_info answer in the program"),
+        SERIALIZED_LEVEL("levels-var of a lightweight level: the reference answers the team's t_level for every level "
+                + "the team holds; jompd subtracts the level's depth in the lightweight chain (ground truth: the "
+                + "program's omp_get_level, checked in GroundTruthIT). Accepted only where the reference's value is "
+                + "the team's t_level");
 
         final String reason;
 
@@ -211,8 +258,13 @@ public class ReferenceDifferentialIT {
         }
     }
 
-    /** Empty when equal; the reason when they differ on purpose; NONE when they differ otherwise. */
-    static Optional<OnPurpose> compare(Record ref, Answer jompd, Reference dump) {
+    /**
+     * Empty when equal; the reason when they differ on purpose; NONE when they differ otherwise.
+     *
+     * @param shaped      jompd answering through the handles the reference builds
+     * @param jompdHandle jompd's own handle for the record's subject
+     */
+    static Optional<OnPurpose> compare(Record ref, Answer jompd, Reference dump, Jompd shaped, Object jompdHandle) {
         String query = ref.query();
         switch (query) {
             case "api_version" -> {
@@ -249,19 +301,21 @@ public class ReferenceDifferentialIT {
             return jompd.ok() ? Optional.of(OnPurpose.FRAME_FLAGS_UNSET) : Optional.of(OnPurpose.NONE);
         }
         Optional<OnPurpose> result = same(ref, jompd, isNumeric(query));
-        if (result.isPresent() && dump.servesSerializedLevel(ref)) {
-            if (query.startsWith("tool_data.")) {
-                return Optional.of(OnPurpose.SERIALIZED_TOOL_DATA);
-            }
-            if (query.equals("icv:levels-var")) {
-                return Optional.of(OnPurpose.SERIALIZED_LEVEL);
-            }
-            if (query.equals("icv:team-size-var") || query.equals("icv:ompd-team-size-var")) {
-                return Optional.of(OnPurpose.SERIALIZED_TEAM_SIZE);
-            }
-            if (query.startsWith("frame.")) {
-                return Optional.of(OnPurpose.SERIALIZED_TASK_FRAME);
-            }
+        if (result.isEmpty()) {
+            return result;
+        }
+        // The reference's handle for this subject, emulated (see LIGHTWEIGHT_CHAIN).
+        Object shapedHandle = shaped.handle(ref.subject());
+        if (shapedHandle.equals(jompdHandle)) {
+            return result;
+        }
+        if (same(ref, shaped.answer(ref), isNumeric(query)).isEmpty()) {
+            return Optional.of(OnPurpose.LIGHTWEIGHT_CHAIN);
+        }
+        if (query.equals("icv:levels-var") && shapedHandle instanceof ParallelHandle region
+                && region.isSerializedLevel()
+                && numbersEqual(ref.value(), Long.toString(region.t().field("kmp_base_team_t", "t_level").asLong()))) {
+            return Optional.of(OnPurpose.SERIALIZED_LEVEL);
         }
         return result;
     }
@@ -297,7 +351,7 @@ public class ReferenceDifferentialIT {
     // jompd's answers to the same queries
 
     /** jompd's answer: its return code, and the value when it answered (ok or incomplete). */
-    record Answer(OmpdRc rc, String value) {
+    public record Answer(OmpdRc rc, String value) {
         boolean ok() {
             return rc == OmpdRc.OK;
         }
@@ -317,24 +371,41 @@ public class ReferenceDifferentialIT {
         }
     }
 
-    /** Asks jompd what a reference record asks, on the same subject. */
-    static final class Jompd {
+    /**
+     * Asks jompd what a reference record asks, on the same subject. With {@code referenceShaped} the
+     * subject's regions and tasks are the handles the reference builds instead of jompd's own: the
+     * current region and task carry the first lightweight team of their team
+     * ({@code t.ompt_serialized_team_info}), and the enclosing/generating steps follow the reference's
+     * rules (omp-debug.cpp: next lightweight team, else the parent team/task with its first lightweight
+     * team).
+     */
+    public static final class Jompd {
         private final AddressSpaceHandle process;
+        private final boolean referenceShaped;
         private final Map<String, Object> handles = new HashMap<>();
 
-        Jompd(AddressSpaceHandle process) {
+        Jompd(AddressSpaceHandle process, boolean referenceShaped) {
             this.process = process;
+            this.referenceShaped = referenceShaped;
+        }
+
+        /** jompd with its own handles. */
+        public static Jompd of(AddressSpaceHandle process) {
+            return new Jompd(process, false);
         }
 
         /** The handle a subject names ("-", "lwp=N", "lwp=N:pD", "lwp=N:tD"), or the OmpdException. */
         Object handle(String subject) {
-            return handles.computeIfAbsent(subject, s -> {
+            Object handle = handles.get(subject);
+            if (handle == null) {
                 try {
-                    return resolve(s);
+                    handle = resolve(subject); // may resolve (and cache) the subjects it derives from
                 } catch (OmpdException e) {
-                    return e;
+                    handle = e;
                 }
-            });
+                handles.put(subject, handle);
+            }
+            return handle;
         }
 
         private Object resolve(String subject) {
@@ -352,6 +423,15 @@ public class ReferenceDifferentialIT {
             if (previous instanceof OmpdException e) {
                 throw e;
             }
+            if (referenceShaped) {
+                return switch (rest.charAt(0)) {
+                    case 'p' -> depth == 0 ? withFirstLightweight(((ThreadHandle) previous).currentParallel().teamAddress())
+                            : referenceEnclosing((ParallelHandle) previous);
+                    case 't' -> depth == 0 ? referenceTask(((ThreadHandle) previous).currentTask().address())
+                            : referenceGenerating((TaskHandle) previous);
+                    default -> throw new IllegalArgumentException("subject " + subject);
+                };
+            }
             return switch (rest.charAt(0)) {
                 case 'p' -> depth == 0 ? ((ThreadHandle) previous).currentParallel() : ((ParallelHandle) previous).enclosing();
                 case 't' -> depth == 0 ? ((ThreadHandle) previous).currentTask() : ((TaskHandle) previous).generating();
@@ -359,14 +439,59 @@ public class ReferenceDifferentialIT {
             };
         }
 
-        Answer answer(Record record) {
+        /** ompd_get_curr_parallel_handle of the reference: the team with its first lightweight team. */
+        private ParallelHandle withFirstLightweight(long team) {
+            Stop stop = process.stop();
+            return new ParallelHandle(stop, team, new ParallelHandle(stop, team, 0).chainHead());
+        }
+
+        /** The reference's ompd_get_enclosing_parallel_handle. */
+        private ParallelHandle referenceEnclosing(ParallelHandle region) {
+            if (region.lightweightTeam() != 0) {
+                long parent = region.lightweightParent(region.lightweightTeam());
+                if (parent != 0) {
+                    return new ParallelHandle(process.stop(), region.teamAddress(), parent);
+                }
+            }
+            // libomp: t.t_parent->t, with its ompt_serialized_team_info
+            long parent = region.t().field("kmp_base_team_t", "t_parent").pointerValue();
+            if (parent == 0) {
+                throw new OmpdException(OmpdRc.UNAVAILABLE, "no parent team");
+            }
+            return withFirstLightweight(parent + process.layout().offset("kmp_team_p", "t"));
+        }
+
+        /** The reference's ompd_get_curr_task_handle: the task with its team's first lightweight team. */
+        private TaskHandle referenceTask(long taskdata) {
+            Stop stop = process.stop();
+            long team = new TaskHandle(stop, taskdata, 0).teamBase().address();
+            return new TaskHandle(stop, taskdata, new ParallelHandle(stop, team, 0).chainHead());
+        }
+
+        /** The reference's ompd_get_generating_task_handle. */
+        private TaskHandle referenceGenerating(TaskHandle task) {
+            if (task.lightweightTeam() != 0) {
+                long parent = task.parallel().lightweightParent(task.lightweightTeam());
+                if (parent != 0) {
+                    return new TaskHandle(process.stop(), task.address(), parent);
+                }
+            }
+            // libomp: td->td_parent
+            long parent = task.td().field("kmp_taskdata_t", "td_parent").pointerValue();
+            if (parent == 0) {
+                throw new OmpdException(OmpdRc.UNAVAILABLE, "no parent task");
+            }
+            return referenceTask(parent);
+        }
+
+        public Answer answer(Record record) {
             Object handle = handle(record.subject());
             if (handle instanceof OmpdException e) {
                 return new Answer(e.rc(), null);
             }
             String query = record.query();
-            if (query.equals("handle")) {
-                return new Answer(OmpdRc.OK, "");
+            if (query.equals("handle") || query.equals("init")) {
+                return new Answer(OmpdRc.OK, ""); // resolved above (init: ompd_process_initialize succeeded)
             }
             if (query.startsWith("icv:") || query.startsWith("icv_string:")) {
                 String name = query.substring(query.indexOf(':') + 1);
@@ -511,15 +636,18 @@ public class ReferenceDifferentialIT {
                         executable.toString(), core.toString());
                 long start = System.nanoTime();
                 int runs = 0;
-                StringBuilder logs = new StringBuilder();
+                long started = 0;
                 while (runs < MAX_GDB_RUNS) {
                     runs++;
                     Commands.Result result = Commands.run(command, env, directory, Duration.ofMinutes(10));
                     Files.writeString(directory.resolve("gdb-" + runs + ".log"), result.output());
-                    if (Files.exists(out) && Files.readString(out).contains("\n#\tcomplete\n")) {
+                    String text = Files.exists(out) ? Files.readString(out) : "";
+                    // Done, or no query started in this run (the script itself failed): stop.
+                    long nowStarted = text.lines().filter(line -> line.startsWith("?\t")).count();
+                    if (text.contains("\n#\tcomplete\n") || nowStarted == started) {
                         break;
                     }
-                    logs.append("gdb run ").append(runs).append(" exit ").append(result.exitCode()).append('\n');
+                    started = nowStarted;
                 }
                 Duration wall = Duration.ofNanos(System.nanoTime() - start);
                 return parse(out, runs, wall);
@@ -594,38 +722,6 @@ public class ReferenceDifferentialIT {
 
         public long crashes() {
             return records.stream().filter(Record::crashed).count();
-        }
-
-        /**
-         * Whether the record's parallel or task handle is one the reference built from a lightweight
-         * team: its thread's current team holds serialized levels (the thread's levels-var exceeds the
-         * team's active level in the reference's own p0 answers is not enough: we ask jompd's view only
-         * through the subject's thread, see {@link #serializedThreads}).
-         */
-        boolean servesSerializedLevel(Record record) {
-            int colon = record.subject().indexOf(':');
-            return colon > 0 && serializedThreads().contains(record.subject().substring(0, colon));
-        }
-
-        /**
-         * Threads whose current team holds serialized nested levels: by the reference's own answers, the
-         * current region's levels-var is above its active-levels-var and its team size is 1 (a
-         * lightweight team on the chain).
-         */
-        java.util.Set<String> serializedThreads() {
-            java.util.Set<String> threads = new java.util.HashSet<>();
-            for (Record record : records) {
-                if (record.subject().endsWith(":p0") && record.query().equals("icv:levels-var") && record.answered()) {
-                    String thread = record.subject().substring(0, record.subject().indexOf(':'));
-                    long level = parseBits(record.value());
-                    long active = find("parallel", record.subject(), "icv:active-levels-var").filter(Record::answered)
-                            .map(r -> parseBits(r.value())).orElse(level);
-                    if (level > active) {
-                        threads.add(thread);
-                    }
-                }
-            }
-            return threads;
         }
     }
 
