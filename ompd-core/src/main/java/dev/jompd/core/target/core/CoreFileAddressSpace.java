@@ -8,6 +8,7 @@ import dev.jompd.core.elf.ElfNote;
 import dev.jompd.core.elf.MappedFile;
 import dev.jompd.core.elf.ProgramHeader;
 import dev.jompd.core.target.AddressSpace;
+import dev.jompd.core.target.LinkMap;
 import dev.jompd.core.target.LoadedModule;
 import dev.jompd.core.target.MemoryReadException;
 import dev.jompd.core.target.TargetArchitecture;
@@ -59,10 +60,6 @@ public final class CoreFileAddressSpace implements AddressSpace {
     private static final List<String> KERNEL_INTERFACE_DIRECTORIES = List.of("/proc/", "/sys/", "/dev/");
     private static final int MAX_IN_MEMORY_PROGRAM_HEADERS = 1024;
     private static final long MAX_IN_MEMORY_NOTE_BYTES = 64 * 1024;
-    private static final int MAX_DYNAMIC_ENTRIES = 4096;
-    private static final int MAX_LINK_MAP_ENTRIES = 4096;
-    private static final long DT_NULL = 0;
-    private static final long DT_DEBUG = 21;
 
     private final Path corePath;
     private final String name;
@@ -216,7 +213,7 @@ public final class CoreFileAddressSpace implements AddressSpace {
         ModuleDiscovery discovery = discoverModules(options.debugFileDirectories);
         this.executable = discovery.executable();
         discovery.modules().forEach(module -> modulesByTargetPath.putIfAbsent(module.targetPath(), module));
-        this.modules = List.copyOf(inLoadOrder(discovery.executable(), discovery.modules()));
+        this.modules = List.copyOf(LinkMap.inLoadOrder(discovery.executable(), discovery.modules(), this::readLong));
     }
 
     // ---------------------------------------------------------------- AddressSpace
@@ -620,55 +617,4 @@ public final class CoreFileAddressSpace implements AddressSpace {
                 Optional.of(path), this::elfFile, debugFileDirectories));
     }
 
-    /**
-     * The executable first, then the libraries in the order the dynamic linker loaded them (its link
-     * map, reached through the executable's DT_DEBUG entry), then modules the link map does not list.
-     * Without a readable link map, the libraries stay in address order.
-     */
-    private List<CoreModule> inLoadOrder(Optional<CoreModule> executableModule, List<CoreModule> found) {
-        List<CoreModule> ordered = new ArrayList<>();
-        executableModule.ifPresent(ordered::add);
-        try {
-            OptionalLong dynamicSection = executableModule.isPresent()
-                    ? executableModule.get().dynamicSectionAddress() : OptionalLong.empty();
-            OptionalLong debugStructure = dynamicSection.isPresent()
-                    ? findDynamicEntry(dynamicSection.getAsLong(), DT_DEBUG) : OptionalLong.empty();
-            if (debugStructure.isPresent() && debugStructure.getAsLong() != 0) {
-                // struct r_debug { int r_version; struct link_map *r_map; ... }
-                long linkMap = readLong(debugStructure.getAsLong() + 8);
-                Set<Long> visited = new HashSet<>();
-                // struct link_map { l_addr; char *l_name; ElfW(Dyn) *l_ld; link_map *l_next, *l_prev; }
-                while (linkMap != 0 && visited.add(linkMap) && visited.size() <= MAX_LINK_MAP_ENTRIES) {
-                    long moduleDynamicSection = readLong(linkMap + 16);
-                    for (CoreModule module : found) {
-                        if (!ordered.contains(module) && module.contains(moduleDynamicSection)) {
-                            ordered.add(module);
-                        }
-                    }
-                    linkMap = readLong(linkMap + 24);
-                }
-            }
-        } catch (MemoryReadException e) {
-            // A damaged or missing link map: the remaining modules follow in address order.
-        }
-        for (CoreModule module : found) {
-            if (!ordered.contains(module)) {
-                ordered.add(module);
-            }
-        }
-        return ordered;
-    }
-
-    private OptionalLong findDynamicEntry(long dynamicSection, long tag) {
-        for (int index = 0; index < MAX_DYNAMIC_ENTRIES; index++) {
-            long entryTag = readLong(dynamicSection + 16L * index);
-            if (entryTag == DT_NULL) {
-                break;
-            }
-            if (entryTag == tag) {
-                return OptionalLong.of(readLong(dynamicSection + 16L * index + 8));
-            }
-        }
-        return OptionalLong.empty();
-    }
 }

@@ -4,6 +4,7 @@ import dev.jompd.core.elf.ElfFile;
 import dev.jompd.core.elf.ElfSymbol;
 import dev.jompd.core.elf.ElfSymbolTable;
 import dev.jompd.core.target.LoadedModule;
+import dev.jompd.core.target.LinkMap;
 import dev.jompd.core.target.TargetSymbol;
 
 import java.nio.file.Path;
@@ -19,7 +20,7 @@ import java.util.function.Function;
  * debug file. Symbols are searched in the file's .symtab, then the debug file's .symtab, then the
  * file's .dynsym.
  */
-final class CoreModule {
+final class CoreModule implements LinkMap.Module {
     private final String targetPath;
     private final List<FileMapping> mappings;
     private final long loadBias;
@@ -60,11 +61,13 @@ final class CoreModule {
 
     Optional<String> coreBuildId() { return coreBuildId; }
 
-    OptionalLong dynamicSectionAddress() { return dynamicSectionAddress; }
+    @Override
+    public OptionalLong dynamicSectionAddress() { return dynamicSectionAddress; }
 
     Optional<Path> diskPath() { return diskPath; }
 
-    boolean contains(long address) {
+    @Override
+    public boolean contains(long address) {
         return mappings.stream().anyMatch(mapping -> mapping.contains(address));
     }
 
@@ -115,10 +118,7 @@ final class CoreModule {
     }
 
     private TargetSymbol toTargetSymbol(ElfSymbol symbol) {
-        // A TLS symbol's value is its offset in the module's TLS block, an absolute one is a plain
-        // number: neither moves with the module.
-        long address = symbol.isThreadLocal() || symbol.isAbsolute() ? symbol.value() : loadBias + symbol.value();
-        return new TargetSymbol(symbol.name(), address, symbol.size(), fileName(), symbol.isThreadLocal());
+        return LinkMap.relocate(symbol, loadBias, fileName());
     }
 
     private void openFiles() {

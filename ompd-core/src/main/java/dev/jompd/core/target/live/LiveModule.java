@@ -6,6 +6,7 @@ import dev.jompd.core.elf.ElfSymbol;
 import dev.jompd.core.elf.ElfSymbolTable;
 import dev.jompd.core.target.LoadedModule;
 import dev.jompd.core.target.TargetException;
+import dev.jompd.core.target.LinkMap;
 import dev.jompd.core.target.TargetSymbol;
 
 import java.io.IOException;
@@ -27,7 +28,7 @@ import java.util.OptionalLong;
  * containers); the mapped inode itself ({@code /proc/PID/map_files/...}, which also reaches deleted or
  * replaced files but needs CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE).
  */
-final class LiveModule implements AutoCloseable {
+final class LiveModule implements LinkMap.Module, AutoCloseable {
     private static final String DELETED_SUFFIX = " (deleted)";
 
     private final String targetPath;
@@ -81,9 +82,11 @@ final class LiveModule implements AutoCloseable {
 
     long loadBias() { return loadBias; }
 
-    OptionalLong dynamicSectionAddress() { return dynamicSectionAddress; }
+    @Override
+    public OptionalLong dynamicSectionAddress() { return dynamicSectionAddress; }
 
-    boolean contains(long address) {
+    @Override
+    public boolean contains(long address) {
         return mappings.stream().anyMatch(mapping -> mapping.contains(address));
     }
 
@@ -120,10 +123,7 @@ final class LiveModule implements AutoCloseable {
     }
 
     private TargetSymbol toTargetSymbol(ElfSymbol symbol) {
-        // A TLS symbol's value is its offset in the module's TLS block, an absolute one is a plain
-        // number: neither moves with the module.
-        long address = symbol.isThreadLocal() || symbol.isAbsolute() ? symbol.value() : loadBias + symbol.value();
-        return new TargetSymbol(symbol.name(), address, symbol.size(), fileName(), symbol.isThreadLocal());
+        return LinkMap.relocate(symbol, loadBias, fileName());
     }
 
     private void open() {

@@ -7,6 +7,7 @@ import dev.jompd.core.elf.ElfHeader;
 import dev.jompd.core.elf.ElfNote;
 import dev.jompd.core.elf.ProgramHeader;
 import dev.jompd.core.target.AddressSpace;
+import dev.jompd.core.target.LinkMap;
 import dev.jompd.core.target.LoadedModule;
 import dev.jompd.core.target.MemoryReadException;
 import dev.jompd.core.target.TargetArchitecture;
@@ -81,10 +82,6 @@ public final class LiveProcessAddressSpace implements AddressSpace {
     private static final long PAGE_SIZE = 4096;
     private static final int MAX_IN_MEMORY_PROGRAM_HEADERS = 1024;
     private static final long MAX_IN_MEMORY_NOTE_BYTES = 64 * 1024;
-    private static final int MAX_DYNAMIC_ENTRIES = 4096;
-    private static final int MAX_LINK_MAP_ENTRIES = 4096;
-    private static final long DT_NULL = 0;
-    private static final long DT_DEBUG = 21;
     /** user_regs_struct, in order (the core backend's names). */
     static final List<String> REGISTER_NAMES = List.of(
             "r15", "r14", "r13", "r12", "rbp", "rbx", "r11", "r10", "r9", "r8", "rax", "rcx", "rdx",
@@ -424,7 +421,7 @@ public final class LiveProcessAddressSpace implements AddressSpace {
             }
         }
         this.executable = Optional.ofNullable(executableModule);
-        this.modules = List.copyOf(inLoadOrder(executable, found));
+        this.modules = List.copyOf(LinkMap.inLoadOrder(executable, found, this::readLong));
     }
 
     /** The layout from the ELF headers at {@code headerAddress} in the process's memory, with the build-id. */
@@ -491,54 +488,4 @@ public final class LiveProcessAddressSpace implements AddressSpace {
         return readView(address, 8).u64(0);
     }
 
-    /**
-     * The executable first, then the libraries in the order the dynamic linker loaded them (its link
-     * map, reached through the executable's DT_DEBUG entry), then modules the link map does not list.
-     */
-    private List<LiveModule> inLoadOrder(Optional<LiveModule> executableModule, List<LiveModule> found) {
-        List<LiveModule> ordered = new ArrayList<>();
-        executableModule.ifPresent(ordered::add);
-        try {
-            OptionalLong dynamicSection = executableModule.isPresent()
-                    ? executableModule.get().dynamicSectionAddress() : OptionalLong.empty();
-            OptionalLong debugStructure = dynamicSection.isPresent()
-                    ? findDynamicEntry(dynamicSection.getAsLong(), DT_DEBUG) : OptionalLong.empty();
-            if (debugStructure.isPresent() && debugStructure.getAsLong() != 0) {
-                // struct r_debug { int r_version; struct link_map *r_map; ... }
-                long linkMap = readLong(debugStructure.getAsLong() + 8);
-                Set<Long> visited = new HashSet<>();
-                // struct link_map { l_addr; char *l_name; ElfW(Dyn) *l_ld; link_map *l_next, *l_prev; }
-                while (linkMap != 0 && visited.add(linkMap) && visited.size() <= MAX_LINK_MAP_ENTRIES) {
-                    long moduleDynamicSection = readLong(linkMap + 16);
-                    for (LiveModule module : found) {
-                        if (!ordered.contains(module) && module.contains(moduleDynamicSection)) {
-                            ordered.add(module);
-                        }
-                    }
-                    linkMap = readLong(linkMap + 24);
-                }
-            }
-        } catch (MemoryReadException e) {
-            // No readable link map: the remaining modules follow in address order.
-        }
-        for (LiveModule module : found) {
-            if (!ordered.contains(module)) {
-                ordered.add(module);
-            }
-        }
-        return ordered;
-    }
-
-    private OptionalLong findDynamicEntry(long dynamicSection, long tag) {
-        for (int index = 0; index < MAX_DYNAMIC_ENTRIES; index++) {
-            long entryTag = readLong(dynamicSection + 16L * index);
-            if (entryTag == DT_NULL) {
-                break;
-            }
-            if (entryTag == tag) {
-                return OptionalLong.of(readLong(dynamicSection + 16L * index + 8));
-            }
-        }
-        return OptionalLong.empty();
-    }
 }
