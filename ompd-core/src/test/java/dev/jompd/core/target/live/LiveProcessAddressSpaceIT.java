@@ -170,7 +170,9 @@ class LiveProcessAddressSpaceIT {
                 assertThat(space.threads()).hasSize(1);
                 assertThat(ProcFs.threadState(pid, pid)).contains('t');
             }
-            assertThat(ProcFs.threadState(pid, pid)).as("still in its group stop").contains('T');
+            // Detaching passes the thread back through the running state into its group stop again:
+            // wait (bounded) for the stop rather than sampling once. A lost stop would end in 'S'.
+            awaitState(pid, 'T');
             Commands.run(List.of("kill", "-CONT", Integer.toString(pid)), Map.of(), directory, Duration.ofSeconds(10));
             awaitState(pid, 'S');
         }
