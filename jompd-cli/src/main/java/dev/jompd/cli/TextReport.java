@@ -53,7 +53,8 @@ final class TextReport {
         snapshot.processIcvs().forEach((name, value) -> out.append("  ").append(pad(name, 24))
                 .append(value.startsWith("<ompd_rc_") ? "(" + value.substring(9, value.length() - 1) + ")" : value).append('\n'));
         if (!snapshot.controlVariables().isEmpty()) {
-            out.append('\n').append(bold("Display control variables")).append(" (as the runtime recorded them at start-up)\n");
+            out.append('\n').append(bold("Display control variables"))
+                    .append(" (as libomp recorded them at start-up, before it read the environment)\n");
             snapshot.controlVariables().stream().filter(line -> line.startsWith("OMP_"))
                     .forEach(line -> out.append("  ").append(line).append('\n'));
         }
