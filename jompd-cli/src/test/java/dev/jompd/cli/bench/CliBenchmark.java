@@ -43,27 +43,35 @@ public final class CliBenchmark {
         double warm = median(runs * 4, () -> inProcess(core));
         System.setOut(stdout);
 
-        Path plugin = Runtimes.referenceGdbPluginDirectory(Runtimes.DEFAULT_VERSION).resolve("ompd/__init__.py");
-        List<String> gdb = new ArrayList<>(List.of("gdb", "-batch", "-nx", "-ex", "set pagination off",
-                "-ex", "source " + plugin, fixture.executable().toString(), core,
-                "-ex", "ompd init", "-ex", "ompd threads", "-ex", "ompd parallel", "-ex", "ompd icvs"));
+        // The reference: gdb loads the same core and LLVM's libompd answers, through its own plugin,
+        // everything it can (ompd-core's dump_reference.py: threads, regions, tasks, every ICV).
+        Path script = Runtimes.repositoryRoot().resolve("ompd-core/src/test/resources/reference/dump_reference.py");
+        Path out = Files.createTempFile("jompd-reference", ".tsv");
+        List<String> gdb = List.of("gdb", "-batch", "-nx", "-x", script.toString(),
+                fixture.executable().toString(), core);
         long start = System.nanoTime();
-        ProcessResult reference = run(gdb, Map.of());
+        ProcessResult reference = run(gdb, Map.of(
+                "JOMPD_REF_PLUGIN", Runtimes.referenceGdbPluginDirectory(Runtimes.DEFAULT_VERSION).toString(),
+                "JOMPD_REF_OUT", out.toString()));
         double referenceMs = (System.nanoTime() - start) / 1e6;
-        boolean crashed = reference.exitCode() != 0 || reference.output().contains("Fatal signal");
-        long referenceThreadLines = reference.output().lines().filter(l -> l.matches("\\s*\\d+\\s+0x.*")).count();
+        boolean crashed = reference.exitCode() != 0;
+        List<String> records = Files.readAllLines(out).stream().filter(line -> !line.startsWith("?")
+                && !line.startsWith("#")).toList();
+        long answered = records.stream().filter(line -> line.split("\t", -1).length > 3
+                && line.split("\t", -1)[3].equals("0")).count();
+        Files.deleteIfExists(out);
 
         System.out.println();
         System.out.printf("%-52s %12s%n", "measurement (median of " + runs + ")", "ms");
         System.out.printf("%-52s %12.1f%n", "jompd inspect --core --json, cold, AppCDS", coldCds);
         System.out.printf("%-52s %12.1f%n", "jompd inspect --core --json, cold, no CDS", coldNoCds);
         System.out.printf("%-52s %12.1f%n", "jompd inspect --core --json, warm JVM", warm);
-        System.out.printf("%-52s %12.1f%s%n", "gdb + reference plugin: init, threads, parallel, icvs", referenceMs,
+        System.out.printf("%-52s %12.1f%s%n", "gdb + reference libompd: load core, dump everything", referenceMs,
                 crashed ? "  (gdb crashed or failed: exit " + reference.exitCode() + ")" : "");
         System.out.printf("ratio reference / jompd cold: %.1fx, reference / jompd warm: %.1fx%n",
                 referenceMs / coldCds, referenceMs / warm);
-        System.out.printf("reference listed %d thread lines; jompd reports every one of the %d OpenMP threads%n",
-                referenceThreadLines, fixture.facts().threadCount());
+        System.out.printf("reference answered %d of %d queries; jompd reports all %d OpenMP threads, every ICV with a string%n",
+                answered, records.size(), fixture.facts().threadCount());
         System.exit(0);
     }
 
