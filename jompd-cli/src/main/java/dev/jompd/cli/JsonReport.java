@@ -21,7 +21,14 @@ public final class JsonReport {
 
     private JsonReport() {}
 
+    /** The report without source lines, with the notices the snapshot itself calls for. */
     public static String render(TargetDescription target, ProcessSnapshot snapshot, Symbolizer symbols) {
+        return render(target, snapshot, symbols, SourceLines.NONE, InspectCommand.notices(snapshot));
+    }
+
+    /** The report with {@code file:line} of task functions and the given notices. */
+    public static String render(TargetDescription target, ProcessSnapshot snapshot, Symbolizer symbols,
+                                SourceLines lines, java.util.List<String> notices) {
         JsonObject root = new JsonObject();
         root.addProperty("schema", SCHEMA);
         JsonObject targetJson = new JsonObject();
@@ -70,12 +77,15 @@ public final class JsonReport {
             json.add("icvs", strings(thread.icvs()));
             JsonArray tasks = new JsonArray();
             for (ProcessSnapshot.TaskView task : thread.tasks()) {
-                tasks.add(task(task, symbols));
+                tasks.add(task(task, symbols, lines));
             }
             json.add("tasks", tasks);
             threads.add(json);
         }
         root.add("threads", threads);
+        JsonArray noticesJson = new JsonArray();
+        notices.forEach(noticesJson::add);
+        root.add("notices", noticesJson);
         JsonArray problems = new JsonArray();
         snapshot.problems().forEach(problems::add);
         root.add("problems", problems);
@@ -91,7 +101,7 @@ public final class JsonReport {
         return ids;
     }
 
-    private static JsonObject task(ProcessSnapshot.TaskView task, Symbolizer symbols) {
+    private static JsonObject task(ProcessSnapshot.TaskView task, Symbolizer symbols, SourceLines lines) {
         JsonObject json = new JsonObject();
         json.addProperty("address", hex(task.address()));
         if (task.lightweightTeam() != 0) {
@@ -104,6 +114,7 @@ public final class JsonReport {
             symbols.locate(task.function().getAsLong()).ifPresent(location -> {
                 function.addProperty("symbol", location.toString());
                 function.addProperty("module", location.module());
+                lines.of(location).ifPresent(line -> function.addProperty("source", line));
             });
             json.add("function", function);
         }

@@ -18,11 +18,13 @@ final class TextReport {
     private final boolean colour;
     private final boolean all;
     private final Symbolizer symbols;
+    private final SourceLines lines;
 
-    TextReport(boolean colour, boolean all, Symbolizer symbols) {
+    TextReport(boolean colour, boolean all, Symbolizer symbols, SourceLines lines) {
         this.colour = colour;
         this.all = all;
         this.symbols = symbols;
+        this.lines = lines;
     }
 
     String render(TargetDescription target, ProcessSnapshot snapshot) {
@@ -30,7 +32,11 @@ final class TextReport {
         out.append(bold("OpenMP process")).append(' ').append(target.name()).append(" (").append(target.backend())
                 .append(")\n  runtime ").append(target.runtime()).append(", OpenMP ").append(snapshot.ompVersion())
                 .append(", ").append(snapshot.threads().size()).append(" OpenMP threads, ")
-                .append(snapshot.regions().size()).append(" parallel regions\n\n");
+                .append(snapshot.regions().size()).append(" parallel regions\n");
+        for (String notice : InspectCommand.notices(snapshot)) {
+            out.append(paint("33", "  note: " + notice)).append('\n');
+        }
+        out.append('\n');
 
         Map<String, String> ids = JsonReport.regionIds(snapshot);
         Map<String, List<ProcessSnapshot.ThreadView>> threadsByRegion = new LinkedHashMap<>();
@@ -124,7 +130,8 @@ final class TextReport {
                 });
                 if (task.function().isPresent() && !initial) {
                     long function = task.function().getAsLong();
-                    out.append("  ").append(symbols.locate(function).map(Symbolizer.Location::toString)
+                    out.append("  ").append(symbols.locate(function)
+                            .map(location -> location + lines.shortOf(location).map(line -> " (" + line + ")").orElse(""))
                             .orElse("0x" + Long.toHexString(function)));
                 }
                 out.append('\n');

@@ -95,6 +95,28 @@ class InspectCommandIT {
     }
 
     @Test
+    void withoutOmpDebugTheReportSaysWhatIsMissingAndShowsTheRest() {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.PARALLEL, "2").withEnvironment("OMP_DEBUG", "disabled"));
+        Result text = jompd("inspect", "--core", fixture.core().toString(), "--color=never");
+        assertThat(text.exitCode()).isZero();
+        assertThat(text.out()).contains("OMP_DEBUG=enabled").contains("team of 2");
+        Result json = jompd("inspect", "--core", fixture.core().toString(), "--json");
+        JsonObject report = JsonParser.parseString(json.out()).getAsJsonObject();
+        assertThat(report.getAsJsonArray("notices").toString()).contains("OMP_DEBUG");
+        assertThat(json.err()).contains("OMP_DEBUG");
+    }
+
+    @Test
+    void taskFunctionsCarryTheirSourceLine() {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.TASKS, "200"));
+        Result json = jompd("inspect", "--core", fixture.core().toString(), "--json");
+        JsonObject report = JsonParser.parseString(json.out()).getAsJsonObject();
+        JsonObject first = report.getAsJsonArray("threads").get(0).getAsJsonObject();
+        JsonObject function = first.getAsJsonArray("tasks").get(0).getAsJsonObject().getAsJsonObject("function");
+        assertThat(function.get("source").getAsString()).matches(".*/tasks\\.c:\\d+");
+    }
+
+    @Test
     void aMissingCoreIsBadInput() {
         Result result = jompd("inspect", "--core", "/nonexistent/core");
         assertThat(result.exitCode()).isEqualTo(3);

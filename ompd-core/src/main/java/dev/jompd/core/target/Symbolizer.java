@@ -18,8 +18,12 @@ import java.util.Optional;
  * of the target's modules on disk. Works for every backend: it needs only {@link AddressSpace#modules()}.
  */
 public final class Symbolizer implements AutoCloseable {
-    /** A function containing an address: its module, its name and the offset into it. */
-    public record Location(String module, String function, long offset, long moduleOffset) {
+    /**
+     * A function containing an address: its module (file name and path), its name, the offset into it,
+     * and the address as the module's file sees it (what addr2line wants).
+     */
+    public record Location(String module, java.nio.file.Path modulePath, String function, long offset,
+                           long moduleOffset) {
         @Override
         public String toString() {
             return offset == 0 ? function : function + "+0x" + Long.toHexString(offset);
@@ -56,7 +60,7 @@ public final class Symbolizer implements AutoCloseable {
                 }
             }
             if (best != null && Long.compareUnsigned(fileAddress - best.start(), Math.max(best.size(), 1)) < 0) {
-                return Optional.of(new Location(module.path().getFileName().toString(), best.name(),
+                return Optional.of(new Location(module.path().getFileName().toString(), module.path(), best.name(),
                         fileAddress - best.start(), fileAddress));
             }
         }
