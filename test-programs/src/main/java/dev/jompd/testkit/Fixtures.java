@@ -70,15 +70,34 @@ public final class Fixtures {
                 workDirectory().resolve(run.label() + "-live-" + System.nanoTime()));
     }
 
-    /** Where cores and facts go: the module's target directory under Maven, a temp dir otherwise. */
-    static Path workDirectory() {
+    /**
+     * Where cores and facts go: the module's target directory under Maven (kept for inspection, gone
+     * with mvn clean), otherwise a temporary directory deleted when the JVM exits (cores can be GBs).
+     */
+    static synchronized Path workDirectory() {
         Path target = Path.of("target");
         try {
-            Path base = Files.isDirectory(target) ? target.resolve("jompd-fixtures")
-                    : Path.of(System.getProperty("java.io.tmpdir"), "jompd-fixtures-" + ProcessHandle.current().pid());
-            return Files.createDirectories(base).toAbsolutePath();
+            if (Files.isDirectory(target)) {
+                return Files.createDirectories(target.resolve("jompd-fixtures")).toAbsolutePath();
+            }
+            if (temporaryWorkDirectory == null) {
+                temporaryWorkDirectory = Files.createTempDirectory("jompd-fixtures-");
+                Path doomed = temporaryWorkDirectory;
+                Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteRecursively(doomed)));
+            }
+            return temporaryWorkDirectory;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    private static Path temporaryWorkDirectory;
+
+    private static void deleteRecursively(Path directory) {
+        try (var files = Files.walk(directory)) {
+            files.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        } catch (IOException ignored) {
+            // best effort at exit
         }
     }
 
