@@ -30,10 +30,15 @@ public record FixtureRun(Fixture fixture, List<String> arguments, Map<String, St
         return new FixtureRun(fixture, arguments, environment, version);
     }
 
-    /** The environment the program runs with: OMP_DEBUG=enabled plus this run's settings. */
+    /**
+     * The environment the program runs with: OMP_DEBUG=enabled plus this run's settings. One malloc
+     * arena: glibc reserves 64 MiB per thread arena and gdb's gcore writes those reserves into the core,
+     * so a 16-thread fixture's core shrinks from 1.1 GiB to about 0.1 GiB. OpenMP is not affected.
+     */
     Map<String, String> programEnvironment() {
         Map<String, String> env = new LinkedHashMap<>();
         env.put("OMP_DEBUG", "enabled");
+        env.put("MALLOC_ARENA_MAX", "1");
         env.putAll(environment);
         return env;
     }
