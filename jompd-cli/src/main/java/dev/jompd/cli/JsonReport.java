@@ -26,6 +26,11 @@ public final class JsonReport {
         return render(target, snapshot, symbols, SourceLines.NONE, InspectCommand.notices(snapshot));
     }
 
+    /** The report as {@code jompd inspect --json} prints it: with source lines and the snapshot's notices. */
+    public static String render(TargetDescription target, ProcessSnapshot snapshot, Symbolizer symbols, SourceLines lines) {
+        return render(target, snapshot, symbols, lines, InspectCommand.notices(snapshot));
+    }
+
     /** The report with {@code file:line} of task functions and the given notices. */
     public static String render(TargetDescription target, ProcessSnapshot snapshot, Symbolizer symbols,
                                 SourceLines lines, java.util.List<String> notices) {

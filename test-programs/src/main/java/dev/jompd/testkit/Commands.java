@@ -26,7 +26,15 @@ public final class Commands {
             builder.directory(workingDirectory.toFile());
         }
         Process process = builder.start();
-        CompletableFuture<String> output = CompletableFuture.supplyAsync(() -> readAll(process.getInputStream()));
+        // Its own thread, not the common pool (one thread on 2 cores, possibly busy elsewhere).
+        CompletableFuture<String> output = new CompletableFuture<>();
+        Thread.ofPlatform().daemon().name("jompd-command-output").start(() -> {
+            try {
+                output.complete(readAll(process.getInputStream()));
+            } catch (RuntimeException e) {
+                output.completeExceptionally(e);
+            }
+        });
         try {
             if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 process.descendants().forEach(ProcessHandle::destroyForcibly);

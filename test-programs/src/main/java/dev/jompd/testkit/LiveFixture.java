@@ -40,7 +40,13 @@ public final class LiveFixture implements AutoCloseable {
         this.process = process;
         this.programPid = programPid;
         this.facts = facts;
-        this.drained = CompletableFuture.runAsync(() -> drain(stdout));
+        // A thread of its own: on a 2-core machine the common pool has one thread, and a drain parked
+        // there for the program's whole life would starve every other async task (Commands.run's).
+        this.drained = new CompletableFuture<>();
+        Thread.ofPlatform().daemon().name("jompd-fixture-drain-" + run.label()).start(() -> {
+            drain(stdout);
+            drained.complete(null);
+        });
     }
 
     static LiveFixture start(FixtureRun run, Path executable, Path directory) {
@@ -60,16 +66,18 @@ public final class LiveFixture implements AutoCloseable {
             Process process = builder.start();
             BufferedReader stdout = new BufferedReader(new InputStreamReader(process.getInputStream(),
                     StandardCharsets.UTF_8));
-            CompletableFuture<String> announcement = CompletableFuture.supplyAsync(() -> {
+            CompletableFuture<String> announcement = new CompletableFuture<>();
+            Thread.ofPlatform().daemon().name("jompd-fixture-marker").start(() -> {
                 try {
                     for (String line; (line = stdout.readLine()) != null; ) {
                         if (line.startsWith("JOMPD_AT_MARKER")) {
-                            return line;
+                            announcement.complete(line);
+                            return;
                         }
                     }
-                    return null;
+                    announcement.complete(null);
                 } catch (IOException e) {
-                    throw new UncheckedIOException(e);
+                    announcement.completeExceptionally(new UncheckedIOException(e));
                 }
             });
             String line;

@@ -1,0 +1,180 @@
+package dev.jompd.gdb;
+
+import com.google.gson.JsonObject;
+import dev.jompd.core.target.MemoryReadException;
+import dev.jompd.core.target.TargetException;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+
+/**
+ * A process whose memory only gdb can reach (behind gdbserver, or a local process whose
+ * /proc/PID/mem the engine may not read): memory comes through gdb ({@code Inferior.read_memory}) in
+ * aligned blocks of {@value #BLOCK_SIZE} bytes, cached for the stop; the modules come from the dynamic
+ * linker's link map ({@code _r_debug.r_map}, found by asking gdb for the symbol) and their symbols
+ * from the files on this machine (for gdbserver on loopback they are the same files).
+ */
+final class GdbAddressSpace extends InferiorAddressSpace {
+    /** What one question to gdb reads: large enough that a struct walk needs few round trips. */
+    static final int BLOCK_SIZE = 16 * 1024;
+    private static final int MAX_CACHED_BLOCKS = 4096;
+    private static final int MAX_LINK_MAP_ENTRIES = 4096;
+    private static final int MAX_PATH = 4096;
+
+    private final GdbChannel gdb;
+    private final Optional<Path> executable;
+    private final Map<Long, byte[]> blocks = new HashMap<>();
+    private final Set<Long> unreadableBlocks = new HashSet<>();
+
+    GdbAddressSpace(String name, GdbChannel gdb, GdbThreads threads, Optional<Path> executable) {
+        super(name, threads);
+        this.gdb = gdb;
+        this.executable = executable;
+    }
+
+    @Override
+    public synchronized void read(long address, byte[] buffer, int offset, int length) throws MemoryReadException {
+        Objects.checkFromIndexSize(offset, length, buffer.length);
+        int done = 0;
+        while (done < length) {
+            long at = address + done;
+            long blockStart = at & -BLOCK_SIZE;
+            int inBlock = (int) (at - blockStart);
+            int chunk = Math.min(length - done, BLOCK_SIZE - inBlock);
+            byte[] block = block(blockStart);
+            if (block != null) {
+                System.arraycopy(block, inBlock, buffer, offset + done, chunk);
+            } else {
+                // The whole block is not readable (the end of a mapping); the part asked for may be.
+                byte[] exact = ask(at, chunk, address, length);
+                System.arraycopy(exact, 0, buffer, offset + done, chunk);
+            }
+            done += chunk;
+        }
+    }
+
+    private byte[] block(long blockStart) {
+        byte[] cached = blocks.get(blockStart);
+        if (cached != null || unreadableBlocks.contains(blockStart)) {
+            return cached;
+        }
+        if (blocks.size() >= MAX_CACHED_BLOCKS) {
+            blocks.clear();
+        }
+        try {
+            byte[] block = ask(blockStart, BLOCK_SIZE, blockStart, BLOCK_SIZE);
+            blocks.put(blockStart, block);
+            return block;
+        } catch (MemoryReadException e) {
+            unreadableBlocks.add(blockStart);
+            return null;
+        }
+    }
+
+    private byte[] ask(long at, int length, long address, int requested) {
+        JsonObject answer;
+        try {
+            answer = gdb.ask("read", question -> {
+                question.addProperty("address", "0x" + Long.toHexString(at));
+                question.addProperty("length", length);
+            });
+        } catch (GdbQuestionException e) {
+            throw new MemoryReadException(name(), address, requested, e.getMessage());
+        }
+        byte[] bytes = Base64.getDecoder().decode(answer.get("bytes").getAsString());
+        if (bytes.length != length) {
+            throw new MemoryReadException(name(), address, requested, "gdb returned " + bytes.length + " of " + length + " bytes");
+        }
+        return bytes;
+    }
+
+    @Override
+    synchronized void resumed() {
+        super.resumed();
+        blocks.clear();
+        unreadableBlocks.clear();
+    }
+
+    /**
+     * The link map: {@code struct r_debug {int r_version; struct link_map *r_map; ...}} and
+     * {@code struct link_map {ElfW(Addr) l_addr; char *l_name; ElfW(Dyn) *l_ld; struct link_map *l_next, *l_prev;}}
+     * (glibc's public ABI, <link.h>). The first entry is the executable (empty name).
+     */
+    @Override
+    ModuleSymbols discoverModules() {
+        List<ModuleSymbols.Module> modules = new ArrayList<>();
+        OptionalLong rDebug = symbolFromGdb("_r_debug");
+        if (rDebug.isEmpty()) {
+            // A static executable (no dynamic linker): the executable alone, where it was linked.
+            executable.ifPresent(file -> modules.add(new ModuleSymbols.Module(file, 0)));
+            return new ModuleSymbols(modules);
+        }
+        long entry = readLong(rDebug.getAsLong() + 8);
+        Set<Long> visited = new HashSet<>();
+        boolean first = true;
+        while (entry != 0 && visited.add(entry) && visited.size() <= MAX_LINK_MAP_ENTRIES) {
+            long loadBias = readLong(entry);
+            long namePointer = readLong(entry + 8);
+            String path = namePointer == 0 ? "" : readCString(namePointer);
+            if (first && path.isEmpty()) {
+                long bias = loadBias;
+                executable.ifPresent(file -> modules.add(new ModuleSymbols.Module(file, bias)));
+            } else if (path.startsWith("/") && Files.isRegularFile(Path.of(path))) {
+                modules.add(new ModuleSymbols.Module(Path.of(path), loadBias));
+            }
+            first = false;
+            entry = readLong(entry + 24);
+        }
+        return new ModuleSymbols(modules);
+    }
+
+    private OptionalLong symbolFromGdb(String symbol) {
+        try {
+            JsonObject answer = gdb.ask("symbol", question -> question.addProperty("name", symbol));
+            return TargetContext.number(answer, "address");
+        } catch (GdbQuestionException unknown) {
+            return OptionalLong.empty();
+        }
+    }
+
+    private long readLong(long address) {
+        byte[] bytes = new byte[8];
+        read(address, bytes, 0, 8);
+        return ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).getLong();
+    }
+
+    private String readCString(long address) {
+        byte[] bytes = new byte[256];
+        StringBuilder text = new StringBuilder();
+        long at = address;
+        while (text.length() < MAX_PATH) {
+            int length = (int) Math.min(bytes.length, BLOCK_SIZE - (at & (BLOCK_SIZE - 1)));
+            try {
+                read(at, bytes, 0, length);
+            } catch (TargetException e) {
+                break;
+            }
+            for (int i = 0; i < length; i++) {
+                if (bytes[i] == 0) {
+                    return text.append(new String(bytes, 0, i, StandardCharsets.UTF_8)).toString();
+                }
+            }
+            text.append(new String(bytes, 0, length, StandardCharsets.UTF_8));
+            at += length;
+        }
+        return text.toString();
+    }
+}

@@ -1,0 +1,543 @@
+# jompd.py: OpenMP commands for gdb, answered by jompd (OMPD in Java for LLVM's libomp).
+#
+# Load it once per gdb session, no `ompd init` needed:
+#     (gdb) source /path/to/jompd/gdb/jompd.py        # or in ~/.gdbinit, or: gdb -x jompd.py ...
+#     (gdb) ompd threads
+#
+# This file stays thin. On the first ompd command it starts one jompd engine (a Java 25 process) and
+# talks to it over pipes, one JSON object per line (protocol "jompd-gdb/1"):
+#   gdb -> engine   {"id": n, "command": "threads", "args": "...", "context": {...}}
+#   engine -> gdb   {"ask": q, "what": "read" | "threads" | "symbol" | "frames", ...}   (any number)
+#   gdb -> engine   {"answer": q, ...} or {"answer": q, "error": "..."}
+#   engine -> gdb   {"reply": n, "text": "..."} or {"reply": n, "error": "..."}
+# The context says what gdb's target is (core file, live process, remote), the process, the selected
+# thread, and two counters bumped on gdb's events (the inferior ran or stopped; objfiles changed) so
+# that the engine drops its caches. A core file or a local live process the engine reads itself (the
+# core, /proc/PID/mem); for a remote target memory comes through gdb (Inferior.read_memory).
+#
+# Finding the engine: $JOMPD_HOME/lib, else ../lib next to this file (the jompd distribution's
+# gdb/jompd.py), else the build tree (gdb-adapter/target/jompd/lib). Finding Java 25: $JOMPD_JAVA,
+# $JAVA_HOME/bin/java, /usr/lib/jvm/*/bin/java, java on the PATH. $JOMPD_JAVA_OPTIONS adds JVM options;
+# $JOMPD_NO_CDS=1 turns the class-data archive off; $JOMPD_GDB_NO_THREAD_HANDLES=1 (diagnostics) makes
+# the bridge read each thread's fs_base instead of using libthread_db's thread handles.
+#
+# Standard library only (gdb's Python 3). Never changes the selected thread or frame.
+
+import base64
+import glob
+import json
+import os
+import re
+import select
+import shutil
+import subprocess
+import tempfile
+import time
+
+import gdb
+
+JOMPD_PROTOCOL = "jompd-gdb/1"
+_JOMPD_SCRIPT_DIR = os.path.dirname(os.path.abspath(__file__))
+_JOMPD_MIN_JAVA = 25
+_JOMPD_ENGINE_JAR = "gdb-adapter.jar"
+_JOMPD_HELLO_SECONDS = 60
+_JOMPD_SYMBOL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.$@]*$")
+
+
+class JompdUnavailable(Exception):
+    """The engine cannot run here; the message says what to install or set."""
+
+
+class JompdBridge:
+    """One engine process per gdb session, started on the first command."""
+
+    def __init__(self):
+        self.proc = None
+        self.log = None
+        self.pending = []
+        self.next_id = 1
+        self.stop_counter = 0
+        self.module_counter = 0
+        self.core_checks = {}
+        self.last_stats = None
+        self.connect_events()
+
+    # ------------------------------------------------------------ gdb's events -> cache generations
+
+    def connect_events(self):
+        events = gdb.events
+        events.cont.connect(self.on_run)
+        events.stop.connect(self.on_run)
+        events.exited.connect(self.on_exit)
+        events.new_objfile.connect(self.on_modules)
+        events.clear_objfiles.connect(self.on_modules)
+        for name in ("memory_changed", "register_changed", "inferior_call"):
+            registry = getattr(events, name, None)
+            if registry is not None:
+                registry.connect(self.on_run)
+
+    def disconnect_events(self):
+        events = gdb.events
+        for registry, handler in ((events.cont, self.on_run), (events.stop, self.on_run),
+                                  (events.exited, self.on_exit), (events.new_objfile, self.on_modules),
+                                  (events.clear_objfiles, self.on_modules)):
+            try:
+                registry.disconnect(handler)
+            except Exception:
+                pass
+        for name in ("memory_changed", "register_changed", "inferior_call"):
+            registry = getattr(events, name, None)
+            if registry is not None:
+                try:
+                    registry.disconnect(self.on_run)
+                except Exception:
+                    pass
+
+    def on_run(self, event=None):
+        self.stop_counter += 1
+
+    def on_exit(self, event=None):
+        self.stop_counter += 1
+        self.module_counter += 1
+
+    def on_modules(self, event=None):
+        self.stop_counter += 1
+        self.module_counter += 1
+
+    # ------------------------------------------------------------ starting the engine
+
+    @staticmethod
+    def java_major(java):
+        """The Java feature version of a java binary: from its JDK's release file, else by asking it."""
+        home = os.path.dirname(os.path.dirname(os.path.realpath(java)))
+        try:
+            with open(os.path.join(home, "release"), encoding="utf-8", errors="replace") as release:
+                for line in release:
+                    if line.startswith("JAVA_VERSION="):
+                        return int(re.split(r"[.\"+-]", line.split("=", 1)[1].strip().strip('"'))[0])
+        except (OSError, ValueError, IndexError):
+            pass
+        try:
+            out = subprocess.run([java, "-XshowSettings:properties", "-version"], capture_output=True,
+                                 text=True, timeout=30).stderr
+            match = re.search(r"java\.specification\.version = (\d+)", out)
+            return int(match.group(1)) if match else 0
+        except (OSError, subprocess.SubprocessError, ValueError):
+            return 0
+
+    def find_java(self):
+        configured = os.environ.get("JOMPD_JAVA")
+        if configured:
+            if os.access(configured, os.X_OK) and self.java_major(configured) >= _JOMPD_MIN_JAVA:
+                return configured
+            raise JompdUnavailable("JOMPD_JAVA=%s is not a Java %d or newer: point it at a JDK 25's bin/java"
+                                   % (configured, _JOMPD_MIN_JAVA))
+        candidates = []
+        if os.environ.get("JAVA_HOME"):
+            candidates.append(os.path.join(os.environ["JAVA_HOME"], "bin", "java"))
+        jvms = sorted(glob.glob("/usr/lib/jvm/*/bin/java"))
+        candidates += [j for j in jvms if "25" in j] + [j for j in jvms if "25" not in j]
+        on_path = shutil.which("java")
+        if on_path:
+            candidates.append(on_path)
+        for java in candidates:
+            if os.access(java, os.X_OK) and self.java_major(java) >= _JOMPD_MIN_JAVA:
+                return java
+        raise JompdUnavailable("the ompd commands need Java %d or newer and found none (JOMPD_JAVA, JAVA_HOME, "
+                               "/usr/lib/jvm, PATH): install Eclipse Temurin 25 (temurin-25-jdk) or set "
+                               "JOMPD_JAVA to a JDK 25's bin/java" % _JOMPD_MIN_JAVA)
+
+    @staticmethod
+    def find_engine():
+        candidates = []
+        if os.environ.get("JOMPD_HOME"):
+            candidates.append(os.path.join(os.environ["JOMPD_HOME"], "lib"))
+        candidates.append(os.path.join(_JOMPD_SCRIPT_DIR, "..", "lib"))
+        candidates.append(os.path.join(_JOMPD_SCRIPT_DIR, "..", "..", "..", "target", "jompd", "lib"))
+        for lib in candidates:
+            if os.path.isfile(os.path.join(lib, _JOMPD_ENGINE_JAR)):
+                return os.path.realpath(lib)
+        raise JompdUnavailable("cannot find the jompd engine (%s): set JOMPD_HOME to the jompd distribution "
+                               "(built by `mvn package` into gdb-adapter/target/jompd)" % _JOMPD_ENGINE_JAR)
+
+    def start(self):
+        java = self.find_java()
+        lib = self.find_engine()
+        # An interactive engine, as the jompd launcher runs the command line: C1 only, a serial heap, no
+        # native-access warning.
+        options = ["-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto", "--enable-native-access=ALL-UNNAMED"]
+        cache = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "jompd")
+        if not os.environ.get("JOMPD_NO_CDS"):
+            try:
+                os.makedirs(cache, exist_ok=True)
+                if os.access(cache, os.W_OK):
+                    # One class-data archive per engine build, made by the JVM on first use: start-up time.
+                    stamp = int(os.stat(os.path.join(lib, _JOMPD_ENGINE_JAR)).st_mtime)
+                    archive = os.path.join(cache, "jompd-gdb-%d.jsa" % stamp)
+                    if not os.path.exists(archive):
+                        # Archives of other engine builds, made over an hour ago: gone.
+                        for stale in glob.glob(os.path.join(cache, "jompd-gdb-*.jsa")):
+                            if time.time() - os.stat(stale).st_mtime > 3600:
+                                os.remove(stale)
+                    options = ["-XX:SharedArchiveFile=" + archive,
+                               "-XX:+AutoCreateSharedArchive", "-Xlog:cds=off", "-Xlog:cds+dynamic=off"] + options
+            except OSError:
+                pass
+        options += os.environ.get("JOMPD_JAVA_OPTIONS", "").split()
+        self.log = tempfile.TemporaryFile(prefix="jompd-engine-")
+        command = [java] + options + ["-cp", os.path.join(lib, "*"), "dev.jompd.gdb.Engine"]
+        try:
+            # A session of its own: gdb's Ctrl-C must not reach the engine.
+            self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=self.log, start_new_session=True, close_fds=True)
+        except OSError as e:
+            raise JompdUnavailable("cannot start the jompd engine with %s: %s" % (java, e))
+        self.pending = []
+        hello = self.receive(_JOMPD_HELLO_SECONDS)
+        if hello.get("hello") != JOMPD_PROTOCOL:
+            self.stop_engine()
+            raise JompdUnavailable("the jompd engine in %s speaks %r, not %s: reinstall jompd"
+                                   % (lib, hello.get("hello"), JOMPD_PROTOCOL))
+
+    def stop_engine(self):
+        proc, self.proc = self.proc, None
+        if proc is not None:
+            try:
+                proc.stdin.close()
+            except OSError:
+                pass
+            try:
+                proc.wait(timeout=2)
+            except Exception:
+                proc.kill()
+
+    def log_tail(self):
+        if self.log is None:
+            return ""
+        try:
+            self.log.seek(0)
+            lines = self.log.read().decode("utf-8", "replace").strip().splitlines()
+            return " | ".join(lines[-3:])
+        except OSError:
+            return ""
+
+    # ------------------------------------------------------------ the pipe
+
+    def send(self, message):
+        data = (json.dumps(message, separators=(",", ":")) + "\n").encode("utf-8")
+        try:
+            self.proc.stdin.write(data)
+            self.proc.stdin.flush()
+        except (OSError, ValueError):
+            self.engine_died()
+
+    def receive(self, timeout=None):
+        """The next line from the engine as a JSON object."""
+        fd = self.proc.stdout.fileno()
+        while True:
+            # Only the newest chunk can hold a newline: older ones were searched when they arrived.
+            newline = self.pending[-1].find(b"\n") if self.pending else -1
+            if newline >= 0:
+                last = self.pending[-1]
+                line = b"".join(self.pending[:-1]) + last[:newline]
+                rest = last[newline + 1:]
+                self.pending = [rest] if rest else []
+                return json.loads(line.decode("utf-8"))
+            ready, _, _ = select.select([fd], [], [], timeout)
+            if not ready:
+                self.stop_engine()
+                raise gdb.GdbError("jompd: the engine did not answer within %d s; it restarts at the next "
+                                   "command" % timeout)
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                self.engine_died()
+            self.pending.append(chunk)
+
+    def engine_died(self):
+        tail = self.log_tail()
+        self.stop_engine()
+        raise gdb.GdbError("jompd: the engine stopped unexpectedly%s; it restarts at the next command"
+                           % ((": " + tail) if tail else ""))
+
+    # ------------------------------------------------------------ requests
+
+    def request(self, command, args):
+        if self.proc is None or self.proc.poll() is not None:
+            self.proc = None
+            self.start()
+        request_id = self.next_id
+        self.next_id += 1
+        self.send({"id": request_id, "command": command, "args": args, "context": self.context()})
+        try:
+            while True:
+                message = self.receive()
+                if "ask" in message:
+                    self.send(self.answer(message))
+                elif message.get("reply") == request_id:
+                    return message
+        except KeyboardInterrupt:
+            # Mid-request the two sides are out of step: start afresh next time.
+            self.stop_engine()
+            raise gdb.GdbError("jompd: interrupted; the engine restarts at the next command")
+
+    def run(self, command, args):
+        try:
+            reply = self.request(command, args)
+        except JompdUnavailable as e:
+            raise gdb.GdbError("jompd: " + str(e))
+        self.last_stats = reply.get("stats")
+        if "error" in reply:
+            raise gdb.GdbError("jompd: " + reply["error"])
+        return reply.get("text", "")
+
+    # ------------------------------------------------------------ what gdb knows
+
+    @staticmethod
+    def pthread_of(thread):
+        """The thread's pthread_t, from its libthread_db handle (no thread switch), or None."""
+        if os.environ.get("JOMPD_GDB_NO_THREAD_HANDLES"):
+            return None  # diagnostics: take pthread ids from fs_base, as for targets without libthread_db
+        try:
+            handle = thread.handle()
+        except Exception:
+            return None
+        if handle and len(handle) == 8:
+            value = int.from_bytes(handle, "little")
+            return "0x%x" % value if value else None
+        return None
+
+    def context(self):
+        inferior = gdb.selected_inferior()
+        connection = inferior.connection
+        kind = {"native": "live", "core": "core", "remote": "remote",
+                "extended-remote": "remote"}.get(connection.type if connection else None, "none")
+        pid = inferior.pid
+        if kind != "core" and not pid:
+            kind = "none"
+        context = {"target": kind, "inferior": inferior.num, "pid": pid,
+                   "executable": inferior.progspace.filename or "",
+                   "connection": ("%s %s" % (connection.type, connection.details or "")).strip() if connection else "",
+                   "stop": self.stop_counter, "modules": self.module_counter}
+        if kind == "core":
+            context["cores"] = self.core_files()
+        thread = gdb.selected_thread()
+        if thread is not None and thread.is_valid():
+            context["thread"] = {"num": thread.num, "lwp": thread.ptid[1], "pthread": self.pthread_of(thread)}
+        return context
+
+    def is_core(self, path):
+        if path not in self.core_checks:
+            try:
+                with open(path, "rb") as f:
+                    header = f.read(18)
+                self.core_checks[path] = (len(header) == 18 and header[:4] == b"\x7fELF"
+                                          and int.from_bytes(header[16:18], "little") == 4)  # ET_CORE
+            except OSError:
+                self.core_checks[path] = False
+        return self.core_checks[path]
+
+    def core_files(self):
+        """The core files gdb holds open (its file descriptors), else the one `info target` names."""
+        cores = []
+        try:
+            for fd in os.listdir("/proc/self/fd"):
+                try:
+                    path = os.readlink("/proc/self/fd/" + fd)
+                except OSError:
+                    continue
+                if path.startswith("/") and os.path.isfile(path) and path not in cores and self.is_core(path):
+                    cores.append(path)
+        except OSError:
+            pass
+        if not cores:
+            text = gdb.execute("info target", to_string=True)
+            match = re.search(r"Local core dump file:\s*`(.*)', file type", text)
+            if match:
+                cores.append(match.group(1))
+        return cores
+
+    def answer(self, question):
+        what = question.get("what")
+        reply = {"answer": question["ask"]}
+        try:
+            if what == "read":
+                memory = gdb.selected_inferior().read_memory(int(question["address"], 16), int(question["length"]))
+                reply["bytes"] = base64.b64encode(bytes(memory)).decode("ascii")
+            elif what == "threads":
+                reply["threads"] = self.threads(bool(question.get("pthreads")))
+            elif what == "symbol":
+                name = question["name"]
+                if not _JOMPD_SYMBOL_NAME.match(name):
+                    raise ValueError("not a symbol name: %r" % name)
+                reply["address"] = "0x%x" % int(gdb.parse_and_eval("(unsigned long)&" + name))
+            elif what == "frames":
+                reply.update(self.frames(int(question.get("limit", 256))))
+            else:
+                reply["error"] = "unknown question %r" % what
+        except (gdb.error, gdb.MemoryError, ValueError, KeyError, OverflowError) as e:
+            reply["error"] = str(e)
+        return reply
+
+    def threads(self, need_pthreads):
+        listed = []
+        missing = []
+        for thread in gdb.selected_inferior().threads():
+            entry = {"num": thread.num, "lwp": thread.ptid[1] or thread.ptid[0],
+                     "pthread": self.pthread_of(thread)}
+            if entry["pthread"] is None and need_pthreads:
+                missing.append((thread, entry))
+            listed.append(entry)
+        if missing:
+            self.read_fs_base(missing)
+        listed.sort(key=lambda entry: entry["num"])
+        return listed
+
+    @staticmethod
+    def read_fs_base(missing):
+        """fs_base (x86-64 glibc: the pthread_t) of threads gdb has no handle for; restores the selection."""
+        selected = gdb.selected_thread()
+        try:
+            frame = gdb.selected_frame()
+        except gdb.error:
+            frame = None
+        try:
+            for thread, entry in missing:
+                try:
+                    thread.switch()
+                    value = int(gdb.newest_frame().read_register("fs_base")) & 0xFFFFFFFFFFFFFFFF
+                    entry["pthread"] = "0x%x" % value if value else None
+                except gdb.error:
+                    pass
+        finally:
+            if selected is not None and selected.is_valid():
+                selected.switch()
+                if frame is not None and frame.is_valid():
+                    frame.select()
+
+    @staticmethod
+    def frames(limit):
+        """The selected thread's backtrace, innermost first (reading frames does not select them).
+
+        Each frame's "cfa" is its canonical frame address: the stack pointer of its caller (the older
+        frame) at the call. The engine compares CFA - 16 (the frame-pointer address OMPT records) with
+        the tasks' OMPT frames; a frame's own rbp is unreliable where code omits the frame pointer.
+        """
+        frames = []
+        frame = gdb.newest_frame()
+        level = 0
+        while frame is not None and level < limit:
+            pc = frame.pc()
+            name = frame.name() or "??"
+            text = "#%-3d 0x%016x in %s ()" % (level, pc, name)
+            try:
+                sal = frame.find_sal()
+                if sal.symtab is not None and sal.line:
+                    text += " at %s:%d" % (sal.symtab.filename, sal.line)
+                else:
+                    library = gdb.solib_name(pc)
+                    if library:
+                        text += " from " + library
+            except gdb.error:
+                pass
+            try:
+                older = frame.older()
+            except gdb.error:
+                older = None
+            cfa = 0
+            if older is not None:
+                try:
+                    cfa = int(older.read_register("rsp")) & 0xFFFFFFFFFFFFFFFF
+                except (gdb.error, ValueError):
+                    cfa = 0
+            frames.append({"level": level, "pc": "0x%x" % pc, "cfa": "0x%x" % cfa, "text": text})
+            frame = older
+            level += 1
+        return {"frames": frames, "more": frame is not None}
+
+
+def jompd_bridge():
+    """The session's bridge (kept on the gdb module, so sourcing this file again reuses its engine)."""
+    bridge = getattr(gdb, "_jompd_bridge", None)
+    if bridge is None:
+        bridge = JompdBridge()
+        gdb._jompd_bridge = bridge
+    return bridge
+
+
+class JompdPrefixCommand(gdb.Command):
+    """OpenMP debugging with jompd: OMPD for LLVM's OpenMP runtime (libomp).
+
+The ompd commands show what the OpenMP runtime knows about the stopped program: its threads, parallel
+regions, tasks and ICVs. They work on a process gdb runs or attached to, on a core file and on a
+gdbserver target; no `ompd init` is needed. They follow gdb's selected thread and never change it.
+Run the program with OMP_DEBUG=enabled: only then does libomp track thread states and task frames.
+
+Requires Java 25 (JOMPD_JAVA, JAVA_HOME, /usr/lib/jvm or PATH) and the jompd engine (JOMPD_HOME, or
+this script inside the jompd distribution)."""
+
+    def __init__(self):
+        super().__init__("ompd", gdb.COMMAND_STATUS, gdb.COMPLETE_NONE, True)
+
+
+class JompdSubcommand(gdb.Command):
+    def __init__(self, name, doc, completions=()):
+        self.__doc__ = doc
+        self.jompd_name = name
+        self.jompd_completions = completions
+        super().__init__("ompd " + name, gdb.COMMAND_STATUS)
+
+    def complete(self, text, word):
+        word = word or ""
+        return [c for c in self.jompd_completions if c.startswith(word)]
+
+    def invoke(self, arg, from_tty):
+        self.dont_repeat()
+        text = jompd_bridge().run(self.jompd_name, arg)
+        gdb.write(text)
+
+
+class JompdJsonCommand(JompdSubcommand):
+    def invoke(self, arg, from_tty):
+        self.dont_repeat()
+        text = jompd_bridge().run("json", "")
+        target = arg.strip()
+        if target:
+            with open(os.path.expanduser(target), "w", encoding="utf-8") as out:
+                out.write(text)
+            gdb.write("jompd: wrote %s\n" % target)
+        else:
+            gdb.write(text)
+
+
+_JOMPD_SUBCOMMANDS = [
+    ("init", "Checks that OMPD works on this target and says what it found.\n"
+             "Usage: ompd init\nNot needed (the other commands initialise what they need); kept for users of "
+             "LLVM's plugin."),
+    ("threads", "Lists every OpenMP thread: gdb thread, LWP, gtid, OpenMP thread number, level, team size, "
+                "state.\nUsage: ompd threads\nThe selected thread is marked with *; threads outside the OpenMP "
+                "runtime are named at the end."),
+    ("parallel", "Shows the selected thread's parallel regions, innermost first, each with its team.\n"
+                 "Usage: ompd parallel"),
+    ("icvs", "Shows the internal control variables (ICVs) seen from the selected thread.\n"
+             "Usage: ompd icvs [address_space|thread|parallel|task|ICV-NAME]\n"
+             "Without an argument: every scope (the process, the thread, its innermost region, its task).",
+     ("address_space", "thread", "parallel", "task", "all")),
+    ("tasks", "Shows the selected thread's task chain: its current task and the tasks that generated it.\n"
+              "Usage: ompd tasks"),
+    ("tree", "Shows the whole process: the tree of parallel regions, each team's threads and their tasks.\n"
+             "Usage: ompd tree [all]\nAlike threads of a team are grouped unless `all` is given."),
+    ("bt", "Prints the selected thread's backtrace with its frames marked by OpenMP task and region.\n"
+           "Usage: ompd bt [N]\nN: at most N frames (default 256). `on`/`off` (LLVM's plugin) are accepted."),
+]
+
+
+def jompd_register():
+    JompdPrefixCommand()
+    for entry in _JOMPD_SUBCOMMANDS:
+        JompdSubcommand(*entry)
+    JompdJsonCommand("json", "Prints the whole OpenMP picture as JSON (schema jompd-inspect/1, as "
+                             "`jompd inspect --json`).\nUsage: ompd json [FILE]\nWith FILE, writes it there.")
+    jompd_bridge()
+
+
+jompd_register()

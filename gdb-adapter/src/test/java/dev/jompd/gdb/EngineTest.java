@@ -1,0 +1,95 @@
+package dev.jompd.gdb;
+
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The protocol, with a scripted gdb on the other end of the pipe. */
+class EngineTest {
+
+    static List<JsonObject> converse(String... linesFromGdb) {
+        InputStream in = new ByteArrayInputStream((String.join("\n", linesFromGdb) + "\n").getBytes(StandardCharsets.UTF_8));
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        new Engine(in, out).run();
+        return out.toString(StandardCharsets.UTF_8).lines().map(l -> JsonParser.parseString(l).getAsJsonObject()).toList();
+    }
+
+    @Test
+    void theEngineGreetsWithItsProtocolFirst() {
+        List<JsonObject> sent = converse();
+        assertThat(sent).hasSize(1);
+        assertThat(sent.getFirst().get("hello").getAsString()).isEqualTo("jompd-gdb/1");
+        assertThat(sent.getFirst().get("version").getAsString()).startsWith("jompd ");
+    }
+
+    @Test
+    void aCommandWithoutATargetIsAnsweredWithAnErrorForTheUser() {
+        List<JsonObject> sent = converse("{\"id\":7,\"command\":\"threads\",\"args\":\"\",\"context\":{\"target\":\"none\"}}");
+        JsonObject reply = sent.get(1);
+        assertThat(reply.get("reply").getAsInt()).isEqualTo(7);
+        assertThat(reply.get("error").getAsString()).startsWith("no process");
+        assertThat(reply.getAsJsonObject("stats").get("questions").getAsInt()).isZero();
+    }
+
+    @Test
+    void anUnknownCommandIsNamed() {
+        List<JsonObject> sent = converse("{\"id\":1,\"command\":\"frobnicate\",\"context\":{\"target\":\"none\"}}");
+        assertThat(sent.get(1).get("error").getAsString()).contains("ompd frobnicate");
+    }
+
+    @Test
+    void aCoreThatCannotBeOpenedIsAnErrorNotACrash() {
+        List<JsonObject> sent = converse(
+                "{\"id\":1,\"command\":\"threads\",\"context\":{\"target\":\"core\",\"pid\":1,\"cores\":[\"/nonexistent/core\"]}}",
+                "{\"id\":2,\"command\":\"threads\",\"context\":{\"target\":\"none\"}}");
+        assertThat(sent.get(1).get("error").getAsString()).contains("/nonexistent/core");
+        assertThat(sent.get(2).get("reply").getAsInt()).isEqualTo(2); // and the engine goes on
+    }
+
+    @Test
+    void questionsAreAnsweredBeforeTheReplyAndErrorsInAnswersReachTheUser() {
+        // A live target whose /proc/PID/mem is not there (pid 0 is no process): the engine must read
+        // through gdb and asks for the dynamic linker's r_debug, which this gdb cannot tell.
+        List<JsonObject> sent = converse(
+                "{\"id\":1,\"command\":\"threads\",\"context\":{\"target\":\"remote\",\"pid\":99999999,\"connection\":\"remote x:1\"}}",
+                "{\"answer\":1,\"error\":\"No symbol \\\"_r_debug\\\" in current context.\"}");
+        assertThat(sent.get(1).get("ask").getAsInt()).isEqualTo(1);
+        assertThat(sent.get(1).get("what").getAsString()).isEqualTo("symbol");
+        assertThat(sent.get(1).get("name").getAsString()).isEqualTo("_r_debug");
+        JsonObject reply = sent.get(2);
+        assertThat(reply.get("reply").getAsInt()).isEqualTo(1);
+        assertThat(reply.get("error").getAsString()).contains("no OpenMP runtime");
+    }
+
+    @Test
+    void anAnswerOutOfStepIsAProtocolError() {
+        GdbChannel channel = new GdbChannel(new ByteArrayInputStream("{\"answer\":5}\n".getBytes(StandardCharsets.UTF_8)),
+                new ByteArrayOutputStream());
+        assertThatThrownBy(() -> channel.ask("read", q -> {})).isInstanceOf(GdbChannel.ProtocolException.class)
+                .hasMessageContaining("expected the answer to question 1");
+    }
+
+    @Test
+    void aLineThatIsNotJsonIsAProtocolError() {
+        GdbChannel channel = new GdbChannel(new ByteArrayInputStream("hello gdb\n".getBytes(StandardCharsets.UTF_8)),
+                new ByteArrayOutputStream());
+        assertThatThrownBy(channel::read).isInstanceOf(GdbChannel.ProtocolException.class);
+    }
+
+    @Test
+    void theBridgeScriptTravelsInTheJar() throws Exception {
+        try (InputStream script = Engine.class.getResourceAsStream("/dev/jompd/gdb/jompd.py")) {
+            assertThat(script).isNotNull();
+            assertThat(new String(script.readAllBytes(), StandardCharsets.UTF_8)).contains("JOMPD_PROTOCOL = \"jompd-gdb/1\"");
+        }
+    }
+}

@@ -1,0 +1,465 @@
+package dev.jompd.gdb;
+
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import dev.jompd.cli.Jompd;
+import dev.jompd.gdb.Stops.Backend;
+import dev.jompd.testkit.Facts;
+import dev.jompd.testkit.Fixture;
+import dev.jompd.testkit.FixtureRun;
+import dev.jompd.testkit.Fixtures;
+import dev.jompd.testkit.StoppedFixture;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The gdb bridge in real gdb, on every kind of target (core file, live process, attached process,
+ * gdbserver on loopback), checked against what the fixture program recorded about itself; and LLVM's
+ * reference plugin given the same commands on the same program, its answers recorded side by side
+ * (never failing the test: it is known to be broken).
+ */
+class GdbBridgeIT {
+    private static final FixtureRun NESTED_2_3 = FixtureRun.of(Fixture.NESTED, "2", "3");
+    private static final Duration TIMEOUT = Duration.ofMinutes(3);
+    private static final Pattern THREAD_ROW = Pattern.compile(
+            "^\\s*(\\*?)\\s*(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+(\\S.*)$");
+    private static final Map<String, String> SIDE_BY_SIDE = new LinkedHashMap<>();
+
+    /** The commands of one scenario, in order; thread 3 is a worker on every backend. */
+    static final List<String> SCENARIO = List.of(
+            "python print('GDBTHREADS ' + ' '.join('%d:%d' % (t.num, t.ptid[1]) for t in gdb.selected_inferior().threads()))",
+            "ompd init", "ompd threads", "thread 1", "ompd bt", "thread 3", "frame 1",
+            "ompd parallel", "ompd tasks", "ompd icvs", "ompd tree all", "ompd json", "ompd bt",
+            "thread", "frame", "python print('STATS', gdb._jompd_bridge.last_stats)");
+
+    /** The reference plugin's equivalents. */
+    static final List<String> REFERENCE_SCENARIO = List.of(
+            "ompd init", "ompd threads", "thread 3", "ompd parallel", "ompd icvs", "ompd bt on", "bt");
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void everyCommandAgreesWithTheProgramsFacts(Backend backend, @TempDir Path directory) throws IOException {
+        scenario(backend, NESTED_2_3, directory);
+    }
+
+    @Test
+    void sixteenThreadsInFourTeamsOfACoreAgreeWithTheFacts(@TempDir Path directory) throws IOException {
+        // The shape on which LLVM's libompd is known to crash gdb (ompd-facts.md).
+        scenario(Backend.CORE, FixtureRun.of(Fixture.NESTED, "4", "4"), directory);
+    }
+
+    private static void scenario(Backend backend, FixtureRun run, Path directory) throws IOException {
+        GdbDriver.Output output;
+        Facts facts;
+        try (Stops.Stop stop = Stops.at(backend, run, directory)) {
+            output = GdbDriver.run(GdbDriver.withBridge(stop.setup()), SCENARIO, stop.arguments(),
+                    stop.environment(), directory, TIMEOUT);
+            Files.writeString(directory.resolve("gdb.log"), output.text());
+            facts = stop.facts();
+        }
+        assertThat(output.exitCode()).as("%s", output.text()).isZero();
+        Map<Long, Integer> gdbNumbers = gdbNumbers(output.section(SCENARIO.getFirst()));
+        assertThat(output.section("ompd init")).contains("OMPD is ready for " + backend.backendPrefix);
+
+        checkThreads(output.section("ompd threads"), facts, gdbNumbers, backend);
+        checkParallel(output.section("ompd parallel"), facts);
+        checkTasks(output.section("ompd tasks"), facts);
+        checkIcvs(output.section("ompd icvs"), facts);
+        checkTree(output.section("ompd tree all"), facts);
+        checkBacktraces(output, facts);
+        checkJson(output.section("ompd json"), facts);
+        // The bridge left gdb's selection alone.
+        assertThat(output.section("thread")).contains("Current thread is 3 ");
+        assertThat(output.section("frame")).startsWith("#1 ");
+        assertThat(output.section(SCENARIO.getLast())).contains("'backend': '" + backend.backendPrefix);
+
+        recordReference(backend, run, directory, "jompd: " + facts.threadCount() + "/"
+                + facts.threadCount() + " threads identified, all commands answered");
+    }
+
+    @Test
+    void jsonIsTheSameDocumentTheCommandLinePrints(@TempDir Path directory) {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.NESTED, "4", "4"));
+        GdbDriver.Output output = GdbDriver.run(GdbDriver.withBridge(List.of()), List.of("ompd json"),
+                List.of(fixture.executable().toString(), fixture.core().toString()), Map.of(), directory, TIMEOUT);
+        // gdb names the core by its real path (the file it holds open): so does the command line here.
+        String core;
+        try {
+            core = fixture.core().toRealPath().toString();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        PrintStream stdout = System.out;
+        ByteArrayOutputStream printed = new ByteArrayOutputStream();
+        int exitCode;
+        try {
+            System.setOut(new PrintStream(printed, true, StandardCharsets.UTF_8));
+            exitCode = Jompd.run("inspect", "--core", core, "--exe", fixture.executable().toString(), "--json");
+        } finally {
+            System.setOut(stdout);
+        }
+        assertThat(exitCode).isZero();
+        assertThat(output.section("ompd json").strip()).isEqualTo(printed.toString(StandardCharsets.UTF_8).strip());
+    }
+
+    @Test
+    void cachesAreDroppedWhenTheInferiorRunsAndAnswersStayRight(@TempDir Path directory) {
+        List<String> commands = List.of("ompd threads", "python print('STATS', gdb._jompd_bridge.last_stats)",
+                "finish", "ompd threads", "python print('STATS', gdb._jompd_bridge.last_stats)");
+        GdbDriver.Output output;
+        Facts facts;
+        try (Stops.Stop stop = Stops.at(Backend.LIVE, NESTED_2_3, directory)) {
+            output = GdbDriver.run(GdbDriver.withBridge(stop.setup()), commands, stop.arguments(), stop.environment(),
+                    directory, TIMEOUT);
+            facts = stop.facts();
+        }
+        assertThat(output.exitCode()).as("%s", output.text()).isZero();
+        assertThat(output.section("finish")).contains("fx_write_facts_and_mark");
+        List<String> stats = output.text().lines().filter(l -> l.startsWith("STATS ")).toList();
+        assertThat(stats).hasSize(2);
+        assertThat(stats.get(0)).contains("'resumes': 0");
+        assertThat(stats.get(1)).doesNotContain("'resumes': 0"); // the engine saw gdb resume and stop
+        String second = output.section("ompd threads#2");
+        for (Facts.ThreadFacts thread : facts.threads()) {
+            assertThat(second).containsPattern("\\s" + thread.lwp() + "\\s+\\d+\\s+" + thread.threadNum() + "\\s+"
+                    + thread.level() + "\\s+" + thread.teamSize() + "\\s");
+        }
+    }
+
+    @Test
+    void withoutThreadHandlesPthreadIdsComeFromFsBaseAndTheSelectionIsRestored(@TempDir Path directory) {
+        List<String> commands = List.of("thread 3", "frame 1", "ompd threads", "thread", "frame");
+        GdbDriver.Output output;
+        Facts facts;
+        try (Stops.Stop stop = Stops.at(Backend.LIVE, NESTED_2_3, directory)) {
+            Map<String, String> environment = new HashMap<>(stop.environment());
+            environment.put("JOMPD_GDB_NO_THREAD_HANDLES", "1");
+            output = GdbDriver.run(GdbDriver.withBridge(stop.setup()), commands, stop.arguments(), environment,
+                    directory, TIMEOUT);
+            facts = stop.facts();
+        }
+        assertThat(output.exitCode()).as("%s", output.text()).isZero();
+        checkThreads(output.section("ompd threads"), facts, null, Backend.LIVE);
+        assertThat(output.section("thread")).contains("Current thread is 3 ");
+        assertThat(output.section("frame")).startsWith("#1 ");
+    }
+
+    @Test
+    void aLocalProcessWhoseMemoryTheEngineMayNotReadIsReadThroughGdb(@TempDir Path directory) {
+        List<String> commands = List.of("ompd threads", "thread 3", "ompd parallel",
+                "python print('STATS', gdb._jompd_bridge.last_stats)");
+        GdbDriver.Output output;
+        Facts facts;
+        try (Stops.Stop stop = Stops.at(Backend.LIVE, NESTED_2_3, directory)) {
+            Map<String, String> environment = new HashMap<>(stop.environment());
+            environment.put("JOMPD_GDB_MEMORY_VIA_GDB", "1");
+            output = GdbDriver.run(GdbDriver.withBridge(stop.setup()), commands, stop.arguments(), environment,
+                    directory, TIMEOUT);
+            facts = stop.facts();
+        }
+        assertThat(output.exitCode()).as("%s", output.text()).isZero();
+        assertThat(output.section("ompd threads")).contains(" in gdb:pid:");
+        checkParallel(output.section("ompd parallel"), facts);
+        assertThat(output.section(commands.getLast())).contains("'backend': 'gdb:pid:");
+    }
+
+    @Test
+    void withoutJavaGdbSaysWhatToSetInOneLineAndKeepsWorking(@TempDir Path directory) {
+        StoppedFixture fixture = Fixtures.core(NESTED_2_3);
+        GdbDriver.Output output = GdbDriver.run(GdbDriver.withBridge(List.of()), List.of("ompd threads", "print 6*7"),
+                List.of(fixture.executable().toString(), fixture.core().toString()),
+                Map.of("JOMPD_JAVA", "/nonexistent/bin/java"), directory, TIMEOUT);
+        assertThat(output.exitCode()).isZero();
+        assertThat(output.section("ompd threads").strip())
+                .isEqualTo("jompd: JOMPD_JAVA=/nonexistent/bin/java is not a Java 25 or newer: point it at a JDK 25's bin/java");
+        assertThat(output.section("print 6*7")).contains("= 42");
+    }
+
+    @Test
+    void withoutTheEngineGdbSaysWhereToFindItAndKeepsWorking(@TempDir Path directory) throws IOException {
+        Path lonely = Files.copy(GdbDriver.bridgeScript(), directory.resolve("jompd.py"), StandardCopyOption.REPLACE_EXISTING);
+        StoppedFixture fixture = Fixtures.core(NESTED_2_3);
+        List<String> setup = List.of("-x", lonely.toString());
+        GdbDriver.Output output = GdbDriver.run(setup, List.of("ompd threads", "print 6*7"),
+                List.of(fixture.executable().toString(), fixture.core().toString()), Map.of("JOMPD_HOME", directory.resolve("none").toString()),
+                directory, TIMEOUT);
+        assertThat(output.exitCode()).isZero();
+        assertThat(output.section("ompd threads").strip()).startsWith("jompd: cannot find the jompd engine")
+                .contains("JOMPD_HOME").doesNotContain("\n");
+        assertThat(output.section("print 6*7")).contains("= 42");
+    }
+
+    @Test
+    void withoutAProcessOrWithoutOpenMpTheAnswerSaysSo(@TempDir Path directory) {
+        GdbDriver.Output noProcess = GdbDriver.run(GdbDriver.withBridge(List.of()), List.of("ompd threads"),
+                List.of("/bin/true"), Map.of(), directory, TIMEOUT);
+        assertThat(noProcess.section("ompd threads")).contains("jompd: no process");
+        GdbDriver.Output notOpenMp = GdbDriver.run(GdbDriver.withBridge(List.of("-ex", "starti")), List.of("ompd threads"),
+                List.of("/bin/true"), Map.of(), directory, TIMEOUT);
+        assertThat(notOpenMp.section("ompd threads")).contains("no OpenMP runtime");
+    }
+
+    @Test
+    void helpOmpdDocumentsEveryCommand(@TempDir Path directory) {
+        GdbDriver.Output output = GdbDriver.run(GdbDriver.withBridge(List.of()), List.of("help ompd", "help ompd icvs"),
+                List.of(), Map.of(), directory, TIMEOUT);
+        for (String command : List.of("init", "threads", "parallel", "icvs", "tasks", "tree", "bt", "json")) {
+            assertThat(output.section("help ompd")).contains("ompd " + command + " -- ");
+        }
+        assertThat(output.section("help ompd icvs")).contains("Usage: ompd icvs [address_space|thread|parallel|task|ICV-NAME]");
+    }
+
+    // ---------------------------------------------------------------- checks against the facts
+
+    static Map<Long, Integer> gdbNumbers(String section) {
+        Map<Long, Integer> numbers = new HashMap<>();
+        String line = section.lines().filter(l -> l.startsWith("GDBTHREADS ")).findFirst().orElseThrow();
+        for (String pair : line.substring("GDBTHREADS ".length()).trim().split("\\s+")) {
+            String[] parts = pair.split(":");
+            numbers.put(Long.parseLong(parts[1]), Integer.parseInt(parts[0]));
+        }
+        return numbers;
+    }
+
+    static void checkThreads(String section, Facts facts, Map<Long, Integer> gdbNumbers, Backend backend) {
+        assertThat(section).contains(facts.threadCount() + " OpenMP threads of ").contains(" in " + backend.backendPrefix);
+        Map<Long, Matcher> rows = new HashMap<>();
+        section.lines().forEach(line -> {
+            Matcher row = THREAD_ROW.matcher(line);
+            if (row.matches()) {
+                rows.put(Long.parseLong(row.group(3)), row);
+            }
+        });
+        assertThat(rows).as("%s", section).hasSize(facts.threadCount());
+        for (Facts.ThreadFacts thread : facts.threads()) {
+            Matcher row = rows.get(thread.lwp());
+            assertThat(row).as("%s", thread + " in\n" + section).isNotNull();
+            if (gdbNumbers != null) {
+                assertThat(Integer.parseInt(row.group(2))).as("%s", thread + " gdb number").isEqualTo(gdbNumbers.get(thread.lwp()));
+            }
+            assertThat(Integer.parseInt(row.group(5))).as("%s", thread + " thread number").isEqualTo(thread.threadNum());
+            assertThat(Integer.parseInt(row.group(6))).as("%s", thread + " level").isEqualTo(thread.level());
+            assertThat(Integer.parseInt(row.group(7))).as("%s", thread + " team size").isEqualTo(thread.teamSize());
+            assertThat(row.group(8)).as("%s", thread + " state").startsWith("work_parallel");
+        }
+    }
+
+    /** The thread the section is about, by the LWP in its first line ("Thread 3 (LWP 1234), OpenMP thread 1 ..."). */
+    static Facts.ThreadFacts subject(String section, Facts facts) {
+        Matcher header = Pattern.compile("[Tt]hread (\\d+) \\(LWP (\\d+)\\), OpenMP thread (\\d+) \\(gtid (\\d+)\\)").matcher(section);
+        assertThat(header.find()).as("%s", section).isTrue();
+        Facts.ThreadFacts thread = facts.threadWithLwp(Long.parseLong(header.group(2))).orElseThrow();
+        assertThat(Integer.parseInt(header.group(3))).as("%s", thread + " thread number").isEqualTo(thread.threadNum());
+        return thread;
+    }
+
+    static void checkParallel(String section, Facts facts) {
+        Facts.ThreadFacts thread = subject(section, facts);
+        List<String> regions = section.lines().filter(l -> l.startsWith("level ")).toList();
+        assertThat(regions).as("%s", section).hasSize(thread.level() + 1);
+        Map<Integer, Integer> memberNumbers = new HashMap<>();
+        int level = -1;
+        for (String line : section.lines().toList()) {
+            Matcher region = Pattern.compile("^level (\\d+)").matcher(line);
+            if (region.find()) {
+                level = Integer.parseInt(region.group(1));
+                continue;
+            }
+            Matcher member = Pattern.compile("^\\s+thread (\\d+) .*<- this thread").matcher(line);
+            if (member.find()) {
+                memberNumbers.put(level, Integer.parseInt(member.group(1)));
+            }
+        }
+        for (int at = thread.level(); at >= 1; at--) {
+            int index = thread.level() - at;
+            assertThat(regions.get(index)).as("%s", section).startsWith("level " + at + " region, team of " + thread.teamSizes().get(at - 1));
+            assertThat(memberNumbers.get(at)).as("%s", thread + " number at level " + at + " in\n" + section)
+                    .isEqualTo(thread.ancestors().get(at - 1));
+        }
+        assertThat(regions.getLast()).startsWith("level 0 ");
+    }
+
+    static void checkTasks(String section, Facts facts) {
+        Facts.ThreadFacts thread = subject(section, facts);
+        List<String> tasks = section.lines().filter(l -> l.startsWith("#")).toList();
+        assertThat(tasks).as("%s", section).hasSize(thread.level() + 1);
+        for (int at = thread.level(); at >= 1; at--) {
+            assertThat(tasks.get(thread.level() - at)).as("%s", section).contains("implicit task").contains("omp_outlined")
+                    .endsWith("in level " + at + " region, team of " + thread.teamSizes().get(at - 1));
+        }
+        assertThat(tasks.getLast()).contains("initial task");
+    }
+
+    static void checkIcvs(String section, Facts facts) {
+        Facts.ThreadFacts thread = subject(section, facts);
+        assertThat(section).containsPattern("levels-var\\s+" + thread.level() + "\n")
+                .containsPattern("team-size-var\\s+" + thread.teamSize() + "\n")
+                .containsPattern("thread-num-var\\s+" + thread.threadNum() + "\n")
+                .containsPattern("debug-var\\s+true\n")
+                .containsPattern("num-procs-var\\s+" + facts.number("icv.num_procs") + "\n");
+    }
+
+    static void checkTree(String section, Facts facts) {
+        for (Facts.ThreadFacts thread : facts.threads()) {
+            assertThat(section).containsPattern("thread " + thread.threadNum() + "  gdb \\d+  LWP " + thread.lwp() + " ");
+        }
+        assertThat(section.lines().filter(l -> l.trim().startsWith("thread ")).count()).isEqualTo(facts.threadCount());
+        assertThat(section).doesNotContain("Problems:");
+    }
+
+    /** The primary thread's backtrace (thread 1 calls the marker) and a worker's (thread 3). */
+    static void checkBacktraces(GdbDriver.Output output, Facts facts) {
+        String primary = output.section("ompd bt");
+        Facts.ThreadFacts thread = subject(primary, facts);
+        List<String> lines = primary.lines().toList();
+        assertThat(lines.get(1)).as("%s", primary).startsWith("[implicit task 0x").endsWith(" in level " + thread.level()
+                + " region, team of " + thread.teamSize() + "]");
+        checkLabels(primary);
+        assertThat(primary).contains(" in main ()").contains(" in jompd_marker ()")
+                .contains("[OpenMP runtime, called by implicit task").contains("[initial task 0x");
+
+        String worker = output.section("ompd bt#2");
+        Facts.ThreadFacts workerFacts = subject(worker, facts);
+        assertThat(worker.lines().toList().get(1)).as("%s", worker).startsWith("[implicit task 0x")
+                .endsWith(" in level " + workerFacts.level() + " region, team of " + workerFacts.teamSize() + "]");
+        checkLabels(worker);
+    }
+
+    /** Each frame lies under the label of the code it belongs to. */
+    static void checkLabels(String section) {
+        String label = null;
+        for (String line : section.lines().toList()) {
+            if (line.startsWith("[")) {
+                label = line;
+            } else if (line.contains(" in main ()")) {
+                assertThat(label).as("%s", section).startsWith("[initial task 0x");
+            } else if (line.contains(" in jompd_marker ()") || line.contains(" in innermost ()")) {
+                assertThat(label).as("%s", section).startsWith("[implicit task 0x");
+            } else if (line.contains(" in __kmp_invoke_microtask ()") || line.contains(" in __kmp_fork_call ()")
+                    || line.contains(" in __kmp_launch_thread ()")) {
+                assertThat(label).as("%s", section).startsWith("[OpenMP runtime");
+            }
+        }
+    }
+
+    static void checkJson(String section, Facts facts) {
+        JsonObject report = JsonParser.parseString(section).getAsJsonObject();
+        assertThat(report.get("schema").getAsString()).isEqualTo("jompd-inspect/1");
+        Map<String, JsonObject> regions = new HashMap<>();
+        report.getAsJsonArray("regions").forEach(r -> regions.put(r.getAsJsonObject().get("id").getAsString(), r.getAsJsonObject()));
+        Map<Long, JsonObject> threads = new HashMap<>();
+        for (JsonElement element : report.getAsJsonArray("threads")) {
+            JsonObject thread = element.getAsJsonObject();
+            threads.put(thread.get("lwp").getAsLong(), thread);
+        }
+        for (Facts.ThreadFacts thread : facts.threads()) {
+            JsonObject json = threads.get(thread.lwp());
+            assertThat(json).as("%s", thread.toString()).isNotNull();
+            assertThat(json.get("threadNum").getAsInt()).isEqualTo(thread.threadNum());
+            assertThat(regions.get(json.get("region").getAsString()).get("teamSize").getAsInt()).isEqualTo(thread.teamSize());
+            assertThat(regions.get(json.get("region").getAsString()).get("level").getAsInt()).isEqualTo(thread.level());
+        }
+        assertThat(report.getAsJsonArray("problems")).isEmpty();
+    }
+
+    // ---------------------------------------------------------------- the reference, side by side
+
+    /** Runs LLVM's plugin with the same commands on the same program; records what it said, never fails. */
+    static void recordReference(Backend backend, FixtureRun run, Path directory, String jompdSummary) throws IOException {
+        Path referenceDirectory = directory.resolve("reference");
+        GdbDriver.Output output;
+        Facts facts;
+        try (Stops.Stop stop = Stops.at(backend, run, referenceDirectory)) {
+            Map<String, String> environment = new HashMap<>(stop.environment());
+            output = GdbDriver.run(GdbDriver.withReference(stop.setup()), REFERENCE_SCENARIO, stop.arguments(),
+                    environment, referenceDirectory, TIMEOUT);
+            facts = stop.facts();
+        } catch (RuntimeException | AssertionError e) {
+            SIDE_BY_SIDE.put(backend + " " + run, jompdSummary + " | reference: could not be run: " + e.getMessage());
+            return;
+        }
+        Files.writeString(referenceDirectory.resolve("reference-gdb.log"), output.text());
+        String summary = referenceSummary(output, facts);
+        SIDE_BY_SIDE.put(backend + " " + run, jompdSummary + " | reference: " + summary);
+        System.out.println("[side by side] " + backend + " " + run + ": " + jompdSummary + " | reference plugin: " + summary);
+    }
+
+    static String referenceSummary(GdbDriver.Output output, Facts facts) {
+        int expectedThreads = facts.threadCount();
+        List<String> notes = new ArrayList<>();
+        String init = output.sections().getOrDefault("ompd init", "");
+        notes.add(init.contains("Loaded OMPD lib successfully") ? "init ok" : "init failed (" + problem(init) + ")");
+        String threads = output.sections().getOrDefault("ompd threads", "");
+        long notOpenMp = threads.lines().filter(l -> l.contains("is no OpenMP thread")).count();
+        notes.add("threads: " + (expectedThreads - Math.min(expectedThreads, notOpenMp)) + "/" + expectedThreads
+                + " identified (" + notOpenMp + " reported as \"no OpenMP thread\")");
+        String parallel = output.sections().getOrDefault("ompd parallel", "");
+        List<String> regions = new ArrayList<>();
+        Matcher region = Pattern.compile("Nesting Level (\\d+): Team Size: (\\d+)").matcher(parallel);
+        while (region.find()) {
+            regions.add("level " + region.group(1) + " team " + region.group(2));
+        }
+        List<String> expected = new ArrayList<>();
+        List<Integer> sizes = facts.thread(0).teamSizes();
+        for (int level = sizes.size(); level >= 1; level--) {
+            expected.add("level " + level + " team " + sizes.get(level - 1));
+        }
+        notes.add("parallel: " + (regions.isEmpty() ? "nothing (" + problem(parallel) + ")"
+                : regions + (regions.equals(expected) ? " (right)" : " (expected " + expected + ")")));
+        String icvs = output.sections().getOrDefault("ompd icvs", "");
+        long icvLines = icvs.lines().filter(l -> l.contains("-var")).count();
+        notes.add("icvs: " + (icvLines > 0 ? icvLines + " values" : "nothing (" + problem(icvs) + ")"));
+        String bt = output.sections().getOrDefault("bt", "");
+        notes.add("bt: " + (bt.contains("#pragma omp") ? "annotated" : "not annotated"));
+        if (output.crashed()) {
+            String last = new ArrayList<>(output.sections().keySet()).getLast();
+            notes.add("GDB CRASHED during `" + last + "` (exit " + output.exitCode() + ")");
+        }
+        return String.join("; ", notes);
+    }
+
+    /** The first error line of a section, else its first line. */
+    private static String problem(String text) {
+        return text.lines().filter(l -> l.contains("Exception") || l.contains("Error") || l.contains("rror:"))
+                .findFirst().orElse(firstLine(text)).strip();
+    }
+
+    private static String firstLine(String text) {
+        return text.strip().lines().findFirst().orElse("no output");
+    }
+
+    @AfterAll
+    static void writeSideBySide() throws IOException {
+        if (SIDE_BY_SIDE.isEmpty()) {
+            return;
+        }
+        Path report = Path.of("target", "gdb-side-by-side.txt");
+        StringBuilder text = new StringBuilder("# jompd's gdb bridge and LLVM's reference plugin, same commands, same program\n");
+        SIDE_BY_SIDE.forEach((backend, line) -> text.append(backend).append(": ").append(line).append('\n'));
+        Files.writeString(report, text, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING);
+        System.out.print(text);
+    }
+}
