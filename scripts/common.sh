@@ -30,3 +30,30 @@ jompd_select_java() {
   Debian 12 ships no JDK 25: install Eclipse Temurin 25 (package temurin-25-jdk from Adoptium's
   repository) or unpack any JDK 25 and set JAVA_HOME to it."
 }
+
+# Prepares a benchmark run of MODULE's test classes: JDK 25, libomp 19, gdb, the module built and
+# installed with what it depends on (offline first, online when a plugin is missing locally), and
+# private copies of its classes (a concurrent build in the tree must not swap them mid-run).
+# Sets JOMPD_BENCH_WORK (a temporary directory, removed at exit) and JOMPD_BENCH_CP (the class path).
+jompd_bench_prepare() {
+  local module="$1"
+  jompd_select_java
+  bash scripts/build-runtime.sh 19 >/dev/null
+  command -v gdb >/dev/null || jompd_die "gdb is not installed: run scripts/setup-system.sh"
+  export MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow"
+  mvn -B -ntp -q -o install -DskipTests -pl "$module" -am \
+    || mvn -B -ntp -q install -DskipTests -pl "$module" -am
+  JOMPD_BENCH_WORK=$(mktemp -d)
+  trap 'rm -rf "$JOMPD_BENCH_WORK"' EXIT
+  mvn -B -ntp -q -o -pl "$module" dependency:build-classpath -Dmdep.includeScope=test \
+      -Dmdep.outputFile="$JOMPD_BENCH_WORK/classpath" >/dev/null 2>&1 \
+    || mvn -B -ntp -q -pl "$module" dependency:build-classpath -Dmdep.includeScope=test \
+      -Dmdep.outputFile="$JOMPD_BENCH_WORK/classpath"
+  cp -r "$module/target/classes" "$JOMPD_BENCH_WORK/classes"
+  cp -r "$module/target/test-classes" "$JOMPD_BENCH_WORK/test-classes"
+  if [ -d "$module/target/jompd" ]; then
+    cp -rp "$module/target/jompd" "$JOMPD_BENCH_WORK/jompd"  # -p: same jar time, same class-data archive
+  fi
+  JOMPD_BENCH_CP="$JOMPD_BENCH_WORK/test-classes:$JOMPD_BENCH_WORK/classes:$(cat "$JOMPD_BENCH_WORK/classpath")"
+  export JOMPD_BENCH_WORK JOMPD_BENCH_CP
+}
