@@ -1,0 +1,214 @@
+package dev.jompd.dap.gdb;
+
+import dev.jompd.dap.mi.MiValue;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+
+import static dev.jompd.dap.mi.MiStrings.quote;
+
+/**
+ * The debugger operations a DAP session needs, each one GDB/MI command with its answer turned into
+ * records. Knows MI, not DAP. All-stop mode: stopping stops every thread, resuming resumes every thread.
+ */
+public final class GdbDebugger {
+    private final Gdb gdb;
+
+    public GdbDebugger(Gdb gdb) {
+        this.gdb = gdb;
+    }
+
+    public Gdb gdb() {
+        return gdb;
+    }
+
+    /** Settings every session needs: async execution (commands while running), no paging, no questions. */
+    public void configure() {
+        for (String command : List.of("-gdb-set mi-async on", "-gdb-set pagination off", "-gdb-set confirm off",
+                "-gdb-set width 0", "-gdb-set height 0", "-gdb-set print thread-events off",
+                "-enable-pretty-printing")) {
+            gdb.execute(command);
+        }
+    }
+
+    public void loadProgram(Path program) {
+        gdb.execute("-file-exec-and-symbols " + quote(program.toString()));
+    }
+
+    /** The program's arguments as one shell command-line tail (gdb starts programs through the shell). */
+    public void setArguments(String shellArguments) {
+        gdb.execute("-exec-arguments " + shellArguments);
+    }
+
+    public void setWorkingDirectory(Path directory) {
+        // -gdb-set hands the rest of the line to the CLI's "set cwd" as it is: no C-string quoting
+        gdb.execute("-gdb-set cwd " + directory);
+    }
+
+    /** Opens a core file; gdb answers {@code ^connected} and reports no stop (the server does). */
+    public void loadCore(Path core) {
+        // -target-select hands its arguments to the CLI's "target core" as they are: no C-string quoting
+        gdb.execute("-target-select core " + core);
+    }
+
+    public void attach(long pid) {
+        gdb.execute("-target-attach " + pid);
+    }
+
+    /** Starts the program; with {@code stopAtMain} it stops at main (a temporary breakpoint). */
+    public void run(boolean stopAtMain) {
+        gdb.execute(stopAtMain ? "-exec-run --start" : "-exec-run");
+    }
+
+    public void continueAll() {
+        gdb.execute("-exec-continue");
+    }
+
+    public void next(int thread, boolean instruction) {
+        gdb.execute((instruction ? "-exec-next-instruction" : "-exec-next") + " --thread " + thread);
+    }
+
+    public void step(int thread, boolean instruction) {
+        gdb.execute((instruction ? "-exec-step-instruction" : "-exec-step") + " --thread " + thread);
+    }
+
+    public void finish(int thread) {
+        gdb.execute("-exec-finish --thread " + thread);
+    }
+
+    public void interrupt() {
+        gdb.execute("-exec-interrupt");
+    }
+
+    public void kill() {
+        gdb.execute("-interpreter-exec console \"kill\"");
+    }
+
+    public void detach() {
+        gdb.execute("-target-detach");
+    }
+
+    public List<GdbThread> threads() {
+        return threads(gdb.execute(THREAD_INFO));
+    }
+
+    public static final String THREAD_INFO = "-thread-info";
+
+    /** Asks for the thread list without waiting: see {@link #threads(GdbResult)}. */
+    public java.util.concurrent.CompletableFuture<GdbResult> submitThreads() {
+        return gdb.submit(THREAD_INFO);
+    }
+
+    public static List<GdbThread> threads(GdbResult answer) {
+        return answer.results().get("threads").map(MiValue::items).orElse(List.of()).stream().map(GdbThread::parse).toList();
+    }
+
+    /** Frames {@code low..high} (inclusive) of {@code thread}. */
+    public List<GdbFrame> frames(int thread, int low, int high) {
+        MiValue.Tuple answer = gdb.execute("-stack-list-frames --thread " + thread + " " + low + " " + high).results();
+        return answer.get("stack").map(MiValue::items).orElse(List.of()).stream().map(GdbFrame::parse).toList();
+    }
+
+    /**
+     * The canonical frame address of a frame: the stack pointer its caller had ($sp one frame out, as gdb
+     * unwinds it, which needs no frame pointer); for the outermost frame its own $sp. OMPT's task frames
+     * (__builtin_frame_address of the frame that called the task's code) are compared with it.
+     */
+    public Optional<Long> frameAddress(int thread, int frame) {
+        try {
+            return GdbFrame.addressOf(evaluate(thread, frame + 1, "(unsigned long) $sp").strip());
+        } catch (GdbCommandException outermost) {
+            return GdbFrame.addressOf(evaluate(thread, frame, "(unsigned long) $sp").strip());
+        }
+    }
+
+    /** Locals and arguments of a frame; aggregates come without a value. */
+    public List<GdbVariable> locals(int thread, int frame) {
+        MiValue.Tuple answer = gdb.execute("-stack-list-variables --thread " + thread + " --frame " + frame
+                + " --simple-values").results();
+        List<GdbVariable> variables = new ArrayList<>();
+        for (MiValue variable : answer.get("variables").map(MiValue::items).orElse(List.of())) {
+            String name = variable.requireString("name");
+            variables.add(new GdbVariable(name, Optional.of(name), variable.string("value"), variable.string("type"),
+                    Optional.empty(), variable.string("value").isPresent() ? 0 : -1));
+        }
+        return variables;
+    }
+
+    /** A variable object for {@code expression} in a frame: value, type and how many children. */
+    public GdbVariable createVarobj(int thread, int frame, String expression) {
+        MiValue.Tuple answer = gdb.execute("-var-create --thread " + thread + " --frame " + frame + " - * "
+                + quote(expression)).results();
+        return new GdbVariable(expression, Optional.of(expression), answer.string("value"), answer.string("type"),
+                answer.string("name"), answer.string("numchild").map(Integer::parseInt).orElse(0));
+    }
+
+    public List<GdbVariable> children(String varobj) {
+        MiValue.Tuple answer = gdb.execute("-var-list-children --simple-values " + quote(varobj) + " 0 10000").results();
+        List<GdbVariable> children = new ArrayList<>();
+        for (MiValue child : answer.get("children").map(MiValue::items).orElse(List.of())) {
+            children.add(new GdbVariable(child.string("exp").orElse(child.requireString("name")), Optional.empty(),
+                    child.string("value"), child.string("type"), child.string("name"),
+                    child.string("numchild").map(Integer::parseInt).orElse(0)));
+        }
+        return children;
+    }
+
+    /** The expression a child variable object stands for (for evaluateName). */
+    public Optional<String> pathExpression(String varobj) {
+        try {
+            return gdb.execute("-var-info-path-expression " + quote(varobj)).results().string("path_expr");
+        } catch (GdbCommandException e) {
+            return Optional.empty();
+        }
+    }
+
+    public void deleteVarobj(String varobj) {
+        gdb.submit("-var-delete " + quote(varobj)); // nobody waits: a failure changes nothing
+    }
+
+    public String evaluate(int thread, int frame, String expression) {
+        return gdb.execute("-data-evaluate-expression --thread " + thread + " --frame " + frame + " "
+                + quote(expression)).results().requireString("value");
+    }
+
+    public GdbBreakpoint insertBreakpoint(String location, Optional<String> condition, OptionalInt ignoreCount) {
+        StringBuilder command = new StringBuilder("-break-insert -f");
+        condition.filter(c -> !c.isBlank()).ifPresent(c -> command.append(" -c ").append(quote(c)));
+        ignoreCount.ifPresent(n -> command.append(" -i ").append(n));
+        command.append(' ').append(quote(location));
+        return GdbBreakpoint.parse(gdb.execute(command.toString()).results().get("bkpt")
+                .orElseThrow(() -> new GdbException("gdb created no breakpoint for " + location)));
+    }
+
+    public void deleteBreakpoints(List<Integer> numbers) {
+        if (!numbers.isEmpty()) {
+            StringBuilder command = new StringBuilder("-break-delete");
+            numbers.forEach(number -> command.append(' ').append(number));
+            gdb.execute(command.toString());
+        }
+    }
+
+    /** Memory read in chunks gdb could read; unreadable ranges are left out. */
+    public record MemoryChunk(long begin, byte[] contents) {}
+
+    public List<MemoryChunk> readMemory(long address, int count) {
+        MiValue.Tuple answer = gdb.execute("-data-read-memory-bytes 0x" + Long.toHexString(address) + " " + count)
+                .results();
+        List<MemoryChunk> chunks = new ArrayList<>();
+        for (MiValue chunk : answer.get("memory").map(MiValue::items).orElse(List.of())) {
+            long begin = GdbFrame.addressOf(chunk.requireString("begin")).orElseThrow();
+            chunks.add(new MemoryChunk(begin, HexFormat.of().parseHex(chunk.requireString("contents"))));
+        }
+        return chunks;
+    }
+
+    /** Runs a CLI command and returns what it printed. */
+    public GdbResult console(String command) {
+        return gdb.execute("-interpreter-exec console " + quote(command));
+    }
+}

@@ -1,0 +1,259 @@
+package dev.jompd.dap.openmp;
+
+import dev.jompd.cli.TargetDescription;
+import dev.jompd.core.ompd.AddressSpaceHandle;
+import dev.jompd.core.ompd.Ompd;
+import dev.jompd.core.ompd.OmpdException;
+import dev.jompd.core.target.AddressSpace;
+import dev.jompd.core.target.Symbolizer;
+import dev.jompd.core.target.TargetException;
+import dev.jompd.core.target.core.CoreFileAddressSpace;
+import dev.jompd.core.target.live.LiveProcessAddressSpace;
+import dev.jompd.dap.gdb.GdbThread;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Supplier;
+
+/**
+ * Where a session's OpenMP picture comes from: a core file (opened once), or a live process that gdb
+ * holds (read-only; threads from gdb at each stop). {@link #view} opens the picture of the current stop;
+ * {@link #resumed} ends the stop and drops every cache (jompd's one place for that).
+ */
+public abstract sealed class OpenMpTarget implements AutoCloseable {
+
+    /** Why there is no OpenMP picture at this stop (no runtime, not initialised yet, unreadable). */
+    public static final class UnavailableException extends RuntimeException {
+        public UnavailableException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    /**
+     * The OpenMP picture of the current stop.
+     *
+     * @param threads gdb's thread list of this stop (fetched only if needed)
+     * @throws UnavailableException when the process has no readable OpenMP runtime (yet)
+     */
+    public abstract OpenMpView view(Supplier<List<GdbThread>> threads);
+
+    /**
+     * A stop began: start opening what the picture needs (files, symbols, the runtime's layout) in the
+     * background, while gdb lists the threads. {@link #view} waits for it.
+     */
+    public void prepare() {}
+
+    /** The target ran: every handle of the finished stop is stale. */
+    public abstract void resumed();
+
+    /** Libraries were loaded or unloaded: modules and symbols must be read again. */
+    public void librariesChanged() {}
+
+    @Override
+    public abstract void close();
+
+    public static OpenMpTarget core(Path core) {
+        return new Core(core);
+    }
+
+    public static OpenMpTarget live(long pid) {
+        return new Live(pid);
+    }
+
+    static UnavailableException unavailable(String what, RuntimeException e) {
+        return new UnavailableException(what + ": " + e.getMessage(), e);
+    }
+
+    /** A core file: one stop forever. */
+    static final class Core extends OpenMpTarget {
+        private final Path core;
+        private AddressSpace space;
+        private AddressSpaceHandle process;
+        private OpenMpView view;
+
+        Core(Path core) {
+            this.core = core;
+        }
+
+        @Override
+        public OpenMpView view(Supplier<List<GdbThread>> threads) {
+            if (view == null) {
+                try {
+                    if (space == null) {
+                        space = CoreFileAddressSpace.open(core);
+                    }
+                    process = Ompd.processInitialize(space);
+                } catch (OmpdException | TargetException e) {
+                    throw unavailable("no OpenMP picture of " + core, e);
+                }
+                view = new OpenMpView(process, new TargetDescription("core", core.toString(), space.name(),
+                        process.layout().runtimeModule()), new Symbolizer(space), OpenMpView.describeAll(process));
+            }
+            return view;
+        }
+
+        @Override
+        public void resumed() {
+            // a core never runs
+        }
+
+        @Override
+        public void close() {
+            if (space != null) {
+                space.close();
+            }
+        }
+    }
+
+    /** A live process gdb holds. */
+    static final class Live extends OpenMpTarget {
+        private final long pid;
+        private GdbHeldProcess held;
+        private AddressSpaceHandle process;
+        private Symbolizer symbols;
+        private OpenMpView view;
+
+        Live(long pid) {
+            this.pid = pid;
+        }
+
+        private CompletableFuture<Void> preparing;
+        private java.util.Map<Long, String> names;
+
+        @Override
+        public synchronized void prepare() {
+            if (preparing == null) {
+                preparing = CompletableFuture.runAsync(() -> {
+                    open();
+                    describe();
+                }, task -> Thread.ofPlatform().daemon().name("jompd-openmp-open").start(task));
+            }
+        }
+
+        /** Every OpenMP thread's name of this stop, by pthread_t. */
+        private synchronized void describe() {
+            if (names == null) {
+                names = OpenMpView.describeAll(process);
+            }
+        }
+
+        /** Opens the process read-only and initialises OMPD on it, when not done yet. */
+        private synchronized void open() {
+            long start = System.nanoTime();
+            if (held == null) {
+                held = new GdbHeldProcess(LiveProcessAddressSpace.readOnly(pid));
+                symbols = new Symbolizer(held);
+            }
+            long opened = System.nanoTime();
+            if (process == null) {
+                process = Ompd.processInitialize(held);
+            }
+            if (Boolean.getBoolean("jompd.dap.timing")) {
+                System.err.printf("jompd-dap: read-only open %d ms, OMPD initialisation %d ms%n",
+                        (opened - start) / 1_000_000, (System.nanoTime() - opened) / 1_000_000);
+            }
+        }
+
+        /** Waits for a preparation in flight, without holding this object's lock (the preparation takes it). */
+        private void awaitPreparation() {
+            CompletableFuture<Void> pending;
+            synchronized (this) {
+                pending = preparing;
+                preparing = null;
+            }
+            if (pending != null) {
+                try {
+                    pending.join();
+                } catch (CompletionException failed) {
+                    // opened again by view, where the failure is reported as it should be
+                }
+            }
+        }
+
+        @Override
+        public OpenMpView view(Supplier<List<GdbThread>> threads) {
+            awaitPreparation();
+            synchronized (this) {
+                return viewAfterPreparation(threads);
+            }
+        }
+
+        private OpenMpView viewAfterPreparation(Supplier<List<GdbThread>> threads) {
+            if (view != null) {
+                return view;
+            }
+            List<GdbThread> list = threads.get();
+            List<GdbHeldProcess.ThreadIdentity> identities = new ArrayList<>();
+            for (GdbThread thread : list) {
+                if (thread.lwp().isPresent() && thread.pthread().isPresent()) {
+                    identities.add(new GdbHeldProcess.ThreadIdentity(thread.lwp().getAsLong(), thread.pthread().getAsLong()));
+                }
+            }
+            // Without libthread_db gdb names no pthread_t: then glibc's lists are read afresh at each stop.
+            boolean fromGdb = identities.size() == list.size() && !identities.isEmpty();
+            try {
+                if (held == null || !fromGdb) {
+                    closeSpace();
+                }
+                open();
+                if (fromGdb) {
+                    held.setThreads(identities);
+                }
+            } catch (OmpdException | TargetException e) {
+                throw unavailable("no OpenMP picture of process " + pid, e);
+            }
+            if (!fromGdb) {
+                names = null; // threads read afresh: the names of this stop too
+            }
+            describe();
+            view = new OpenMpView(process, new TargetDescription("pid", Long.toString(pid), held.name(),
+                    process.layout().runtimeModule()), symbols, names);
+            return view;
+        }
+
+        @Override
+        public void resumed() {
+            awaitPreparation(); // a preparation of the finished stop must not outlive it
+            synchronized (this) {
+                view = null;
+                names = null;
+                if (process != null) {
+                    process.resumed();
+                }
+            }
+        }
+
+        @Override
+        public void librariesChanged() {
+            awaitPreparation();
+            synchronized (this) {
+                closeSpace();
+            }
+        }
+
+        private void closeSpace() {
+            view = null;
+            names = null;
+            process = null;
+            if (held != null) {
+                try {
+                    held.close();
+                } catch (TargetException ignored) {
+                    // read-only: nothing to give back
+                }
+                held = null;
+            }
+        }
+
+        @Override
+        public void close() {
+            awaitPreparation();
+            synchronized (this) {
+                closeSpace();
+            }
+        }
+    }
+}

@@ -1,0 +1,427 @@
+package dev.jompd.dap.session;
+
+import dev.jompd.dap.gdb.Gdb;
+import dev.jompd.dap.gdb.GdbDebugger;
+import dev.jompd.dap.gdb.GdbException;
+import dev.jompd.dap.gdb.GdbThread;
+import dev.jompd.dap.mi.MiRecord;
+import dev.jompd.dap.mi.MiValue;
+import dev.jompd.dap.openmp.OpenMpTarget;
+import dev.jompd.dap.openmp.OpenMpView;
+
+import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The program under debug: its gdb, its output pipes, its OpenMP source, and its run state. Turns gdb's
+ * async records into session events; all state changes happen on the session's worker thread.
+ */
+final class Debuggee implements Gdb.Listener {
+    /** How a stop is told to the client. */
+    record StopReport(String reason, String description, int threadId, List<Integer> hitBreakpoints) {}
+
+    private final DapSession session;
+    final LaunchConfig config;
+    private Gdb gdb;
+    private GdbDebugger debugger;
+    private InferiorOutput output;
+    private OpenMpTarget openmp;
+    volatile long pid;
+    boolean running;
+    boolean configured;
+    boolean pauseRequested;
+    boolean resumeRequested;
+    boolean stopAtEntryPending;
+    boolean exited;
+    boolean detaching;
+    /** Run state as gdb last said it, updated on gdb's reader thread (the worker may be blocked). */
+    private volatile boolean gdbSaysRunning;
+    private volatile int stopsSeen;
+    private int generation;
+    private StopState stop = new StopState(0);
+    /** A stop gdb reported before configurationDone (attach), told to the client then if asked to. */
+    StopReport initialStop;
+    /** The thread the last stop happened in: the "selected" thread of REPL commands. */
+    int lastStopThread = 1;
+    private String lastOpenMpProblem;
+
+    Debuggee(DapSession session, LaunchConfig config) {
+        this.session = session;
+        this.config = config;
+    }
+
+    GdbDebugger debugger() {
+        return debugger;
+    }
+
+    /** Starts gdb and loads the program, the core or attaches; the program does not run yet. */
+    void start() {
+        Map<String, String> environment = new LinkedHashMap<>(System.getenv());
+        if (config.kind() == LaunchConfig.Kind.LAUNCH) {
+            environment.putAll(config.environment());
+            // libomp tracks thread states, task frames and tool data only with OMP_DEBUG=enabled
+            environment.putIfAbsent("OMP_DEBUG", "enabled");
+        }
+        gdb = Gdb.start(config.gdbPath(), List.of(), environment, config.cwd().orElse(null), config.gdbTimeout(), this);
+        debugger = new GdbDebugger(gdb);
+        debugger.configure();
+        for (String command : config.setupCommands()) {
+            debugger.console(command);
+        }
+        config.program().ifPresent(debugger::loadProgram);
+        switch (config.kind()) {
+            case LAUNCH -> {
+                config.cwd().ifPresent(debugger::setWorkingDirectory);
+                try {
+                    output = InferiorOutput.open((category, text) -> session.output(category, text));
+                } catch (IOException e) {
+                    throw new DapException("cannot create the pipes for the program's output: " + e.getMessage(), e);
+                }
+                debugger.setArguments((ShellQuoting.join(config.args()) + " " + output.redirections()).strip());
+            }
+            case ATTACH -> {
+                pid = config.processId().orElseThrow();
+                int before = stopsSeen;
+                debugger.attach(pid);
+                // gdb reports the attach stop after its answer: wait for it, so that it is handled (on the
+                // worker, right after this request) before configurationDone
+                long deadline = System.nanoTime() + config.gdbTimeout().toNanos();
+                while (stopsSeen == before && System.nanoTime() < deadline && gdb.isAlive()) {
+                    sleep(5);
+                }
+                running = false;
+                openmp = OpenMpTarget.live(pid);
+            }
+            case CORE -> {
+                debugger.loadCore(config.core().orElseThrow());
+                running = false;
+                openmp = OpenMpTarget.core(config.core().orElseThrow());
+                generation++;
+                stop = new StopState(generation);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ run control
+
+    void run() {
+        stopAtEntryPending = config.stopOnEntry();
+        resumeRequested = true;
+        running = true;
+        debugger.run(config.stopOnEntry());
+    }
+
+    /** Called before every resume: the stop's handles and OpenMP picture become stale. */
+    void resuming() {
+        resumeRequested = true;
+        markRunning();
+    }
+
+    private void markRunning() {
+        if (!running) {
+            running = true;
+            for (String varobj : stop.varobjs) {
+                debugger.deleteVarobj(varobj);
+            }
+            stop = new StopState(++generation);
+            if (openmp != null) {
+                openmp.resumed();
+            }
+        }
+    }
+
+    StopState stop() {
+        return stop;
+    }
+
+    boolean isCore() {
+        return config.kind() == LaunchConfig.Kind.CORE;
+    }
+
+    void requireStopped(String what) {
+        if (exited) {
+            throw new DapException(what + ": the program has exited");
+        }
+        if (running) {
+            throw new DapException(what + ": the program is running (pause it first)");
+        }
+    }
+
+    void requireRunControl(String what) {
+        if (isCore()) {
+            throw new DapException(what + ": a core file cannot run (post-mortem session)");
+        }
+        if (exited) {
+            throw new DapException(what + ": the program has exited");
+        }
+    }
+
+    List<GdbThread> threads() {
+        if (running || stop.threads == null) {
+            long start = System.nanoTime();
+            List<GdbThread> threads = !running && stop.threadsAnswer != null
+                    ? GdbDebugger.threads(Gdb.await(stop.threadsAnswer, GdbDebugger.THREAD_INFO, config.gdbTimeout()))
+                    : debugger.threads();
+            if (Boolean.getBoolean("jompd.dap.timing")) {
+                session.log("-thread-info: " + threads.size() + " threads in " + (System.nanoTime() - start) / 1_000_000 + " ms");
+            }
+            if (running) {
+                return threads;
+            }
+            stop.threads = threads;
+        }
+        return stop.threads;
+    }
+
+    /** The OpenMP picture of this stop, or empty with the reason when there is none. */
+    Optional<OpenMpView> openMp() {
+        if (running || openmp == null) {
+            return Optional.empty();
+        }
+        if (stop.cachedView().isPresent() || stop.cachedProblem() != null) {
+            return stop.cachedView();
+        }
+        long start = System.nanoTime();
+        try {
+            stop.rememberView(openmp.view(this::threads));
+            if (Boolean.getBoolean("jompd.dap.timing")) {
+                session.log("OpenMP picture of stop " + stop.generation + " opened in "
+                        + (System.nanoTime() - start) / 1_000_000 + " ms");
+            }
+        } catch (OpenMpTarget.UnavailableException e) {
+            stop.rememberProblem(e);
+        } catch (RuntimeException e) {
+            stop.rememberProblem(new OpenMpTarget.UnavailableException("reading OpenMP failed: " + e, e));
+        }
+        if (stop.cachedProblem() != null && !stop.cachedProblem().getMessage().equals(lastOpenMpProblem)) {
+            lastOpenMpProblem = stop.cachedProblem().getMessage();
+            session.output("console", "jompd-dap: " + lastOpenMpProblem + "\n");
+        }
+        return stop.cachedView();
+    }
+
+    /** Why {@link #openMp()} is empty. */
+    String openMpProblem() {
+        if (openmp == null) {
+            return "the program has not started yet";
+        }
+        if (running) {
+            return "the program is running";
+        }
+        return stop.cachedProblem() == null ? "unknown" : stop.cachedProblem().getMessage();
+    }
+
+    // ------------------------------------------------------------------ gdb's async output
+
+    @Override
+    public void onAsync(MiRecord.AsyncRecord record) {
+        if (record.kind() == MiRecord.AsyncKind.EXEC) {
+            gdbSaysRunning = record.asyncClass().equals("running"); // read at once by awaitStop
+            if (record.asyncClass().equals("stopped")) {
+                stopsSeen++;
+            }
+        }
+        session.post(() -> handleAsync(record));
+    }
+
+    @Override
+    public void onStream(MiRecord.StreamRecord record) {
+        switch (record.kind()) {
+            case CONSOLE -> { if (!session.replActive()) session.output("console", record.text()); }
+            case TARGET -> session.output("stdout", record.text());
+            case LOG -> { if (!session.replActive()) session.output("console", record.text()); }
+        }
+    }
+
+    @Override
+    public void onNoise(String line, String problem) {
+        session.log("gdb: " + problem + ": " + line);
+    }
+
+    @Override
+    public void onExit(String description) {
+        session.post(() -> session.gdbEnded(description));
+    }
+
+    private void handleAsync(MiRecord.AsyncRecord record) {
+        MiValue.Tuple results = record.results();
+        switch (record.asyncClass()) {
+            case "running" -> {
+                boolean requested = resumeRequested;
+                boolean wasRunning = running;
+                resumeRequested = false;
+                markRunning();
+                // gdb also says *running for each thread created while running: no news then
+                if (!requested && configured && !wasRunning) {
+                    session.continued(results.string("thread-id").filter(id -> !id.equals("all")).map(Integer::parseInt).orElse(1));
+                }
+            }
+            case "stopped" -> handleStopped(results);
+            case "thread-group-started" -> results.string("pid").ifPresent(text -> {
+                pid = Long.parseLong(text);
+                if (openmp == null) {
+                    openmp = OpenMpTarget.live(pid);
+                }
+            });
+            case "thread-group-exited" -> {
+                if (!exited && !detaching) {
+                    Optional<String> code = results.string("exit-code");
+                    if (code.isPresent()) {
+                        exited(exitCode(code.get()));
+                    } else {
+                        // killed (terminate, or from the console): no exit code to tell
+                        exited = true;
+                        running = false;
+                        session.terminated();
+                    }
+                }
+            }
+            case "thread-created" -> results.string("id").ifPresent(id -> session.threadEvent("started", Integer.parseInt(id)));
+            case "thread-exited" -> results.string("id").ifPresent(id -> session.threadEvent("exited", Integer.parseInt(id)));
+            case "library-loaded", "library-unloaded" -> {
+                if (openmp != null) {
+                    openmp.librariesChanged();
+                }
+            }
+            case "breakpoint-modified" -> results.get("bkpt").ifPresent(session::breakpointModified);
+            default -> { }
+        }
+    }
+
+    private void handleStopped(MiValue.Tuple results) {
+        String reason = results.string("reason").orElse("");
+        if (reason.startsWith("exited")) {
+            running = false;
+            exited(results.string("exit-code").map(Debuggee::exitCode).orElse(reason.equals("exited-signalled") ? 128 : 0));
+            return;
+        }
+        running = false;
+        int threadId = results.string("thread-id").map(Integer::parseInt).orElse(1);
+        lastStopThread = threadId;
+        StopReport report = describeStop(reason, results, threadId);
+        pauseRequested = false;
+        // start what every client asks next (threads, OpenMP names) before telling it about the stop
+        stop.threadsAnswer = debugger.submitThreads();
+        if (openmp != null) {
+            openmp.prepare();
+        }
+        if (!configured) {
+            initialStop = report;
+            return;
+        }
+        session.stopped(report);
+    }
+
+    private StopReport describeStop(String reason, MiValue.Tuple results, int threadId) {
+        return switch (reason) {
+            case "breakpoint-hit" -> {
+                int number = results.string("bkptno").map(Integer::parseInt).orElse(-1);
+                if (stopAtEntryPending && results.string("disp").map("del"::equals).orElse(false)) {
+                    stopAtEntryPending = false;
+                    yield new StopReport("entry", "Stopped at main", threadId, List.of());
+                }
+                yield session.breakpointStop(number, threadId);
+            }
+            case "end-stepping-range", "function-finished", "location-reached" ->
+                    new StopReport("step", null, threadId, List.of());
+            case "signal-received" -> {
+                String signal = results.string("signal-name").orElse("?");
+                if (pauseRequested && (signal.equals("SIGINT") || signal.equals("0") || signal.equals("SIGSTOP"))) {
+                    yield new StopReport("pause", null, threadId, List.of());
+                }
+                yield new StopReport("exception", "Signal " + signal + results.string("signal-meaning")
+                        .map(meaning -> ", " + meaning).orElse(""), threadId, List.of());
+            }
+            case "watchpoint-trigger", "read-watchpoint-trigger", "access-watchpoint-trigger" ->
+                    new StopReport("data breakpoint", null, threadId, List.of());
+            case "" -> new StopReport(pauseRequested ? "pause" : "entry", null, threadId, List.of());
+            default -> new StopReport("pause", reason, threadId, List.of());
+        };
+    }
+
+    /** gdb prints exit codes in octal ("01", "0377"). */
+    static int exitCode(String text) {
+        try {
+            return text.startsWith("0") && text.length() > 1 ? Integer.parseInt(text.substring(1), 8) : Integer.parseInt(text);
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    private void exited(int code) {
+        exited = true;
+        running = false;
+        session.exited(code);
+    }
+
+    // ------------------------------------------------------------------ ending
+
+    /** Ends the session's hold on the program: kill it (launch) or let it go (attach), then end gdb. */
+    void end(boolean terminateProgram) {
+        try {
+            if (gdb != null && gdb.isAlive() && !isCore() && !exited && pid > 0) {
+                if (running || gdbSaysRunning) {
+                    pauseRequested = true;
+                    try {
+                        debugger.interrupt();
+                    } catch (dev.jompd.dap.gdb.GdbCommandException alreadyStopped) {
+                        // it stopped by itself meanwhile
+                    }
+                    awaitStop();
+                }
+                detaching = true;
+                if (terminateProgram) {
+                    debugger.kill();
+                } else {
+                    debugger.detach();
+                }
+            }
+        } catch (GdbException | DapException e) {
+            session.log("ending the program: " + e.getMessage());
+        } finally {
+            close();
+        }
+    }
+
+    private void awaitStop() {
+        long deadline = System.nanoTime() + 3_000_000_000L;
+        while (gdbSaysRunning && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Kills gdb at once (it hangs). */
+    void killGdb() {
+        if (gdb != null) {
+            gdb.kill();
+        }
+    }
+
+    void close() {
+        if (gdb != null) {
+            gdb.close();
+        }
+        if (output != null) {
+            output.close();
+        }
+        if (openmp != null) {
+            openmp.close();
+        }
+    }
+}

@@ -1,0 +1,74 @@
+package dev.jompd.dap;
+
+import com.google.gson.JsonObject;
+import dev.jompd.testkit.Facts;
+import dev.jompd.testkit.Fixture;
+import dev.jompd.testkit.FixtureBuilder;
+import dev.jompd.testkit.FixtureRun;
+import dev.jompd.testkit.Fixtures;
+import dev.jompd.testkit.LiveFixture;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.Map;
+
+import static dev.jompd.dap.OpenMpExpectations.args;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Attaching gdb to a fixture held at its marker; the DAP server reads it read-only while gdb holds it. */
+class AttachIT {
+    private static final Duration STOP = Duration.ofSeconds(120);
+    private static DapServerExtension server;
+
+    @BeforeAll
+    static void start() throws Exception {
+        server = new DapServerExtension();
+    }
+
+    @AfterAll
+    static void stop() {
+        server.close();
+    }
+
+    @Test
+    void attachShowsTheOpenMpPictureAndDetachLetsTheProgramFinish() throws Exception {
+        try (LiveFixture live = Fixtures.live(FixtureRun.of(Fixture.NESTED, "3", "4"));
+             DapTestClient client = new DapTestClient(server.port())) {
+            client.body("initialize", args("adapterID", "jompd"));
+            client.body("attach", args("processId", live.pid(), "program",
+                    FixtureBuilder.executable(Fixture.NESTED).toString(), "stopOnEntry", true));
+            client.body("configurationDone", null);
+            JsonObject stopped = client.event("stopped", STOP).getAsJsonObject("body");
+            assertThat(stopped.get("reason").getAsString()).isEqualTo("entry");
+
+            Facts facts = live.facts();
+            Map<Long, Integer> ids = OpenMpExpectations.assertThreadNamesMatch(client.body("threads", null), facts);
+            Facts.ThreadFacts marker = facts.thread((int) facts.number("marker_thread"));
+            // the marker thread blocks in read() below jompd_marker: its frames there still belong to its implicit task
+            var frames = client.body("stackTrace", args("threadId", ids.get(marker.lwp()), "startFrame", 0, "levels", 30))
+                    .getAsJsonArray("stackFrames");
+            JsonObject markerFrame = frames.asList().stream().map(f -> f.getAsJsonObject())
+                    .filter(f -> f.get("name").getAsString().equals("jompd_marker")).findFirst().orElseThrow();
+            OpenMpExpectations.assertScopesMatch(client, client.body("scopes", args("frameId", markerFrame.get("id").getAsInt())),
+                    marker);
+            Facts.ThreadFacts worker = facts.thread(facts.threadCount() - 1);
+            JsonObject workerTop = client.body("stackTrace", args("threadId", ids.get(worker.lwp()), "levels", 1))
+                    .getAsJsonArray("stackFrames").get(0).getAsJsonObject();
+            OpenMpExpectations.assertScopesMatch(client, client.body("scopes", args("frameId", workerTop.get("id").getAsInt())),
+                    worker);
+            assertThat(client.body("jompd/openmpTree", null).getAsJsonArray("threads")).hasSize(facts.threadCount());
+
+            // continue, pause, look again: a new stop, a fresh picture
+            client.body("continue", args("threadId", stopped.get("threadId").getAsInt()));
+            client.body("pause", args("threadId", stopped.get("threadId").getAsInt()));
+            assertThat(client.event("stopped", STOP).getAsJsonObject("body").get("reason").getAsString()).isEqualTo("pause");
+            OpenMpExpectations.assertThreadNamesMatch(client.body("threads", null), facts);
+
+            client.body("disconnect", args("terminateDebuggee", false));
+            assertThat(live.release()).contains("JOMPD_RESULT ok");
+            assertThat(live.exitCode()).isZero();
+        }
+    }
+}

@@ -1,0 +1,220 @@
+package dev.jompd.dap;
+
+import com.google.gson.JsonArray;
+import com.google.gson.JsonObject;
+import dev.jompd.testkit.Facts;
+import dev.jompd.testkit.Fixture;
+import dev.jompd.testkit.FixtureBuilder;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import static dev.jompd.dap.OpenMpExpectations.args;
+import static dev.jompd.dap.OpenMpExpectations.array;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Launch sessions over real gdb on the fixtures, checked against what the programs recorded. */
+class LaunchIT {
+    private static final Duration STOP = Duration.ofSeconds(120);
+    private static DapServerExtension server;
+
+    @BeforeAll
+    static void start() throws Exception {
+        server = new DapServerExtension();
+    }
+
+    @AfterAll
+    static void stop() {
+        server.close();
+    }
+
+    static JsonObject environment(String name, String value) {
+        return args("name", name, "value", value);
+    }
+
+    @Test
+    void launchStopsAtTheMarkerWithOpenMpNamesScopesAndTree(@TempDir Path work) throws Exception {
+        Path program = FixtureBuilder.executable(Fixture.NESTED);
+        Path factsFile = work.resolve("facts.properties");
+        try (DapTestClient client = new DapTestClient(server.port())) {
+            client.body("initialize", args("adapterID", "jompd", "linesStartAt1", true));
+            client.event("initialized", Duration.ofSeconds(10));
+            client.body("launch", args("program", program.toString(), "args", array("4", "4"), "cwd", work.toString(),
+                    "environment", array(environment("JOMPD_FACTS", factsFile.toString()))));
+            JsonArray breakpoints = client.body("setFunctionBreakpoints",
+                    args("breakpoints", array(args("name", "jompd_marker")))).getAsJsonArray("breakpoints");
+            assertThat(breakpoints.get(0).getAsJsonObject().get("verified").getAsBoolean()).isTrue();
+            client.body("configurationDone", null);
+
+            JsonObject stopped = client.event("stopped", STOP).getAsJsonObject("body");
+            assertThat(stopped.get("reason").getAsString()).isEqualTo("function breakpoint");
+            assertThat(stopped.get("allThreadsStopped").getAsBoolean()).isTrue();
+            int breakpointId = breakpoints.get(0).getAsJsonObject().get("id").getAsInt();
+            assertThat(stopped.getAsJsonArray("hitBreakpointIds").get(0).getAsInt()).isEqualTo(breakpointId);
+            JsonObject changed = client.event("jompd/openmpChanged", Duration.ofSeconds(10)).getAsJsonObject("body");
+            assertThat(changed.get("reason").getAsString()).isEqualTo("function breakpoint");
+
+            Facts facts = Facts.read(factsFile);
+            Map<Long, Integer> threadIds = OpenMpExpectations.assertThreadNamesMatch(client.body("threads", null), facts);
+            Facts.ThreadFacts marker = facts.thread((int) facts.number("marker_thread"));
+            int markerThread = threadIds.get(marker.lwp());
+            assertThat(stopped.get("threadId").getAsInt()).isEqualTo(markerThread);
+
+            JsonObject stack = client.body("stackTrace", args("threadId", markerThread, "startFrame", 0, "levels", 1));
+            JsonObject top = stack.getAsJsonArray("stackFrames").get(0).getAsJsonObject();
+            assertThat(top.get("name").getAsString()).isEqualTo("jompd_marker");
+            assertThat(top.getAsJsonObject("source").get("path").getAsString()).endsWith("fixture.c");
+            OpenMpExpectations.assertScopesMatch(client, client.body("scopes", args("frameId", top.get("id").getAsInt())),
+                    marker);
+
+            // a deeper frame (the outlined region's code) belongs to the same implicit task
+            JsonObject deep = client.body("stackTrace", args("threadId", markerThread, "startFrame", 0, "levels", 20));
+            JsonArray frames = deep.getAsJsonArray("stackFrames");
+            assertThat(frames.size()).isGreaterThan(3);
+            assertThat(frames.get(1).getAsJsonObject().get("name").getAsString()).isEqualTo("fx_write_facts_and_mark");
+            JsonObject innermost = frames.get(2).getAsJsonObject();
+            assertThat(innermost.get("name").getAsString()).isEqualTo("innermost");
+            OpenMpExpectations.assertScopesMatch(client, client.body("scopes", args("frameId", innermost.get("id").getAsInt())),
+                    marker);
+
+            // the other threads' top frames come with the thread list (delayed loading: one frame each)
+            for (Facts.ThreadFacts thread : facts.threads()) {
+                JsonObject frame = client.body("stackTrace", args("threadId", threadIds.get(thread.lwp()), "startFrame", 0,
+                        "levels", 1)).getAsJsonArray("stackFrames").get(0).getAsJsonObject();
+                assertThat(frame.get("id").getAsInt()).isPositive();
+            }
+
+            JsonObject tree = client.body("jompd/openmpTree", null);
+            assertThat(tree.get("schema").getAsString()).isEqualTo("jompd-inspect/1");
+            assertThat(tree.getAsJsonArray("threads")).hasSize(facts.threadCount());
+            assertThat(tree.getAsJsonObject("target").get("kind").getAsString()).isEqualTo("pid");
+
+            String ompdThreads = client.body("evaluate", args("expression", "ompd threads", "context", "repl"))
+                    .get("result").getAsString();
+            assertThat(ompdThreads).contains("gtid").hasLineCount(facts.threadCount() + 1);
+            assertThat(client.body("evaluate", args("expression", "ompd icvs thread", "context", "repl"))
+                    .get("result").getAsString()).contains("thread-num-var");
+            assertThat(client.body("evaluate", args("expression", "1 + 2", "context", "watch", "frameId",
+                    top.get("id").getAsInt())).get("result").getAsString()).isEqualTo("3");
+            assertThat(client.body("evaluate", args("expression", "info threads", "context", "repl"))
+                    .get("result").getAsString()).contains("jompd_marker");
+            JsonObject badWatch = client.request("evaluate", args("expression", "no_such_variable", "context", "watch",
+                    "frameId", top.get("id").getAsInt()));
+            assertThat(badWatch.get("success").getAsBoolean()).isFalse();
+            assertThat(badWatch.get("message").getAsString()).contains("no_such_variable");
+
+            JsonObject memory = client.body("readMemory", args("memoryReference",
+                    top.get("instructionPointerReference").getAsString(), "count", 16));
+            assertThat(java.util.Base64.getDecoder().decode(memory.get("data").getAsString())).hasSize(16);
+
+            // stepping: over the next line, then out to the caller
+            client.body("next", args("threadId", markerThread));
+            assertThat(client.event("stopped", STOP).getAsJsonObject("body").get("reason").getAsString()).isEqualTo("step");
+            JsonObject stale = client.request("scopes", args("frameId", top.get("id").getAsInt()));
+            assertThat(stale.get("success").getAsBoolean()).isFalse();
+            assertThat(stale.get("message").getAsString()).contains("earlier stop");
+            client.body("stepOut", args("threadId", markerThread));
+            assertThat(client.event("stopped", STOP).getAsJsonObject("body").get("reason").getAsString()).isEqualTo("step");
+            JsonObject caller = client.body("stackTrace", args("threadId", markerThread, "startFrame", 0, "levels", 1))
+                    .getAsJsonArray("stackFrames").get(0).getAsJsonObject();
+            assertThat(caller.get("name").getAsString()).isEqualTo("fx_write_facts_and_mark");
+
+            client.body("continue", args("threadId", markerThread));
+            assertThat(client.event("exited", STOP).getAsJsonObject("body").get("exitCode").getAsInt()).isZero();
+            client.event("terminated", Duration.ofSeconds(10));
+            assertThat(client.outputText()).contains("JOMPD_RESULT ok");
+            client.body("disconnect", args());
+        }
+    }
+
+    @Test
+    void stopOnEntryThenSourceBreakpointThenTerminate(@TempDir Path work) throws Exception {
+        Path program = FixtureBuilder.executable(Fixture.NESTED);
+        Path source = program.getParent().resolve("nested.c");
+        List<String> lines = Files.readAllLines(source);
+        int markLine = lines.indexOf(lines.stream().filter(l -> l.contains("fx_write_facts_and_mark(0);")).findFirst()
+                .orElseThrow()) + 1;
+        try (DapTestClient client = new DapTestClient(server.port())) {
+            client.body("initialize", args("adapterID", "jompd"));
+            client.body("launch", args("program", program.toString(), "args", array("2", "3"), "stopOnEntry", true));
+            client.body("configurationDone", null);
+            JsonObject entry = client.event("stopped", STOP).getAsJsonObject("body");
+            assertThat(entry.get("reason").getAsString()).isEqualTo("entry");
+            JsonObject mainFrame = client.body("stackTrace", args("threadId", entry.get("threadId").getAsInt(), "levels", 1))
+                    .getAsJsonArray("stackFrames").get(0).getAsJsonObject();
+            assertThat(mainFrame.get("name").getAsString()).isEqualTo("main");
+            // before the first parallel region the runtime is not initialised: no OpenMP picture yet, said so
+            JsonObject tree = client.request("jompd/openmpTree", null);
+            assertThat(tree.get("success").getAsBoolean()).isFalse();
+            assertThat(tree.get("message").getAsString()).contains("no OpenMP picture");
+            assertThat(OpenMpExpectations.scopeNames(client.body("scopes", args("frameId", mainFrame.get("id").getAsInt()))))
+                    .containsExactly("Locals");
+
+            JsonArray set = client.body("setBreakpoints", args("source", args("path", source.toString()),
+                    "breakpoints", array(args("line", markLine)))).getAsJsonArray("breakpoints");
+            assertThat(set.get(0).getAsJsonObject().get("verified").getAsBoolean()).isTrue();
+            assertThat(set.get(0).getAsJsonObject().get("line").getAsInt()).isEqualTo(markLine);
+            client.body("continue", args("threadId", entry.get("threadId").getAsInt()));
+            JsonObject hit = client.event("stopped", STOP).getAsJsonObject("body");
+            assertThat(hit.get("reason").getAsString()).isEqualTo("breakpoint");
+            JsonObject threads = client.body("threads", null);
+            assertThat(threads.getAsJsonArray("threads")).hasSize(6);
+            assertThat(threads.toString()).contains("omp 0/3 · level 2").contains("omp 2/3 · level 2");
+            assertThat(client.body("jompd/openmpTree", null).getAsJsonArray("threads")).hasSize(6);
+
+            client.body("terminate", null);
+            client.event("terminated", STOP);
+            client.body("disconnect", args());
+        }
+    }
+
+    /**
+     * tasks.c: the marker runs in task C (final, undeferred), created by B (untied) inside task_b, B created by
+     * A (tied, in a taskwait), A by the implicit task. Each frame's "OpenMP task" scope is the task whose code
+     * that frame runs, chosen by the tasks' exit frames against the frame's address.
+     */
+    @Test
+    void everyFrameShowsTheTaskItBelongsTo(@TempDir Path work) throws Exception {
+        Path program = FixtureBuilder.executable(Fixture.TASKS);
+        Path factsFile = work.resolve("facts.properties");
+        try (DapTestClient client = new DapTestClient(server.port())) {
+            client.body("initialize", args("adapterID", "jompd"));
+            client.body("launch", args("program", program.toString(), "args", array("10", "4"),
+                    "environment", array(environment("JOMPD_FACTS", factsFile.toString()))));
+            client.body("setFunctionBreakpoints", args("breakpoints", array(args("name", "jompd_marker"))));
+            client.body("configurationDone", null);
+            int thread = client.event("stopped", STOP).getAsJsonObject("body").get("threadId").getAsInt();
+            Facts facts = Facts.read(factsFile);
+            assertThat(facts.get("task_chain")).isEqualTo("C:final,B:untied,A:tied");
+            JsonArray frames = client.body("stackTrace", args("threadId", thread, "levels", 60)).getAsJsonArray("stackFrames");
+            java.util.Map<String, String> kindByFunction = new java.util.LinkedHashMap<>();
+            java.util.Map<String, String> taskByFunction = new java.util.LinkedHashMap<>();
+            for (var element : frames) {
+                JsonObject frame = element.getAsJsonObject();
+                String name = frame.get("name").getAsString();
+                if (List.of("jompd_marker", "task_c", "task_b", "task_a", "main.omp_outlined").contains(name)) {
+                    Map<String, String> task = OpenMpExpectations.scopeVariables(client,
+                            client.body("scopes", args("frameId", frame.get("id").getAsInt())), "OpenMP task");
+                    kindByFunction.putIfAbsent(name, task.get("kind"));
+                    taskByFunction.putIfAbsent(name, task.get("task"));
+                }
+            }
+            assertThat(kindByFunction).containsOnlyKeys("jompd_marker", "task_c", "task_b", "task_a", "main.omp_outlined");
+            assertThat(kindByFunction.get("jompd_marker")).startsWith("explicit, tied, final");
+            assertThat(taskByFunction.get("task_c")).isEqualTo(taskByFunction.get("jompd_marker"));
+            assertThat(kindByFunction.get("task_b")).startsWith("explicit, untied").doesNotContain("final");
+            assertThat(kindByFunction.get("task_a")).startsWith("explicit, tied").doesNotContain("final");
+            assertThat(kindByFunction.get("main.omp_outlined")).startsWith("implicit");
+            assertThat(new java.util.HashSet<>(taskByFunction.values()))
+                    .as("C, B, A and the implicit task are four different tasks").hasSize(4);
+            client.body("disconnect", args());
+        }
+    }
+}

@@ -1,0 +1,149 @@
+package dev.jompd.dap;
+
+import com.google.gson.JsonObject;
+import dev.jompd.testkit.Fixture;
+import dev.jompd.testkit.FixtureBuilder;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.List;
+
+import static dev.jompd.dap.OpenMpExpectations.args;
+import static dev.jompd.dap.OpenMpExpectations.array;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Malformed input over a real socket, gdb crashing and gdb hanging: errors or clean ends, never a hang. */
+class RobustnessIT {
+    private static DapServerExtension server;
+
+    @BeforeAll
+    static void start() throws Exception {
+        server = new DapServerExtension();
+    }
+
+    @AfterAll
+    static void stop() {
+        server.close();
+    }
+
+    /** The server still serves a new session. */
+    private static void assertServerServes() throws Exception {
+        try (DapTestClient client = new DapTestClient(server.port())) {
+            assertThat(client.request("initialize", args("adapterID", "jompd")).get("success").getAsBoolean()).isTrue();
+        }
+    }
+
+    @Test
+    void hugeContentLengthClosesOnlyThatConnection() throws Exception {
+        try (DapTestClient bystander = new DapTestClient(server.port());
+             DapTestClient attacker = new DapTestClient(server.port())) {
+            bystander.body("initialize", args());
+            attacker.sendBytes("Content-Length: 99999999999\r\n\r\n{}".getBytes(StandardCharsets.US_ASCII));
+            assertThat(attacker.awaitClosed(Duration.ofSeconds(10))).isTrue();
+            // the other session is unaffected
+            assertThat(bystander.request("threads", null).get("message").getAsString()).contains("launch or attach first");
+        }
+        assertServerServes();
+    }
+
+    @Test
+    void brokenHeadersCloseTheConnection() throws Exception {
+        for (String header : List.of("Content-Length: -5\r\n\r\n", "Content-Length: ten\r\n\r\n",
+                "Content-Type: text/plain\r\n\r\n{}", "garbage without colon\r\n\r\n",
+                "X: " + "y".repeat(20_000))) {
+            try (DapTestClient client = new DapTestClient(server.port())) {
+                client.sendBytes(header.getBytes(StandardCharsets.US_ASCII));
+                assertThat(client.awaitClosed(Duration.ofSeconds(10))).as(header).isTrue();
+            }
+        }
+        assertServerServes();
+    }
+
+    @Test
+    void invalidJsonWrongTypesAndUnknownCommandsGetErrorResponses() throws Exception {
+        try (DapTestClient client = new DapTestClient(server.port())) {
+            client.sendRaw("{this is not json");
+            JsonObject error = client.await(m -> m.get("type").getAsString().equals("response"), Duration.ofSeconds(10),
+                    "error response");
+            assertThat(error.get("success").getAsBoolean()).isFalse();
+            assertThat(error.get("message").getAsString()).contains("invalid JSON");
+            client.sendRaw("[\"an\", \"array\"]");
+            assertThat(client.await(m -> m.get("type").getAsString().equals("response"), Duration.ofSeconds(10), "error")
+                    .get("success").getAsBoolean()).isFalse();
+            JsonObject unknown = client.request("rebootTheMachine", args());
+            assertThat(unknown.get("message").getAsString()).contains("unknown command");
+            client.body("initialize", args());
+            JsonObject wrongType = client.request("launch", args("program", 42));
+            assertThat(wrongType.get("message").getAsString()).contains("must be a string");
+            JsonObject outOfOrder = client.request("stackTrace", args("threadId", 1));
+            assertThat(outOfOrder.get("message").getAsString()).contains("launch or attach first");
+            // the session still works after all that
+            assertThat(client.body("setFunctionBreakpoints", args("breakpoints", array())).has("breakpoints")).isTrue();
+        }
+    }
+
+    @Test
+    void gdbCrashEndsTheSessionWithAMessage(@TempDir Path work) throws Exception {
+        Path program = FixtureBuilder.executable(Fixture.NESTED);
+        try (DapTestClient client = new DapTestClient(server.port())) {
+            client.body("initialize", args());
+            client.body("launch", args("program", program.toString(), "args", array("2", "2")));
+            client.body("setFunctionBreakpoints", args("breakpoints", array(args("name", "jompd_marker"))));
+            client.body("configurationDone", null);
+            client.event("stopped", Duration.ofSeconds(120));
+            List<ProcessHandle> gdbs = ProcessHandle.current().descendants()
+                    .filter(p -> p.info().commandLine().orElse("").contains("--interpreter=mi3")).toList();
+            assertThat(gdbs).isNotEmpty();
+            gdbs.forEach(ProcessHandle::destroyForcibly);
+            client.event("terminated", Duration.ofSeconds(30));
+            assertThat(client.outputText()).contains("gdb crashed");
+            assertThat(client.body("threads", null).getAsJsonArray("threads")).isEmpty();
+            JsonObject after = client.request("stackTrace", args("threadId", 1));
+            assertThat(after.get("success").getAsBoolean()).isFalse();
+            assertThat(after.get("message").getAsString()).contains("exited");
+        }
+        assertServerServes();
+    }
+
+    @Test
+    void hangingGdbIsReportedAndKilled(@TempDir Path work) throws Exception {
+        Path fakeGdb = work.resolve("hanging-gdb");
+        Files.writeString(fakeGdb, "#!/bin/sh\n# reads nothing, answers nothing\nexec sleep 600\n");
+        Files.setPosixFilePermissions(fakeGdb, PosixFilePermissions.fromString("rwx------"));
+        try (DapTestClient client = new DapTestClient(server.port())) {
+            client.body("initialize", args());
+            long start = System.nanoTime();
+            JsonObject launch = client.request("launch", args("program", "/bin/true", "miDebuggerPath", fakeGdb.toString(),
+                    "gdbTimeout", 1000), Duration.ofSeconds(30));
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(15));
+            assertThat(launch.get("success").getAsBoolean()).isFalse();
+            assertThat(launch.get("message").getAsString()).contains("did not answer").contains("1000 ms");
+            assertThat(client.event("output", Duration.ofSeconds(10)).getAsJsonObject("body").get("output").getAsString())
+                    .contains("hang");
+        }
+        assertThat(ProcessHandle.current().descendants().filter(p -> p.info().commandLine().orElse("")
+                .contains("sleep 600")).filter(ProcessHandle::isAlive).count()).isZero();
+        assertServerServes();
+    }
+
+    @Test
+    void gdbThatDiesAtOnceIsAnErrorNotAHang(@TempDir Path work) throws Exception {
+        Path fakeGdb = work.resolve("dying-gdb");
+        Files.writeString(fakeGdb, "#!/bin/sh\necho 'gdb: cannot start, sorry' >&2\nexit 3\n");
+        Files.setPosixFilePermissions(fakeGdb, PosixFilePermissions.fromString("rwx------"));
+        try (DapTestClient client = new DapTestClient(server.port())) {
+            client.body("initialize", args());
+            JsonObject launch = client.request("launch", args("program", "/bin/true", "miDebuggerPath", fakeGdb.toString()),
+                    Duration.ofSeconds(30));
+            assertThat(launch.get("success").getAsBoolean()).isFalse();
+            assertThat(launch.get("message").getAsString()).contains("exited with code 3");
+        }
+    }
+}

@@ -1,0 +1,39 @@
+// Checks and completes jompd debug configurations before a session starts. No VS Code API here.
+
+export interface JompdConfiguration {
+  type?: string; request?: string; name?: string; program?: string; coreDumpPath?: string;
+  processId?: string | number; [key: string]: unknown;
+}
+
+/** The configuration used when there is no launch.json: run the active C/C++/Fortran file's program. */
+export function defaultConfiguration(): JompdConfiguration {
+  return { type: 'jompd', request: 'launch', name: 'OpenMP: launch', program: '${workspaceFolder}/a.out',
+    cwd: '${workspaceFolder}', args: [] };
+}
+
+/**
+ * Completes a configuration or says why it cannot start (a message for the user), before the server
+ * would refuse it: launch needs a program, attach a process id, a core file goes with launch.
+ */
+export function checkConfiguration(config: JompdConfiguration): { config?: JompdConfiguration; error?: string } {
+  if (!config.type && !config.request && !config.name) {
+    return { config: defaultConfiguration() };
+  }
+  if (config.request !== 'launch' && config.request !== 'attach') {
+    return { error: `jompd: "request" must be "launch" or "attach", not ${JSON.stringify(config.request)}` };
+  }
+  if (config.request === 'attach') {
+    if (config.coreDumpPath) {
+      return { error: 'jompd: a core file is opened with "request": "launch" and "coreDumpPath"' };
+    }
+    const pid = typeof config.processId === 'string' ? Number(config.processId.trim()) : config.processId;
+    if (pid === undefined || !Number.isInteger(pid) || pid <= 0) {
+      return { error: `jompd: attach needs "processId", a process id (not ${JSON.stringify(config.processId)})` };
+    }
+    return { config: { ...config, processId: pid } };
+  }
+  if (!config.program && !config.coreDumpPath) {
+    return { error: 'jompd: launch needs "program" (and "coreDumpPath" for a core file)' };
+  }
+  return { config };
+}

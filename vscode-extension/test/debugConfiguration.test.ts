@@ -1,0 +1,25 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { checkConfiguration } from '../src/debugConfiguration';
+
+test('an empty configuration (no launch.json) becomes the default launch', () => {
+  assert.equal(checkConfiguration({}).config?.request, 'launch');
+});
+
+test('launch needs a program or a core file', () => {
+  assert.match(checkConfiguration({ type: 'jompd', request: 'launch', name: 'x' }).error ?? '', /program/);
+  assert.ok(checkConfiguration({ type: 'jompd', request: 'launch', name: 'x', program: '/a.out' }).config);
+  assert.ok(checkConfiguration({ type: 'jompd', request: 'launch', name: 'x', coreDumpPath: '/core' }).config);
+});
+
+test('attach needs a numeric process id; a picked string id becomes a number', () => {
+  assert.equal(checkConfiguration({ type: 'jompd', request: 'attach', name: 'x', processId: '4711' }).config?.processId, 4711);
+  assert.match(checkConfiguration({ type: 'jompd', request: 'attach', name: 'x', processId: 'abc' }).error ?? '', /processId/);
+  assert.match(checkConfiguration({ type: 'jompd', request: 'attach', name: 'x' }).error ?? '', /processId/);
+  assert.match(checkConfiguration({ type: 'jompd', request: 'attach', name: 'x', processId: 1, coreDumpPath: '/c' }).error ?? '',
+    /launch/);
+});
+
+test('unknown request kinds are refused', () => {
+  assert.match(checkConfiguration({ type: 'jompd', request: 'teleport', name: 'x' }).error ?? '', /launch.*attach/);
+});
