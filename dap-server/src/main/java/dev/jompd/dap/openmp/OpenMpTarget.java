@@ -127,7 +127,7 @@ public abstract sealed class OpenMpTarget implements AutoCloseable {
         public synchronized void prepare() {
             if (preparing == null) {
                 preparing = CompletableFuture.runAsync(() -> {
-                    open();
+                    open(true);
                     describe();
                 }, task -> Thread.ofPlatform().daemon().name("jompd-openmp-open").start(task));
             }
@@ -140,11 +140,16 @@ public abstract sealed class OpenMpTarget implements AutoCloseable {
             }
         }
 
-        /** Opens the process read-only and initialises OMPD on it, when not done yet. */
-        private synchronized void open() {
+        /**
+         * Opens the process read-only and initialises OMPD on it, when not done yet. With
+         * {@code threadsFromGdb} the space skips its own thread discovery (gdb names the threads).
+         */
+        private synchronized void open(boolean threadsFromGdb) {
             long start = System.nanoTime();
             if (held == null) {
-                held = new GdbHeldProcess(LiveProcessAddressSpace.readOnly(pid));
+                LiveProcessAddressSpace.Builder builder = LiveProcessAddressSpace.builder(pid);
+                held = new GdbHeldProcess(threadsFromGdb ? builder.withThreadsFromCaller().openReadOnly()
+                        : builder.openReadOnly());
                 symbols = new Symbolizer(held);
             }
             long opened = System.nanoTime();
@@ -198,7 +203,7 @@ public abstract sealed class OpenMpTarget implements AutoCloseable {
                 if (held == null || !fromGdb) {
                     closeSpace();
                 }
-                open();
+                open(fromGdb);
                 if (fromGdb) {
                     held.setThreads(identities);
                 }

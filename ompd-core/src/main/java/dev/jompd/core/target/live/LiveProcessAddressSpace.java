@@ -115,6 +115,7 @@ public final class LiveProcessAddressSpace implements AddressSpace {
         private final long pid;
         private List<Path> debugFileDirectories = List.of(Path.of("/usr/lib/debug"));
         private Duration stopTimeout = DEFAULT_STOP_TIMEOUT;
+        private boolean threadsFromCaller;
 
         private Builder(long pid) {
             this.pid = pid;
@@ -123,6 +124,16 @@ public final class LiveProcessAddressSpace implements AddressSpace {
         /** Where separate debug files live ({@code DIR/.build-id/xx/yyyy.debug}); empty disables them. */
         public Builder withDebugFileDirectories(List<Path> directories) {
             this.debugFileDirectories = List.copyOf(directories);
+            return this;
+        }
+
+        /**
+         * Read-only mode for a caller that knows the threads itself (a debugger front end asks gdb at
+         * every stop): skips the per-thread /proc reads and the walk of glibc's thread lists, and checks
+         * only the main thread's stop. {@link #threads()} is then empty.
+         */
+        public Builder withThreadsFromCaller() {
+            this.threadsFromCaller = true;
             return this;
         }
 
@@ -181,8 +192,8 @@ public final class LiveProcessAddressSpace implements AddressSpace {
          */
         public LiveProcessAddressSpace openReadOnly() {
             int id = checkPid(pid);
-            List<Integer> tids = ProcFs.threadIds(id);
-            if (tids.isEmpty()) {
+            List<Integer> tids = threadsFromCaller ? List.of(id) : ProcFs.threadIds(id);
+            if (tids.isEmpty() || (threadsFromCaller && !ProcFs.exists(id))) {
                 throw AttachException.noSuchProcess(pid);
             }
             for (int tid : tids) {
@@ -196,7 +207,7 @@ public final class LiveProcessAddressSpace implements AddressSpace {
             LiveProcessAddressSpace space = new LiveProcessAddressSpace(id, Mode.READ_ONLY, null, debugFileDirectories);
             try {
                 space.discoverModules();
-                space.threads = space.readOnlyThreads(tids);
+                space.threads = threadsFromCaller ? List.of() : space.readOnlyThreads(tids);
                 return space;
             } catch (RuntimeException | Error e) {
                 space.closeQuietly();
