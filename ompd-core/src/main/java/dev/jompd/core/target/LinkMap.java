@@ -34,6 +34,28 @@ public final class LinkMap {
 
         /** Whether the address lies in one of the module's mappings. */
         boolean contains(long address);
+
+        /** The module's file name, such as {@code libomp.so}. */
+        String fileName();
+
+        /** A symbol of this module, relocated. */
+        Optional<TargetSymbol> lookupSymbol(String name);
+    }
+
+    /** The first module (in load order) that defines {@code name}: the executable first. */
+    public static Optional<TargetSymbol> findSymbol(List<? extends Module> modules, String name) {
+        for (Module module : modules) {
+            Optional<TargetSymbol> symbol = module.lookupSymbol(name);
+            if (symbol.isPresent()) {
+                return symbol;
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** The first module whose file name contains {@code moduleNameFragment} and defines {@code name}. */
+    public static Optional<TargetSymbol> findSymbol(List<? extends Module> modules, String name, String moduleNameFragment) {
+        return findSymbol(modules.stream().filter(module -> module.fileName().contains(moduleNameFragment)).toList(), name);
     }
 
     /**

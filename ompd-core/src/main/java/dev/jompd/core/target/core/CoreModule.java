@@ -52,7 +52,8 @@ final class CoreModule implements LinkMap.Module {
     String targetPath() { return targetPath; }
 
     /** The module's file name, as symbols and messages name modules ("libomp.so"). */
-    String fileName() {
+    @Override
+    public String fileName() {
         int slash = targetPath.lastIndexOf('/');
         return slash < 0 ? targetPath : targetPath.substring(slash + 1);
     }
@@ -93,7 +94,8 @@ final class CoreModule implements LinkMap.Module {
      *
      * @throws BuildIdMismatchException when the file on disk is not the one the target mapped
      */
-    Optional<TargetSymbol> lookupSymbol(String name) {
+    @Override
+    public Optional<TargetSymbol> lookupSymbol(String name) {
         for (ElfSymbolTable table : symbolTables()) {
             Optional<ElfSymbol> symbol = table.lookup(name);
             if (symbol.isPresent()) {

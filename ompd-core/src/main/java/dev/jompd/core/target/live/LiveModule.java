@@ -73,7 +73,8 @@ final class LiveModule implements LinkMap.Module, AutoCloseable {
     String targetPath() { return targetPath; }
 
     /** The module's file name, as symbols and messages name modules ("libomp.so"). */
-    String fileName() {
+    @Override
+    public String fileName() {
         String path = targetPath.endsWith(DELETED_SUFFIX)
                 ? targetPath.substring(0, targetPath.length() - DELETED_SUFFIX.length()) : targetPath;
         int slash = path.lastIndexOf('/');
@@ -100,7 +101,8 @@ final class LiveModule implements LinkMap.Module, AutoCloseable {
      * @throws TargetException when no file matching the mapped module can be found, but one with
      *                         another build-id can (the file was replaced after the process loaded it)
      */
-    Optional<TargetSymbol> lookupSymbol(String name) {
+    @Override
+    public Optional<TargetSymbol> lookupSymbol(String name) {
         for (ElfSymbolTable table : symbolTables()) {
             Optional<ElfSymbol> symbol = table.lookup(name);
             if (symbol.isPresent()) {

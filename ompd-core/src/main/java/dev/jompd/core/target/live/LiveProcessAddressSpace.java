@@ -302,26 +302,12 @@ public final class LiveProcessAddressSpace implements AddressSpace {
 
     @Override
     public Optional<TargetSymbol> lookupSymbol(String symbolName) {
-        for (LiveModule module : modules) {
-            Optional<TargetSymbol> symbol = module.lookupSymbol(symbolName);
-            if (symbol.isPresent()) {
-                return symbol;
-            }
-        }
-        return Optional.empty();
+        return LinkMap.findSymbol(modules, symbolName);
     }
 
     @Override
     public Optional<TargetSymbol> lookupSymbol(String symbolName, String moduleNameFragment) {
-        for (LiveModule module : modules) {
-            if (module.fileName().contains(moduleNameFragment)) {
-                Optional<TargetSymbol> symbol = module.lookupSymbol(symbolName);
-                if (symbol.isPresent()) {
-                    return symbol;
-                }
-            }
-        }
-        return Optional.empty();
+        return LinkMap.findSymbol(modules, symbolName, moduleNameFragment);
     }
 
     @Override
