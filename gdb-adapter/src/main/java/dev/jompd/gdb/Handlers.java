@@ -342,7 +342,7 @@ final class Handlers {
                 } else {
                     out.append(indent).append("threads ").append(first.threadNum()).append("..").append(group.getLast().threadNum())
                             .append(" (").append(group.size()).append(" alike)  gdb ")
-                            .append(compact(group.stream().map(t -> (long) gdbNumber(t)).toList()))
+                            .append(dev.jompd.cli.Ranges.compact(group.stream().map(t -> (long) gdbNumber(t)).toList()))
                             .append("  ").append(state);
                     if (group.stream().anyMatch(t -> t.lwp().isPresent() && t.lwp().getAsLong() == selectedLwp)) {
                         out.append("   <- selected among them");
@@ -377,21 +377,6 @@ final class Handlers {
                     && Objects.equals(a.tasks().getFirst().flags().map(TaskHandle.TaskFlags::explicit),
                             b.tasks().getFirst().flags().map(TaskHandle.TaskFlags::explicit));
         }
-    }
-
-    /** 1,2,3,7 → "1-3,7"; long lists are cut after 12 runs. */
-    static String compact(List<Long> values) {
-        List<String> parts = new ArrayList<>();
-        for (int i = 0; i < values.size(); ) {
-            int j = i;
-            while (j + 1 < values.size() && values.get(j + 1) == values.get(j) + 1) {
-                j++;
-            }
-            parts.add(j > i ? values.get(i) + "-" + values.get(j) : Long.toString(values.get(i)));
-            i = j + 1;
-        }
-        return parts.size() <= 12 ? String.join(",", parts)
-                : String.join(",", parts.subList(0, 12)) + ",… (" + values.size() + ")";
     }
 
     // ---------------------------------------------------------------- ompd bt

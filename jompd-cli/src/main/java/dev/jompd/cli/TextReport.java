@@ -108,7 +108,7 @@ final class TextReport {
             } else {
                 out.append(indent).append(paint("1", "threads " + first.threadNum() + ".." + group.getLast().threadNum()))
                         .append(" (").append(group.size()).append(" alike)  gtids ")
-                        .append(compactList(group.stream().map(ProcessSnapshot.ThreadView::gtid).toList()));
+                        .append(Ranges.compact(group.stream().map(ProcessSnapshot.ThreadView::gtid).toList()));
             }
             out.append("  ").append(paint(stateColour(first.state()), first.state().replace("ompt_state_", "")));
             if (first.waitId() != 0 && group.size() == 1) {
@@ -150,21 +150,6 @@ final class TextReport {
                 }
             }
         }
-    }
-
-    /** 0,12,13,14 → "0,12-14"; long lists are cut after 12 entries. */
-    static String compactList(List<Long> values) {
-        List<String> parts = new ArrayList<>();
-        for (int i = 0; i < values.size(); ) {
-            int j = i;
-            while (j + 1 < values.size() && values.get(j + 1) == values.get(j) + 1) {
-                j++;
-            }
-            parts.add(j > i ? values.get(i) + "-" + values.get(j) : Long.toString(values.get(i)));
-            i = j + 1;
-        }
-        return parts.size() <= 12 ? String.join(",", parts)
-                : String.join(",", parts.subList(0, 12)) + ",… (" + values.size() + ")";
     }
 
     private static boolean sameShape(ProcessSnapshot.ThreadView a, ProcessSnapshot.ThreadView b) {

@@ -23,48 +23,73 @@ public final class RemoteValue {
     private final String type;
     /** Size in bytes of the value here when known (a field's size), else 0. */
     private final long size;
-    private final String path;
+    /**
+     * How this value was reached: the value it came from and the step taken. The C path is spelled out
+     * only when asked for (an error message): walks build no strings.
+     */
+    private final RemoteValue from;
+    /** '.' member {@code name}, '*' dereference, '[' element {@code index}, '=' cast; unused at a root. */
+    private final char step;
+    private final String name;
+    private final long index;
+    private String path;
 
-    RemoteValue(TargetMemory memory, RuntimeLayout layout, long address, String type, long size, String path) {
+    private RemoteValue(TargetMemory memory, RuntimeLayout layout, long address, String type, long size,
+                        RemoteValue from, char step, String name, long index) {
         this.memory = memory;
         this.layout = layout;
         this.address = address;
         this.type = type;
         this.size = size;
-        this.path = path;
+        this.from = from;
+        this.step = step;
+        this.name = name;
+        this.index = index;
+        this.path = from == null ? name : null;
     }
 
     /** The value at {@code address}, seen as {@code type}. */
     public static RemoteValue at(TargetMemory memory, RuntimeLayout layout, long address, String type, String path) {
-        return new RemoteValue(memory, layout, address, type, 0, path);
+        return new RemoteValue(memory, layout, address, type, 0, null, '=', path, 0);
     }
 
     public long address() {
         return address;
     }
 
+    /**
+     * The C path that led here, such as {@code __kmp_threads[3]->th.th_current_task}; a trailing
+     * {@code *} marks a dereference whose member has not been taken yet.
+     */
     public String path() {
+        if (path == null) {
+            String base = from.path();
+            path = switch (step) {
+                case '.' -> base.endsWith("*") ? base.substring(0, base.length() - 1) + "->" + name : base + "." + name;
+                case '*' -> base + "*";
+                case '[' -> from.cleanPath() + "[" + index + "]";
+                default -> base; // a cast: same place, same path
+            };
+        }
         return path;
     }
 
     /** The same place seen as another struct type (a C cast of the address). */
     public RemoteValue as(String newType) {
-        return new RemoteValue(memory, layout, address, newType, size, path);
+        return new RemoteValue(memory, layout, address, newType, size, this, '=', null, 0);
     }
 
     /** The member {@code field} of this value seen as {@code structType}. */
     public RemoteValue field(String structType, String field) {
         long offset = layout.offset(structType, field);
         long fieldSize = layout.fieldSize(structType, field);
-        String separator = path.endsWith("*") ? "" : ".";
-        String base = path.endsWith("*") ? path.substring(0, path.length() - 1) + "->" : path + separator;
-        return new RemoteValue(memory, layout, address + offset, null, fieldSize, base + field);
+        return new RemoteValue(memory, layout, address + offset, null, fieldSize, this, '.', field, 0);
     }
 
     /** The member {@code field} of this value's own struct type. */
     public RemoteValue field(String field) {
         if (type == null) {
-            throw new IllegalStateException("type of " + path + " unknown: use field(type, field)");
+            throw new IllegalStateException("type of " + path() + " unknown: use field(type, field)");
         }
         return field(type, field);
     }
@@ -73,15 +98,15 @@ public final class RemoteValue {
     public RemoteValue deref(String pointeeType) {
         long pointer = pointerValue();
         if (pointer == 0) {
-            throw new OmpdException(OmpdRc.UNAVAILABLE, path + " is NULL", OptionalLong.of(address), null);
+            throw new OmpdException(OmpdRc.UNAVAILABLE, path() + " is NULL", OptionalLong.of(address), null);
         }
-        return new RemoteValue(memory, layout, pointer, pointeeType, 0, path + "*");
+        return new RemoteValue(memory, layout, pointer, pointeeType, 0, this, '*', null, 0);
     }
 
     /** Element {@code index} of an array of {@code elementSize}-byte elements starting here. */
     public RemoteValue element(long index, long elementSize, String elementType) {
         return new RemoteValue(memory, layout, address + index * elementSize, elementType,
-                elementType == null ? elementSize : 0, cleanPath() + "[" + index + "]");
+                elementType == null ? elementSize : 0, this, '[', null, index);
     }
 
     /** The pointer stored here, as an address (0 for NULL). */
@@ -123,14 +148,14 @@ public final class RemoteValue {
 
     private int requireSize() {
         if (size <= 0) {
-            throw new IllegalStateException("size of " + path + " unknown");
+            throw new IllegalStateException("size of " + path() + " unknown");
         }
         return (int) size;
     }
 
     private long read(int bytes, boolean signed) {
         if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8) {
-            throw new OmpdException(OmpdRc.INCOMPATIBLE, path + " has size " + bytes + ", not an integer size");
+            throw new OmpdException(OmpdRc.INCOMPATIBLE, path() + " has size " + bytes + ", not an integer size");
         }
         try {
             return signed ? memory.readSigned(address, bytes) : memory.readUnsigned(address, bytes);
@@ -145,7 +170,8 @@ public final class RemoteValue {
     }
 
     private String cleanPath() {
-        return path.endsWith("*") ? "*" + path.substring(0, path.length() - 1) : path;
+        String full = path();
+        return full.endsWith("*") ? "*" + full.substring(0, full.length() - 1) : full;
     }
 
     @Override

@@ -1,6 +1,8 @@
 package dev.jompd.core.target;
 
+import dev.jompd.core.elf.ElfFile;
 import dev.jompd.core.elf.ElfSymbol;
+import dev.jompd.core.elf.ElfSymbolTable;
 
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -108,6 +110,25 @@ public final class LinkMap {
             }
         }
         return OptionalLong.empty();
+    }
+
+    /**
+     * A symbol of a module loaded at {@code loadBias}, looked up where a debugger looks: the file's
+     * {@code .symtab}, then the separate debug file's, then the file's {@code .dynsym}.
+     */
+    public static Optional<TargetSymbol> lookup(Optional<ElfFile> file, Optional<ElfFile> debugFile, String name,
+                                                long loadBias, String module) {
+        List<ElfSymbolTable> tables = new ArrayList<>(3);
+        file.ifPresent(elf -> tables.add(elf.symbolTable()));
+        debugFile.ifPresent(elf -> tables.add(elf.symbolTable()));
+        file.ifPresent(elf -> tables.add(elf.dynamicSymbolTable()));
+        for (ElfSymbolTable table : tables) {
+            Optional<ElfSymbol> symbol = table.lookup(name);
+            if (symbol.isPresent()) {
+                return Optional.of(relocate(symbol.get(), loadBias, module));
+            }
+        }
+        return Optional.empty();
     }
 
     /**

@@ -1,14 +1,11 @@
 package dev.jompd.core.target.core;
 
 import dev.jompd.core.elf.ElfFile;
-import dev.jompd.core.elf.ElfSymbol;
-import dev.jompd.core.elf.ElfSymbolTable;
 import dev.jompd.core.target.LoadedModule;
 import dev.jompd.core.target.LinkMap;
 import dev.jompd.core.target.TargetSymbol;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -95,32 +92,14 @@ final class CoreModule implements LinkMap.Module {
      * @throws BuildIdMismatchException when the file on disk is not the one the target mapped
      */
     @Override
-    public Optional<TargetSymbol> lookupSymbol(String name) {
-        for (ElfSymbolTable table : symbolTables()) {
-            Optional<ElfSymbol> symbol = table.lookup(name);
-            if (symbol.isPresent()) {
-                return symbol.map(this::toTargetSymbol);
-            }
-        }
-        return Optional.empty();
-    }
-
-    private synchronized List<ElfSymbolTable> symbolTables() {
+    public synchronized Optional<TargetSymbol> lookupSymbol(String name) {
         Optional<ElfFile> file = verifiedDiskFile();
         if (!debugFileSearched) {
             // Only now, not when reads open the file: a broken debug file must not break reads.
             debugFile = coreBuildId.or(() -> file.flatMap(ElfFile::buildId)).flatMap(this::findDebugFile);
             debugFileSearched = true;
         }
-        List<ElfSymbolTable> tables = new ArrayList<>(3);
-        file.ifPresent(elf -> tables.add(elf.symbolTable()));
-        debugFile.ifPresent(elf -> tables.add(elf.symbolTable()));
-        file.ifPresent(elf -> tables.add(elf.dynamicSymbolTable()));
-        return tables;
-    }
-
-    private TargetSymbol toTargetSymbol(ElfSymbol symbol) {
-        return LinkMap.relocate(symbol, loadBias, fileName());
+        return LinkMap.lookup(file, debugFile, name, loadBias, fileName());
     }
 
     private void openFiles() {

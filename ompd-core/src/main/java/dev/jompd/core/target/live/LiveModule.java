@@ -2,8 +2,6 @@ package dev.jompd.core.target.live;
 
 import dev.jompd.core.elf.ElfFile;
 import dev.jompd.core.elf.ElfFormatException;
-import dev.jompd.core.elf.ElfSymbol;
-import dev.jompd.core.elf.ElfSymbolTable;
 import dev.jompd.core.target.LoadedModule;
 import dev.jompd.core.target.TargetException;
 import dev.jompd.core.target.LinkMap;
@@ -102,30 +100,12 @@ final class LiveModule implements LinkMap.Module, AutoCloseable {
      *                         another build-id can (the file was replaced after the process loaded it)
      */
     @Override
-    public Optional<TargetSymbol> lookupSymbol(String name) {
-        for (ElfSymbolTable table : symbolTables()) {
-            Optional<ElfSymbol> symbol = table.lookup(name);
-            if (symbol.isPresent()) {
-                return symbol.map(this::toTargetSymbol);
-            }
-        }
-        return Optional.empty();
-    }
-
-    private synchronized List<ElfSymbolTable> symbolTables() {
+    public synchronized Optional<TargetSymbol> lookupSymbol(String name) {
         open();
         if (problem != null) {
             throw new TargetException(problem);
         }
-        List<ElfSymbolTable> tables = new ArrayList<>(3);
-        file.ifPresent(elf -> tables.add(elf.symbolTable()));
-        debugFile.ifPresent(elf -> tables.add(elf.symbolTable()));
-        file.ifPresent(elf -> tables.add(elf.dynamicSymbolTable()));
-        return tables;
-    }
-
-    private TargetSymbol toTargetSymbol(ElfSymbol symbol) {
-        return LinkMap.relocate(symbol, loadBias, fileName());
+        return LinkMap.lookup(file, debugFile, name, loadBias, fileName());
     }
 
     private void open() {
