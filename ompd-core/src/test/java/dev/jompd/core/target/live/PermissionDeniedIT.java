@@ -5,6 +5,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Set;
+import java.util.stream.Stream;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -33,7 +39,11 @@ class PermissionDeniedIT {
         }
         assumeThat(root && setpriv).as("root with setpriv").isTrue();
         String java = ProcessHandle.current().info().command().orElseThrow();
-        String classPath = location(LiveProcessAddressSpace.class) + File.pathSeparator + location(AttachProbe.class);
+        // The other user must be able to read the classes: the build tree may sit in a directory only we
+        // can enter (a clone in a 0700 mktemp directory, /root), so the probe runs from a readable copy.
+        Path readable = Files.createTempDirectory(Path.of("/tmp"), "jompd-probe-");
+        String classPath = readableCopy(location(LiveProcessAddressSpace.class), readable.resolve("main"))
+                + File.pathSeparator + readableCopy(location(AttachProbe.class), readable.resolve("test"));
         try (DetachedProcess sleeper = DetachedProcess.start(List.of("/bin/sh", "-c", "echo JOMPD_SLEEPER; exec sleep 60"),
                 Map.of(), directory, directory.resolve("sleeper-stderr.txt"))) {
             sleeper.awaitLine("JOMPD_SLEEPER", Duration.ofSeconds(30));
@@ -50,7 +60,27 @@ class PermissionDeniedIT {
         }
     }
 
-    private static String location(Class<?> type) throws URISyntaxException {
-        return Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+    private static Path location(Class<?> type) throws URISyntaxException {
+        return Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI());
+    }
+
+    /** Copies a class directory (or jar) to {@code target}, readable by everyone; answers the copy's path. */
+    private static String readableCopy(Path source, Path target) throws IOException {
+        Set<PosixFilePermission> directoryMode = PosixFilePermissions.fromString("rwxr-xr-x");
+        Set<PosixFilePermission> fileMode = PosixFilePermissions.fromString("rw-r--r--");
+        Files.setPosixFilePermissions(target.getParent(), directoryMode);
+        try (Stream<Path> files = Files.walk(source)) {
+            for (Path file : files.toList()) {
+                Path copy = target.resolve(source.relativize(file).toString());
+                if (Files.isDirectory(file)) {
+                    Files.createDirectories(copy);
+                    Files.setPosixFilePermissions(copy, directoryMode);
+                } else {
+                    Files.copy(file, copy);
+                    Files.setPosixFilePermissions(copy, fileMode);
+                }
+            }
+        }
+        return target.toString();
     }
 }
