@@ -8,4 +8,5 @@ cd "$(dirname "$0")/.."
 . scripts/common.sh
 jompd_bench_prepare dap-server
 cd dap-server
-java --enable-native-access=ALL-UNNAMED -cp "$JOMPD_BENCH_CP" dev.jompd.dap.bench.DapStopBenchmark "$@"
+java --enable-native-access=ALL-UNNAMED -Djompd.dap.server="$JOMPD_BENCH_WORK/jompd-dap/bin/jompd-dap" \
+  -cp "$JOMPD_BENCH_CP" dev.jompd.dap.bench.DapStopBenchmark "$@"

@@ -51,9 +51,12 @@ jompd_bench_prepare() {
       -Dmdep.outputFile="$JOMPD_BENCH_WORK/classpath"
   cp -r "$module/target/classes" "$JOMPD_BENCH_WORK/classes"
   cp -r "$module/target/test-classes" "$JOMPD_BENCH_WORK/test-classes"
-  if [ -d "$module/target/jompd" ]; then
-    cp -rp "$module/target/jompd" "$JOMPD_BENCH_WORK/jompd"  # -p: same jar time, same class-data archive
-  fi
+  local distribution
+  for distribution in "$module"/target/jompd "$module"/target/jompd-dap; do
+    if [ -d "$distribution" ]; then  # -p: same jar time, same class-data archive
+      cp -rp "$distribution" "$JOMPD_BENCH_WORK/$(basename "$distribution")"
+    fi
+  done
   JOMPD_BENCH_CP="$JOMPD_BENCH_WORK/test-classes:$JOMPD_BENCH_WORK/classes:$(cat "$JOMPD_BENCH_WORK/classpath")"
   export JOMPD_BENCH_WORK JOMPD_BENCH_CP
 }

@@ -21,28 +21,50 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
-/** A minimal DAP client over TCP for the tests: requests, responses, events, raw bytes. */
+/** A minimal DAP client over TCP or a server's standard streams: requests, responses, events, raw bytes. */
 public final class DapTestClient implements AutoCloseable {
     private static final JsonObject CLOSED = new JsonObject();
 
-    private final Socket socket;
+    private final InputStream input;
     private final OutputStream out;
+    private final java.io.Closeable connection;
     private final BlockingQueue<JsonObject> incoming = new LinkedBlockingQueue<>();
     private final List<JsonObject> pending = new ArrayList<>();
     private final List<JsonObject> events = new ArrayList<>();
+    private final List<String> strayLines = new java.util.concurrent.CopyOnWriteArrayList<>();
     private int seq = 1;
     private volatile boolean closed;
 
     public DapTestClient(int port) throws IOException {
-        socket = new Socket();
-        socket.connect(new InetSocketAddress("127.0.0.1", port), 5000);
-        socket.setTcpNoDelay(true);
-        out = socket.getOutputStream();
+        this(connect(port));
+    }
+
+    private DapTestClient(Socket socket) throws IOException {
+        this(socket.getInputStream(), socket.getOutputStream(), socket);
+    }
+
+    /** A client of the server behind these streams (e.g. a jompd-dap process in stdio mode). */
+    public DapTestClient(InputStream input, OutputStream output, java.io.Closeable connection) {
+        this.input = input;
+        this.out = output;
+        this.connection = connection;
         Thread.ofPlatform().daemon().name("dap-test-client").start(this::readLoop);
     }
 
+    private static Socket connect(int port) throws IOException {
+        Socket socket = new Socket();
+        socket.connect(new InetSocketAddress("127.0.0.1", port), 5000);
+        socket.setTcpNoDelay(true);
+        return socket;
+    }
+
+    /** Lines in the stream that are not DAP headers: anything else the server wrote where only DAP may go. */
+    public List<String> strayLines() {
+        return List.copyOf(strayLines);
+    }
+
     private void readLoop() {
-        try (InputStream in = new BufferedInputStream(socket.getInputStream())) {
+        try (InputStream in = new BufferedInputStream(input)) {
             while (true) {
                 int length = -1;
                 ByteArrayOutputStream line = new ByteArrayOutputStream();
@@ -59,10 +81,15 @@ public final class DapTestClient implements AutoCloseable {
                         }
                         if (header.toLowerCase().startsWith("content-length:")) {
                             length = Integer.parseInt(header.substring(15).strip());
+                        } else {
+                            strayLines.add(header);
                         }
                     } else {
                         line.write(b);
                     }
+                }
+                if (length < 0) {
+                    continue; // a stray blank line after stray text: no message
                 }
                 byte[] body = in.readNBytes(length);
                 incoming.add(JsonParser.parseString(new String(body, StandardCharsets.UTF_8)).getAsJsonObject());
@@ -192,6 +219,6 @@ public final class DapTestClient implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
-        socket.close();
+        connection.close();
     }
 }

@@ -114,9 +114,17 @@ class LaunchIT {
                     top.get("instructionPointerReference").getAsString(), "count", 16));
             assertThat(java.util.Base64.getDecoder().decode(memory.get("data").getAsString())).hasSize(16);
 
+            // the thread list leaves out argument values (most of its cost), yet the user's setting stays theirs
+            assertThat(client.body("evaluate", args("expression", "-exec show print frame-arguments", "context", "repl"))
+                    .get("result").getAsString()).contains("\"scalars\"");
+            client.body("evaluate", args("expression", "-exec set print frame-arguments all", "context", "repl"));
+
             // stepping: over the next line, then out to the caller
             client.body("next", args("threadId", markerThread));
             assertThat(client.event("stopped", STOP).getAsJsonObject("body").get("reason").getAsString()).isEqualTo("step");
+            assertThat(client.body("threads", null).getAsJsonArray("threads")).hasSize(facts.threadCount());
+            assertThat(client.body("evaluate", args("expression", "-exec show print frame-arguments", "context", "repl"))
+                    .get("result").getAsString()).contains("\"all\"");
             JsonObject stale = client.request("scopes", args("frameId", top.get("id").getAsInt()));
             assertThat(stale.get("success").getAsBoolean()).isFalse();
             assertThat(stale.get("message").getAsString()).contains("earlier stop");

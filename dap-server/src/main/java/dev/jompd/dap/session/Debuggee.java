@@ -53,6 +53,26 @@ final class Debuggee implements Gdb.Listener {
         this.config = config;
     }
 
+    /**
+     * A program stopped with {@code threads} and no gdb behind it, on which the warm-up rehearses what a
+     * client asks at a stop. Only what the thread list answers works: threads, top frames, scopes.
+     */
+    static Debuggee rehearsal(DapSession session, List<GdbThread> threads) {
+        Debuggee debuggee = new Debuggee(session, new LaunchConfig(LaunchConfig.Kind.LAUNCH, Optional.empty(),
+                List.of(), Optional.empty(), Map.of(), Optional.empty(), java.util.OptionalLong.empty(), "gdb", false,
+                LaunchConfig.DEFAULT_GDB_TIMEOUT, List.of()));
+        debuggee.configured = true;
+        debuggee.rehearseStop(threads);
+        return debuggee;
+    }
+
+    /** The next stop of a {@link #rehearsal}. */
+    void rehearseStop(List<GdbThread> threads) {
+        running = false;
+        stop = new StopState(++generation);
+        stop.threads = threads;
+    }
+
     GdbDebugger debugger() {
         return debugger;
     }

@@ -1,24 +1,25 @@
 package dev.jompd.dap.session;
 
+import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 import dev.jompd.dap.gdb.GdbDebugger;
 import dev.jompd.dap.gdb.GdbResult;
 import dev.jompd.dap.gdb.GdbThread;
 import dev.jompd.dap.mi.MiParser;
 import dev.jompd.dap.mi.MiRecord;
-import org.eclipse.lsp4j.debug.Scope;
-import org.eclipse.lsp4j.debug.Source;
-import org.eclipse.lsp4j.debug.StackFrame;
-import org.eclipse.lsp4j.debug.Thread;
-import org.eclipse.lsp4j.debug.Variable;
+import dev.jompd.dap.transport.DapPeer;
 
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 
 /**
- * Runs the code of a stop (MI parsing of a big thread list, DAP serialization) on made-up data in the
- * background when the server starts, so that the first real stop does not pay for class loading and
- * the interpreter: a user's first stop is the one that is noticed.
+ * Runs the code of a stop on made-up data in the background when the server starts (jompd's live reading
+ * on a helper process, MI parsing of a big thread list, stops rehearsed through the whole request path),
+ * so that the first real stop does not pay for class loading and the interpreter: a user's first stop is
+ * the one that is noticed.
  */
 public final class Warmup {
     private Warmup() {}
@@ -27,40 +28,24 @@ public final class Warmup {
         java.lang.Thread.ofPlatform().daemon().name("jompd-dap-warmup").priority(java.lang.Thread.MIN_PRIORITY).start(Warmup::run);
     }
 
+    /** A stop's thread count, and stops rehearsed: 12 x 256 top frames gets their path compiled. */
+    private static final int THREADS = 256;
+    private static final int ROUNDS = 12;
+
     static void run() {
+        long start = System.nanoTime();
         try {
             warmLiveReading(); // the biggest first-stop cost first
-            warmMi();
-            warmProtocol();
-        } catch (RuntimeException | LinkageError e) {
+            warmStops();
+        } catch (RuntimeException | LinkageError | InterruptedException e) {
             // a warm-up is an optimisation: whatever fails here will be reported where it matters
-        }
-    }
-
-    /** A whole session without gdb: request parsing, dispatch, errors, events. */
-    private static void warmProtocol() {
-        dev.jompd.dap.transport.DapPeer sink = new dev.jompd.dap.transport.DapPeer() {
-            @Override
-            public void send(String json) {}
-
-            @Override
-            public void close() {}
-
-            @Override
-            public String describe() {
-                return "warm-up";
+            if (Boolean.getBoolean("jompd.dap.timing")) {
+                System.err.println("jompd-dap: warm-up failed: " + e);
             }
-        };
-        DapSession session = new DapSession(sink, new ServerOptions("gdb",
-                new java.io.PrintStream(java.io.OutputStream.nullOutputStream()), false));
-        session.receive("{\"seq\":1,\"type\":\"request\",\"command\":\"initialize\",\"arguments\":{\"adapterID\":\"w\"}}");
-        session.receive("{\"seq\":2,\"type\":\"request\",\"command\":\"setBreakpoints\",\"arguments\":"
-                + "{\"source\":{\"path\":\"/w.c\"},\"breakpoints\":[{\"line\":1}]}}");
-        for (int i = 3; i < 200; i++) {
-            session.receive("{\"seq\":" + i + ",\"type\":\"request\",\"command\":\"stackTrace\",\"arguments\":{\"threadId\":1,\"levels\":1}}");
         }
-        session.closed("warm-up done");
-        session.awaitEnd(java.time.Duration.ofSeconds(10));
+        if (Boolean.getBoolean("jompd.dap.timing")) {
+            System.err.printf("jompd-dap: warm-up took %d ms%n", (System.nanoTime() - start) / 1_000_000);
+        }
     }
 
     /**
@@ -101,40 +86,97 @@ public final class Warmup {
         }
     }
 
-    private static void warmMi() {
+    /** Threads like gdb's {@code -thread-info} answer at a stop of a 256-thread OpenMP program. */
+    private static List<GdbThread> madeUpThreads() {
         StringBuilder line = new StringBuilder("^done,threads=[");
-        for (int i = 1; i <= 256; i++) {
+        for (int i = 1; i <= THREADS; i++) {
             line.append(i > 1 ? "," : "").append("{id=\"").append(i).append("\",target-id=\"Thread 0x7ffff7a3e").append(i)
                     .append(" (LWP ").append(1000 + i).append(")\",name=\"warmup\",frame={level=\"0\",addr=\"0x00007ffff7e2a1ce\",")
-                    .append("func=\"__futex_abstimed_wait_common64\",args=[{name=\"a\",value=\"1\"}],file=\"x.c\",")
+                    .append("func=\"__futex_abstimed_wait_common64\",args=[{name=\"a\"}],file=\"x.c\",")
                     .append("fullname=\"/nonexistent/x.c\",line=\"12\",arch=\"i386:x86-64\"},state=\"stopped\",core=\"1\"}");
         }
         line.append("],current-thread-id=\"1\"");
+        List<GdbThread> threads = List.of();
         for (int round = 0; round < 6; round++) {
             MiRecord.ResultRecord record = (MiRecord.ResultRecord) MiParser.parse(line.toString());
-            List<GdbThread> threads = GdbDebugger.threads(new GdbResult("done", record.results(), ""));
-            List<Object> dap = new ArrayList<>();
-            for (GdbThread thread : threads) {
-                Thread t = new Thread();
-                t.setId(thread.id());
-                t.setName(Requests.threadName(thread, java.util.Optional.empty()));
-                dap.add(t);
-                StackFrame frame = new StackFrame();
-                frame.setId(thread.id());
-                frame.setName(thread.frame().orElseThrow().displayName());
-                Source source = new Source();
-                source.setPath("/nonexistent/x.c");
-                frame.setSource(source);
-                dap.add(frame);
-                Scope scope = new Scope();
-                scope.setName("OpenMP task");
-                dap.add(scope);
-                Variable variable = new Variable();
-                variable.setName("nthreads-var");
-                variable.setValue("4,4");
-                dap.add(variable);
+            threads = GdbDebugger.threads(new GdbResult("done", record.results(), ""));
+        }
+        return threads;
+    }
+
+    /**
+     * Stops of a made-up program, without gdb, through the whole request path (JSON in, dispatch, DAP
+     * types, JSON out): what VS Code asks at a stop, a thread list and every thread's top frame, then the
+     * stopped frame's scopes. Enough rounds for the JIT to compile that path before the first real stop.
+     */
+    static void warmStops() throws InterruptedException {
+        BlockingQueue<String> sent = new LinkedBlockingQueue<>();
+        DapPeer client = new DapPeer() {
+            @Override
+            public void send(String json) {
+                sent.add(json);
             }
-            JsonParser.parseString(DapSession.GSON.toJson(dap));
+
+            @Override
+            public void close() {}
+
+            @Override
+            public String describe() {
+                return "warm-up";
+            }
+        };
+        DapSession session = new DapSession(client, new ServerOptions("gdb",
+                new java.io.PrintStream(java.io.OutputStream.nullOutputStream()), false));
+        List<GdbThread> threads = madeUpThreads();
+        int seq = 1;
+        session.receive(request(seq, "initialize", "{\"adapterID\":\"warm-up\"}"));
+        await(sent, seq++);
+        session.post(() -> {
+            session.debuggee = Debuggee.rehearsal(session, threads);
+            session.phase = DapSession.Phase.STARTED;
+        });
+        for (int round = 0; round < ROUNDS; round++) {
+            session.post(() -> {
+                session.debuggee.rehearseStop(threads);
+                session.stopped(new Debuggee.StopReport("breakpoint", null, 1, List.of(1)));
+            });
+            session.receive(request(seq, "threads", null));
+            await(sent, seq++);
+            int first = seq;
+            for (GdbThread thread : threads) {
+                session.receive(request(seq++, "stackTrace", "{\"threadId\":" + thread.id() + ",\"startFrame\":0,\"levels\":1}"));
+            }
+            JsonObject top = await(sent, first);
+            for (int answered = first + 1; answered < seq; answered++) {
+                await(sent, answered);
+            }
+            int frame = top.getAsJsonObject("body").getAsJsonArray("stackFrames").get(0).getAsJsonObject().get("id").getAsInt();
+            session.receive(request(seq, "scopes", "{\"frameId\":" + frame + "}"));
+            await(sent, seq++);
+        }
+        session.closed("warm-up done");
+        session.awaitEnd(Duration.ofSeconds(10));
+    }
+
+    private static String request(int seq, String command, String arguments) {
+        return "{\"seq\":" + seq + ",\"type\":\"request\",\"command\":\"" + command + "\""
+                + (arguments == null ? "" : ",\"arguments\":" + arguments) + "}";
+    }
+
+    /** The response to request {@code seq} (events on the way are passed over). */
+    private static JsonObject await(BlockingQueue<String> sent, int seq) throws InterruptedException {
+        while (true) {
+            String json = sent.poll(10, TimeUnit.SECONDS);
+            if (json == null) {
+                throw new IllegalStateException("the warm-up session did not answer request " + seq);
+            }
+            JsonObject message = JsonParser.parseString(json).getAsJsonObject();
+            if (message.get("type").getAsString().equals("response") && message.get("request_seq").getAsInt() == seq) {
+                if (!message.get("success").getAsBoolean()) {
+                    throw new IllegalStateException("the warm-up request " + seq + " failed: " + message.get("message"));
+                }
+                return message;
+            }
         }
     }
 }
