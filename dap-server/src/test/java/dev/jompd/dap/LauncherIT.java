@@ -111,14 +111,25 @@ class LauncherIT {
     }
 
     @Test
-    void aRecordingSessionEndedBySigtermStillLeavesTheCache(@TempDir Path work) throws Exception {
+    void aRecordingSessionEndedBySigtermStillLeavesTheCacheAndOnlyTheNewestThreeStay(@TempDir Path work)
+            throws Exception {
         Path cache = Files.createDirectories(work.resolve("cache"));
+        Path directory = Files.createDirectories(cache.resolve("jompd"));
+        List<Path> older = new java.util.ArrayList<>();
+        for (int age = 1; age <= 3; age++) { // caches of other installations, one to three days old
+            Path old = Files.writeString(directory.resolve("jompd-dap-old" + age + ".aot"), "x");
+            Files.setLastModifiedTime(old, java.nio.file.attribute.FileTime.from(
+                    java.time.Instant.now().minus(Duration.ofDays(age))));
+            older.add(old);
+        }
         try (Server server = Server.start(cache, work.resolve("err"), Map.of())) {
             sessionToTheMarker(server.client(), work);
             server.process().destroy(); // SIGTERM to the launcher, as a client stopping its adapter sends
             assertThat(server.process().waitFor(2, TimeUnit.MINUTES)).isTrue();
         }
-        assertThat(cacheFiles(cache)).hasSize(1).allMatch(f -> f.getFileName().toString().endsWith(".aot"));
+        List<Path> files = cacheFiles(cache);
+        assertThat(files).hasSize(3).allMatch(f -> f.getFileName().toString().endsWith(".aot"))
+                .contains(older.get(0), older.get(1)).doesNotContain(older.get(2));
     }
 
     @Test

@@ -126,6 +126,15 @@ public final class DapSession implements DapEndpoint {
     }
 
     private void handle(int seq, String command, JsonObject arguments) {
+        long start = System.nanoTime();
+        handleTimed(seq, command, arguments);
+        long millis = (System.nanoTime() - start) / 1_000_000;
+        if (millis >= 2 && Boolean.getBoolean("jompd.dap.timing")) {
+            log(command + " " + seq + ": " + millis + " ms");
+        }
+    }
+
+    private void handleTimed(int seq, String command, JsonObject arguments) {
         afterResponse.clear();
         boolean succeeded = false;
         try {

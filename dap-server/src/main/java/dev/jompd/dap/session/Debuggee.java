@@ -117,6 +117,7 @@ final class Debuggee implements Gdb.Listener {
             }
             case CORE -> {
                 debugger.loadCore(config.core().orElseThrow());
+                Warmup.realStopBegins();
                 running = false;
                 openmp = OpenMpTarget.core(config.core().orElseThrow());
                 generation++;
@@ -319,6 +320,7 @@ final class Debuggee implements Gdb.Listener {
             return;
         }
         running = false;
+        Warmup.realStopBegins();
         int threadId = results.string("thread-id").map(Integer::parseInt).orElse(1);
         lastStopThread = threadId;
         StopReport report = describeStop(reason, results, threadId);

@@ -28,15 +28,22 @@ public final class Warmup {
         java.lang.Thread.ofPlatform().daemon().name("jompd-dap-warmup").priority(java.lang.Thread.MIN_PRIORITY).start(Warmup::run);
     }
 
-    /** A stop's thread count, and stops rehearsed: 12 x 256 top frames gets their path compiled. */
+    /** A stop's thread count, and stops rehearsed: 10 x 256 top frames gets their path compiled. */
     private static final int THREADS = 256;
-    private static final int ROUNDS = 12;
+    private static final int ROUNDS = 10;
+    /** Set when a real stop begins: the warm-up then ends at once and leaves the processors to it. */
+    private static volatile boolean realStopBegun;
+
+    /** A program stopped: whatever the warm-up has not done yet no longer helps, and it would compete. */
+    static void realStopBegins() {
+        realStopBegun = true;
+    }
 
     static void run() {
         long start = System.nanoTime();
         try {
             warmLiveReading(); // the biggest first-stop cost first
-            warmStops();
+            warmStops(() -> realStopBegun);
         } catch (RuntimeException | LinkageError | InterruptedException e) {
             // a warm-up is an optimisation: whatever fails here will be reported where it matters
             if (Boolean.getBoolean("jompd.dap.timing")) {
@@ -61,7 +68,7 @@ public final class Warmup {
             if (!stop.waitFor(5, java.util.concurrent.TimeUnit.SECONDS) || stop.exitValue() != 0) {
                 return;
             }
-            for (int i = 0, opened = 0; i < 40 && opened < 12; i++) { // a dozen opens: enough for the JIT
+            for (int i = 0, opened = 0; i < 40 && opened < 12 && !realStopBegun; i++) { // a dozen: enough for the JIT
                 try (var space = dev.jompd.core.target.live.LiveProcessAddressSpace.readOnly(pid)) {
                     opened++;
                     space.threads();
@@ -107,9 +114,10 @@ public final class Warmup {
     /**
      * Stops of a made-up program, without gdb, through the whole request path (JSON in, dispatch, DAP
      * types, JSON out): what VS Code asks at a stop, a thread list and every thread's top frame, then the
-     * stopped frame's scopes. Enough rounds for the JIT to compile that path before the first real stop.
+     * stopped frame's scopes. Enough rounds for the JIT to compile that path before the first real stop,
+     * unless {@code enough} says to end early. Returns the stops rehearsed.
      */
-    static void warmStops() throws InterruptedException {
+    static int warmStops(java.util.function.BooleanSupplier enough) throws InterruptedException {
         BlockingQueue<String> sent = new LinkedBlockingQueue<>();
         DapPeer client = new DapPeer() {
             @Override
@@ -135,7 +143,8 @@ public final class Warmup {
             session.debuggee = Debuggee.rehearsal(session, threads);
             session.phase = DapSession.Phase.STARTED;
         });
-        for (int round = 0; round < ROUNDS; round++) {
+        int round = 0;
+        for (; round < ROUNDS && !enough.getAsBoolean(); round++) {
             session.post(() -> {
                 session.debuggee.rehearseStop(threads);
                 session.stopped(new Debuggee.StopReport("breakpoint", null, 1, List.of(1)));
@@ -156,6 +165,7 @@ public final class Warmup {
         }
         session.closed("warm-up done");
         session.awaitEnd(Duration.ofSeconds(10));
+        return round;
     }
 
     private static String request(int seq, String command, String arguments) {

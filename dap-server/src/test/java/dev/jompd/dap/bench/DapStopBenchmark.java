@@ -149,8 +149,11 @@ public final class DapStopBenchmark {
             Process process = builder.start();
             var reader = new java.io.BufferedReader(new java.io.InputStreamReader(process.getInputStream(),
                     java.nio.charset.StandardCharsets.UTF_8));
-            String line = reader.readLine(); // "jompd-dap listening on 127.0.0.1:PORT"
-            if (line == null || !line.contains("listening on")) {
+            String line = reader.readLine(); // "jompd-dap listening on 127.0.0.1:PORT", maybe after JVM messages
+            while (line != null && !line.contains("listening on")) {
+                line = reader.readLine();
+            }
+            if (line == null) {
                 process.destroyForcibly();
                 throw new IllegalStateException(launcher + " did not start: " + line);
             }

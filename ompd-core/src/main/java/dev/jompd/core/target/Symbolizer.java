@@ -74,8 +74,7 @@ public final class Symbolizer implements AutoCloseable {
         }
         try (ElfFile elf = ElfFile.open(module.path())) {
             for (ElfSymbolTable symbols : List.of(elf.symbolTable(), elf.dynamicSymbolTable())) {
-                for (int i = 0; i < symbols.size(); i++) {
-                    ElfSymbol symbol = symbols.symbol(i);
+                for (ElfSymbol symbol : symbols.all()) {
                     if (symbol.type() == ElfSymbol.STT_FUNC && symbol.value() != 0 && !symbol.name().isEmpty()) {
                         table.add(new Function(symbol.value(), symbol.size(), symbol.name()));
                     }

@@ -98,6 +98,41 @@ class ElfFileTest {
     }
 
     @Test
+    void allDecodesEveryEntryAsSymbolDoes() throws IOException {
+        // the JDK's own libjvm.so: a real table of thousands of entries, present wherever the tests run
+        Path libjvm = Path.of(System.getProperty("java.home"), "lib", "server", "libjvm.so");
+        for (Path file : List.of(sharedObject(true), libjvm)) {
+            try (ElfFile elf = ElfFile.open(file)) {
+                for (ElfSymbolTable table : List.of(elf.symbolTable(), elf.dynamicSymbolTable())) {
+                    List<ElfSymbol> one = new java.util.ArrayList<>();
+                    for (int i = 1; i < table.size(); i++) {
+                        one.add(table.symbol(i));
+                    }
+                    assertThat(table.all()).as(table.description()).isEqualTo(one);
+                }
+                assertThat(elf.dynamicSymbolTable().size()).isPositive();
+            }
+        }
+    }
+
+    @Test
+    void namesOverlappingBeyondAnyLinkerAreDamageNotAHang() {
+        // 4,000 entries all naming one 64 KiB run without a terminating NUL
+        int count = 4000;
+        ByteBuffer entries = ByteBuffer.allocate(count * ElfSymbol.SIZE).order(ByteOrder.LITTLE_ENDIAN);
+        for (int i = 1; i < count; i++) {
+            entries.put(i * ElfSymbol.SIZE + 4, (byte) (ElfSymbol.STT_FUNC | ElfSymbol.STB_GLOBAL << 4));
+            entries.putShort(i * ElfSymbol.SIZE + 6, (short) 1);
+        }
+        byte[] run = new byte[64 * 1024];
+        java.util.Arrays.fill(run, (byte) 'a');
+        ElfSymbolTable table = new ElfSymbolTable("damaged .symtab", ByteView.of(entries.array(), "entries"),
+                ByteView.of(run, "strings"));
+        assertThatThrownBy(table::all).isInstanceOf(ElfFormatException.class).hasMessageContaining("overlap");
+        assertThatThrownBy(() -> table.lookup("a")).isInstanceOf(ElfFormatException.class).hasMessageContaining("overlap");
+    }
+
+    @Test
     void dynamicSymbolTableHoldsOnlyExportedSymbols() throws IOException {
         try (ElfFile elf = ElfFile.open(sharedObject(false))) {
             assertThat(elf.symbolTable().size()).as("stripped: no .symtab").isZero();
