@@ -1,8 +1,10 @@
 package dev.jompd.gdb;
 
 import com.google.gson.JsonObject;
+import dev.jompd.core.target.LoadedModule;
 import dev.jompd.core.target.MemoryReadException;
 import dev.jompd.core.target.TargetException;
+import dev.jompd.core.target.TargetSymbol;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -38,6 +40,7 @@ final class GdbAddressSpace extends InferiorAddressSpace {
     private final Optional<Path> executable;
     private final Map<Long, byte[]> blocks = new HashMap<>();
     private final Set<Long> unreadableBlocks = new HashSet<>();
+    private ModuleSymbols symbols;
 
     GdbAddressSpace(String name, GdbChannel gdb, GdbThreads threads, Optional<Path> executable) {
         super(name, threads);
@@ -108,13 +111,41 @@ final class GdbAddressSpace extends InferiorAddressSpace {
         unreadableBlocks.clear();
     }
 
+    private synchronized ModuleSymbols symbols() {
+        if (symbols == null) {
+            symbols = discoverModules();
+        }
+        return symbols;
+    }
+
+    @Override
+    public Optional<TargetSymbol> lookupSymbol(String symbolName) {
+        return symbols().lookup(symbolName);
+    }
+
+    @Override
+    public Optional<TargetSymbol> lookupSymbol(String symbolName, String moduleNameFragment) {
+        return symbols().lookup(symbolName, moduleNameFragment);
+    }
+
+    @Override
+    public List<LoadedModule> modules() {
+        return symbols().loadedModules();
+    }
+
+    @Override
+    public synchronized void close() {
+        if (symbols != null) {
+            symbols.close();
+        }
+    }
+
     /**
      * The link map: {@code struct r_debug {int r_version; struct link_map *r_map; ...}} and
      * {@code struct link_map {ElfW(Addr) l_addr; char *l_name; ElfW(Dyn) *l_ld; struct link_map *l_next, *l_prev;}}
      * (glibc's public ABI, <link.h>). The first entry is the executable (empty name).
      */
-    @Override
-    ModuleSymbols discoverModules() {
+    private ModuleSymbols discoverModules() {
         List<ModuleSymbols.Module> modules = new ArrayList<>();
         OptionalLong rDebug = symbolFromGdb("_r_debug");
         if (rDebug.isEmpty()) {

@@ -16,7 +16,7 @@ import java.util.Optional;
 /**
  * The engine's view of gdb's current target, opened on the first command and kept while gdb's target
  * stays the same. Chooses the backend: a core file is opened directly, a local live process is read
- * through /proc/PID/mem (or through gdb when that is not permitted), a remote one through gdb. The
+ * read-only by ompd-core's live backend (or through gdb when that is not permitted), a remote one through gdb. The
  * counters in each request's context drive the caches: a new stop ends the OMPD stop
  * ({@link AddressSpaceHandle#resumed()}) and the backend's per-stop data; new objfiles reopen a live
  * target (its modules changed); another target closes this one.
@@ -110,7 +110,7 @@ final class Session implements AutoCloseable {
                     if (System.getenv(MEMORY_VIA_GDB) != null) {
                         throw new TargetException(MEMORY_VIA_GDB + " is set");
                     }
-                    inferior = ProcPidAddressSpace.open(context.pid(), gdbThreads);
+                    inferior = HeldProcessAddressSpace.open(context.pid(), gdbThreads);
                 } catch (TargetException notPermitted) {
                     System.err.println("jompd engine: " + notPermitted.getMessage() + "; reading memory through gdb");
                     inferior = new GdbAddressSpace("gdb:pid:" + context.pid(), gdb, gdbThreads, context.executable());
