@@ -1,10 +1,13 @@
 package dev.jompd.gdb;
 
 import com.google.gson.JsonObject;
+import dev.jompd.core.target.AddressSpace;
 import dev.jompd.core.target.LoadedModule;
 import dev.jompd.core.target.MemoryReadException;
 import dev.jompd.core.target.TargetException;
+import dev.jompd.core.target.TargetArchitecture;
 import dev.jompd.core.target.TargetSymbol;
+import dev.jompd.core.target.TargetThread;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -29,13 +32,15 @@ import java.util.Set;
  * linker's link map ({@code _r_debug.r_map}, found by asking gdb for the symbol) and their symbols
  * from the files on this machine (for gdbserver on loopback they are the same files).
  */
-final class GdbAddressSpace extends InferiorAddressSpace {
+final class GdbAddressSpace implements AddressSpace {
     /** What one question to gdb reads: large enough that a struct walk needs few round trips. */
     static final int BLOCK_SIZE = 16 * 1024;
     private static final int MAX_CACHED_BLOCKS = 4096;
     private static final int MAX_LINK_MAP_ENTRIES = 4096;
     private static final int MAX_PATH = 4096;
 
+    private final String name;
+    private final GdbThreads threads;
     private final GdbChannel gdb;
     private final Optional<Path> executable;
     private final Map<Long, byte[]> blocks = new HashMap<>();
@@ -43,7 +48,8 @@ final class GdbAddressSpace extends InferiorAddressSpace {
     private ModuleSymbols symbols;
 
     GdbAddressSpace(String name, GdbChannel gdb, GdbThreads threads, Optional<Path> executable) {
-        super(name, threads);
+        this.name = name;
+        this.threads = threads;
         this.gdb = gdb;
         this.executable = executable;
     }
@@ -105,8 +111,29 @@ final class GdbAddressSpace extends InferiorAddressSpace {
     }
 
     @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public TargetArchitecture architecture() {
+        return TargetArchitecture.X86_64_LINUX;
+    }
+
+    /** The threads of the stop and their pthread ids, from gdb (the engine is not the tracer). */
+    @Override
+    public List<TargetThread> threads() {
+        return threads.list(true).stream().map(GdbThreads.GdbThread::asTargetThread).toList();
+    }
+
+    @Override
+    public String toString() {
+        return name;
+    }
+
+    /** The target ran: what belongs to one stop (the thread list, cached memory) must be asked again. */
     synchronized void resumed() {
-        super.resumed();
+        threads.invalidate();
         blocks.clear();
         unreadableBlocks.clear();
     }

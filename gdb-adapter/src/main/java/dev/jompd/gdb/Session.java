@@ -6,7 +6,9 @@ import dev.jompd.core.ompd.Ompd;
 import dev.jompd.core.target.AddressSpace;
 import dev.jompd.core.target.Symbolizer;
 import dev.jompd.core.target.TargetException;
+import dev.jompd.core.target.TargetThread;
 import dev.jompd.core.target.core.CoreFileAddressSpace;
+import dev.jompd.core.target.live.LiveProcessAddressSpace;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,7 +34,7 @@ final class Session implements AutoCloseable {
     private long stop = Long.MIN_VALUE;
     private long modules = Long.MIN_VALUE;
     private AddressSpace space;
-    private InferiorAddressSpace inferior;
+    private GdbAddressSpace inferior;
     private Symbolizer symbols;
     private AddressSpaceHandle process;
     private String kind;
@@ -78,6 +80,10 @@ final class Session implements AutoCloseable {
         return new Target(process, symbols, gdbThreads, context, description, context.kind() == TargetContext.Kind.CORE);
     }
 
+    private List<TargetThread> threadsFromGdb() {
+        return gdbThreads.list(true).stream().map(GdbThreads.GdbThread::asTargetThread).toList();
+    }
+
     /** The inferior ran: every cache of the stop goes. */
     void resumed() {
         resumes++;
@@ -110,12 +116,14 @@ final class Session implements AutoCloseable {
                     if (System.getenv(MEMORY_VIA_GDB) != null) {
                         throw new TargetException(MEMORY_VIA_GDB + " is set");
                     }
-                    inferior = HeldProcessAddressSpace.open(context.pid(), gdbThreads);
+                    // gdb is the tracer: read-only, with gdb's threads of the stop
+                    space = LiveProcessAddressSpace.builder(context.pid()).withThreadsFrom(this::threadsFromGdb)
+                            .openReadOnly();
                 } catch (TargetException notPermitted) {
                     System.err.println("jompd engine: " + notPermitted.getMessage() + "; reading memory through gdb");
                     inferior = new GdbAddressSpace("gdb:pid:" + context.pid(), gdb, gdbThreads, context.executable());
+                    space = inferior;
                 }
-                space = inferior;
                 kind = "pid";
                 name = Long.toString(context.pid());
             }

@@ -7,6 +7,7 @@ import dev.jompd.core.ompd.OmpdException;
 import dev.jompd.core.target.AddressSpace;
 import dev.jompd.core.target.Symbolizer;
 import dev.jompd.core.target.TargetException;
+import dev.jompd.core.target.TargetThread;
 import dev.jompd.core.target.core.CoreFileAddressSpace;
 import dev.jompd.core.target.live.LiveProcessAddressSpace;
 import dev.jompd.dap.gdb.GdbThread;
@@ -14,6 +15,7 @@ import dev.jompd.dap.gdb.GdbThread;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
@@ -111,7 +113,9 @@ public abstract sealed class OpenMpTarget implements AutoCloseable {
     /** A live process gdb holds. */
     static final class Live extends OpenMpTarget {
         private final long pid;
-        private GdbHeldProcess held;
+        private LiveProcessAddressSpace held;
+        /** This stop's threads as gdb names them (LWP, pthread_t as fs_base), for a space opened with them. */
+        private volatile List<TargetThread> gdbThreadsOfStop = List.of();
         private AddressSpaceHandle process;
         private Symbolizer symbols;
         private OpenMpView view;
@@ -148,8 +152,8 @@ public abstract sealed class OpenMpTarget implements AutoCloseable {
             long start = System.nanoTime();
             if (held == null) {
                 LiveProcessAddressSpace.Builder builder = LiveProcessAddressSpace.builder(pid);
-                held = new GdbHeldProcess(threadsFromGdb ? builder.withThreadsFromCaller().openReadOnly()
-                        : builder.openReadOnly());
+                held = threadsFromGdb ? builder.withThreadsFrom(() -> gdbThreadsOfStop).openReadOnly()
+                        : builder.openReadOnly();
                 symbols = new Symbolizer(held);
             }
             long opened = System.nanoTime();
@@ -191,10 +195,11 @@ public abstract sealed class OpenMpTarget implements AutoCloseable {
                 return view;
             }
             List<GdbThread> list = threads.get();
-            List<GdbHeldProcess.ThreadIdentity> identities = new ArrayList<>();
+            List<TargetThread> identities = new ArrayList<>();
             for (GdbThread thread : list) {
                 if (thread.lwp().isPresent() && thread.pthread().isPresent()) {
-                    identities.add(new GdbHeldProcess.ThreadIdentity(thread.lwp().getAsLong(), thread.pthread().getAsLong()));
+                    // libthread_db's pthread_t is the thread pointer (fs_base) on x86-64 glibc
+                    identities.add(new TargetThread(thread.lwp().getAsLong(), Map.of("fs_base", thread.pthread().getAsLong())));
                 }
             }
             // Without libthread_db gdb names no pthread_t: then glibc's lists are read afresh at each stop.
@@ -205,7 +210,7 @@ public abstract sealed class OpenMpTarget implements AutoCloseable {
                 }
                 open(fromGdb);
                 if (fromGdb) {
-                    held.setThreads(identities);
+                    gdbThreadsOfStop = List.copyOf(identities);
                 }
             } catch (OmpdException | TargetException e) {
                 throw unavailable("no OpenMP picture of process " + pid, e);

@@ -28,6 +28,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * A running x86-64 Linux process, stopped, seen as an address space: one stop of it.
@@ -104,6 +105,8 @@ public final class LiveProcessAddressSpace implements AddressSpace {
     private final Cleaner.Cleanable cleanable;
     private final List<Path> debugFileDirectories;
     private List<TargetThread> threads = List.of();
+    /** Where {@link #threads()} comes from when the caller knows the threads (read-only mode), else null. */
+    private Supplier<List<TargetThread>> threadSource;
     private List<LiveModule> modules = List.of();
     private Optional<LiveModule> executable = Optional.empty();
     private Optional<String> threadPointerProblem = Optional.empty();
@@ -115,7 +118,7 @@ public final class LiveProcessAddressSpace implements AddressSpace {
         private final long pid;
         private List<Path> debugFileDirectories = List.of(Path.of("/usr/lib/debug"));
         private Duration stopTimeout = DEFAULT_STOP_TIMEOUT;
-        private boolean threadsFromCaller;
+        private Supplier<List<TargetThread>> threadsFromCaller;
 
         private Builder(long pid) {
             this.pid = pid;
@@ -130,10 +133,11 @@ public final class LiveProcessAddressSpace implements AddressSpace {
         /**
          * Read-only mode for a caller that knows the threads itself (a debugger front end asks gdb at
          * every stop): skips the per-thread /proc reads and the walk of glibc's thread lists, and checks
-         * only the main thread's stop. {@link #threads()} is then empty.
+         * only the main thread's stop. {@link #threads()} answers what {@code threads} supplies (the
+         * current stop's threads, with their {@code fs_base}).
          */
-        public Builder withThreadsFromCaller() {
-            this.threadsFromCaller = true;
+        public Builder withThreadsFrom(Supplier<List<TargetThread>> threads) {
+            this.threadsFromCaller = Objects.requireNonNull(threads);
             return this;
         }
 
@@ -192,8 +196,8 @@ public final class LiveProcessAddressSpace implements AddressSpace {
          */
         public LiveProcessAddressSpace openReadOnly() {
             int id = checkPid(pid);
-            List<Integer> tids = threadsFromCaller ? List.of(id) : ProcFs.threadIds(id);
-            if (tids.isEmpty() || (threadsFromCaller && !ProcFs.exists(id))) {
+            List<Integer> tids = threadsFromCaller != null ? List.of(id) : ProcFs.threadIds(id);
+            if (tids.isEmpty() || (threadsFromCaller != null && !ProcFs.exists(id))) {
                 throw AttachException.noSuchProcess(pid);
             }
             for (int tid : tids) {
@@ -207,7 +211,8 @@ public final class LiveProcessAddressSpace implements AddressSpace {
             LiveProcessAddressSpace space = new LiveProcessAddressSpace(id, Mode.READ_ONLY, null, debugFileDirectories);
             try {
                 space.discoverModules();
-                space.threads = threadsFromCaller ? List.of() : space.readOnlyThreads(tids);
+                space.threads = threadsFromCaller != null ? List.of() : space.readOnlyThreads(tids);
+                space.threadSource = threadsFromCaller;
                 return space;
             } catch (RuntimeException | Error e) {
                 space.closeQuietly();
@@ -315,9 +320,14 @@ public final class LiveProcessAddressSpace implements AddressSpace {
         return modules.stream().map(LiveModule::toLoadedModule).toList();
     }
 
-    /** The threads as they were when this stop began, the thread group leader (main thread) first. */
+    /**
+     * The threads as they were when this stop began, the thread group leader (main thread) first; or
+     * what the caller supplies ({@link Builder#withThreadsFrom}).
+     */
     @Override
-    public List<TargetThread> threads() { return threads; }
+    public List<TargetThread> threads() {
+        return threadSource != null ? threadSource.get() : threads;
+    }
 
     /**
      * Detaches from every thread (attached mode) and lets the process run on exactly as before; later

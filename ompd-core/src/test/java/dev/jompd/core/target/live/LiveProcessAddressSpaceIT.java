@@ -32,6 +32,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -113,7 +114,7 @@ class LiveProcessAddressSpaceIT {
                 for (Facts.ThreadFacts thread : facts.threads()) {
                     ThreadHandle handle = Ompd.threadHandle(process, ThreadIdKind.LWP, thread.lwp());
                     assertThat(handle.pthreadId()).isEqualTo(thread.pthread());
-                    assertThat(handle.threadNum()).as(thread.toString()).isEqualTo(thread.threadNum());
+                    assertThat(handle.threadNum()).as(thread.toString()).isEqualTo((long) thread.threadNum());
                     assertThat(handle.currentParallel().teamSize()).as(thread.toString()).isEqualTo(thread.teamSize());
                     assertThat(handle.currentParallel().level()).as(thread.toString()).isEqualTo(thread.level());
                 }
@@ -418,6 +419,21 @@ class LiveProcessAddressSpaceIT {
                         ThreadHandle handle = Ompd.threadHandle(process, ThreadIdKind.LWP, thread.lwp());
                         assertThat(handle.currentParallel().teamSize()).as(thread.toString()).isEqualTo(thread.teamSize());
                     }
+                }
+                // A debugger front end names the threads itself (LWP, pthread_t as fs_base), as gdb does to jompd
+                List<TargetThread> fromFrontEnd = facts.threads().stream()
+                        .map(thread -> new TargetThread(thread.lwp(), Map.of("fs_base", thread.pthread()))).toList();
+                AtomicReference<List<TargetThread>> named = new AtomicReference<>(fromFrontEnd);
+                try (LiveProcessAddressSpace space = LiveProcessAddressSpace.builder(held.pid()).withThreadsFrom(named::get)
+                        .openReadOnly()) {
+                    assertThat(space.threads()).isEqualTo(fromFrontEnd);
+                    AddressSpaceHandle process = Ompd.processInitialize(space);
+                    for (Facts.ThreadFacts thread : facts.threads()) {
+                        ThreadHandle handle = Ompd.threadHandle(process, ThreadIdKind.LWP, thread.lwp());
+                        assertThat(handle.threadNum()).as(thread.toString()).isEqualTo((long) thread.threadNum());
+                    }
+                    named.set(fromFrontEnd.subList(0, 1)); // the next stop's list is the front end's again
+                    assertThat(space.threads()).containsExactly(fromFrontEnd.getFirst());
                 }
                 // Reading did not disturb gdb's hold.
                 assertThat(ProcFs.threadGroupOf(ProcFs.tracerOf((int) held.pid(), (int) held.pid()).orElseThrow())).isEqualTo(gdb.pid());
