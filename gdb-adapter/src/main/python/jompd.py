@@ -509,6 +509,140 @@ class JompdJsonCommand(JompdSubcommand):
             gdb.write(text)
 
 
+class JompdStepCommand(gdb.Command):
+    """Steps like `step`, and into the OpenMP code the line starts.
+
+Usage: ompd step
+A line with `#pragma omp parallel` (or a task the selected thread runs at once, or at a taskwait) is
+stepped into: it stops at the first line of the region's or the task's code that this thread runs,
+instead of in the runtime or after the region. Runtime functions the line calls are stepped over.
+Other threads run meanwhile, as with `step`. Needs a live process."""
+
+    # Where the runtime starts OpenMP code: the outlined region's function is its first argument; a
+    # task's entry point is asked of OMPD once the task has begun (libomp calls this only with OMP_DEBUG).
+    REGION_START = "__kmp_invoke_microtask"
+    TASK_START = "ompd_bp_task_begin"
+    MAX_MOVES = 200
+
+    def __init__(self):
+        super().__init__("ompd step", gdb.COMMAND_RUNNING)
+
+    def invoke(self, arg, from_tty):
+        thread = gdb.selected_thread()
+        connection = gdb.selected_inferior().connection
+        if thread is None or gdb.selected_inferior().pid == 0 or connection is None or connection.type == "core":
+            raise gdb.GdbError("ompd step: the program is not running")
+        if thread.is_running():
+            raise gdb.GdbError("ompd step: the selected thread is running")
+        stops = []
+        def on_stop(event):
+            stops.append(event)
+        gdb.events.stop.connect(on_stop)
+        helpers = {}
+        quiet = self.Quiet()
+        try:
+            quiet.begin()
+            for location in (self.REGION_START, self.TASK_START):
+                helpers[location] = self.thread_breakpoint(location, thread, temporary=False)
+            helpers = {k: v for k, v in helpers.items() if v is not None}
+            self.step(thread, stops, helpers)
+        finally:
+            quiet.end()
+            gdb.events.stop.disconnect(on_stop)
+            for bp in helpers.values():
+                if bp.is_valid():
+                    bp.delete()
+        gdb.execute("frame", from_tty)
+
+    class Quiet:
+        """No report of every intermediate stop (gdb prints stops even under to_string): CLI
+        notifications off (gdb 12 and later) while the command moves, the user's setting back after."""
+
+        def __init__(self):
+            self.saved = None
+
+        def begin(self):
+            try:
+                self.saved = gdb.parameter("suppress-cli-notifications")
+                gdb.execute("set suppress-cli-notifications on", to_string=True)
+            except (gdb.error, RuntimeError):
+                self.saved = None  # an older gdb: the stops are shown
+
+        def end(self):
+            if self.saved is not None:
+                gdb.execute("set suppress-cli-notifications %s" % ("on" if self.saved else "off"), to_string=True)
+                self.saved = None
+
+    @staticmethod
+    def thread_breakpoint(location, thread, temporary):
+        try:
+            bp = gdb.Breakpoint(location, internal=True, temporary=temporary)
+        except gdb.error:
+            return None  # no such function (a runtime without OMPD): that kind of OpenMP code is stepped over
+        bp.thread = thread.num
+        bp.silent = True
+        return bp
+
+    @staticmethod
+    def line_of(frame):
+        sal = frame.find_sal()
+        return (sal.symtab.fullname(), sal.line) if sal.symtab is not None and sal.line else None
+
+    @staticmethod
+    def in_runtime(frame):
+        if frame.find_sal().symtab is None:
+            return True
+        library = gdb.current_progspace().solib_name(frame.pc()) or ""
+        return "libomp" in os.path.basename(library)
+
+    def step(self, thread, stops, helpers):
+        start = self.line_of(gdb.selected_frame())
+        del stops[:]
+        gdb.execute("step", to_string=True)
+        for _ in range(self.MAX_MOVES):
+            if not thread.is_valid() or gdb.selected_inferior().pid == 0:
+                return  # the program ended
+            if gdb.selected_thread() != thread:
+                return  # another thread stopped it (a breakpoint, a signal): stay there, as `step` does
+            event = stops[-1] if stops else None
+            del stops[:]
+            hit = [bp for bp in getattr(event, "breakpoints", []) if bp in helpers.values()]
+            if hit:
+                target = self.code_begun(hit[0] is helpers.get(self.REGION_START))
+                for bp in helpers.values():
+                    bp.delete()
+                helpers.clear()
+                if target:
+                    entry = self.thread_breakpoint("*0x%x" % target, thread, temporary=True)
+                    gdb.execute("continue", to_string=True)
+                    if entry is not None and entry.is_valid():
+                        entry.delete()  # stopped elsewhere first (another breakpoint): stay there
+                        return
+                    start = self.line_of(gdb.selected_frame())  # at the entry: on to its first line
+                    gdb.execute("step", to_string=True)
+                    continue
+            frame = gdb.selected_frame()
+            if self.in_runtime(frame):
+                try:
+                    gdb.execute("finish", to_string=True)
+                except gdb.error:
+                    return  # the outermost frame
+            elif self.line_of(frame) == start:
+                gdb.execute("step", to_string=True)
+            else:
+                return
+
+    @staticmethod
+    def code_begun(region):
+        """The entry of the OpenMP code that begins: the region's outlined function, or the task's."""
+        try:
+            if region:
+                return int(gdb.parse_and_eval("$rdi")) & 0xFFFFFFFFFFFFFFFF
+            return int(jompd_bridge().run("task-function", "").strip(), 16)
+        except (gdb.error, gdb.GdbError, ValueError):
+            return None
+
+
 _JOMPD_SUBCOMMANDS = [
     ("init", "Checks that OMPD works on this target and says what it found.\n"
              "Usage: ompd init\nNot needed (the other commands initialise what they need); kept for users of "
@@ -533,6 +667,7 @@ _JOMPD_SUBCOMMANDS = [
 
 def jompd_register():
     JompdPrefixCommand()
+    JompdStepCommand()
     for entry in _JOMPD_SUBCOMMANDS:
         JompdSubcommand(*entry)
     JompdJsonCommand("json", "Prints the whole OpenMP picture as JSON (schema jompd-inspect/1, as "

@@ -48,7 +48,8 @@ final class Handlers {
             "tasks", Handlers::tasks,
             "tree", Handlers::tree,
             "bt", Handlers::backtrace,
-            "json", Handlers::json);
+            "json", Handlers::json,
+            "task-function", Handlers::taskFunction);
 
     /** Bound on task chains and region chains printed for one thread: far beyond real nesting. */
     private static final int MAX_CHAIN = 4096;
@@ -210,6 +211,13 @@ final class Handlers {
             out.append(table.renderRows("  "));
         }
         return out.toString();
+    }
+
+    // ---------------------------------------------------------------- ompd step (internal)
+
+    /** The entry point of the selected thread's current task, for {@code ompd step} ({@code 0x…}). */
+    static String taskFunction(Views views, String arguments, GdbChannel gdb) {
+        return views.hex(views.selectedThread().currentTask().function());
     }
 
     // ---------------------------------------------------------------- ompd tasks
