@@ -193,6 +193,39 @@ public final class GdbDebugger {
                 .orElseThrow(() -> new GdbException("gdb created no breakpoint for " + location)));
     }
 
+    /**
+     * A breakpoint only {@code thread} stops at, not told to the client (a helper of a step): its number,
+     * or empty when gdb finds no such location (a runtime without that function).
+     */
+    public OptionalInt insertThreadBreakpoint(String location, int thread, boolean temporary) {
+        try {
+            return OptionalInt.of(GdbBreakpoint.parse(gdb.execute("-break-insert" + (temporary ? " -t" : "") + " -p " + thread
+                    + " " + quote(location)).results().get("bkpt")
+                    .orElseThrow(() -> new GdbException("gdb created no breakpoint for " + location))).number());
+        } catch (GdbCommandException notFound) {
+            return OptionalInt.empty();
+        }
+    }
+
+    /** The address ranges of the loaded libraries whose file name contains {@code nameFragment}. */
+    public List<long[]> libraryRanges(String nameFragment) {
+        List<long[]> ranges = new java.util.ArrayList<>();
+        MiValue.Tuple answer = gdb.execute("-file-list-shared-libraries").results();
+        for (MiValue library : answer.get("shared-libraries").map(MiValue::items).orElse(List.of())) {
+            String name = library.string("id").orElse("");
+            if (Path.of(name).getFileName() != null && Path.of(name).getFileName().toString().contains(nameFragment)) {
+                for (MiValue range : library.get("ranges").map(MiValue::items).orElse(List.of())) {
+                    Optional<Long> from = range.string("from").flatMap(GdbFrame::addressOf);
+                    Optional<Long> to = range.string("to").flatMap(GdbFrame::addressOf);
+                    if (from.isPresent() && to.isPresent()) {
+                        ranges.add(new long[] {from.get(), to.get()});
+                    }
+                }
+            }
+        }
+        return ranges;
+    }
+
     public void deleteBreakpoints(List<Integer> numbers) {
         if (!numbers.isEmpty()) {
             StringBuilder command = new StringBuilder("-break-delete");

@@ -17,7 +17,7 @@ import java.util.OptionalLong;
 public record GdbFrame(int level, OptionalLong address, Optional<String> function, Optional<String> file,
                        Optional<String> fullname, int line, Optional<String> library) {
 
-    static GdbFrame parse(MiValue frame) {
+    public static GdbFrame parse(MiValue frame) {
         return new GdbFrame(
                 frame.string("level").map(Integer::parseInt).orElse(0),
                 frame.string("addr").map(GdbFrame::address).orElse(OptionalLong.empty()),

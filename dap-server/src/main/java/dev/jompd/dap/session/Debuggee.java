@@ -10,10 +10,12 @@ import dev.jompd.dap.openmp.OpenMpTarget;
 import dev.jompd.dap.openmp.OpenMpView;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * The program under debug: its gdb, its output pipes, its OpenMP source, and its run state. Turns gdb's
@@ -46,6 +48,8 @@ final class Debuggee implements Gdb.Listener {
     StopReport initialStop;
     /** The thread the last stop happened in: the "selected" thread of REPL commands. */
     int lastStopThread = 1;
+    /** A stepIn going into the OpenMP code its line starts, between its stops; null otherwise. */
+    private OpenMpStep openMpStep;
     private String lastOpenMpProblem;
 
     Debuggee(DapSession session, LaunchConfig config) {
@@ -235,6 +239,176 @@ final class Debuggee implements Gdb.Listener {
         return stop.cachedProblem() == null ? "unknown" : stop.cachedProblem().getMessage();
     }
 
+    // ------------------------------------------------------------------ stepping into OpenMP code
+
+    /**
+     * DAP stepIn on a line: like gdb's step, and into the OpenMP code the line starts (the gdb bridge's
+     * {@code ompd step}). From a {@code #pragma omp parallel} line to the first line of the region's code
+     * this thread runs, from a task this thread runs at once or at a taskwait to the task's code; calls
+     * into the runtime are stepped out of ({@code -exec-finish}) while the line is not done. Thread-specific
+     * helper breakpoints: {@code __kmp_invoke_microtask} (its first argument is the outlined function) and
+     * {@code ompd_bp_task_begin} (the task's entry point then comes from OMPD). Without libomp loaded, a
+     * plain step.
+     */
+    void stepIn(int thread) {
+        List<long[]> runtime = debugger.libraryRanges("libomp");
+        List<dev.jompd.dap.gdb.GdbFrame> top = runtime.isEmpty() ? List.of() : debugger.frames(thread, 0, 0);
+        if (top.isEmpty()) {
+            debugger.step(thread, false);
+            return;
+        }
+        OpenMpStep step = new OpenMpStep(thread, runtime, lineOf(top.getFirst()),
+                debugger.insertThreadBreakpoint("__kmp_invoke_microtask", thread, false),
+                debugger.insertThreadBreakpoint("ompd_bp_task_begin", thread, false));
+        openMpStep = step;
+        try {
+            debugger.step(thread, false);
+        } catch (GdbException e) {
+            step.end();
+            throw e;
+        }
+    }
+
+    private static String lineOf(dev.jompd.dap.gdb.GdbFrame frame) {
+        return frame.line() > 0 ? frame.fullname().or(frame::file).orElse("?") + ":" + frame.line() : "";
+    }
+
+    /** One OpenMP-aware stepIn between its stops: what it has set, where it started, how far it went. */
+    private final class OpenMpStep {
+        private static final int MAX_MOVES = 200;
+        private final int thread;
+        private final List<long[]> runtime;
+        private String line;
+        private java.util.OptionalInt regionStart;
+        private java.util.OptionalInt taskStart;
+        private java.util.OptionalInt codeEntry = java.util.OptionalInt.empty();
+        private int moves;
+
+        OpenMpStep(int thread, List<long[]> runtime, String line, java.util.OptionalInt regionStart,
+                   java.util.OptionalInt taskStart) {
+            this.thread = thread;
+            this.runtime = runtime;
+            this.line = line;
+            this.regionStart = regionStart;
+            this.taskStart = taskStart;
+        }
+
+        /**
+         * Decides at a stop: moves on (true: another gdb command is running) or ends the step (false:
+         * the stop is the client's, told as usual).
+         */
+        boolean movesOn(String reason, MiValue.Tuple results) {
+            int stopped = results.string("thread-id").map(Integer::parseInt).orElse(-1);
+            boolean stepStop = reason.equals("end-stepping-range") || reason.equals("function-finished");
+            if (++moves > MAX_MOVES || stopped != thread || !(stepStop || reason.equals("breakpoint-hit"))) {
+                return end(); // another thread's stop, a signal, an exit, a pause: theirs to tell
+            }
+            try {
+                if (reason.equals("breakpoint-hit")) {
+                    int number = results.string("bkptno").map(Integer::parseInt).orElse(-1);
+                    if (is(regionStart, number) || is(taskStart, number)) {
+                        OptionalLong entry = is(regionStart, number) ? regionCode() : taskCode();
+                        removeHelpers();
+                        if (entry.isPresent()) {
+                            codeEntry = debugger.insertThreadBreakpoint("*0x" + Long.toHexString(entry.getAsLong()), thread, true);
+                            return move(debugger::continueAll);
+                        }
+                    } else if (is(codeEntry, number)) {
+                        codeEntry = java.util.OptionalInt.empty(); // temporary: gone
+                        line = frame(results).map(Debuggee::lineOf).orElse("");
+                        return move(() -> debugger.step(thread, false)); // on to the code's first line
+                    } else {
+                        return end(); // the user's breakpoint
+                    }
+                }
+                Optional<dev.jompd.dap.gdb.GdbFrame> frame = frame(results);
+                if (frame.isEmpty()) {
+                    return end();
+                }
+                if (inRuntime(frame.get())) {
+                    return move(() -> debugger.finish(thread));
+                }
+                if (!line.isEmpty() && lineOf(frame.get()).equals(line)) {
+                    return move(() -> debugger.step(thread, false)); // the line is not done yet
+                }
+                return end();
+            } catch (GdbException e) {
+                session.log("stepIn into OpenMP code stopped: " + e.getMessage());
+                return end();
+            }
+        }
+
+        private boolean move(Runnable command) {
+            resumeRequested = true; // no "continued" event: the client still waits for its step
+            command.run();
+            return true;
+        }
+
+        private boolean end() {
+            openMpStep = null;
+            removeHelpers();
+            codeEntry.ifPresent(number -> debugger.deleteBreakpoints(List.of(number)));
+            codeEntry = java.util.OptionalInt.empty();
+            return false;
+        }
+
+        private void removeHelpers() {
+            List<Integer> numbers = new ArrayList<>();
+            regionStart.ifPresent(numbers::add);
+            taskStart.ifPresent(numbers::add);
+            regionStart = java.util.OptionalInt.empty();
+            taskStart = java.util.OptionalInt.empty();
+            debugger.deleteBreakpoints(numbers);
+        }
+
+        private static boolean is(java.util.OptionalInt breakpoint, int number) {
+            return breakpoint.isPresent() && breakpoint.getAsInt() == number;
+        }
+
+        private Optional<dev.jompd.dap.gdb.GdbFrame> frame(MiValue.Tuple results) {
+            return results.get("frame").map(dev.jompd.dap.gdb.GdbFrame::parse);
+        }
+
+        private boolean inRuntime(dev.jompd.dap.gdb.GdbFrame frame) {
+            if (frame.line() <= 0) {
+                return true; // no source: the runtime, libc
+            }
+            long pc = frame.address().orElse(0);
+            return runtime.stream().anyMatch(range -> Long.compareUnsigned(pc, range[0]) >= 0
+                    && Long.compareUnsigned(pc, range[1]) < 0);
+        }
+
+        /** At __kmp_invoke_microtask's entry: its first argument, the region's outlined function. */
+        private OptionalLong regionCode() {
+            try {
+                return OptionalLong.of(Long.parseUnsignedLong(debugger.evaluate(thread, 0, "(unsigned long) $rdi").strip()));
+            } catch (GdbException | NumberFormatException e) {
+                return OptionalLong.empty();
+            }
+        }
+
+        /** At ompd_bp_task_begin: the entry point of the task this thread begins, from OMPD. */
+        private OptionalLong taskCode() {
+            if (openmp == null) {
+                return OptionalLong.empty();
+            }
+            try {
+                List<GdbThread> list = debugger.threads();
+                OptionalLong lwp = list.stream().filter(t -> t.id() == thread).findFirst().map(GdbThread::lwp)
+                        .orElse(OptionalLong.empty());
+                if (lwp.isEmpty()) {
+                    return OptionalLong.empty();
+                }
+                return openmp.view(() -> list).thread(lwp.getAsLong())
+                        .map(t -> OptionalLong.of(t.currentTask().function())).orElse(OptionalLong.empty());
+            } catch (RuntimeException e) {
+                return OptionalLong.empty();
+            } finally {
+                openmp.resumed(); // this stop ends here: nothing read in it may outlive it
+            }
+        }
+    }
+
     // ------------------------------------------------------------------ gdb's async output
 
     @Override
@@ -315,9 +489,13 @@ final class Debuggee implements Gdb.Listener {
     private void handleStopped(MiValue.Tuple results) {
         String reason = results.string("reason").orElse("");
         if (reason.startsWith("exited")) {
+            openMpStep = null;
             running = false;
             exited(results.string("exit-code").map(Debuggee::exitCode).orElse(reason.equals("exited-signalled") ? 128 : 0));
             return;
+        }
+        if (openMpStep != null && openMpStep.movesOn(reason, results)) {
+            return; // a stop on the way: the client hears of the step's end only
         }
         running = false;
         Warmup.realStopBegins();

@@ -73,7 +73,13 @@ final class Requests {
             case "evaluate" -> evaluate(args);
             case "continue" -> resume("continue", args, gdb -> gdb.continueAll());
             case "next" -> resume("next", args, gdb -> gdb.next(threadId(args), instruction(args)));
-            case "stepIn" -> resume("stepIn", args, gdb -> gdb.step(threadId(args), instruction(args)));
+            case "stepIn" -> resume("stepIn", args, gdb -> {
+                if (instruction(args)) {
+                    gdb.step(threadId(args), true);
+                } else {
+                    session.debuggee.stepIn(threadId(args));
+                }
+            });
             case "stepOut" -> resume("stepOut", args, gdb -> gdb.finish(threadId(args)));
             case "pause" -> pause();
             case "readMemory" -> readMemory(args);
