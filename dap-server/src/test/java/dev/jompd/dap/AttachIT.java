@@ -7,9 +7,8 @@ import dev.jompd.testkit.FixtureBuilder;
 import dev.jompd.testkit.FixtureRun;
 import dev.jompd.testkit.Fixtures;
 import dev.jompd.testkit.LiveFixture;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.Map;
@@ -20,17 +19,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** Attaching gdb to a fixture held at its marker; the DAP server reads it read-only while gdb holds it. */
 class AttachIT {
     private static final Duration STOP = Duration.ofSeconds(120);
-    private static DapServerExtension server;
-
-    @BeforeAll
-    static void start() throws Exception {
-        server = new DapServerExtension();
-    }
-
-    @AfterAll
-    static void stop() {
-        server.close();
-    }
+    @RegisterExtension
+    static final DapServerExtension server = new DapServerExtension();
 
     @Test
     void attachShowsTheOpenMpPictureAndDetachLetsTheProgramFinish() throws Exception {

@@ -6,9 +6,8 @@ import dev.jompd.testkit.Fixture;
 import dev.jompd.testkit.FixtureRun;
 import dev.jompd.testkit.Fixtures;
 import dev.jompd.testkit.StoppedFixture;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.Map;
@@ -18,17 +17,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** Post-mortem sessions: a core file, no run control, the server reports the stop itself. */
 class CoreIT {
-    private static DapServerExtension server;
-
-    @BeforeAll
-    static void start() throws Exception {
-        server = new DapServerExtension();
-    }
-
-    @AfterAll
-    static void stop() {
-        server.close();
-    }
+    @RegisterExtension
+    static final DapServerExtension server = new DapServerExtension();
 
     @Test
     void coreSessionShowsEveryThreadAndScopeAndRefusesToRun() throws Exception {

@@ -5,12 +5,11 @@ import com.google.gson.JsonObject;
 import dev.jompd.testkit.Facts;
 import dev.jompd.testkit.Fixture;
 import dev.jompd.testkit.FixtureBuilder;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import dev.jompd.testkit.SourceLines;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -23,17 +22,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** Launch sessions over real gdb on the fixtures, checked against what the programs recorded. */
 class LaunchIT {
     private static final Duration STOP = Duration.ofSeconds(120);
-    private static DapServerExtension server;
-
-    @BeforeAll
-    static void start() throws Exception {
-        server = new DapServerExtension();
-    }
-
-    @AfterAll
-    static void stop() {
-        server.close();
-    }
+    @RegisterExtension
+    static final DapServerExtension server = new DapServerExtension();
 
     static JsonObject environment(String name, String value) {
         return args("name", name, "value", value);
@@ -145,10 +135,8 @@ class LaunchIT {
     @Test
     void stopOnEntryThenSourceBreakpointThenTerminate(@TempDir Path work) throws Exception {
         Path program = FixtureBuilder.executable(Fixture.NESTED);
-        Path source = program.getParent().resolve("nested.c");
-        List<String> lines = Files.readAllLines(source);
-        int markLine = lines.indexOf(lines.stream().filter(l -> l.contains("fx_write_facts_and_mark(0);")).findFirst()
-                .orElseThrow()) + 1;
+        Path source = SourceLines.source(Fixture.NESTED, "nested.c");
+        int markLine = SourceLines.lineOf(Fixture.NESTED, "nested.c", "fx_write_facts_and_mark(0);");
         try (DapTestClient client = new DapTestClient(server.port())) {
             client.body("initialize", args("adapterID", "jompd"));
             client.body("launch", args("program", program.toString(), "args", array("2", "3"), "stopOnEntry", true));

@@ -52,7 +52,7 @@ class NodeClientIT {
                 + shellQuote(System.getProperty("java.class.path")) + " dev.jompd.dap.DapMain --stdio\n");
         Files.setPosixFilePermissions(launcher, PosixFilePermissions.fromString("rwx------"));
 
-        try (DapServerExtension server = new DapServerExtension();
+        try (DapServerExtension server = DapServerExtension.started();
              LiveFixture live = Fixtures.live(FixtureRun.of(Fixture.NESTED, "2", "3"))) {
             JsonObject config = new JsonObject();
             config.addProperty("port", server.port());

@@ -3,15 +3,13 @@ package dev.jompd.dap;
 import com.google.gson.JsonObject;
 import dev.jompd.testkit.Fixture;
 import dev.jompd.testkit.FixtureBuilder;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import dev.jompd.testkit.SourceLines;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 
 import static dev.jompd.dap.OpenMpExpectations.args;
 import static dev.jompd.dap.OpenMpExpectations.array;
@@ -23,27 +21,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class OpenMpStepInIT {
     private static final Duration STOP = Duration.ofSeconds(120);
-    private static DapServerExtension server;
-
-    @BeforeAll
-    static void start() throws Exception {
-        server = new DapServerExtension();
-    }
-
-    @AfterAll
-    static void stop() {
-        server.close();
-    }
-
-    private static int lineOf(Path source, String text) throws IOException {
-        List<String> lines = Files.readAllLines(source);
-        for (int i = 0; i < lines.size(); i++) {
-            if (lines.get(i).contains(text)) {
-                return i + 1;
-            }
-        }
-        throw new AssertionError(text + " not in " + source);
-    }
+    @RegisterExtension
+    static final DapServerExtension server = new DapServerExtension();
 
     /** Launches to a source line; returns the stopped thread. */
     private static int launchTo(DapTestClient client, Fixture fixture, String file, int line, String... programArgs)
@@ -72,10 +51,9 @@ class OpenMpStepInIT {
 
     @Test
     void stepInOnAParallelPragmaStopsInTheRegionBody() throws Exception {
-        Path source = FixtureBuilder.executable(Fixture.PARALLEL).getParent().resolve("parallel.c");
-        int before = lineOf(source, "unsigned long long sum = 0;");
-        int pragma = lineOf(source, "#pragma omp parallel num_threads(n)");
-        int regionEnd = lineOf(source, "unsigned long long expect =");
+        int before = SourceLines.lineOf(Fixture.PARALLEL, "parallel.c", "unsigned long long sum = 0;");
+        int pragma = SourceLines.lineOf(Fixture.PARALLEL, "parallel.c", "#pragma omp parallel num_threads(n)");
+        int regionEnd = SourceLines.lineOf(Fixture.PARALLEL, "parallel.c", "unsigned long long expect =");
         try (DapTestClient client = new DapTestClient(server.port())) {
             int thread = launchTo(client, Fixture.PARALLEL, "parallel.c", before, "2");
             step(client, "next", thread);
@@ -97,9 +75,8 @@ class OpenMpStepInIT {
 
     @Test
     void stepInOnATaskwaitStopsInTheTaskThisThreadRuns() throws Exception {
-        Path source = FixtureBuilder.executable(Fixture.TASKS).getParent().resolve("tasks.c");
-        int taskwait = lineOf(source, "/* Only A is ready") + 1;
-        int taskA = lineOf(source, "        task_a();");
+        int taskwait = SourceLines.lineOf(Fixture.TASKS, "tasks.c", "/* Only A is ready") + 1;
+        int taskA = SourceLines.lineOf(Fixture.TASKS, "tasks.c", "        task_a();");
         try (DapTestClient client = new DapTestClient(server.port())) {
             int thread = launchTo(client, Fixture.TASKS, "tasks.c", taskwait, "10", "4");
             step(client, "stepIn", thread);
@@ -116,8 +93,7 @@ class OpenMpStepInIT {
 
     @Test
     void stepInOnAPlainCallStillEntersTheFunction() throws Exception {
-        Path source = FixtureBuilder.executable(Fixture.TASKS).getParent().resolve("tasks.c");
-        int call = lineOf(source, "        task_a();");
+        int call = SourceLines.lineOf(Fixture.TASKS, "tasks.c", "        task_a();");
         try (DapTestClient client = new DapTestClient(server.port())) {
             int thread = launchTo(client, Fixture.TASKS, "tasks.c", call, "10", "4");
             step(client, "stepIn", thread);

@@ -3,9 +3,8 @@ package dev.jompd.dap;
 import com.google.gson.JsonObject;
 import dev.jompd.testkit.Fixture;
 import dev.jompd.testkit.FixtureBuilder;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
@@ -21,17 +20,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** Malformed input over a real socket, gdb crashing and gdb hanging: errors or clean ends, never a hang. */
 class RobustnessIT {
-    private static DapServerExtension server;
-
-    @BeforeAll
-    static void start() throws Exception {
-        server = new DapServerExtension();
-    }
-
-    @AfterAll
-    static void stop() {
-        server.close();
-    }
+    @RegisterExtension
+    static final DapServerExtension server = new DapServerExtension();
 
     /** The server still serves a new session. */
     private static void assertServerServes() throws Exception {

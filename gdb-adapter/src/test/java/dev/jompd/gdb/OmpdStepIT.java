@@ -3,13 +3,12 @@ package dev.jompd.gdb;
 import dev.jompd.testkit.Fixture;
 import dev.jompd.testkit.FixtureBuilder;
 import dev.jompd.testkit.FixtureRun;
+import dev.jompd.testkit.SourceLines;
 import dev.jompd.testkit.Fixtures;
 import dev.jompd.testkit.StoppedFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -37,16 +36,6 @@ class OmpdStepIT {
         }
     }
 
-    private static int lineOf(Path source, String text) throws IOException {
-        List<String> lines = Files.readAllLines(source);
-        for (int i = 0; i < lines.size(); i++) {
-            if (lines.get(i).contains(text)) {
-                return i + 1;
-            }
-        }
-        throw new AssertionError(text + " not in " + source);
-    }
-
     private static GdbDriver.Output run(Fixture fixture, List<String> setup, List<String> commands, Path directory) {
         Path program = FixtureBuilder.executable(fixture);
         return GdbDriver.run(GdbDriver.withBridge(setup), commands, List.of(program.toString()),
@@ -54,11 +43,10 @@ class OmpdStepIT {
     }
 
     @Test
-    void fromAParallelPragmaIntoTheRegionBody(@TempDir Path directory) throws IOException {
-        Path source = FixtureBuilder.executable(Fixture.PARALLEL).getParent().resolve("parallel.c");
-        int before = lineOf(source, "unsigned long long sum = 0;");
-        int pragma = lineOf(source, "#pragma omp parallel num_threads(n)");
-        int regionEnd = lineOf(source, "unsigned long long expect =");
+    void fromAParallelPragmaIntoTheRegionBody(@TempDir Path directory) {
+        int before = SourceLines.lineOf(Fixture.PARALLEL, "parallel.c", "unsigned long long sum = 0;");
+        int pragma = SourceLines.lineOf(Fixture.PARALLEL, "parallel.c", "#pragma omp parallel num_threads(n)");
+        int regionEnd = SourceLines.lineOf(Fixture.PARALLEL, "parallel.c", "unsigned long long expect =");
         GdbDriver.Output output = run(Fixture.PARALLEL, List.of("-ex", "break parallel.c:" + before, "-ex", "run 2",
                 "-ex", "next"), List.of("frame", "ompd step", "bt", "info breakpoints"), directory);
         assertThat(output.exitCode()).as("%s", output.text()).isZero();
@@ -76,10 +64,9 @@ class OmpdStepIT {
     }
 
     @Test
-    void fromATaskwaitIntoTheTaskThisThreadRuns(@TempDir Path directory) throws IOException {
-        Path source = FixtureBuilder.executable(Fixture.TASKS).getParent().resolve("tasks.c");
-        int taskwait = lineOf(source, "/* Only A is ready") + 1;
-        int taskA = lineOf(source, "        task_a();");
+    void fromATaskwaitIntoTheTaskThisThreadRuns(@TempDir Path directory) {
+        int taskwait = SourceLines.lineOf(Fixture.TASKS, "tasks.c", "/* Only A is ready") + 1;
+        int taskA = SourceLines.lineOf(Fixture.TASKS, "tasks.c", "        task_a();");
         GdbDriver.Output output = run(Fixture.TASKS, List.of("-ex", "break tasks.c:" + taskwait, "-ex", "run 10 4"),
                 List.of("ompd step", "bt 2", "ompd tasks"), directory);
         assertThat(output.exitCode()).as("%s", output.text()).isZero();
@@ -91,10 +78,9 @@ class OmpdStepIT {
     }
 
     @Test
-    void fromAnUndeferredTaskIntoItsBody(@TempDir Path directory) throws IOException {
-        Path source = FixtureBuilder.executable(Fixture.TASKS).getParent().resolve("tasks.c");
-        int before = lineOf(source, "fx_put(\"task.B.in_final\"");
-        int pragma = lineOf(source, "#pragma omp task final(1) mergeable if(0)");
+    void fromAnUndeferredTaskIntoItsBody(@TempDir Path directory) {
+        int before = SourceLines.lineOf(Fixture.TASKS, "tasks.c", "fx_put(\"task.B.in_final\"");
+        int pragma = SourceLines.lineOf(Fixture.TASKS, "tasks.c", "#pragma omp task final(1) mergeable if(0)");
         GdbDriver.Output output = run(Fixture.TASKS, List.of("-ex", "break tasks.c:" + before, "-ex", "run 10 4",
                 "-ex", "next"), List.of("frame", "ompd step"), directory);
         assertThat(output.exitCode()).as("%s", output.text()).isZero();
