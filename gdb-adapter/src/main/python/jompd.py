@@ -518,9 +518,15 @@ stepped into: it stops at the first line of the region's or the task's code that
 instead of in the runtime or after the region. Runtime functions the line calls are stepped over.
 Other threads run meanwhile, as with `step`. Needs a live process."""
 
-    # Where the runtime starts OpenMP code: the outlined region's function is its first argument; a
-    # task's entry point is asked of OMPD once the task has begun (libomp calls this only with OMP_DEBUG).
-    REGION_START = "__kmp_invoke_microtask"
+    # Where the runtime starts a region's code, the first argument being its entry: libomp's own start
+    # of clang-compiled regions (the outlined function; for a GNU-compiled region libomp's wrapper, whose
+    # function is then argv[0]), and the GNU entry points, which call the outlined function themselves.
+    REGION_STARTS = ("__kmp_invoke_microtask", "GOMP_parallel", "GOMP_parallel_sections", "GOMP_parallel_reductions",
+                     "GOMP_parallel_loop_static", "GOMP_parallel_loop_dynamic", "GOMP_parallel_loop_guided",
+                     "GOMP_parallel_loop_runtime", "GOMP_parallel_loop_nonmonotonic_dynamic",
+                     "GOMP_parallel_loop_nonmonotonic_guided", "GOMP_parallel_loop_nonmonotonic_runtime",
+                     "GOMP_parallel_loop_maybe_nonmonotonic_runtime")
+    # A task's entry point is asked of OMPD once the task has begun (libomp calls this only with OMP_DEBUG).
     TASK_START = "ompd_bp_task_begin"
     MAX_MOVES = 200
 
@@ -542,7 +548,7 @@ Other threads run meanwhile, as with `step`. Needs a live process."""
         quiet = self.Quiet()
         try:
             quiet.begin()
-            for location in (self.REGION_START, self.TASK_START):
+            for location in self.REGION_STARTS + (self.TASK_START,):
                 helpers[location] = self.thread_breakpoint(location, thread, temporary=False)
             helpers = {k: v for k, v in helpers.items() if v is not None}
             self.step(thread, stops, helpers)
@@ -608,7 +614,8 @@ Other threads run meanwhile, as with `step`. Needs a live process."""
             del stops[:]
             hit = [bp for bp in getattr(event, "breakpoints", []) if bp in helpers.values()]
             if hit:
-                target = self.code_begun(hit[0] is helpers.get(self.REGION_START))
+                location = next(name for name, bp in helpers.items() if bp is hit[0])
+                target = self.code_begun(location)
                 for bp in helpers.values():
                     bp.delete()
                 helpers.clear()
@@ -632,13 +639,17 @@ Other threads run meanwhile, as with `step`. Needs a live process."""
             else:
                 return
 
-    @staticmethod
-    def code_begun(region):
-        """The entry of the OpenMP code that begins: the region's outlined function, or the task's."""
+    def code_begun(self, location):
+        """The entry of the OpenMP code that begins at helper {location}: the region's or the task's."""
         try:
-            if region:
-                return int(gdb.parse_and_eval("$rdi")) & 0xFFFFFFFFFFFFFFFF
-            return int(jompd_bridge().run("task-function", "").strip(), 16)
+            if location == self.TASK_START:
+                return int(jompd_bridge().run("task-function", "").strip(), 16)
+            entry = int(gdb.parse_and_eval("$rdi")) & 0xFFFFFFFFFFFFFFFF
+            # __kmp_invoke_microtask(pkfn, &gtid, &tid, argc, argv) with libomp's wrapper as pkfn: argv[0]
+            if location == self.REGION_STARTS[0] and int(gdb.parse_and_eval("$rcx")) >= 1 \
+                    and "libomp" in os.path.basename(gdb.current_progspace().solib_name(entry) or ""):
+                entry = int(gdb.parse_and_eval("*(unsigned long *) $r8")) & 0xFFFFFFFFFFFFFFFF
+            return entry
         except (gdb.error, gdb.GdbError, ValueError):
             return None
 

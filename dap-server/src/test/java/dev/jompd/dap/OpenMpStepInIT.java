@@ -92,6 +92,24 @@ class OpenMpStepInIT {
     }
 
     @Test
+    void stepInOnAFortranParallelStopsInTheRegionBody() throws Exception {
+        // gfortran: GOMP_parallel calls the outlined function itself, on the line after the directive's set-up
+        int before = SourceLines.lineOf(Fixture.NESTED_FORTRAN, "nested_fortran.f90", "call omp_set_max_active_levels(2)");
+        int body = SourceLines.lineOf(Fixture.NESTED_FORTRAN, "nested_fortran.f90", "outer team size differs from S1");
+        try (DapTestClient client = new DapTestClient(server.port())) {
+            int thread = launchTo(client, Fixture.NESTED_FORTRAN, "nested_fortran.f90", before, "2", "2");
+            step(client, "next", thread);
+            step(client, "stepIn", thread);
+            step(client, "stepIn", thread);
+            JsonObject top = topFrame(client, thread);
+            assertThat(top.get("name").getAsString()).contains("_omp_fn");
+            assertThat(top.get("line").getAsInt()).isEqualTo(body);
+            client.body("terminate", null);
+            client.event("terminated", STOP);
+        }
+    }
+
+    @Test
     void stepInOnAPlainCallStillEntersTheFunction() throws Exception {
         int call = SourceLines.lineOf(Fixture.TASKS, "tasks.c", "        task_a();");
         try (DapTestClient client = new DapTestClient(server.port())) {

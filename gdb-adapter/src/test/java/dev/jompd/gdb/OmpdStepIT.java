@@ -89,6 +89,21 @@ class OmpdStepIT {
     }
 
     @Test
+    void fromAFortranParallelIntoTheRegionBody(@TempDir Path directory) {
+        // gfortran: GOMP_parallel calls the outlined function itself; its call is on the line after the
+        // directive's set-up, so the first step reaches it and the second goes in
+        int before = SourceLines.lineOf(Fixture.NESTED_FORTRAN, "nested_fortran.f90", "call omp_set_max_active_levels(2)");
+        int body = SourceLines.lineOf(Fixture.NESTED_FORTRAN, "nested_fortran.f90", "outer team size differs from S1");
+        GdbDriver.Output output = run(Fixture.NESTED_FORTRAN, List.of("-ex", "break nested_fortran.f90:" + before,
+                "-ex", "run 2 2", "-ex", "next", "-ex", "ompd step"), List.of("ompd step", "bt 2"), directory);
+        assertThat(output.exitCode()).as("%s", output.text()).isZero();
+        Where into = Where.of(output.section("ompd step"));
+        assertThat(into.function()).contains("_omp_fn");
+        assertThat(into.line()).isEqualTo(body);
+        assertThat(output.section("bt 2")).contains("GOMP_parallel");
+    }
+
+    @Test
     void aCoreFileCannotStep(@TempDir Path directory) {
         StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.PARALLEL, "2"));
         GdbDriver.Output output = GdbDriver.run(GdbDriver.withBridge(List.of()), List.of("ompd step"),

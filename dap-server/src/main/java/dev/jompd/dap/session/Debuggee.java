@@ -257,9 +257,12 @@ final class Debuggee implements Gdb.Listener {
             debugger.step(thread, false);
             return;
         }
-        OpenMpStep step = new OpenMpStep(thread, runtime, lineOf(top.getFirst()),
-                debugger.insertThreadBreakpoint("__kmp_invoke_microtask", thread, false),
-                debugger.insertThreadBreakpoint("ompd_bp_task_begin", thread, false));
+        java.util.Map<Integer, String> helpers = new java.util.HashMap<>();
+        for (String location : REGION_STARTS) {
+            debugger.insertThreadBreakpoint(location, thread, false).ifPresent(number -> helpers.put(number, location));
+        }
+        debugger.insertThreadBreakpoint(TASK_START, thread, false).ifPresent(number -> helpers.put(number, TASK_START));
+        OpenMpStep step = new OpenMpStep(thread, runtime, lineOf(top.getFirst()), helpers);
         openMpStep = step;
         try {
             debugger.step(thread, false);
@@ -268,6 +271,19 @@ final class Debuggee implements Gdb.Listener {
             throw e;
         }
     }
+
+    /**
+     * Where the runtime starts a region's code, the first argument being its entry: libomp's own start of
+     * clang-compiled regions (the outlined function; for a GNU-compiled region libomp's wrapper, whose
+     * function is then argv[0]), and the GNU entry points, which call the outlined function themselves.
+     */
+    private static final List<String> REGION_STARTS = List.of("__kmp_invoke_microtask", "GOMP_parallel",
+            "GOMP_parallel_sections", "GOMP_parallel_reductions", "GOMP_parallel_loop_static", "GOMP_parallel_loop_dynamic",
+            "GOMP_parallel_loop_guided", "GOMP_parallel_loop_runtime", "GOMP_parallel_loop_nonmonotonic_dynamic",
+            "GOMP_parallel_loop_nonmonotonic_guided", "GOMP_parallel_loop_nonmonotonic_runtime",
+            "GOMP_parallel_loop_maybe_nonmonotonic_runtime");
+    /** Where a task begins (libomp calls it only with OMP_DEBUG=enabled); its entry point comes from OMPD. */
+    private static final String TASK_START = "ompd_bp_task_begin";
 
     private static String lineOf(dev.jompd.dap.gdb.GdbFrame frame) {
         return frame.line() > 0 ? frame.fullname().or(frame::file).orElse("?") + ":" + frame.line() : "";
@@ -279,18 +295,16 @@ final class Debuggee implements Gdb.Listener {
         private final int thread;
         private final List<long[]> runtime;
         private String line;
-        private java.util.OptionalInt regionStart;
-        private java.util.OptionalInt taskStart;
+        /** The helper breakpoints by gdb number: where each is. */
+        private final java.util.Map<Integer, String> helpers;
         private java.util.OptionalInt codeEntry = java.util.OptionalInt.empty();
         private int moves;
 
-        OpenMpStep(int thread, List<long[]> runtime, String line, java.util.OptionalInt regionStart,
-                   java.util.OptionalInt taskStart) {
+        OpenMpStep(int thread, List<long[]> runtime, String line, java.util.Map<Integer, String> helpers) {
             this.thread = thread;
             this.runtime = runtime;
             this.line = line;
-            this.regionStart = regionStart;
-            this.taskStart = taskStart;
+            this.helpers = helpers;
         }
 
         /**
@@ -306,8 +320,9 @@ final class Debuggee implements Gdb.Listener {
             try {
                 if (reason.equals("breakpoint-hit")) {
                     int number = results.string("bkptno").map(Integer::parseInt).orElse(-1);
-                    if (is(regionStart, number) || is(taskStart, number)) {
-                        OptionalLong entry = is(regionStart, number) ? regionCode() : taskCode();
+                    String helper = helpers.get(number);
+                    if (helper != null) {
+                        OptionalLong entry = helper.equals(TASK_START) ? taskCode() : regionCode(helper);
                         removeHelpers();
                         if (entry.isPresent()) {
                             codeEntry = debugger.insertThreadBreakpoint("*0x" + Long.toHexString(entry.getAsLong()), thread, true);
@@ -353,11 +368,8 @@ final class Debuggee implements Gdb.Listener {
         }
 
         private void removeHelpers() {
-            List<Integer> numbers = new ArrayList<>();
-            regionStart.ifPresent(numbers::add);
-            taskStart.ifPresent(numbers::add);
-            regionStart = java.util.OptionalInt.empty();
-            taskStart = java.util.OptionalInt.empty();
+            List<Integer> numbers = new ArrayList<>(helpers.keySet());
+            helpers.clear();
             debugger.deleteBreakpoints(numbers);
         }
 
@@ -373,15 +385,26 @@ final class Debuggee implements Gdb.Listener {
             if (frame.line() <= 0) {
                 return true; // no source: the runtime, libc
             }
-            long pc = frame.address().orElse(0);
-            return runtime.stream().anyMatch(range -> Long.compareUnsigned(pc, range[0]) >= 0
-                    && Long.compareUnsigned(pc, range[1]) < 0);
+            return inRuntime(frame.address().orElse(0));
         }
 
-        /** At __kmp_invoke_microtask's entry: its first argument, the region's outlined function. */
-        private OptionalLong regionCode() {
+        private boolean inRuntime(long address) {
+            return runtime.stream().anyMatch(range -> Long.compareUnsigned(address, range[0]) >= 0
+                    && Long.compareUnsigned(address, range[1]) < 0);
+        }
+
+        /**
+         * At a region start's entry: its first argument; at {@code __kmp_invoke_microtask(pkfn, &gtid, &tid,
+         * argc, argv)} with libomp's wrapper of a GNU-compiled region as pkfn, argv[0].
+         */
+        private OptionalLong regionCode(String helper) {
             try {
-                return OptionalLong.of(Long.parseUnsignedLong(debugger.evaluate(thread, 0, "(unsigned long) $rdi").strip()));
+                long entry = Long.parseUnsignedLong(debugger.evaluate(thread, 0, "(unsigned long) $rdi").strip());
+                if (helper.equals(REGION_STARTS.getFirst()) && inRuntime(entry)
+                        && Long.parseLong(debugger.evaluate(thread, 0, "(long) $rcx").strip()) >= 1) {
+                    entry = Long.parseUnsignedLong(debugger.evaluate(thread, 0, "*(unsigned long *) $r8").strip());
+                }
+                return OptionalLong.of(entry);
             } catch (GdbException | NumberFormatException e) {
                 return OptionalLong.empty();
             }
