@@ -551,14 +551,18 @@ Other threads run meanwhile, as with `step`. Needs a live process."""
             for location in self.REGION_STARTS + (self.TASK_START,):
                 helpers[location] = self.thread_breakpoint(location, thread, temporary=False)
             helpers = {k: v for k, v in helpers.items() if v is not None}
-            self.step(thread, stops, helpers)
+            try:
+                self.step(thread, stops, helpers)
+            except gdb.error as e:
+                gdb.write("ompd step: stopped here: %s\n" % e)
         finally:
             quiet.end()
             gdb.events.stop.disconnect(on_stop)
             for bp in helpers.values():
                 if bp.is_valid():
                     bp.delete()
-        gdb.execute("frame", from_tty)
+        if gdb.selected_inferior().pid != 0 and gdb.selected_thread() is not None:
+            gdb.execute("frame", from_tty)
 
     class Quiet:
         """No report of every intermediate stop (gdb prints stops even under to_string): CLI
@@ -619,11 +623,11 @@ Other threads run meanwhile, as with `step`. Needs a live process."""
                 for bp in helpers.values():
                     bp.delete()
                 helpers.clear()
-                if target:
-                    entry = self.thread_breakpoint("*0x%x" % target, thread, temporary=True)
+                entry = self.thread_breakpoint("*0x%x" % target, thread, temporary=True) if target else None
+                if entry is not None:  # never a continue without the stop at its end
                     gdb.execute("continue", to_string=True)
-                    if entry is not None and entry.is_valid():
-                        entry.delete()  # stopped elsewhere first (another breakpoint): stay there
+                    if entry.is_valid():
+                        entry.delete()  # stopped elsewhere first (another breakpoint, the end): stay there
                         return
                     start = self.line_of(gdb.selected_frame())  # at the entry: on to its first line
                     gdb.execute("step", to_string=True)

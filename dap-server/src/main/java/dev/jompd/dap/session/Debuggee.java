@@ -246,9 +246,8 @@ final class Debuggee implements Gdb.Listener {
      * {@code ompd step}). From a {@code #pragma omp parallel} line to the first line of the region's code
      * this thread runs, from a task this thread runs at once or at a taskwait to the task's code; calls
      * into the runtime are stepped out of ({@code -exec-finish}) while the line is not done. Thread-specific
-     * helper breakpoints: {@code __kmp_invoke_microtask} (its first argument is the outlined function) and
-     * {@code ompd_bp_task_begin} (the task's entry point then comes from OMPD). Without libomp loaded, a
-     * plain step.
+     * helper breakpoints where the runtime starts a region's code ({@link #REGION_STARTS}) or a task's
+     * ({@link #TASK_START}, the entry point then comes from OMPD). Without libomp loaded, a plain step.
      */
     void stepIn(int thread) {
         List<long[]> runtime = debugger.libraryRanges("libomp");
@@ -326,7 +325,9 @@ final class Debuggee implements Gdb.Listener {
                         removeHelpers();
                         if (entry.isPresent()) {
                             codeEntry = debugger.insertThreadBreakpoint("*0x" + Long.toHexString(entry.getAsLong()), thread, true);
-                            return move(debugger::continueAll);
+                            if (codeEntry.isPresent()) { // never a continue without the stop at its end
+                                return move(debugger::continueAll);
+                            }
                         }
                     } else if (is(codeEntry, number)) {
                         codeEntry = java.util.OptionalInt.empty(); // temporary: gone
