@@ -138,6 +138,8 @@ final class InspectCommand implements Callable<Integer> {
             }
             return builder.open();
         }
-        return LiveTargets.attach(target.pid);
+        LiveTargets.Opened opened = LiveTargets.open(target.pid);
+        opened.notice().ifPresent(notice -> spec.commandLine().getErr().println("jompd: note: " + notice));
+        return opened.space();
     }
 }

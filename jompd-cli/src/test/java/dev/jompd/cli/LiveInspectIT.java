@@ -56,6 +56,41 @@ class LiveInspectIT {
         }
     }
 
+    /**
+     * A process gdb holds stopped cannot be attached (one tracer at a time): it is read as gdb holds it,
+     * said so on stderr; the report names every thread the program recorded, and gdb's hold is undisturbed.
+     */
+    @Test
+    void aProcessGdbHoldsIsReadAsItHoldsIt(@TempDir Path dir) throws Exception {
+        try (LiveFixture live = Fixtures.live(FixtureRun.of(Fixture.NESTED, "2", "2"))) {
+            Path holding = dir.resolve("gdb-holds");
+            Path done = dir.resolve("done");
+            Process gdb = new ProcessBuilder("gdb", "-batch", "-nx", "-p", Long.toString(live.pid()), "-ex",
+                    "shell touch " + holding + "; while [ ! -e " + done + " ]; do sleep 0.05; done")
+                    .redirectErrorStream(true).redirectOutput(dir.resolve("gdb.log").toFile()).start();
+            try {
+                long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+                while (!java.nio.file.Files.exists(holding) && System.nanoTime() < deadline && gdb.isAlive()) {
+                    Thread.sleep(20);
+                }
+                assertThat(holding).as(java.nio.file.Files.readString(dir.resolve("gdb.log"))).exists();
+
+                InspectCommandIT.Result report = InspectCommandIT.jompd("inspect", "--pid", Long.toString(live.pid()), "--json");
+                assertThat(report.exitCode()).as(report.err()).isZero();
+                assertThat(report.err()).contains("is held by gdb").contains("read without ptrace");
+                JsonObject json = JsonParser.parseString(report.out()).getAsJsonObject();
+                for (Facts.ThreadFacts thread : live.facts().threads()) {
+                    assertThat(json.getAsJsonArray("threads").toString()).contains("\"lwp\":" + thread.lwp());
+                }
+            } finally {
+                java.nio.file.Files.writeString(done, "");
+                gdb.waitFor(60, java.util.concurrent.TimeUnit.SECONDS);
+            }
+            assertThat(gdb.exitValue()).as("gdb detached as usual").isZero();
+            assertThat(live.release()).contains("JOMPD_RESULT ok");
+        }
+    }
+
     @Test
     void aProcessThatDoesNotExistIsBadInput() {
         InspectCommandIT.Result result = InspectCommandIT.jompd("inspect", "--pid", "999999999");
