@@ -21,7 +21,11 @@
 # $JOMPD_NO_CDS=1 turns the class-data archive off; $JOMPD_GDB_NO_THREAD_HANDLES=1 (diagnostics) makes
 # the bridge read each thread's fs_base instead of using libthread_db's thread handles.
 #
-# Standard library only (gdb's Python 3). Never changes the selected thread or frame.
+# `ompd step` runs in gdb itself (breakpoints, step, finish); it asks the engine only for a task's
+# entry point (the internal command "task-function").
+#
+# Standard library only (gdb's Python 3). Never changes the selected thread or frame (but `ompd step`,
+# which moves as `step` does).
 
 import base64
 import glob
