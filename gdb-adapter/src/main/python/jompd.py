@@ -7,7 +7,7 @@
 # This file stays thin. On the first ompd command it starts one jompd engine (a Java 25 process) and
 # talks to it over pipes, one JSON object per line (protocol "jompd-gdb/1"):
 #   gdb -> engine   {"id": n, "command": "threads", "args": "...", "context": {...}}
-#   engine -> gdb   {"ask": q, "what": "read" | "threads" | "symbol" | "frames", ...}   (any number)
+#   engine -> gdb   {"ask": q, "what": "read" | "threads" | "symbol" | "objfiles" | "frames", ...}   (any number)
 #   gdb -> engine   {"answer": q, ...} or {"answer": q, "error": "..."}
 #   engine -> gdb   {"reply": n, "text": "..."} or {"reply": n, "error": "..."}
 # The context says what gdb's target is (core file, live process, remote), the process, the selected
@@ -373,7 +373,14 @@ class JompdBridge:
                 name = question["name"]
                 if not _JOMPD_SYMBOL_NAME.match(name):
                     raise ValueError("not a symbol name: %r" % name)
-                reply["address"] = "0x%x" % int(gdb.parse_and_eval("(unsigned long)&" + name))
+                address = int(gdb.parse_and_eval("(unsigned long)&" + name))
+                reply["address"] = "0x%x" % address
+                library = gdb.current_progspace().solib_name(address)
+                reply["module"] = os.path.basename(library or gdb.current_progspace().filename or "")
+            elif what == "objfiles":
+                # the files gdb reads the modules from (sysroot applied; "target:…" when fetched remotely)
+                reply["objfiles"] = [{"filename": o.filename, "buildId": o.build_id}
+                                     for o in gdb.objfiles() if o.is_valid() and o.filename]
             elif what == "frames":
                 reply.update(self.frames(int(question.get("limit", 256))))
             else:

@@ -147,12 +147,72 @@ final class GdbAddressSpace implements AddressSpace {
 
     @Override
     public Optional<TargetSymbol> lookupSymbol(String symbolName) {
-        return symbols().lookup(symbolName);
+        return symbols().lookup(symbolName).or(() -> symbolThroughGdb(symbolName));
     }
 
     @Override
     public Optional<TargetSymbol> lookupSymbol(String symbolName, String moduleNameFragment) {
-        return symbols().lookup(symbolName, moduleNameFragment);
+        return symbols().lookup(symbolName, moduleNameFragment)
+                .or(() -> symbolThroughGdb(symbolName).filter(symbol -> symbol.module().contains(moduleNameFragment)));
+    }
+
+    /**
+     * A symbol of a module this machine has no matching file of (another machine behind gdbserver, whose
+     * libraries gdb reads from the target or a sysroot): gdb knows it from the file it reads. Not for
+     * thread-local symbols (gdb would answer the selected thread's address; jompd looks up none).
+     */
+    private Optional<TargetSymbol> symbolThroughGdb(String symbol) {
+        try {
+            JsonObject answer = gdb.ask("symbol", question -> question.addProperty("name", symbol));
+            OptionalLong address = TargetContext.number(answer, "address");
+            String module = answer.has("module") ? answer.get("module").getAsString() : "";
+            return address.isPresent() ? Optional.of(new TargetSymbol(symbol, address.getAsLong(), 0, module, false))
+                    : Optional.empty();
+        } catch (GdbQuestionException unknown) {
+            return Optional.empty();
+        }
+    }
+
+    /** The files gdb reads the modules from (its sysroot applied), by file name, with their build-ids. */
+    private record GdbObjfile(String filename, Optional<String> buildId) {
+        /** Whether gdb's file is the module the process mapped at {@code targetPath}. */
+        boolean isFor(String targetPath) {
+            return filename.equals(targetPath) || filename.equals("target:" + targetPath) || filename.endsWith(targetPath);
+        }
+
+        /** The file on this machine, when gdb reads one (not fetched from the target). */
+        Optional<Path> localFile() {
+            return filename.startsWith("target:") || !Files.isRegularFile(Path.of(filename)) ? Optional.empty()
+                    : Optional.of(Path.of(filename));
+        }
+    }
+
+    private List<GdbObjfile> objfilesFromGdb() {
+        try {
+            JsonObject answer = gdb.ask("objfiles", question -> { });
+            List<GdbObjfile> objfiles = new ArrayList<>();
+            for (var element : answer.getAsJsonArray("objfiles")) {
+                JsonObject objfile = element.getAsJsonObject();
+                objfiles.add(new GdbObjfile(objfile.get("filename").getAsString(),
+                        objfile.has("buildId") && !objfile.get("buildId").isJsonNull()
+                                ? Optional.of(objfile.get("buildId").getAsString()) : Optional.empty()));
+            }
+            return objfiles;
+        } catch (GdbQuestionException | IllegalStateException | ClassCastException | NullPointerException unknown) {
+            return List.of(); // an older jompd.py, a strange answer: the link map's paths as they are
+        }
+    }
+
+    /**
+     * The module at {@code targetPath}: read from the file gdb reads (a sysroot's copy) when that is on this
+     * machine, else from the same path here, which must then be the same build as gdb's (build-id); without
+     * a usable file its symbols come through gdb.
+     */
+    private static ModuleSymbols.Module module(String targetPath, long loadBias, List<GdbObjfile> objfiles) {
+        Optional<GdbObjfile> gdbFile = objfiles.stream().filter(o -> o.isFor(targetPath))
+                .min(java.util.Comparator.comparing((GdbObjfile o) -> !o.filename().equals(targetPath)));
+        Path file = gdbFile.flatMap(GdbObjfile::localFile).orElse(Path.of(targetPath));
+        return new ModuleSymbols.Module(file, loadBias, gdbFile.flatMap(GdbObjfile::buildId));
     }
 
     @Override
@@ -181,6 +241,7 @@ final class GdbAddressSpace implements AddressSpace {
             return new ModuleSymbols(modules);
         }
         long entry = readLong(rDebug.getAsLong() + 8);
+        List<GdbObjfile> objfiles = objfilesFromGdb();
         Set<Long> visited = new HashSet<>();
         boolean first = true;
         while (entry != 0 && visited.add(entry) && visited.size() <= MAX_LINK_MAP_ENTRIES) {
@@ -190,8 +251,8 @@ final class GdbAddressSpace implements AddressSpace {
             if (first && path.isEmpty()) {
                 long bias = loadBias;
                 executable.ifPresent(file -> modules.add(new ModuleSymbols.Module(file, bias)));
-            } else if (path.startsWith("/") && Files.isRegularFile(Path.of(path))) {
-                modules.add(new ModuleSymbols.Module(Path.of(path), loadBias));
+            } else if (path.startsWith("/")) {
+                modules.add(module(path, loadBias, objfiles));
             }
             first = false;
             entry = readLong(entry + 24);

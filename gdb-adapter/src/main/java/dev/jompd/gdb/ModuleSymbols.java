@@ -26,14 +26,21 @@ final class ModuleSymbols implements AutoCloseable {
     static final class Module {
         final Path file;
         final long loadBias;
+        /** The build-id of the file gdb reads this module from, when gdb knows it: a local file must match. */
+        private final Optional<String> expectedBuildId;
         private boolean opened;
         private final List<ElfSymbolTable> tables = new ArrayList<>(3);
         private final List<ElfFile> elfFiles = new ArrayList<>(2);
         private String problem;
 
         Module(Path file, long loadBias) {
+            this(file, loadBias, Optional.empty());
+        }
+
+        Module(Path file, long loadBias, Optional<String> expectedBuildId) {
             this.file = file;
             this.loadBias = loadBias;
+            this.expectedBuildId = expectedBuildId;
         }
 
         String fileName() {
@@ -46,6 +53,12 @@ final class ModuleSymbols implements AutoCloseable {
                 try {
                     ElfFile elf = ElfFile.open(file);
                     elfFiles.add(elf);
+                    if (expectedBuildId.isPresent() && !expectedBuildId.equals(elf.buildId())) {
+                        // another build than the process runs: its symbols would point anywhere
+                        problem = file + " has build-id " + elf.buildId().orElse("none") + ", the process's "
+                                + fileName() + " " + expectedBuildId.get();
+                        return tables;
+                    }
                     tables.add(elf.symbolTable());
                     elf.buildId().flatMap(ModuleSymbols::debugFile).ifPresent(debug -> {
                         elfFiles.add(debug);
