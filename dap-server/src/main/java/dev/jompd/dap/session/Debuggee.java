@@ -3,6 +3,7 @@ package dev.jompd.dap.session;
 import dev.jompd.dap.gdb.Gdb;
 import dev.jompd.dap.gdb.GdbDebugger;
 import dev.jompd.dap.gdb.GdbException;
+import dev.jompd.dap.gdb.GdbFrame;
 import dev.jompd.dap.gdb.GdbThread;
 import dev.jompd.dap.mi.MiRecord;
 import dev.jompd.dap.mi.MiValue;
@@ -11,10 +12,12 @@ import dev.jompd.dap.openmp.OpenMpView;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 
 /**
@@ -63,7 +66,7 @@ final class Debuggee implements Gdb.Listener {
      */
     static Debuggee rehearsal(DapSession session, List<GdbThread> threads) {
         Debuggee debuggee = new Debuggee(session, new LaunchConfig(LaunchConfig.Kind.LAUNCH, Optional.empty(),
-                List.of(), Optional.empty(), Map.of(), Optional.empty(), java.util.OptionalLong.empty(), "gdb", false,
+                List.of(), Optional.empty(), Map.of(), Optional.empty(), OptionalLong.empty(), "gdb", false,
                 LaunchConfig.DEFAULT_GDB_TIMEOUT, List.of()));
         debuggee.configured = true;
         debuggee.rehearseStop(threads);
@@ -251,12 +254,12 @@ final class Debuggee implements Gdb.Listener {
      */
     void stepIn(int thread) {
         List<long[]> runtime = debugger.libraryRanges("libomp");
-        List<dev.jompd.dap.gdb.GdbFrame> top = runtime.isEmpty() ? List.of() : debugger.frames(thread, 0, 0);
+        List<GdbFrame> top = runtime.isEmpty() ? List.of() : debugger.frames(thread, 0, 0);
         if (top.isEmpty()) {
             debugger.step(thread, false);
             return;
         }
-        java.util.Map<Integer, String> helpers = new java.util.HashMap<>();
+        Map<Integer, String> helpers = new HashMap<>();
         for (String location : REGION_STARTS) {
             debugger.insertThreadBreakpoint(location, thread, false).ifPresent(number -> helpers.put(number, location));
         }
@@ -284,7 +287,7 @@ final class Debuggee implements Gdb.Listener {
     /** Where a task begins (libomp calls it only with OMP_DEBUG=enabled); its entry point comes from OMPD. */
     private static final String TASK_START = "ompd_bp_task_begin";
 
-    private static String lineOf(dev.jompd.dap.gdb.GdbFrame frame) {
+    private static String lineOf(GdbFrame frame) {
         return frame.line() > 0 ? frame.fullname().or(frame::file).orElse("?") + ":" + frame.line() : "";
     }
 
@@ -295,11 +298,11 @@ final class Debuggee implements Gdb.Listener {
         private final List<long[]> runtime;
         private String line;
         /** The helper breakpoints by gdb number: where each is. */
-        private final java.util.Map<Integer, String> helpers;
-        private java.util.OptionalInt codeEntry = java.util.OptionalInt.empty();
+        private final Map<Integer, String> helpers;
+        private OptionalInt codeEntry = OptionalInt.empty();
         private int moves;
 
-        OpenMpStep(int thread, List<long[]> runtime, String line, java.util.Map<Integer, String> helpers) {
+        OpenMpStep(int thread, List<long[]> runtime, String line, Map<Integer, String> helpers) {
             this.thread = thread;
             this.runtime = runtime;
             this.line = line;
@@ -330,14 +333,14 @@ final class Debuggee implements Gdb.Listener {
                             }
                         }
                     } else if (is(codeEntry, number)) {
-                        codeEntry = java.util.OptionalInt.empty(); // temporary: gone
+                        codeEntry = OptionalInt.empty(); // temporary: gone
                         line = frame(results).map(Debuggee::lineOf).orElse("");
                         return move(() -> debugger.step(thread, false)); // on to the code's first line
                     } else {
                         return end(); // the user's breakpoint
                     }
                 }
-                Optional<dev.jompd.dap.gdb.GdbFrame> frame = frame(results);
+                Optional<GdbFrame> frame = frame(results);
                 if (frame.isEmpty()) {
                     return end();
                 }
@@ -364,7 +367,7 @@ final class Debuggee implements Gdb.Listener {
             openMpStep = null;
             removeHelpers();
             codeEntry.ifPresent(number -> debugger.deleteBreakpoints(List.of(number)));
-            codeEntry = java.util.OptionalInt.empty();
+            codeEntry = OptionalInt.empty();
             return false;
         }
 
@@ -374,15 +377,15 @@ final class Debuggee implements Gdb.Listener {
             debugger.deleteBreakpoints(numbers);
         }
 
-        private static boolean is(java.util.OptionalInt breakpoint, int number) {
+        private static boolean is(OptionalInt breakpoint, int number) {
             return breakpoint.isPresent() && breakpoint.getAsInt() == number;
         }
 
-        private Optional<dev.jompd.dap.gdb.GdbFrame> frame(MiValue.Tuple results) {
-            return results.get("frame").map(dev.jompd.dap.gdb.GdbFrame::parse);
+        private Optional<GdbFrame> frame(MiValue.Tuple results) {
+            return results.get("frame").map(GdbFrame::parse);
         }
 
-        private boolean inRuntime(dev.jompd.dap.gdb.GdbFrame frame) {
+        private boolean inRuntime(GdbFrame frame) {
             if (frame.line() <= 0) {
                 return true; // no source: the runtime, libc
             }
