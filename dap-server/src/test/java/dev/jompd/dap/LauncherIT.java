@@ -10,7 +10,11 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -101,7 +105,7 @@ class LauncherIT {
         }
 
         byte[] whole = Files.readAllBytes(files.getFirst());
-        Files.write(files.getFirst(), java.util.Arrays.copyOf(whole, whole.length / 3));
+        Files.write(files.getFirst(), Arrays.copyOf(whole, whole.length / 3));
         try (Server broken = Server.start(cache, work.resolve("broken.err"), Map.of())) {
             sessionToTheMarker(broken.client(), work);
             assertThat(broken.end()).isTrue();
@@ -115,11 +119,11 @@ class LauncherIT {
             throws Exception {
         Path cache = Files.createDirectories(work.resolve("cache"));
         Path directory = Files.createDirectories(cache.resolve("jompd"));
-        List<Path> older = new java.util.ArrayList<>();
+        List<Path> older = new ArrayList<>();
         for (int age = 1; age <= 3; age++) { // caches of other installations, one to three days old
             Path old = Files.writeString(directory.resolve("jompd-dap-old" + age + ".aot"), "x");
-            Files.setLastModifiedTime(old, java.nio.file.attribute.FileTime.from(
-                    java.time.Instant.now().minus(Duration.ofDays(age))));
+            Files.setLastModifiedTime(old, FileTime.from(
+                    Instant.now().minus(Duration.ofDays(age))));
             older.add(old);
         }
         try (Server server = Server.start(cache, work.resolve("err"), Map.of())) {

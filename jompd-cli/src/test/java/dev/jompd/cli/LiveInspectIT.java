@@ -11,7 +11,9 @@ import dev.jompd.testkit.LiveFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -69,11 +71,11 @@ class LiveInspectIT {
                     "shell touch " + holding + "; while [ ! -e " + done + " ]; do sleep 0.05; done")
                     .redirectErrorStream(true).redirectOutput(dir.resolve("gdb.log").toFile()).start();
             try {
-                long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
-                while (!java.nio.file.Files.exists(holding) && System.nanoTime() < deadline && gdb.isAlive()) {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                while (!Files.exists(holding) && System.nanoTime() < deadline && gdb.isAlive()) {
                     Thread.sleep(20);
                 }
-                assertThat(holding).as(java.nio.file.Files.readString(dir.resolve("gdb.log"))).exists();
+                assertThat(holding).as(Files.readString(dir.resolve("gdb.log"))).exists();
 
                 InspectCommandIT.Result report = InspectCommandIT.jompd("inspect", "--pid", Long.toString(live.pid()), "--json");
                 assertThat(report.exitCode()).as(report.err()).isZero();
@@ -83,8 +85,8 @@ class LiveInspectIT {
                     assertThat(json.getAsJsonArray("threads").toString()).contains("\"lwp\":" + thread.lwp());
                 }
             } finally {
-                java.nio.file.Files.writeString(done, "");
-                gdb.waitFor(60, java.util.concurrent.TimeUnit.SECONDS);
+                Files.writeString(done, "");
+                gdb.waitFor(60, TimeUnit.SECONDS);
             }
             assertThat(gdb.exitValue()).as("gdb detached as usual").isZero();
             assertThat(live.release()).contains("JOMPD_RESULT ok");

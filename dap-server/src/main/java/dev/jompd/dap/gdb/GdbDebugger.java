@@ -209,7 +209,7 @@ public final class GdbDebugger {
 
     /** The address ranges of the loaded libraries whose file name contains {@code nameFragment}. */
     public List<long[]> libraryRanges(String nameFragment) {
-        List<long[]> ranges = new java.util.ArrayList<>();
+        List<long[]> ranges = new ArrayList<>();
         MiValue.Tuple answer = gdb.execute("-file-list-shared-libraries").results();
         for (MiValue library : answer.get("shared-libraries").map(MiValue::items).orElse(List.of())) {
             String name = library.string("id").orElse("");

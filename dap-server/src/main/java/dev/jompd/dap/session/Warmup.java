@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 /**
  * Runs the code of a stop on made-up data in the background when the server starts (jompd's live reading
@@ -65,7 +66,7 @@ public final class Warmup {
             helper = new ProcessBuilder("sleep", "60").redirectErrorStream(true).start();
             long pid = helper.pid();
             Process stop = new ProcessBuilder("kill", "-STOP", Long.toString(pid)).start();
-            if (!stop.waitFor(5, java.util.concurrent.TimeUnit.SECONDS) || stop.exitValue() != 0) {
+            if (!stop.waitFor(5, TimeUnit.SECONDS) || stop.exitValue() != 0) {
                 return;
             }
             for (int i = 0, opened = 0; i < 40 && opened < 12 && !realStopBegun; i++) { // a dozen: enough for the JIT
@@ -117,7 +118,7 @@ public final class Warmup {
      * stopped frame's scopes. Enough rounds for the JIT to compile that path before the first real stop,
      * unless {@code enough} says to end early. Returns the stops rehearsed.
      */
-    static int warmStops(java.util.function.BooleanSupplier enough) throws InterruptedException {
+    static int warmStops(BooleanSupplier enough) throws InterruptedException {
         BlockingQueue<String> sent = new LinkedBlockingQueue<>();
         DapPeer client = new DapPeer() {
             @Override
