@@ -3,6 +3,7 @@ package dev.jompd.gdb;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import dev.jompd.cli.JsonReport;
+import dev.jompd.cli.RegionTree;
 import dev.jompd.cli.SourceLines;
 import dev.jompd.core.ompd.Icv;
 import dev.jompd.core.ompd.Icvs;
@@ -269,15 +270,7 @@ final class Handlers {
         boolean all = arguments.trim().equals("all");
         Session.Target target = views.target();
         ProcessSnapshot snapshot = ProcessSnapshot.take(target.process());
-        Map<String, String> ids = new LinkedHashMap<>();
-        snapshot.regions().keySet().forEach(key -> ids.put(key, "r" + ids.size())); // as in the JSON report
-        Map<String, List<ProcessSnapshot.ThreadView>> threadsByRegion = new LinkedHashMap<>();
-        snapshot.threads().forEach(t -> threadsByRegion.computeIfAbsent(t.region().orElse(""), k -> new ArrayList<>()).add(t));
-        Map<String, List<String>> children = new LinkedHashMap<>();
-        List<String> roots = new ArrayList<>();
-        snapshot.regions().values().forEach(region -> region.enclosing().ifPresentOrElse(
-                parent -> children.computeIfAbsent(parent, k -> new ArrayList<>()).add(region.key()),
-                () -> roots.add(region.key())));
+        RegionTree tree = RegionTree.of(snapshot);
         Map<Long, Integer> gdbByLwp = new TreeMap<>();
         target.gdbThreads().list(false).forEach(t -> gdbByLwp.put(t.lwp(), t.num()));
 
@@ -286,11 +279,11 @@ final class Handlers {
                 .append(target.description().runtime()).append(", OpenMP ").append(snapshot.ompVersion()).append(", ")
                 .append(snapshot.threads().size()).append(" OpenMP threads, ").append(snapshot.regions().size())
                 .append(" parallel regions\n");
-        TreePrinter printer = new TreePrinter(views, snapshot, ids, children, threadsByRegion, gdbByLwp, all, out);
-        roots.forEach(root -> printer.region(root, 1));
-        if (threadsByRegion.containsKey("")) {
+        TreePrinter printer = new TreePrinter(views, snapshot, tree, gdbByLwp, all, out);
+        tree.roots().forEach(root -> printer.region(root, 1));
+        if (tree.threadsByRegion().containsKey(RegionTree.NO_TEAM)) {
             out.append("  threads in no team (idle in the pool):\n");
-            printer.threads(threadsByRegion.get(""), 2);
+            printer.threads(tree.threadsByRegion().get(RegionTree.NO_TEAM), 2);
         }
         if (!snapshot.problems().isEmpty()) {
             out.append("Problems:\n");
@@ -300,25 +293,23 @@ final class Handlers {
     }
 
     /** Prints the region tree with each team's threads under it, alike threads grouped. */
-    private record TreePrinter(Views views, ProcessSnapshot snapshot, Map<String, String> ids,
-                               Map<String, List<String>> children,
-                               Map<String, List<ProcessSnapshot.ThreadView>> threadsByRegion,
+    private record TreePrinter(Views views, ProcessSnapshot snapshot, RegionTree tree,
                                Map<Long, Integer> gdbByLwp, boolean all, StringBuilder out) {
         void region(String key, int depth) {
             ProcessSnapshot.RegionView region = snapshot.regions().get(key);
-            out.append("  ".repeat(depth)).append(ids.get(key)).append(" level ").append(region.level());
+            out.append("  ".repeat(depth)).append(tree.ids().get(key)).append(" level ").append(region.level());
             if (region.level() > 0 && region.teamSize() == 1) {
                 out.append(" serialized");
             }
             out.append(", team of ").append(region.teamSize()).append(", active level ").append(region.activeLevel());
-            List<ProcessSnapshot.ThreadView> members = threadsByRegion.getOrDefault(key, List.of());
+            List<ProcessSnapshot.ThreadView> members = tree.threadsByRegion().getOrDefault(key, List.of());
             members.stream().map(t -> t.tasks().isEmpty() ? OptionalLong.empty() : t.tasks().getFirst().function())
                     .filter(OptionalLong::isPresent).findFirst()
                     .filter(f -> region.level() > 0 && f.getAsLong() != 0)
                     .ifPresent(f -> out.append("  ").append(views.function(f.getAsLong())));
             out.append('\n');
             threads(members, depth + 1);
-            for (String child : children.getOrDefault(key, List.of())) {
+            for (String child : tree.children().getOrDefault(key, List.of())) {
                 region(child, depth + 1);
             }
         }

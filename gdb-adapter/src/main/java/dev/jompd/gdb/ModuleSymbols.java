@@ -1,8 +1,7 @@
 package dev.jompd.gdb;
 
 import dev.jompd.core.elf.ElfFile;
-import dev.jompd.core.elf.ElfSymbol;
-import dev.jompd.core.elf.ElfSymbolTable;
+import dev.jompd.core.target.LinkMap;
 import dev.jompd.core.target.LoadedModule;
 import dev.jompd.core.target.TargetException;
 import dev.jompd.core.target.TargetSymbol;
@@ -10,7 +9,6 @@ import dev.jompd.core.target.TargetSymbol;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -29,8 +27,8 @@ final class ModuleSymbols implements AutoCloseable {
         /** The build-id of the file gdb reads this module from, when gdb knows it: a local file must match. */
         private final Optional<String> expectedBuildId;
         private boolean opened;
-        private final List<ElfSymbolTable> tables = new ArrayList<>(3);
-        private final List<ElfFile> elfFiles = new ArrayList<>(2);
+        private Optional<ElfFile> elf = Optional.empty();
+        private Optional<ElfFile> debugFile = Optional.empty();
         private String problem;
 
         Module(Path file, long loadBias) {
@@ -47,42 +45,33 @@ final class ModuleSymbols implements AutoCloseable {
             return file.getFileName() == null ? file.toString() : file.getFileName().toString();
         }
 
-        synchronized List<ElfSymbolTable> tables() {
-            if (!opened) {
-                opened = true;
-                try {
-                    ElfFile elf = ElfFile.open(file);
-                    elfFiles.add(elf);
-                    if (expectedBuildId.isPresent() && !expectedBuildId.equals(elf.buildId())) {
-                        // another build than the process runs: its symbols would point anywhere
-                        problem = file + " has build-id " + elf.buildId().orElse("none") + ", the process's "
-                                + fileName() + " " + expectedBuildId.get();
-                        return tables;
-                    }
-                    tables.add(elf.symbolTable());
-                    elf.buildId().flatMap(ModuleSymbols::debugFile).ifPresent(debug -> {
-                        elfFiles.add(debug);
-                        tables.add(debug.symbolTable());
-                    });
-                    tables.add(elf.dynamicSymbolTable());
-                } catch (IOException | TargetException e) {
-                    problem = e.getMessage(); // a module we cannot read names nothing
-                }
+        /** Opens the file (memory-mapped) and its debug file on the first lookup. */
+        private void open() {
+            if (opened) {
+                return;
             }
-            return tables;
+            opened = true;
+            try {
+                ElfFile file = ElfFile.open(this.file);
+                Optional<String> buildId = LinkMap.buildIdOf(file);
+                if (expectedBuildId.isPresent() && !expectedBuildId.equals(buildId)) {
+                    // another build than the process runs: its symbols would point anywhere
+                    problem = this.file + " has build-id " + buildId.orElse("none") + ", the process's "
+                            + fileName() + " " + expectedBuildId.get();
+                    file.close();
+                    return;
+                }
+                elf = Optional.of(file);
+                debugFile = buildId.flatMap(id -> LinkMap.findDebugFile(id, DEBUG_FILE_DIRECTORIES,
+                        ModuleSymbols::openIfThere, ElfFile::close));
+            } catch (IOException | TargetException e) {
+                problem = e.getMessage(); // a module we cannot read names nothing
+            }
         }
 
-        Optional<TargetSymbol> lookup(String name) {
-            for (ElfSymbolTable table : tables()) {
-                Optional<ElfSymbol> symbol = table.lookup(name);
-                if (symbol.isPresent()) {
-                    ElfSymbol found = symbol.get();
-                    // A TLS symbol's value is an offset in the module's TLS block, an absolute one a number.
-                    long address = found.isThreadLocal() || found.isAbsolute() ? found.value() : loadBias + found.value();
-                    return Optional.of(new TargetSymbol(found.name(), address, found.size(), fileName(), found.isThreadLocal()));
-                }
-            }
-            return Optional.empty();
+        synchronized Optional<TargetSymbol> lookup(String name) {
+            open();
+            return LinkMap.lookup(elf, debugFile, name, loadBias, fileName());
         }
 
         LoadedModule toLoadedModule() {
@@ -90,9 +79,10 @@ final class ModuleSymbols implements AutoCloseable {
         }
 
         synchronized void close() {
-            elfFiles.forEach(ElfFile::close);
-            elfFiles.clear();
-            tables.clear();
+            elf.ifPresent(ElfFile::close);
+            debugFile.ifPresent(ElfFile::close);
+            elf = Optional.empty();
+            debugFile = Optional.empty();
         }
 
         @Override
@@ -138,26 +128,15 @@ final class ModuleSymbols implements AutoCloseable {
         return modules;
     }
 
-    private static Optional<ElfFile> debugFile(String buildId) {
-        if (buildId.length() < 3) {
+    private static Optional<ElfFile> openIfThere(Path path) {
+        if (!Files.isRegularFile(path)) {
             return Optional.empty();
         }
-        for (Path directory : DEBUG_FILE_DIRECTORIES) {
-            Path candidate = directory.resolve(".build-id").resolve(buildId.substring(0, 2))
-                    .resolve(buildId.substring(2) + ".debug");
-            if (Files.isRegularFile(candidate)) {
-                try {
-                    ElfFile debug = ElfFile.open(candidate);
-                    if (debug.buildId().equals(Optional.of(buildId))) {
-                        return Optional.of(debug);
-                    }
-                    debug.close();
-                } catch (IOException | TargetException e) {
-                    // an unreadable debug file: the module's own tables remain
-                }
-            }
+        try {
+            return Optional.of(ElfFile.open(path));
+        } catch (IOException | TargetException e) {
+            return Optional.empty(); // an unreadable debug file: the module's own tables remain
         }
-        return Optional.empty();
     }
 
     @Override

@@ -4,9 +4,7 @@ import dev.jompd.core.ompd.ProcessSnapshot;
 import dev.jompd.core.target.Symbolizer;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -38,21 +36,14 @@ final class TextReport {
         }
         out.append('\n');
 
-        Map<String, String> ids = JsonReport.regionIds(snapshot);
-        Map<String, List<ProcessSnapshot.ThreadView>> threadsByRegion = new LinkedHashMap<>();
-        snapshot.threads().forEach(t -> threadsByRegion.computeIfAbsent(t.region().orElse(""), k -> new ArrayList<>()).add(t));
-        Map<String, List<String>> children = new LinkedHashMap<>();
-        List<String> roots = new ArrayList<>();
-        snapshot.regions().values().forEach(region -> region.enclosing().ifPresentOrElse(
-                parent -> children.computeIfAbsent(parent, k -> new ArrayList<>()).add(region.key()),
-                () -> roots.add(region.key())));
+        RegionTree tree = RegionTree.of(snapshot);
         out.append(bold("Parallel regions")).append('\n');
-        for (String root : roots) {
-            region(snapshot, root, 1, ids, children, threadsByRegion, out);
+        for (String root : tree.roots()) {
+            region(snapshot, root, 1, tree, out);
         }
-        if (threadsByRegion.containsKey("")) {
+        if (tree.threadsByRegion().containsKey(RegionTree.NO_TEAM)) {
             out.append("  threads in no team (idle in the pool):\n");
-            threads(threadsByRegion.get(""), 2, out);
+            threads(tree.threadsByRegion().get(RegionTree.NO_TEAM), 2, out);
         }
 
         out.append('\n').append(bold("Process ICVs")).append('\n');
@@ -71,21 +62,19 @@ final class TextReport {
         return out.toString();
     }
 
-    private void region(ProcessSnapshot snapshot, String key, int depth, Map<String, String> ids,
-                        Map<String, List<String>> children, Map<String, List<ProcessSnapshot.ThreadView>> threads,
-                        StringBuilder out) {
+    private void region(ProcessSnapshot snapshot, String key, int depth, RegionTree tree, StringBuilder out) {
         ProcessSnapshot.RegionView region = snapshot.regions().get(key);
         String indent = "  ".repeat(depth);
-        out.append(indent).append(paint("36", ids.get(key) + " level " + region.level()))
+        out.append(indent).append(paint("36", tree.ids().get(key) + " level " + region.level()))
                 .append(region.level() > 0 && region.teamSize() == 1 ? " serialized" : "").append(", team of ").append(region.teamSize())
                 .append(", active level ").append(region.activeLevel());
         if (region.toolData().value() != 0) {
             out.append(", tool data ").append(Long.toUnsignedString(region.toolData().value()));
         }
         out.append('\n');
-        threads(threads.getOrDefault(key, List.of()), depth + 1, out);
-        for (String child : children.getOrDefault(key, List.of())) {
-            region(snapshot, child, depth + 1, ids, children, threads, out);
+        threads(tree.threadsByRegion().getOrDefault(key, List.of()), depth + 1, out);
+        for (String child : tree.children().getOrDefault(key, List.of())) {
+            region(snapshot, child, depth + 1, tree, out);
         }
     }
 

@@ -1,20 +1,25 @@
 package dev.jompd.core.target;
 
 import dev.jompd.core.elf.ElfFile;
+import dev.jompd.core.elf.ElfFormatException;
 import dev.jompd.core.elf.ElfSymbol;
 import dev.jompd.core.elf.ElfSymbolTable;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * What every backend needs from the dynamic linker's bookkeeping in the target: the order modules were
  * loaded in (the link map reached through the executable's {@code DT_DEBUG} entry), and symbols
- * relocated to run-time addresses. Shared by the core-file and live backends.
+ * relocated to run-time addresses, from the modules' files and their separate debug files. Shared by the
+ * core-file and live backends and the gdb bridge.
  */
 public final class LinkMap {
     private static final int MAX_DYNAMIC_ENTRIES = 4096;
@@ -110,6 +115,39 @@ public final class LinkMap {
             }
         }
         return OptionalLong.empty();
+    }
+
+    /**
+     * A module's separate debug file, where gdb finds them: {@code DIR/.build-id/xx/yyyy.debug} whose own
+     * build-id is {@code buildId} (a damaged one has none). {@code open} opens a candidate, empty when it
+     * cannot; a candidate of another build goes to {@code rejected} (to close it, if the caller owns it).
+     */
+    public static Optional<ElfFile> findDebugFile(String buildId, List<Path> directories,
+                                                  Function<Path, Optional<ElfFile>> open, Consumer<ElfFile> rejected) {
+        if (buildId.length() < 3) {
+            return Optional.empty();
+        }
+        for (Path directory : directories) {
+            Path candidate = directory.resolve(".build-id").resolve(buildId.substring(0, 2))
+                    .resolve(buildId.substring(2) + ".debug");
+            Optional<ElfFile> debug = open.apply(candidate);
+            if (debug.isPresent()) {
+                if (buildIdOf(debug.get()).equals(Optional.of(buildId))) {
+                    return debug;
+                }
+                rejected.accept(debug.get());
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** The file's build-id; none when its notes are damaged. */
+    public static Optional<String> buildIdOf(ElfFile elf) {
+        try {
+            return elf.buildId();
+        } catch (ElfFormatException e) {
+            return Optional.empty();
+        }
     }
 
     /**

@@ -116,21 +116,9 @@ final class CoreModule implements LinkMap.Module {
         filesOpened = true;
     }
 
-    /** A separate debug file, as gdb finds them: {@code DIR/.build-id/xx/yyyy.debug}. */
+    /** A separate debug file (the space owns what it opens: nothing to close here). */
     private Optional<ElfFile> findDebugFile(String buildId) {
-        if (buildId.length() < 3) {
-            return Optional.empty();
-        }
-        for (Path directory : debugFileDirectories) {
-            Path candidate = directory.resolve(".build-id").resolve(buildId.substring(0, 2))
-                    .resolve(buildId.substring(2) + ".debug");
-            Optional<ElfFile> debug = elfOpener.apply(candidate)
-                    .filter(elf -> elf.buildId().equals(Optional.of(buildId)));
-            if (debug.isPresent()) {
-                return debug;
-            }
-        }
-        return Optional.empty();
+        return LinkMap.findDebugFile(buildId, debugFileDirectories, elfOpener, rejected -> { });
     }
 
     @Override

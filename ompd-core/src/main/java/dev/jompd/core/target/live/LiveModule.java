@@ -119,7 +119,7 @@ final class LiveModule implements LinkMap.Module, AutoCloseable {
             if (elf.isEmpty()) {
                 continue;
             }
-            Optional<String> fileBuildId = buildIdOf(elf.get());
+            Optional<String> fileBuildId = LinkMap.buildIdOf(elf.get());
             if (memoryBuildId.isEmpty() || memoryBuildId.equals(fileBuildId)) {
                 file = elf;
                 toClose.add(elf.get());
@@ -134,7 +134,7 @@ final class LiveModule implements LinkMap.Module, AutoCloseable {
                     + "loaded it; reading /proc/PID/map_files needs CAP_SYS_ADMIN)";
             return;
         }
-        Optional<String> buildId = memoryBuildId.or(() -> file.flatMap(LiveModule::buildIdOf));
+        Optional<String> buildId = memoryBuildId.or(() -> file.flatMap(LinkMap::buildIdOf));
         debugFile = buildId.flatMap(this::findDebugFile);
     }
 
@@ -149,30 +149,10 @@ final class LiveModule implements LinkMap.Module, AutoCloseable {
         }
     }
 
-    private static Optional<String> buildIdOf(ElfFile elf) {
-        try {
-            return elf.buildId();
-        } catch (ElfFormatException e) {
-            return Optional.empty();
-        }
-    }
-
-    /** A separate debug file, as gdb finds them: {@code DIR/.build-id/xx/yyyy.debug}. */
     private Optional<ElfFile> findDebugFile(String buildId) {
-        if (buildId.length() < 3) {
-            return Optional.empty();
-        }
-        for (Path directory : debugFileDirectories) {
-            Path candidate = directory.resolve(".build-id").resolve(buildId.substring(0, 2))
-                    .resolve(buildId.substring(2) + ".debug");
-            Optional<ElfFile> debug = openElf(candidate);
-            if (debug.isPresent() && buildIdOf(debug.get()).equals(Optional.of(buildId))) {
-                toClose.add(debug.get());
-                return debug;
-            }
-            debug.ifPresent(ElfFile::close);
-        }
-        return Optional.empty();
+        Optional<ElfFile> debug = LinkMap.findDebugFile(buildId, debugFileDirectories, this::openElf, ElfFile::close);
+        debug.ifPresent(toClose::add);
+        return debug;
     }
 
     @Override
