@@ -581,6 +581,9 @@ final class Debuggee implements Gdb.Listener {
     private void exited(int code) {
         exited = true;
         running = false;
+        if (output != null) {
+            output.drain(java.time.Duration.ofMillis(500)); // the program's last words before its exit
+        }
         session.exited(code);
     }
 

@@ -23,6 +23,8 @@ final class InferiorOutput implements AutoCloseable {
     private final Path err;
     private final RandomAccessFile outPipe;
     private final RandomAccessFile errPipe;
+    /** Readers blocked in read with nothing in hand, by category: what {@link #drain} waits for. */
+    private final java.util.Map<String, Boolean> idle = new java.util.concurrent.ConcurrentHashMap<>();
     private volatile boolean closed;
 
     private InferiorOutput(Path directory, Path out, Path err, RandomAccessFile outPipe, RandomAccessFile errPipe) {
@@ -69,7 +71,9 @@ final class InferiorOutput implements AutoCloseable {
             var pending = java.nio.ByteBuffer.allocate(buffer.length + 8);
             var chars = java.nio.CharBuffer.allocate(buffer.length + 8);
             try {
+                idle.put(category, true);
                 for (int n; (n = pipe.read(buffer)) > 0 && !closed; ) {
+                    idle.put(category, false);
                     pending.put(buffer, 0, n).flip();
                     decoder.decode(pending, chars, false); // an incomplete UTF-8 sequence waits for its rest
                     pending.compact();
@@ -78,11 +82,33 @@ final class InferiorOutput implements AutoCloseable {
                         sink.accept(category, chars.toString());
                     }
                     chars.clear();
+                    idle.put(category, true);
                 }
             } catch (IOException closed) {
                 // the session ended
             }
         });
+    }
+
+    /**
+     * Waits (at most {@code max}) until everything the program wrote has been forwarded: the program
+     * ended, and its last output must reach the client before the exited event does. The pipes stay open
+     * on this side, so no end of file says it; empty pipes and idle readers do.
+     */
+    void drain(java.time.Duration max) {
+        long deadline = System.nanoTime() + max.toNanos();
+        try (var outBytes = new java.io.FileInputStream(outPipe.getFD()) { public void close() { } };
+             var errBytes = new java.io.FileInputStream(errPipe.getFD()) { public void close() { } }) {
+            while (System.nanoTime() < deadline && !closed) {
+                if (outBytes.available() == 0 && errBytes.available() == 0
+                        && idle.getOrDefault("stdout", false) && idle.getOrDefault("stderr", false)) {
+                    return;
+                }
+                Thread.sleep(2);
+            }
+        } catch (IOException | InterruptedException e) {
+            // forwarded what could be: the exit is told anyway
+        }
     }
 
     @Override
