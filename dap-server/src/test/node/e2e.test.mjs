@@ -36,7 +36,8 @@ function readFacts(file) {
     const get = (field) => facts[`thread.${k}.${field}`];
     threads.push({ lwp: Number(get('lwp')), threadNum: Number(get('thread_num')), teamSize: Number(get('team_size')),
       level: Number(get('level')), activeLevel: Number(get('active_level')), maxActiveLevels: get('max_active_levels'),
-      threadLimit: get('thread_limit'), schedule: get('schedule') });
+      threadLimit: get('thread_limit'), schedule: get('schedule'),
+      ancestors: (get('ancestors') || '').split(',').filter((x) => x !== '').map(Number) });
   }
   return { threads, markerThread: Number(facts.marker_thread) };
 }
@@ -51,7 +52,10 @@ function checkThreadNames(threads, facts) {
   for (const f of facts.threads) {
     const t = byLwp.get(f.lwp);
     assert.ok(t, `a DAP thread for LWP ${f.lwp}`);
-    assert.ok(t.name.startsWith(`omp ${f.threadNum}/${f.teamSize} · level ${f.level} · `), `name of LWP ${f.lwp}: ${t.name}`);
+    // the team path (ancestor thread numbers from level 1 inward) tells apart threads of different teams
+    const path = f.ancestors.slice(0, Math.max(0, f.level - 1));
+    const prefix = path.length ? `${path.join('.')} · ` : '';
+    assert.ok(t.name.startsWith(`omp ${prefix}${f.threadNum}/${f.teamSize} · level ${f.level} · `), `name of LWP ${f.lwp}: ${t.name}`);
   }
   return new Map([...byLwp].map(([lwp, t]) => [lwp, t.id]));
 }

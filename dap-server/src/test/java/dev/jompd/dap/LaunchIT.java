@@ -162,7 +162,8 @@ class LaunchIT {
             assertThat(hit.get("reason").getAsString()).isEqualTo("breakpoint");
             JsonObject threads = client.body("threads", null);
             assertThat(threads.getAsJsonArray("threads")).hasSize(6);
-            assertThat(threads.toString()).contains("omp 0/3 · level 2").contains("omp 2/3 · level 2");
+            // two teams of three at level 2, told apart by their team paths (the level-1 thread that started each)
+            assertThat(threads.toString()).contains("omp 0 · 0/3 · level 2").contains("omp 1 · 2/3 · level 2");
             assertThat(client.body("jompd/openmpTree", null).getAsJsonArray("threads")).hasSize(6);
 
             client.body("terminate", null);

@@ -33,8 +33,10 @@ final class OpenMpExpectations {
         for (Facts.ThreadFacts thread : facts.threads()) {
             String name = nameByLwp.get(thread.lwp());
             assertThat(name).as("DAP thread for %s in %s", thread, threads).isNotNull();
-            assertThat(name).as("name of %s", thread).startsWith("omp " + thread.threadNum() + "/" + thread.teamSize()
-                    + " · level " + thread.level() + " · ");
+            List<Integer> teamPath = thread.ancestors().subList(0, Math.max(0, thread.level() - 1));
+            String path = teamPath.isEmpty() ? "" : String.join(".", teamPath.stream().map(String::valueOf).toList()) + " · ";
+            assertThat(name).as("name of %s", thread).startsWith("omp " + path + thread.threadNum() + "/"
+                    + thread.teamSize() + " · level " + thread.level() + " · ");
         }
         return idByLwp;
     }

@@ -1,6 +1,5 @@
 package dev.jompd.gdb;
 
-import dev.jompd.cli.TargetDescription;
 import dev.jompd.core.ompd.AddressSpaceHandle;
 import dev.jompd.core.ompd.Ompd;
 import dev.jompd.core.target.AddressSpace;
@@ -9,6 +8,9 @@ import dev.jompd.core.target.TargetException;
 import dev.jompd.core.target.TargetThread;
 import dev.jompd.core.target.core.CoreFileAddressSpace;
 import dev.jompd.core.target.live.LiveProcessAddressSpace;
+import dev.jompd.report.CodeNames;
+import dev.jompd.report.OpenMpPicture;
+import dev.jompd.report.TargetDescription;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -48,7 +50,16 @@ final class Session implements AutoCloseable {
 
     /** What a command works on: the OMPD process, gdb's threads and the selected thread. */
     record Target(AddressSpaceHandle process, Symbolizer symbols, GdbThreads gdbThreads, TargetContext context,
-                  TargetDescription description, boolean coreFile) {}
+                  TargetDescription description, boolean coreFile, java.util.function.Supplier<OpenMpPicture> pictures) {
+        /** The OpenMP picture of this stop, taken once for all commands of the stop. */
+        OpenMpPicture picture() {
+            return pictures.get();
+        }
+    }
+
+    /** This stop's picture, taken on first use; dropped when the stop ends. */
+    private OpenMpPicture picture;
+    private CodeNames codeNames;
 
     /**
      * Brings the session in line with gdb's target and initialises OMPD on it.
@@ -77,7 +88,18 @@ final class Session implements AutoCloseable {
             process = Ompd.processInitialize(space);
         }
         TargetDescription description = new TargetDescription(kind, name, space.name(), process.layout().runtimeModule());
-        return new Target(process, symbols, gdbThreads, context, description, context.kind() == TargetContext.Kind.CORE);
+        return new Target(process, symbols, gdbThreads, context, description, context.kind() == TargetContext.Kind.CORE,
+                () -> picture(description));
+    }
+
+    private synchronized OpenMpPicture picture(TargetDescription description) {
+        if (picture == null) {
+            if (codeNames == null) {
+                codeNames = new CodeNames(symbols);
+            }
+            picture = OpenMpPicture.take(process, description, codeNames);
+        }
+        return picture;
     }
 
     private List<TargetThread> threadsFromGdb() {
@@ -87,6 +109,7 @@ final class Session implements AutoCloseable {
     /** The inferior ran: every cache of the stop goes. */
     void resumed() {
         resumes++;
+        picture = null;
         gdbThreads.invalidate();
         if (inferior != null) {
             inferior.resumed();
@@ -175,6 +198,8 @@ final class Session implements AutoCloseable {
         space = null;
         inferior = null;
         symbols = null;
+        codeNames = null;
+        picture = null;
         process = null;
         identity = null;
         gdbThreads.invalidate();

@@ -6,6 +6,9 @@ import dev.jompd.core.ompd.ParallelHandle;
 import dev.jompd.core.ompd.TaskHandle;
 import dev.jompd.core.ompd.ThreadHandle;
 import dev.jompd.core.target.Symbolizer;
+import dev.jompd.report.OpenMpPicture;
+import dev.jompd.report.OpenMpPicture.OpenMpThread;
+import dev.jompd.report.Text;
 
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -51,6 +54,41 @@ final class Views {
         }
     }
 
+    /** The selected (or any) thread's entry in this stop's picture. */
+    OpenMpThread inPicture(ThreadHandle thread) {
+        OpenMpPicture picture = target.picture();
+        long gtid = attempt(thread::gtid).orElseThrow(() -> new BridgeException("cannot read the thread's gtid"));
+        return picture.threads().stream().filter(t -> t.gtid() == gtid).findFirst()
+                .orElseThrow(() -> new BridgeException("OpenMP thread gtid " + gtid + " is not in this stop's picture"));
+    }
+
+    /** gdb's number of the OS thread behind an OpenMP thread of the picture. */
+    OptionalInt gdbNumber(OpenMpThread thread) {
+        Optional<GdbThreads.GdbThread> byPthread = target.gdbThreads().byPthread(thread.pthread());
+        if (byPthread.isPresent()) {
+            return OptionalInt.of(byPthread.get().num());
+        }
+        if (thread.lwp().isPresent()) {
+            return target.gdbThreads().byLwp(thread.lwp().getAsLong()).map(t -> OptionalInt.of(t.num())).orElse(OptionalInt.empty());
+        }
+        return OptionalInt.empty();
+    }
+
+    /** The state as in {@link #state(ThreadHandle)}, from the picture. */
+    String state(OpenMpThread thread) {
+        if (!thread.stateKnown()) {
+            return thread.state().equals("unavailable") ? "(state not tracked: OMP_DEBUG=enabled)" : "(" + thread.state() + ")";
+        }
+        String name = Text.shortState(thread.state());
+        return thread.waitId() != 0 ? name + " on 0x" + Long.toHexString(thread.waitId()) : name;
+    }
+
+    boolean isSelected(OpenMpThread thread) {
+        Optional<TargetContext.SelectedThread> selected = target.context().selected();
+        OptionalInt num = gdbNumber(thread);
+        return selected.isPresent() && num.isPresent() && selected.get().num() == num.getAsInt();
+    }
+
     /** gdb's number of the OS thread behind an OpenMP thread. */
     OptionalInt gdbNumber(ThreadHandle thread) {
         OptionalLong pthread = attempt(thread::pthreadId).map(OptionalLong::of).orElse(OptionalLong.empty());
@@ -86,7 +124,7 @@ final class Views {
     String state(ThreadHandle thread) {
         try {
             ThreadHandle.ThreadStateInfo state = thread.state();
-            String name = state.name().replace("ompt_state_", "");
+            String name = Text.shortState(state.name());
             return state.waitId() != 0 ? name + " on 0x" + Long.toHexString(state.waitId()) : name;
         } catch (OmpdException e) {
             return e.rc() == OmpdRc.NEEDS_STATE_TRACKING ? "(state not tracked: OMP_DEBUG=enabled)" : "(" + e.rc().cName() + ")";

@@ -45,7 +45,7 @@ class GdbBridgeIT {
     private static final FixtureRun NESTED_2_3 = FixtureRun.of(Fixture.NESTED, "2", "3");
     private static final Duration TIMEOUT = Duration.ofMinutes(3);
     private static final Pattern THREAD_ROW = Pattern.compile(
-            "^\\s*(\\*?)\\s*(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+(\\S.*)$");
+            "^\\s*(\\*?)\\s*(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+([-\\d.]+)\\s+(\\S.*)$");
     private static final Map<String, String> SIDE_BY_SIDE = new LinkedHashMap<>();
 
     /** The commands of one scenario, in order; thread 3 is a worker on every backend. */
@@ -263,7 +263,10 @@ class GdbBridgeIT {
             assertThat(Integer.parseInt(row.group(5))).as("%s", thread + " thread number").isEqualTo(thread.threadNum());
             assertThat(Integer.parseInt(row.group(6))).as("%s", thread + " level").isEqualTo(thread.level());
             assertThat(Integer.parseInt(row.group(7))).as("%s", thread + " team size").isEqualTo(thread.teamSize());
-            assertThat(row.group(8)).as("%s", thread + " state").startsWith("work_parallel");
+            List<Integer> path = thread.ancestors().subList(0, Math.max(0, thread.level() - 1));
+            assertThat(row.group(8)).as("%s", thread + " team path").isEqualTo(path.isEmpty() ? "-"
+                    : String.join(".", path.stream().map(String::valueOf).toList()));
+            assertThat(row.group(9)).as("%s", thread + " state").startsWith("work_parallel");
         }
     }
 
@@ -335,15 +338,15 @@ class GdbBridgeIT {
         String primary = output.section("ompd bt");
         Facts.ThreadFacts thread = subject(primary, facts);
         List<String> lines = primary.lines().toList();
-        assertThat(lines.get(1)).as("%s", primary).startsWith("[implicit task 0x").endsWith(" in level " + thread.level()
+        assertThat(lines.get(1)).as("%s", primary).startsWith("[implicit task t").endsWith(" in level " + thread.level()
                 + " region, team of " + thread.teamSize() + "]");
         checkLabels(primary);
         assertThat(primary).contains(" in main ()").contains(" in jompd_marker ()")
-                .contains("[OpenMP runtime, called by implicit task").contains("[initial task 0x");
+                .contains("[OpenMP runtime, called by implicit task").contains("[initial task t");
 
         String worker = output.section("ompd bt#2");
         Facts.ThreadFacts workerFacts = subject(worker, facts);
-        assertThat(worker.lines().toList().get(1)).as("%s", worker).startsWith("[implicit task 0x")
+        assertThat(worker.lines().toList().get(1)).as("%s", worker).startsWith("[implicit task t")
                 .endsWith(" in level " + workerFacts.level() + " region, team of " + workerFacts.teamSize() + "]");
         checkLabels(worker);
     }
@@ -355,9 +358,9 @@ class GdbBridgeIT {
             if (line.startsWith("[")) {
                 label = line;
             } else if (line.contains(" in main ()")) {
-                assertThat(label).as("%s", section).startsWith("[initial task 0x");
+                assertThat(label).as("%s", section).startsWith("[initial task t");
             } else if (line.contains(" in jompd_marker ()") || line.contains(" in innermost ()")) {
-                assertThat(label).as("%s", section).startsWith("[implicit task 0x");
+                assertThat(label).as("%s", section).startsWith("[implicit task t");
             } else if (line.contains(" in __kmp_invoke_microtask ()") || line.contains(" in __kmp_fork_call ()")
                     || line.contains(" in __kmp_launch_thread ()")) {
                 assertThat(label).as("%s", section).startsWith("[OpenMP runtime");

@@ -4,11 +4,15 @@ import dev.jompd.core.ompd.AddressSpaceHandle;
 import dev.jompd.core.ompd.Ompd;
 import dev.jompd.core.ompd.OmpdException;
 import dev.jompd.core.ompd.OmpdRc;
-import dev.jompd.core.ompd.ProcessSnapshot;
 import dev.jompd.core.target.AddressSpace;
 import dev.jompd.core.target.Symbolizer;
 import dev.jompd.core.target.TargetException;
 import dev.jompd.core.target.core.CoreFileAddressSpace;
+import dev.jompd.report.CodeNames;
+import dev.jompd.report.JsonReport;
+import dev.jompd.report.OpenMpPicture;
+import dev.jompd.report.TargetDescription;
+import dev.jompd.report.TextReport;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -72,20 +76,14 @@ final class InspectCommand implements Callable<Integer> {
         }
         try (space; Symbolizer symbols = new Symbolizer(space)) {
             AddressSpaceHandle process = Ompd.processInitialize(space);
-            ProcessSnapshot snapshot = ProcessSnapshot.take(process);
             TargetDescription description = new TargetDescription(target.core != null ? "core" : "pid",
                     target.core != null ? target.core.toString() : Long.toString(target.pid), space.name(),
                     process.layout().runtimeModule());
-            List<Symbolizer.Location> functions = snapshot.threads().stream()
-                    .flatMap(thread -> thread.tasks().stream())
-                    .filter(task -> task.function().isPresent())
-                    .map(task -> symbols.locate(task.function().getAsLong()))
-                    .flatMap(java.util.Optional::stream).distinct().toList();
-            SourceLines lines = new SourceLines(functions);
-            List<String> notices = notices(snapshot);
+            OpenMpPicture picture = OpenMpPicture.take(process, description, new CodeNames(symbols));
             if (json) {
-                notices.forEach(notice -> err.println("jompd: note: " + notice)); // the text report shows them itself
-                out.println(JsonReport.render(description, snapshot, symbols, lines, notices));
+                // the text report shows the notices itself
+                picture.notices().forEach(notice -> err.println("jompd: note: " + notice));
+                out.println(JsonReport.render(picture));
             } else {
                 boolean colour = switch (color) {
                     case "always" -> true;
@@ -93,7 +91,7 @@ final class InspectCommand implements Callable<Integer> {
                     default -> System.console() != null && System.console().isTerminal()
                             && !"dumb".equals(System.getenv("TERM")) && System.getenv("NO_COLOR") == null;
                 };
-                out.print(new TextReport(colour, all, symbols, lines).render(description, snapshot));
+                out.print(TextReport.render(picture, TextReport.Options.commandLine(all, colour)));
             }
             out.flush();
             return ExitCode.OK;
@@ -107,21 +105,6 @@ final class InspectCommand implements Callable<Integer> {
             err.println("jompd: " + e.getMessage());
             return ExitCode.BAD_INPUT;
         }
-    }
-
-    /** What the user should know to read the report right. */
-    static List<String> notices(ProcessSnapshot snapshot) {
-        List<String> notices = new java.util.ArrayList<>();
-        if ("false".equals(snapshot.processIcvs().get("debug-var"))) {
-            notices.add("the program runs without OMP_DEBUG=enabled, so libomp does not track thread states, "
-                    + "task frames and task functions: those are shown as unavailable. Run it with "
-                    + "OMP_DEBUG=enabled to see them; everything else is complete.");
-        }
-        if (!snapshot.problems().isEmpty()) {
-            notices.add(snapshot.problems().size() + " part(s) of the runtime could not be read (memory corrupt or "
-                    + "partly missing): see the problems listed with the report.");
-        }
-        return notices;
     }
 
     private AddressSpace open() {

@@ -1,6 +1,5 @@
 package dev.jompd.dap.openmp;
 
-import dev.jompd.cli.TargetDescription;
 import dev.jompd.core.ompd.AddressSpaceHandle;
 import dev.jompd.core.ompd.Ompd;
 import dev.jompd.core.ompd.OmpdException;
@@ -11,6 +10,9 @@ import dev.jompd.core.target.TargetThread;
 import dev.jompd.core.target.core.CoreFileAddressSpace;
 import dev.jompd.core.target.live.LiveProcessAddressSpace;
 import dev.jompd.dap.gdb.GdbThread;
+import dev.jompd.report.CodeNames;
+import dev.jompd.report.OpenMpPicture;
+import dev.jompd.report.TargetDescription;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -91,8 +93,11 @@ public abstract sealed class OpenMpTarget implements AutoCloseable {
                 } catch (OmpdException | TargetException e) {
                     throw unavailable("no OpenMP picture of " + core, e);
                 }
-                view = new OpenMpView(process, new TargetDescription("core", core.toString(), space.name(),
-                        process.layout().runtimeModule()), new Symbolizer(space), OpenMpView.describeAll(process));
+                TargetDescription description = new TargetDescription("core", core.toString(), space.name(),
+                        process.layout().runtimeModule());
+                Symbolizer symbols = new Symbolizer(space);
+                view = new OpenMpView(process, description, symbols,
+                        OpenMpView.picture(process, description, new CodeNames(symbols)));
             }
             return view;
         }
@@ -125,23 +130,33 @@ public abstract sealed class OpenMpTarget implements AutoCloseable {
         }
 
         private CompletableFuture<Void> preparing;
-        private java.util.Map<Long, String> names;
+        /** This stop's picture, taken while gdb lists the threads when the space is opened with gdb's threads. */
+        private OpenMpPicture picture;
+        /** Names of code: kept while the modules stay the same. */
+        private CodeNames codeNames;
 
         @Override
         public synchronized void prepare() {
             if (preparing == null) {
-                preparing = CompletableFuture.runAsync(() -> {
-                    open(true);
-                    describe();
-                }, task -> Thread.ofPlatform().daemon().name("jompd-openmp-open").start(task));
+                // The picture itself waits for gdb's thread list of this stop (it names each thread's LWP,
+                // which ompd-core maps once per stop): here only what needs no thread list.
+                preparing = CompletableFuture.runAsync(() -> open(true),
+                        task -> Thread.ofPlatform().daemon().name("jompd-openmp-open").start(task));
             }
         }
 
-        /** Every OpenMP thread's name of this stop, by pthread_t. */
+        /** The picture of this stop, once. */
         private synchronized void describe() {
-            if (names == null) {
-                names = OpenMpView.describeAll(process);
+            if (picture == null) {
+                if (codeNames == null) {
+                    codeNames = new CodeNames(symbols);
+                }
+                picture = OpenMpView.picture(process, description(), codeNames);
             }
+        }
+
+        private TargetDescription description() {
+            return new TargetDescription("pid", Long.toString(pid), held.name(), process.layout().runtimeModule());
         }
 
         /**
@@ -216,11 +231,10 @@ public abstract sealed class OpenMpTarget implements AutoCloseable {
                 throw unavailable("no OpenMP picture of process " + pid, e);
             }
             if (!fromGdb) {
-                names = null; // threads read afresh: the names of this stop too
+                picture = null; // threads read afresh: the picture of this stop too
             }
             describe();
-            view = new OpenMpView(process, new TargetDescription("pid", Long.toString(pid), held.name(),
-                    process.layout().runtimeModule()), symbols, names);
+            view = new OpenMpView(process, description(), symbols, picture);
             return view;
         }
 
@@ -229,7 +243,7 @@ public abstract sealed class OpenMpTarget implements AutoCloseable {
             awaitPreparation(); // a preparation of the finished stop must not outlive it
             synchronized (this) {
                 view = null;
-                names = null;
+                picture = null;
                 if (process != null) {
                     process.resumed();
                 }
@@ -246,7 +260,8 @@ public abstract sealed class OpenMpTarget implements AutoCloseable {
 
         private void closeSpace() {
             view = null;
-            names = null;
+            picture = null;
+            codeNames = null;
             process = null;
             if (held != null) {
                 try {

@@ -1,74 +1,66 @@
 package dev.jompd.dap.openmp;
 
 import com.google.gson.JsonObject;
-import com.google.gson.JsonParser;
-import dev.jompd.cli.JsonReport;
-import dev.jompd.cli.TargetDescription;
 import dev.jompd.core.ompd.AddressSpaceHandle;
-import dev.jompd.core.ompd.Icv;
-import dev.jompd.core.ompd.Icvs;
 import dev.jompd.core.ompd.Ompd;
 import dev.jompd.core.ompd.OmpdException;
-import dev.jompd.core.ompd.ParallelHandle;
-import dev.jompd.core.ompd.ProcessSnapshot;
-import dev.jompd.core.ompd.Scope;
-import dev.jompd.core.ompd.TaskHandle;
 import dev.jompd.core.ompd.ThreadHandle;
 import dev.jompd.core.ompd.ThreadIdKind;
 import dev.jompd.core.ompd.ToolData;
 import dev.jompd.core.target.Symbolizer;
+import dev.jompd.report.CodeNames;
+import dev.jompd.report.FrameOwnership;
+import dev.jompd.report.JsonReport;
+import dev.jompd.report.OpenMpPicture;
+import dev.jompd.report.OpenMpPicture.OpenMpThread;
+import dev.jompd.report.OpenMpPicture.ParallelRegion;
+import dev.jompd.report.OpenMpPicture.Task;
+import dev.jompd.report.StartupSettings;
+import dev.jompd.report.TargetDescription;
+import dev.jompd.report.Text;
 
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.function.Supplier;
 
 /**
- * OpenMP's picture of one stop, as the DAP server shows it: a name per OS thread, the four OpenMP
- * scopes of a frame, the whole tree as {@code jompd-inspect/1} JSON. Everything comes from jompd's OMPD
- * (no memory read or libomp knowledge here); a query OMPD cannot answer shows its return code.
+ * OpenMP's picture of one stop as the DAP server shows it: a name per OS thread, the four OpenMP scopes
+ * of a frame, the whole tree as {@code jompd-inspect/1} JSON. It only renders the stop's
+ * {@link OpenMpPicture} (the model every door shares): no memory is read and no libomp knowledge is here.
  */
 public final class OpenMpView {
-    /** A task frame further than this from a stack pointer lies on another thread's stack. */
-    private static final long SAME_STACK = 64L << 20;
-    private static final int MAX_TASK_CHAIN = 256;
-
     private final AddressSpaceHandle process;
     private final TargetDescription target;
     private final Symbolizer symbols;
-    private final Map<Long, String> namesByPthread;
+    private final OpenMpPicture picture;
     private Map<Long, ThreadHandle> byLwp;
 
-    OpenMpView(AddressSpaceHandle process, TargetDescription target, Symbolizer symbols, Map<Long, String> namesByPthread) {
+    OpenMpView(AddressSpaceHandle process, TargetDescription target, Symbolizer symbols, OpenMpPicture picture) {
         this.process = process;
         this.target = target;
         this.symbols = symbols;
-        this.namesByPthread = namesByPthread;
+        this.picture = picture;
     }
 
-    /**
-     * The name of every OpenMP thread by its pthread_t: needs no OS thread list, so it is computed while gdb
-     * still lists the threads.
-     */
-    static Map<Long, String> describeAll(AddressSpaceHandle process) {
-        Map<Long, String> names = new HashMap<>();
-        for (ThreadHandle thread : attempt(() -> Ompd.threads(process)).orElse(List.of())) {
-            attempt(thread::pthreadId).ifPresent(pthread -> names.putIfAbsent(pthread, describe(thread)));
-        }
-        return names;
+    /** The picture of the current stop of {@code process}. */
+    static OpenMpPicture picture(AddressSpaceHandle process, TargetDescription target, CodeNames names) {
+        return OpenMpPicture.take(process, target, names);
+    }
+
+    public OpenMpPicture picture() {
+        return picture;
     }
 
     /** "omp 2/4 · level 2 · …" of the thread with this pthread_t (as libthread_db gave it to gdb). */
     public Optional<String> threadNameByPthread(long pthread) {
-        return Optional.ofNullable(namesByPthread.get(pthread));
+        return picture.threadByPthread(pthread).map(OpenMpThread::name);
     }
 
-    /** The OpenMP thread on OS thread {@code lwp}, if it is one. */
+    /** The OpenMP thread on OS thread {@code lwp}, if it is one (for the console's selected-thread commands). */
     public Optional<ThreadHandle> thread(long lwp) {
         if (byLwp == null) {
             Map<Long, ThreadHandle> map = new HashMap<>();
@@ -86,42 +78,29 @@ public final class OpenMpView {
 
     /** "omp 2/4 · level 2 · wait_barrier_explicit", when {@code lwp} is an OpenMP thread. */
     public Optional<String> threadName(long lwp) {
-        return thread(lwp).map(OpenMpView::describe);
-    }
-
-    static String describe(ThreadHandle thread) {
-        StringBuilder name = new StringBuilder("omp ");
-        Optional<ParallelHandle> region = attempt(thread::currentParallel);
-        String number = attempt(thread::threadNum).map(String::valueOf).orElse("?");
-        if (region.isPresent()) {
-            name.append(number).append('/').append(attempt(region.get()::teamSize).map(String::valueOf).orElse("?"))
-                    .append(" · level ").append(attempt(region.get()::level).map(String::valueOf).orElse("?"));
-        } else {
-            name.append("gtid ").append(attempt(thread::gtid).map(String::valueOf).orElse("?")).append(" · no team");
-        }
-        attempt(thread::state).ifPresent(state -> name.append(" · ").append(shortState(state.name())));
-        return name.toString();
-    }
-
-    private static String shortState(String cName) {
-        return cName.startsWith("ompt_state_") ? cName.substring("ompt_state_".length()) : cName;
+        return picture.threadByLwp(lwp).map(OpenMpThread::name);
     }
 
     /**
-     * The OpenMP scopes of a frame of OS thread {@code lwp}: its task, that task's region, the thread,
-     * the process. {@code frameAddress} is the frame's canonical frame address (empty: the innermost frame),
-     * which picks the task whose code the frame belongs to by the tasks' exit frames.
+     * The OpenMP scopes of a frame of OS thread {@code lwp}: its task, that task's region, the thread, the
+     * process. {@code frameAddress} is the frame's canonical frame address and {@code innermostFrameAddress}
+     * the thread's innermost frame's (empty: the innermost frame itself), which pick the task whose code the
+     * frame belongs to ({@link FrameOwnership}, the rule of every door).
      */
-    public List<OmpScope> scopes(long lwp, OptionalLong frameAddress) {
-        Optional<ThreadHandle> thread = thread(lwp);
+    public List<OmpScope> scopes(long lwp, OptionalLong frameAddress, OptionalLong innermostFrameAddress) {
+        Optional<OpenMpThread> thread = picture.threadByLwp(lwp);
         if (thread.isEmpty()) {
             return List.of(new OmpScope(OmpScope.PROCESS, processRows()));
         }
+        List<Task> chain = picture.chain(thread.get());
+        Optional<Task> task = frameAddress.isPresent()
+                ? FrameOwnership.taskOf(chain, frameAddress.getAsLong(),
+                        innermostFrameAddress.orElse(frameAddress.getAsLong()))
+                : chain.stream().findFirst();
         List<OmpScope> scopes = new ArrayList<>();
-        Optional<TaskHandle> task = taskOfFrame(thread.get(), frameAddress);
         scopes.add(new OmpScope(OmpScope.TASK, task.map(this::taskRows)
                 .orElse(List.of(OmpVariable.leaf("task", "none (the thread executes no task)", "")))));
-        Optional<ParallelHandle> region = task.flatMap(t -> attempt(t::parallel)).or(() -> attempt(thread.get()::currentParallel));
+        Optional<ParallelRegion> region = task.flatMap(Task::region).or(thread.get()::region).flatMap(picture::region);
         scopes.add(new OmpScope(OmpScope.PARALLEL, region.map(OpenMpView::regionRows)
                 .orElse(List.of(OmpVariable.leaf("region", "none (the thread is in no team)", "")))));
         scopes.add(new OmpScope(OmpScope.THREAD, threadRows(thread.get())));
@@ -129,70 +108,31 @@ public final class OpenMpView {
         return scopes;
     }
 
-    /** The task chain of a thread, innermost first (bounded, loop-safe). */
-    static List<TaskHandle> taskChain(ThreadHandle thread) {
-        List<TaskHandle> chain = new ArrayList<>();
-        Set<TaskHandle> seen = new HashSet<>();
-        Optional<TaskHandle> task = attempt(thread::currentTask);
-        while (task.isPresent() && seen.add(task.get()) && chain.size() < MAX_TASK_CHAIN) {
-            chain.add(task.get());
-            task = attempt(task.get()::generating);
-        }
-        return chain;
+    /** {@link #scopes(long, OptionalLong, OptionalLong)} when only the frame's own address is known. */
+    public List<OmpScope> scopes(long lwp, OptionalLong frameAddress) {
+        return scopes(lwp, frameAddress, OptionalLong.empty());
     }
 
-    /**
-     * The task a frame belongs to. A task's exit frame is the frame address (rbp, __builtin_frame_address)
-     * of the frame that called the task's code: a runtime function, or the encountering code for an
-     * undeferred task. The task's own frames lie below it: a frame belongs to the innermost task whose exit
-     * frame is at or above the frame's canonical frame address, on the same stack. The calling frame (its
-     * CFA is above its rbp) and frames older than every such exit frame (the thread's start, the runtime's
-     * loop) go to the next outer task on this stack.
-     */
-    static Optional<TaskHandle> taskOfFrame(ThreadHandle thread, OptionalLong frameAddress) {
-        List<TaskHandle> chain = taskChain(thread);
-        if (chain.isEmpty()) {
-            return Optional.empty();
-        }
-        if (frameAddress.isEmpty()) {
-            return Optional.of(chain.getFirst());
-        }
-        long cfa = frameAddress.getAsLong();
-        TaskHandle outermostOnStack = null;
-        for (TaskHandle task : chain) {
-            Optional<TaskHandle.TaskFrames> frames = attempt(task::frames);
-            if (frames.isEmpty() || frames.get().exitFrame() == 0) {
-                continue;
-            }
-            long exit = frames.get().exitFrame();
-            long distance = exit - cfa;
-            if (Long.compareUnsigned(exit, cfa) >= 0 && Long.compareUnsigned(distance, SAME_STACK) < 0) {
-                return Optional.of(task);
-            }
-            if (Long.compareUnsigned(Math.abs(distance), SAME_STACK) < 0) {
-                outermostOnStack = task;
-            }
-        }
-        return Optional.of(outermostOnStack != null ? outermostOnStack : chain.getFirst());
-    }
-
-    private List<OmpVariable> taskRows(TaskHandle task) {
+    private List<OmpVariable> taskRows(Task task) {
         List<OmpVariable> rows = new ArrayList<>();
-        rows.add(OmpVariable.leaf("task", hex(task.address()), "kmp_taskdata_t *"));
-        attempt(task::flags).ifPresent(flags -> rows.add(OmpVariable.leaf("kind", describe(flags), "task flags")));
-        attempt(task::function).ifPresent(function -> rows.add(OmpVariable.leaf("function",
-                symbols.locate(function).map(location -> location + " (" + hex(function) + ")").orElse(hex(function)),
-                "task function")));
-        attempt(task::frames).ifPresent(frames -> {
-            rows.add(OmpVariable.leaf("exit frame", hex(frames.exitFrame()) + " flags 0x" + Integer.toHexString(frames.exitFrameFlags()), "ompt_frame_t"));
-            rows.add(OmpVariable.leaf("enter frame", hex(frames.enterFrame()) + " flags 0x" + Integer.toHexString(frames.enterFrameFlags()), "ompt_frame_t"));
+        rows.add(OmpVariable.leaf("task", task.kind().words() + " " + task.id() + " at " + Text.hex(task.address()),
+                "kmp_taskdata_t *"));
+        rows.add(OmpVariable.leaf("status", task.status().words(), "task flags"));
+        task.flags().ifPresent(flags -> rows.add(OmpVariable.leaf("kind", describe(flags), "task flags")));
+        task.function().ifPresent(function -> rows.add(OmpVariable.leaf("function",
+                function.describe() + " (" + Text.hex(function.address()) + ")", "task function")));
+        task.frames().ifPresent(frames -> {
+            rows.add(OmpVariable.leaf("exit frame", Text.hex(frames.exitFrame()) + " flags 0x"
+                    + Integer.toHexString(frames.exitFrameFlags()), "ompt_frame_t"));
+            rows.add(OmpVariable.leaf("enter frame", Text.hex(frames.enterFrame()) + " flags 0x"
+                    + Integer.toHexString(frames.enterFrameFlags()), "ompt_frame_t"));
         });
-        attempt(task::toolData).ifPresent(data -> rows.add(toolData(data)));
-        rows.addAll(icvRows(task, Scope.TASK));
+        task.toolData().ifPresent(data -> rows.add(toolData(data)));
+        rows.addAll(icvRows(task.icvs()));
         return rows;
     }
 
-    static String describe(TaskHandle.TaskFlags flags) {
+    static String describe(dev.jompd.core.ompd.TaskHandle.TaskFlags flags) {
         List<String> words = new ArrayList<>();
         words.add(flags.explicit() ? "explicit" : "implicit");
         words.add(flags.tied() ? "tied" : "untied");
@@ -205,76 +145,70 @@ public final class OpenMpView {
         return String.join(", ", words);
     }
 
-    private static List<OmpVariable> regionRows(ParallelHandle region) {
+    private static List<OmpVariable> regionRows(ParallelRegion region) {
         List<OmpVariable> rows = new ArrayList<>();
-        attempt(region::level).ifPresent(level -> rows.add(OmpVariable.leaf("level", String.valueOf(level), "int")));
-        attempt(region::activeLevel).ifPresent(level -> rows.add(OmpVariable.leaf("active level", String.valueOf(level), "int")));
-        attempt(region::teamSize).ifPresent(size -> rows.add(OmpVariable.leaf("team size", String.valueOf(size), "int")));
-        rows.add(OmpVariable.leaf("serialized", String.valueOf(region.isSerializedLevel()), "bool"));
-        rows.add(OmpVariable.leaf("team", hex(region.teamAddress()), "kmp_base_team_t *"));
-        attempt(region::toolData).ifPresent(data -> rows.add(toolData(data)));
-        rows.addAll(icvRows(region, Scope.PARALLEL));
+        rows.add(OmpVariable.leaf("region", region.id() + ", " + region.describe(), ""));
+        rows.add(OmpVariable.leaf("level", String.valueOf(region.level()), "int"));
+        rows.add(OmpVariable.leaf("active level", String.valueOf(region.activeLevel()), "int"));
+        rows.add(OmpVariable.leaf("team size", String.valueOf(region.teamSize()), "int"));
+        rows.add(OmpVariable.leaf("serialized", String.valueOf(region.serialized()), "bool"));
+        if (!region.teamPath().isEmpty()) {
+            rows.add(OmpVariable.leaf("team path", String.join(".", region.teamPath().stream().map(String::valueOf)
+                    .toList()), "ancestor thread numbers"));
+        }
+        region.function().ifPresent(function -> rows.add(OmpVariable.leaf("function", function.describe(), "outlined function")));
+        rows.add(toolData(region.toolData()));
+        rows.addAll(icvRows(region.icvs()));
         return rows;
     }
 
-    private static List<OmpVariable> threadRows(ThreadHandle thread) {
+    private static List<OmpVariable> threadRows(OpenMpThread thread) {
         List<OmpVariable> rows = new ArrayList<>();
-        attempt(thread::gtid).ifPresent(gtid -> rows.add(OmpVariable.leaf("gtid", String.valueOf(gtid), "int")));
-        attempt(thread::threadNum).ifPresent(n -> rows.add(OmpVariable.leaf("thread number", String.valueOf(n), "int")));
-        attempt(thread::state).ifPresent(state -> {
-            rows.add(OmpVariable.leaf("state", state.name(), "ompt_state_t"));
-            rows.add(OmpVariable.leaf("wait id", hex(state.waitId()), "ompt_wait_id_t"));
-        });
-        attempt(thread::pthreadId).ifPresent(id -> rows.add(OmpVariable.leaf("pthread", hex(id), "pthread_t")));
-        attempt(thread::toolData).ifPresent(data -> rows.add(toolData(data)));
-        rows.addAll(icvRows(thread, Scope.THREAD));
+        rows.add(OmpVariable.leaf("name", thread.name(), ""));
+        rows.add(OmpVariable.leaf("gtid", String.valueOf(thread.gtid()), "int"));
+        rows.add(OmpVariable.leaf("thread number", String.valueOf(thread.threadNum()), "int"));
+        if (thread.stateKnown()) {
+            rows.add(OmpVariable.leaf("state", thread.state(), "ompt_state_t"));
+            rows.add(OmpVariable.leaf("wait id", Text.hex(thread.waitId()), "ompt_wait_id_t"));
+        } else {
+            rows.add(OmpVariable.leaf("state", "unavailable (run with OMP_DEBUG=enabled)", "ompt_state_t"));
+        }
+        rows.add(OmpVariable.leaf("pthread", Text.hex(thread.pthread()), "pthread_t"));
+        rows.add(toolData(thread.toolData()));
+        rows.addAll(icvRows(thread.icvs()));
         return rows;
     }
 
     private List<OmpVariable> processRows() {
         List<OmpVariable> rows = new ArrayList<>();
-        attempt(() -> Ompd.ompVersionString(process)).ifPresent(v -> rows.add(OmpVariable.leaf("runtime", v, "")));
-        rows.add(OmpVariable.leaf("OpenMP threads", attempt(() -> Ompd.threads(process).size()).map(String::valueOf)
-                .orElse("?"), "int"));
-        rows.addAll(icvRows(process, Scope.ADDRESS_SPACE));
-        attempt(() -> Ompd.displayControlVariables(process)).ifPresent(lines -> {
-            List<OmpVariable> settings = new ArrayList<>();
-            for (String line : lines) {
-                int equals = line.indexOf('=');
-                settings.add(equals > 0 ? OmpVariable.leaf(line.substring(0, equals), line.substring(equals + 1), "")
-                        : OmpVariable.leaf(line, "", ""));
-            }
-            rows.add(new OmpVariable("display control variables", settings.size() + " settings", "", settings));
-        });
-        return rows;
-    }
-
-    private static List<OmpVariable> icvRows(Object handle, Scope scope) {
-        List<OmpVariable> rows = new ArrayList<>();
-        for (Icv icv : Icv.ALL) {
-            if (icv.scope() != scope) {
-                continue;
-            }
-            String value;
-            try {
-                value = Icvs.string(handle, scope, icv);
-            } catch (OmpdException e) {
-                value = "<" + e.rc().cName() + ">";
-            }
-            rows.add(OmpVariable.leaf(icv.name(), value, "ICV " + icv.id()));
+        rows.add(OmpVariable.leaf("runtime", picture.target().runtime() + ", " + picture.version().words(), ""));
+        rows.add(OmpVariable.leaf("OpenMP threads", String.valueOf(picture.threads().size()), "int"));
+        rows.addAll(icvRows(picture.processIcvs()));
+        List<OmpVariable> settings = new ArrayList<>();
+        for (StartupSettings.Setting setting : picture.startup().settings()) {
+            settings.add(OmpVariable.leaf(setting.name(), setting.shown(), ""));
+        }
+        if (!settings.isEmpty()) {
+            rows.add(new OmpVariable("start-up settings", settings.size() + " settings (as libomp recorded them "
+                    + "at start-up, before reading the environment)", "", settings));
         }
         return rows;
     }
 
+    private static List<OmpVariable> icvRows(Map<String, String> icvs) {
+        List<OmpVariable> rows = new ArrayList<>();
+        icvs.forEach((name, value) -> rows.add(OmpVariable.leaf(name, Text.quotedIfEmpty(value), "ICV")));
+        return rows;
+    }
+
     private static OmpVariable toolData(ToolData data) {
-        return OmpVariable.leaf("tool data", "value " + Long.toUnsignedString(data.value()) + ", ptr " + hex(data.pointer()),
-                "ompt_data_t");
+        return OmpVariable.leaf("tool data", "value " + Long.toUnsignedString(data.value()) + ", ptr "
+                + Text.hex(data.pointer()), "ompt_data_t");
     }
 
     /** The whole OpenMP picture in the command line's JSON schema ({@code jompd-inspect/1}). */
     public JsonObject tree() {
-        String json = JsonReport.render(target, ProcessSnapshot.take(process), symbols);
-        return JsonParser.parseString(json).getAsJsonObject();
+        return JsonReport.toJson(picture);
     }
 
     public AddressSpaceHandle process() {
@@ -289,11 +223,7 @@ public final class OpenMpView {
         return symbols;
     }
 
-    static String hex(long value) {
-        return "0x" + Long.toHexString(value);
-    }
-
-    /** A query OMPD may not answer: empty then (the reason is not the user's business here). */
+    /** A query OMPD may not answer: empty then. */
     static <T> Optional<T> attempt(Supplier<T> query) {
         try {
             return Optional.ofNullable(query.get());

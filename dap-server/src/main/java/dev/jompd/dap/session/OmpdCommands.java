@@ -3,14 +3,16 @@ package dev.jompd.dap.session;
 import com.google.gson.GsonBuilder;
 import dev.jompd.core.ompd.Ompd;
 import dev.jompd.core.ompd.ParallelHandle;
-import dev.jompd.core.ompd.ProcessSnapshot;
-import dev.jompd.core.ompd.SnapshotReport;
-import dev.jompd.core.ompd.TaskHandle;
 import dev.jompd.core.ompd.ThreadHandle;
 import dev.jompd.dap.gdb.GdbThread;
 import dev.jompd.dap.openmp.OmpScope;
 import dev.jompd.dap.openmp.OmpVariable;
 import dev.jompd.dap.openmp.OpenMpView;
+import dev.jompd.report.OpenMpPicture;
+import dev.jompd.report.OpenMpPicture.OpenMpThread;
+import dev.jompd.report.OpenMpPicture.Task;
+import dev.jompd.report.Text;
+import dev.jompd.report.TextReport;
 
 import java.util.HashSet;
 import java.util.List;
@@ -51,8 +53,9 @@ final class OmpdCommands {
             case "threads" -> threads(view, debuggee.threads(), selectedId);
             case "parallel" -> parallel(selectedThread(view, lwp));
             case "icvs" -> icvs(view, lwp, words.length > 1 ? words[1] : null);
-            case "tasks" -> tasks(view, selectedThread(view, lwp));
-            case "tree" -> SnapshotReport.render(ProcessSnapshot.take(view.process())).stripTrailing();
+            case "tasks" -> tasks(view.picture(), pictureThread(view, lwp));
+            case "tree" -> TextReport.tree(view.picture(), new TextReport.Options(false, false, thread -> gdbIds(thread,
+                    debuggee.threads()), thread -> thread.lwp().equals(lwp))).stripTrailing();
             case "json" -> new GsonBuilder().setPrettyPrinting().disableHtmlEscaping().create().toJson(view.tree());
             default -> throw new DapException("unknown ompd command \"" + command + "\"\n" + HELP);
         };
@@ -66,25 +69,38 @@ final class OmpdCommands {
                 new DapException("the selected thread (LWP " + lwp.getAsLong() + ") is not an OpenMP thread"));
     }
 
+    private static OpenMpThread pictureThread(OpenMpView view, OptionalLong lwp) {
+        if (lwp.isEmpty()) {
+            throw new DapException("the selected thread has no LWP");
+        }
+        return view.picture().threadByLwp(lwp.getAsLong()).orElseThrow(() ->
+                new DapException("the selected thread (LWP " + lwp.getAsLong() + ") is not an OpenMP thread"));
+    }
+
+    /** "gdb 3  LWP 4711  gtid 5", as the gdb bridge's tree names threads. */
+    private static String gdbIds(OpenMpThread thread, List<GdbThread> threads) {
+        String gdb = threads.stream().filter(t -> t.lwp().equals(thread.lwp())).findFirst()
+                .map(t -> Integer.toString(t.id())).orElse("?");
+        return "gdb " + gdb + (thread.lwp().isPresent() ? "  LWP " + thread.lwp().getAsLong() : "") + "  gtid " + thread.gtid();
+    }
+
     private static String threads(OpenMpView view, List<GdbThread> threads, int selected) {
-        StringBuilder out = new StringBuilder(String.format("  %-5s %-8s %-5s %-4s %-5s %-5s %s%n",
-                "gdb", "LWP", "gtid", "num", "level", "team", "state"));
+        StringBuilder out = new StringBuilder(String.format("  %-5s %-8s %-5s %-4s %-5s %-5s %-6s %s%n",
+                "gdb", "LWP", "gtid", "num", "level", "team", "path", "state"));
         StringBuilder others = new StringBuilder();
         for (GdbThread thread : threads) {
-            Optional<ThreadHandle> omp = thread.lwp().isPresent() ? view.thread(thread.lwp().getAsLong()) : Optional.empty();
+            Optional<OpenMpThread> omp = thread.lwp().isPresent() ? view.picture().threadByLwp(thread.lwp().getAsLong())
+                    : Optional.empty();
             String mark = thread.id() == selected ? "* " : "  ";
             if (omp.isEmpty()) {
                 others.append(others.isEmpty() ? "" : ", ").append(thread.id());
                 continue;
             }
-            ThreadHandle handle = omp.get();
-            Optional<ParallelHandle> region = attempt(handle::currentParallel);
-            out.append(mark).append(String.format("%-5d %-8s %-5s %-4s %-5s %-5s %s%n", thread.id(),
-                    thread.lwp().getAsLong(), attempt(handle::gtid).map(String::valueOf).orElse("?"),
-                    attempt(handle::threadNum).map(String::valueOf).orElse("?"),
-                    region.flatMap(r -> attempt(r::level)).map(String::valueOf).orElse("-"),
-                    region.flatMap(r -> attempt(r::teamSize)).map(String::valueOf).orElse("-"),
-                    attempt(handle::state).map(ThreadHandle.ThreadStateInfo::name).orElse("?")));
+            OpenMpThread t = omp.get();
+            boolean inTeam = t.region().isPresent();
+            out.append(mark).append(String.format("%-5d %-8s %-5s %-4s %-5s %-5s %-6s %s%n", thread.id(),
+                    thread.lwp().getAsLong(), t.gtid(), t.threadNum(), inTeam ? t.level() : "-", inTeam ? t.teamSize() : "-",
+                    t.teamPath().isEmpty() ? "-" : t.path(), t.stateKnown() ? t.state() : "(" + t.state() + ")"));
         }
         if (!others.isEmpty()) {
             out.append("not OpenMP threads: ").append(others).append('\n');
@@ -128,19 +144,12 @@ final class OmpdCommands {
         return out.isEmpty() ? "no ICV matches " + filter : out.toString().stripTrailing();
     }
 
-    private static String tasks(OpenMpView view, ThreadHandle thread) {
+    private static String tasks(OpenMpPicture picture, OpenMpThread thread) {
         StringBuilder out = new StringBuilder();
-        Optional<TaskHandle> task = attempt(thread::currentTask);
-        Set<TaskHandle> seen = new HashSet<>();
-        while (task.isPresent() && seen.add(task.get()) && seen.size() < 256) {
-            TaskHandle t = task.get();
-            String function = attempt(t::function).map(f -> view.symbols().locate(f).map(Object::toString)
-                    .orElse("0x" + Long.toHexString(f))).orElse("?");
-            out.append(String.format("task 0x%x %s %s%n", t.address(),
-                    attempt(t::flags).map(flags -> (flags.explicit() ? "explicit" : "implicit")
-                            + (flags.tied() ? " tied" : " untied") + (flags.isFinal() ? " final" : "")).orElse(""),
-                    function));
-            task = attempt(t::generating);
+        for (Task task : picture.chain(thread)) {
+            out.append(task.describe()).append(" at ").append(Text.hex(task.address()));
+            task.region().flatMap(picture::region).ifPresent(r -> out.append(" in ").append(r.describe()));
+            out.append('\n');
         }
         return out.isEmpty() ? "the thread executes no task" : out.toString().stripTrailing();
     }

@@ -427,15 +427,18 @@ final class Requests {
                     .map(GdbThread::lwp).orElse(OptionalLong.empty());
             if (lwp.isPresent()) {
                 OptionalLong sp = OptionalLong.empty();
+                OptionalLong innermost = OptionalLong.empty();
                 if (frame.level() > 0) {
                     try {
                         sp = debuggee.debugger().frameAddress(frame.thread(), frame.level())
+                                .map(OptionalLong::of).orElse(OptionalLong.empty());
+                        innermost = debuggee.debugger().frameAddress(frame.thread(), 0)
                                 .map(OptionalLong::of).orElse(OptionalLong.empty());
                     } catch (GdbCommandException e) {
                         // no address for this frame: the thread's current task stands for it
                     }
                 }
-                for (OmpScope scope : view.get().scopes(lwp.getAsLong(), sp)) {
+                for (OmpScope scope : view.get().scopes(lwp.getAsLong(), sp, innermost)) {
                     Scope dap = new Scope();
                     dap.setName(scope.name());
                     int ref = handles.getAndIncrement();

@@ -163,6 +163,21 @@ public final class ParallelHandle {
         return ToolData.read(info.field("ompt_team_info_t", "parallel_data"));
     }
 
+    /**
+     * The number, in the enclosing region, of the thread that encountered this region (what
+     * {@code omp_get_ancestor_thread_num(level - 1)} answers in it). Levels held in one serial team are
+     * nested in each other: the team's own level (the innermost) and each lightweight level but the last
+     * on the chain are enclosed by a serialized level, whose only thread is number 0. The outermost level
+     * of the team was encountered by thread {@code t_master_tid} of the enclosing team.
+     */
+    public long encounteringThreadNum() {
+        long enclosingLightweight = lightweight == 0 ? chainHead() : lightweightParent(lightweight);
+        if (enclosingLightweight != 0) {
+            return 0;
+        }
+        return t().field("kmp_base_team_t", "t_master_tid").asLong();
+    }
+
     /** The outlined function the team runs ({@code t_pkfn}). */
     public long function() {
         return t().field("kmp_base_team_t", "t_pkfn").pointerValue();

@@ -27,14 +27,20 @@ public record ProcessSnapshot(long ompVersion, Map<String, String> processIcvs, 
                              ToolData toolData, Optional<String> region, List<TaskView> tasks,
                              Map<String, String> icvs) {}
 
-    /** A parallel region (or serialized level): key, level, size, tool data, enclosing region's key. */
-    public record RegionView(String key, long level, long activeLevel, long teamSize, ToolData toolData,
-                             Optional<String> enclosing, Map<String, String> icvs) {}
+    /**
+     * A parallel region (or serialized level): key, level, size, tool data, enclosing region's key, the
+     * number of the thread that encountered it in the enclosing region (-1: unreadable), the outlined
+     * function its team runs, the lightweight team holding a serialized level (0: the team's own level).
+     */
+    public record RegionView(String key, long level, long activeLevel, long teamSize, long lightweightTeam,
+                             ToolData toolData,
+                             Optional<String> enclosing, long encounteringThreadNum, OptionalLong function,
+                             Map<String, String> icvs) {}
 
-    /** A task: address, flags, entry point, frames, tool data, task ICVs. */
+    /** A task: address, flags, entry point, frames, tool data, its region's key, task ICVs. */
     public record TaskView(long address, long lightweightTeam, Optional<TaskHandle.TaskFlags> flags,
                            OptionalLong function, Optional<TaskHandle.TaskFrames> frames,
-                           Optional<ToolData> toolData, Map<String, String> icvs) {}
+                           Optional<ToolData> toolData, Optional<String> region, Map<String, String> icvs) {}
 
     /** Takes the snapshot of {@code process} at its current stop. */
     public static ProcessSnapshot take(AddressSpaceHandle process) {
@@ -67,7 +73,7 @@ public record ProcessSnapshot(long ompVersion, Map<String, String> processIcvs, 
         Optional<TaskHandle> task = attempt(problems, null, thread::currentTask);
         Set<TaskHandle> seen = new HashSet<>();
         while (task.isPresent() && seen.add(task.get()) && tasks.size() < MAX_TASK_CHAIN) {
-            tasks.add(task(task.get(), problems));
+            tasks.add(task(task.get(), regions, problems));
             TaskHandle current = task.get();
             task = attempt(problems, null, current::generating);
         }
@@ -92,24 +98,36 @@ public record ProcessSnapshot(long ompVersion, Map<String, String> processIcvs, 
                     attempt(problems, region + " level", region::level).orElse(-1L),
                     attempt(problems, region + " active level", region::activeLevel).orElse(-1L),
                     attempt(problems, region + " team size", region::teamSize).orElse(-1L),
+                    region.lightweightTeam(),
                     attempt(problems, region + " tool data", region::toolData).orElse(new ToolData(0, 0)),
-                    enclosing.map(ParallelHandle::toString), icvs(region, Scope.PARALLEL)));
+                    enclosing.map(ParallelHandle::toString),
+                    attempt(problems, region + " encountering thread", region::encounteringThreadNum).orElse(-1L),
+                    attempt(problems, null, region::function).map(OptionalLong::of).orElse(OptionalLong.empty()),
+                    icvs(region, Scope.PARALLEL)));
             at = enclosing.orElse(null);
         }
         return key;
     }
 
-    private static TaskView task(TaskHandle task, List<String> problems) {
+    private static TaskView task(TaskHandle task, Map<String, RegionView> regions, List<String> problems) {
+        Optional<String> region = attempt(problems, null, task::parallel).map(r -> region(r, regions, problems));
         return new TaskView(task.address(), task.lightweightTeam(),
                 attempt(problems, task + " flags", task::flags),
                 attempt(problems, null, task::function).map(OptionalLong::of).orElse(OptionalLong.empty()),
                 attempt(problems, null, task::frames),
                 attempt(problems, task + " tool data", task::toolData),
-                icvs(task, Scope.TASK));
+                region, icvs(task, Scope.TASK));
     }
 
-    /** Every ICV of a scope in its string form, or the reason it cannot be read. */
+    /**
+     * Every ICV of a scope in its string form, or the reason it cannot be read: read when first looked at
+     * (within the stop), so a door that shows a few threads' names does not pay for every ICV of all.
+     */
     private static Map<String, String> icvs(Object handle, Scope scope) {
+        return new LazyIcvs(() -> readIcvs(handle, scope));
+    }
+
+    private static Map<String, String> readIcvs(Object handle, Scope scope) {
         Map<String, String> values = new LinkedHashMap<>();
         for (Icv icv : Icv.ALL) {
             if (icv.scope() != scope) {
@@ -122,6 +140,30 @@ public record ProcessSnapshot(long ompVersion, Map<String, String> processIcvs, 
             }
         }
         return values;
+    }
+
+    /** A map computed on first use, once. */
+    private static final class LazyIcvs extends java.util.AbstractMap<String, String> {
+        private final Supplier<Map<String, String>> reader;
+        private Map<String, String> values;
+
+        LazyIcvs(Supplier<Map<String, String>> reader) {
+            this.reader = reader;
+        }
+
+        @Override
+        public synchronized Set<Entry<String, String>> entrySet() {
+            if (values == null) {
+                values = java.util.Collections.unmodifiableMap(reader.get());
+            }
+            return values.entrySet();
+        }
+
+        @Override
+        public String get(Object key) {
+            entrySet();
+            return values.get(key);
+        }
     }
 
     /**

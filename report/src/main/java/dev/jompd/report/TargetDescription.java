@@ -1,4 +1,4 @@
-package dev.jompd.cli;
+package dev.jompd.report;
 
 /**
  * What was inspected, for a report's header ({@code target} in the JSON).

@@ -1,4 +1,4 @@
-package dev.jompd.cli;
+package dev.jompd.report;
 
 import dev.jompd.core.target.Symbolizer;
 
@@ -18,14 +18,11 @@ import java.util.concurrent.TimeUnit;
  * file:line of code addresses from the modules' DWARF, through binutils' addr2line (one run per module
  * for all addresses). Without addr2line, or without debug info, there is simply no line.
  */
-public final class SourceLines {
-    /** No lines at all (no addr2line run). */
-    public static final SourceLines NONE = new SourceLines(List.of());
-
+final class SourceLines {
     private final Map<Long, String> lines = new HashMap<>();
 
     /** Resolves all {@code locations} at once. */
-    public SourceLines(List<Symbolizer.Location> locations) {
+    SourceLines(List<Symbolizer.Location> locations) {
         Map<Path, List<Symbolizer.Location>> byModule = new LinkedHashMap<>();
         for (Symbolizer.Location location : locations) {
             byModule.computeIfAbsent(location.modulePath(), k -> new ArrayList<>()).add(location);
@@ -36,11 +33,6 @@ public final class SourceLines {
     /** The full path and line, as addr2line prints it: {@code /src/nested.c:42}. */
     Optional<String> of(Symbolizer.Location location) {
         return Optional.ofNullable(lines.get(key(location)));
-    }
-
-    /** The file name and line only, for people: {@code nested.c:42}. */
-    Optional<String> shortOf(Symbolizer.Location location) {
-        return of(location).map(full -> full.substring(full.lastIndexOf('/') + 1));
     }
 
     private void resolve(Path module, List<Symbolizer.Location> locations) {

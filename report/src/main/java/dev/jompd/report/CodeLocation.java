@@ -1,0 +1,48 @@
+package dev.jompd.report;
+
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * A code address as people read it: the function's readable name (demangled, the user's code rather
+ * than a compiler thunk or a runtime wrapper, where that is known), the raw symbol with its offset, the
+ * module, and the source line when the module's debug information has it.
+ *
+ * @param address     the code address in the target
+ * @param symbol      the symbol and offset as the symbol table has it ({@code main.omp_outlined+0x12})
+ * @param displayName the function's name for people; the symbol's name where nothing better is known
+ * @param module      the file name of the module holding the code
+ */
+public record CodeLocation(long address, Optional<String> symbol, String displayName, Optional<String> module,
+                           Supplier<Optional<String>> sourceLine) {
+
+    /** An address no symbol table covers: shown as hex. */
+    public static CodeLocation unknown(long address) {
+        return new CodeLocation(address, Optional.empty(), Text.hex(address), Optional.empty(), Optional::empty);
+    }
+
+    /** The full path and line, {@code /src/nested.c:42}, when debug information has it. */
+    public Optional<String> source() {
+        return sourceLine.get();
+    }
+
+    /** The file name and line only: {@code nested.c:42}. */
+    public Optional<String> shortSource() {
+        return source().map(full -> full.substring(full.lastIndexOf('/') + 1));
+    }
+
+    /** {@code main.omp_outlined (nested.c:42)}, or the hex address. */
+    public String describe() {
+        return displayName + shortSource().map(line -> " (" + line + ")").orElse("");
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof CodeLocation other && other.address == address;
+    }
+
+    @Override
+    public int hashCode() {
+        return Long.hashCode(address);
+    }
+}

@@ -1,0 +1,171 @@
+package dev.jompd.report;
+
+import com.google.gson.GsonBuilder;
+import com.google.gson.JsonArray;
+import com.google.gson.JsonElement;
+import com.google.gson.JsonNull;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonPrimitive;
+import dev.jompd.core.ompd.TaskHandle;
+import dev.jompd.core.ompd.ToolData;
+import dev.jompd.report.OpenMpPicture.OpenMpThread;
+import dev.jompd.report.OpenMpPicture.ParallelRegion;
+import dev.jompd.report.OpenMpPicture.Task;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The picture as one JSON document, schema {@value #SCHEMA} (the file {@code jompd-inspect.schema.json}
+ * beside this class; documented in the README). Addresses and 64-bit values are "0x…"/decimal strings
+ * (JSON numbers lose precision past 2^53); regions are referred to by their id.
+ */
+public final class JsonReport {
+    public static final String SCHEMA = "jompd-inspect/1";
+    /** The JSON Schema of {@value #SCHEMA}, as a class-path resource. */
+    public static final String SCHEMA_RESOURCE = "/dev/jompd/report/jompd-inspect.schema.json";
+
+    private JsonReport() {}
+
+    /** The document, pretty-printed. */
+    public static String render(OpenMpPicture picture) {
+        return new GsonBuilder().setPrettyPrinting().disableHtmlEscaping().create().toJson(toJson(picture));
+    }
+
+    /** The document as a tree. */
+    public static JsonObject toJson(OpenMpPicture picture) {
+        JsonObject root = new JsonObject();
+        root.addProperty("schema", SCHEMA);
+        JsonObject target = new JsonObject();
+        target.addProperty("kind", picture.target().kind());
+        target.addProperty("name", picture.target().name());
+        target.addProperty("runtime", picture.target().runtime());
+        target.addProperty("ompVersion", picture.version().yyyymm());
+        target.addProperty("openmp", picture.version().words());
+        root.add("target", target);
+        root.add("icvs", strings(picture.processIcvs()));
+        JsonArray controls = new JsonArray();
+        picture.startup().lines().forEach(controls::add);
+        root.add("displayControlVariables", controls);
+
+        JsonArray regions = new JsonArray();
+        for (ParallelRegion region : picture.regions()) {
+            JsonObject json = new JsonObject();
+            json.addProperty("id", region.id());
+            json.addProperty("level", region.level());
+            json.addProperty("activeLevel", region.activeLevel());
+            json.addProperty("teamSize", region.teamSize());
+            json.addProperty("serialized", region.serialized());
+            json.add("enclosing", id(region.enclosing()));
+            json.add("teamPath", numbers(region.teamPath()));
+            region.function().ifPresent(function -> json.add("function", function(function)));
+            json.add("toolData", toolData(region.toolData()));
+            json.add("icvs", strings(region.icvs()));
+            regions.add(json);
+        }
+        root.add("regions", regions);
+
+        JsonArray threads = new JsonArray();
+        for (OpenMpThread thread : picture.threads()) {
+            JsonObject json = new JsonObject();
+            json.addProperty("name", thread.name());
+            json.addProperty("gtid", thread.gtid());
+            if (thread.lwp().isPresent()) {
+                json.addProperty("lwp", thread.lwp().getAsLong());
+            }
+            json.addProperty("pthread", Text.hex(thread.pthread()));
+            json.addProperty("threadNum", thread.threadNum());
+            json.add("teamPath", numbers(thread.teamPath()));
+            json.addProperty("state", thread.state());
+            json.addProperty("waitId", Text.hex(thread.waitId()));
+            json.add("region", id(thread.region()));
+            json.add("toolData", toolData(thread.toolData()));
+            json.add("icvs", strings(thread.icvs()));
+            JsonArray tasks = new JsonArray();
+            picture.chain(thread).forEach(task -> tasks.add(task(task)));
+            json.add("tasks", tasks);
+            threads.add(json);
+        }
+        root.add("threads", threads);
+        JsonArray notices = new JsonArray();
+        picture.notices().forEach(notices::add);
+        root.add("notices", notices);
+        JsonArray problems = new JsonArray();
+        picture.problems().forEach(problems::add);
+        root.add("problems", problems);
+        return root;
+    }
+
+    private static JsonObject task(Task task) {
+        JsonObject json = new JsonObject();
+        json.addProperty("id", task.id());
+        json.addProperty("address", Text.hex(task.address()));
+        if (task.lightweightTeam() != 0) {
+            json.addProperty("lightweightTeam", Text.hex(task.lightweightTeam()));
+        }
+        json.addProperty("kind", task.kind().name().toLowerCase(Locale.ROOT));
+        json.addProperty("status", task.status().name().toLowerCase(Locale.ROOT));
+        task.region().ifPresent(region -> json.addProperty("region", region));
+        task.flags().ifPresent(flags -> json.add("flags", flags(flags)));
+        task.function().ifPresent(function -> json.add("function", function(function)));
+        task.frames().ifPresent(frames -> {
+            JsonObject f = new JsonObject();
+            f.addProperty("exitFrame", Text.hex(frames.exitFrame()));
+            f.addProperty("exitFrameFlags", frames.exitFrameFlags());
+            f.addProperty("enterFrame", Text.hex(frames.enterFrame()));
+            f.addProperty("enterFrameFlags", frames.enterFrameFlags());
+            json.add("frames", f);
+        });
+        task.toolData().ifPresent(data -> json.add("toolData", toolData(data)));
+        json.add("icvs", strings(task.icvs()));
+        return json;
+    }
+
+    private static JsonObject function(CodeLocation location) {
+        JsonObject json = new JsonObject();
+        json.addProperty("address", Text.hex(location.address()));
+        location.symbol().ifPresent(symbol -> json.addProperty("symbol", symbol));
+        json.addProperty("displayName", location.displayName());
+        location.module().ifPresent(module -> json.addProperty("module", module));
+        location.source().ifPresent(line -> json.addProperty("source", line));
+        return json;
+    }
+
+    private static JsonObject flags(TaskHandle.TaskFlags flags) {
+        JsonObject json = new JsonObject();
+        json.addProperty("explicit", flags.explicit());
+        json.addProperty("final", flags.isFinal());
+        json.addProperty("tied", flags.tied());
+        json.addProperty("started", flags.started());
+        json.addProperty("executing", flags.executing());
+        json.addProperty("complete", flags.complete());
+        json.addProperty("taskSerial", flags.taskSerial());
+        json.addProperty("teamSerial", flags.teamSerial());
+        return json;
+    }
+
+    private static JsonObject toolData(ToolData data) {
+        JsonObject json = new JsonObject();
+        json.addProperty("value", Long.toUnsignedString(data.value()));
+        json.addProperty("ptr", Text.hex(data.pointer()));
+        return json;
+    }
+
+    private static JsonElement id(Optional<String> id) {
+        return id.<JsonElement>map(JsonPrimitive::new).orElse(JsonNull.INSTANCE);
+    }
+
+    private static JsonArray numbers(List<Long> values) {
+        JsonArray array = new JsonArray();
+        values.forEach(array::add);
+        return array;
+    }
+
+    private static JsonObject strings(Map<String, String> values) {
+        JsonObject json = new JsonObject();
+        values.forEach(json::addProperty);
+        return json;
+    }
+}

@@ -1,0 +1,354 @@
+package dev.jompd.report;
+
+import dev.jompd.core.ompd.AddressSpaceHandle;
+import dev.jompd.core.ompd.ProcessSnapshot;
+import dev.jompd.core.ompd.TaskHandle;
+import dev.jompd.core.ompd.ToolData;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * The OpenMP picture of one stop, computed once from ompd-core's walk ({@link ProcessSnapshot}) and
+ * rendered by every door: the command line (text and JSON), the gdb bridge and the DAP server. Whatever a
+ * door shows about a thread, a region or a task — its name, its team path, which threads are alike, which
+ * task a frame belongs to — is decided here, once, so that the three doors say the same thing.
+ *
+ * <p>Regions are numbered outer-first ({@code r0} is the outermost region of the first thread that has
+ * one), tasks in the order the threads' chains reach them ({@code t0, t1, …}); a task shared by several
+ * chains (an ancestor) exists once.
+ */
+public final class OpenMpPicture {
+    private final TargetDescription target;
+    private final ProcessSnapshot snapshot;
+    private final OpenMpVersion version;
+    private final List<ParallelRegion> regions;
+    private final Map<String, ParallelRegion> regionsById;
+    private final List<OpenMpThread> threads;
+    private final Map<String, Task> tasks;
+    private final StartupSettings startup;
+    private final List<String> notices;
+
+    private OpenMpPicture(TargetDescription target, ProcessSnapshot snapshot, CodeNames names) {
+        this.target = target;
+        this.snapshot = snapshot;
+        this.version = new OpenMpVersion(snapshot.ompVersion());
+        this.startup = StartupSettings.of(snapshot.controlVariables());
+
+        // Regions, outer-first: ids by breadth over the tree, roots and children in the walk's order.
+        Map<String, List<String>> children = new LinkedHashMap<>();
+        List<String> roots = new ArrayList<>();
+        for (ProcessSnapshot.RegionView region : snapshot.regions().values()) {
+            Optional<String> parent = region.enclosing().filter(snapshot.regions()::containsKey);
+            if (parent.isPresent()) {
+                children.computeIfAbsent(parent.get(), k -> new ArrayList<>()).add(region.key());
+            } else {
+                roots.add(region.key());
+            }
+        }
+        Map<String, String> idByKey = new LinkedHashMap<>();
+        Deque<String> queue = new ArrayDeque<>(roots);
+        while (!queue.isEmpty() && idByKey.size() < snapshot.regions().size()) {
+            String key = queue.removeFirst();
+            if (idByKey.putIfAbsent(key, "r" + idByKey.size()) == null) {
+                queue.addAll(children.getOrDefault(key, List.of()));
+            }
+        }
+        for (String key : snapshot.regions().keySet()) { // a cycle left over by corrupt memory: still named
+            idByKey.putIfAbsent(key, "r" + idByKey.size());
+        }
+        Map<String, ParallelRegion> byId = new LinkedHashMap<>();
+        Map<String, List<Long>> pathByKey = new HashMap<>();
+        for (Map.Entry<String, String> entry : idByKey.entrySet()) {
+            ProcessSnapshot.RegionView view = snapshot.regions().get(entry.getKey());
+            List<Long> path = teamPath(view, snapshot, pathByKey, 0);
+            Optional<CodeLocation> function = view.function().isPresent() && view.level() > 0
+                    && view.lightweightTeam() == 0 ? names.name(view.function().getAsLong()) : Optional.empty();
+            byId.put(entry.getValue(), new ParallelRegion(entry.getValue(), view.level(), view.activeLevel(),
+                    view.teamSize(), view.level() > 0 && view.teamSize() == 1,
+                    view.enclosing().map(idByKey::get), path, view.toolData(), function, view.icvs()));
+        }
+        this.regionsById = byId;
+        this.regions = List.copyOf(byId.values());
+
+        // Tasks once each, threads with their chains.
+        Map<String, Task> taskMap = new LinkedHashMap<>();
+        Map<String, String> taskIdByKey = new HashMap<>();
+        List<OpenMpThread> threadList = new ArrayList<>();
+        for (ProcessSnapshot.ThreadView thread : snapshot.threads()) {
+            List<String> chain = new ArrayList<>();
+            List<ProcessSnapshot.TaskView> views = thread.tasks();
+            for (int i = 0; i < views.size(); i++) {
+                ProcessSnapshot.TaskView view = views.get(i);
+                String key = Long.toHexString(view.address()) + "/" + Long.toHexString(view.lightweightTeam());
+                String id = taskIdByKey.get(key);
+                if (id == null) {
+                    id = "t" + taskMap.size();
+                    taskIdByKey.put(key, id);
+                    taskMap.put(id, task(id, view, i == views.size() - 1, idByKey, byId, names));
+                }
+                chain.add(id);
+            }
+            Optional<ParallelRegion> region = thread.region().map(idByKey::get).map(byId::get);
+            threadList.add(new OpenMpThread(thread.gtid(), thread.lwp(), thread.pthread(), thread.threadNum(),
+                    thread.state(), thread.waitId(), region.map(ParallelRegion::id),
+                    region.map(ParallelRegion::teamPath).orElse(List.of()),
+                    region.map(ParallelRegion::level).orElse(-1L), region.map(ParallelRegion::teamSize).orElse(-1L),
+                    thread.toolData(), thread.icvs(), List.copyOf(chain)));
+        }
+        this.tasks = taskMap;
+        this.threads = List.copyOf(threadList);
+        this.notices = notices(snapshot);
+    }
+
+    /** The picture of {@code process} at its current stop. */
+    public static OpenMpPicture take(AddressSpaceHandle process, TargetDescription target, CodeNames names) {
+        return of(ProcessSnapshot.take(process), target, names);
+    }
+
+    /** The picture of an already taken walk. */
+    public static OpenMpPicture of(ProcessSnapshot snapshot, TargetDescription target, CodeNames names) {
+        return new OpenMpPicture(target, snapshot, names);
+    }
+
+    /**
+     * The thread numbers of a region's ancestors from level 1 inward, ending with the number of the thread
+     * that encountered the region: {@code [1]} for a level-2 team started by thread 1 of its level-1 team.
+     */
+    private static List<Long> teamPath(ProcessSnapshot.RegionView region, ProcessSnapshot snapshot,
+                                       Map<String, List<Long>> memo, int depth) {
+        List<Long> known = memo.get(region.key());
+        if (known != null) {
+            return known;
+        }
+        List<Long> path = new ArrayList<>();
+        Optional<ProcessSnapshot.RegionView> enclosing = region.enclosing().map(snapshot.regions()::get);
+        if (region.level() > 1 && enclosing.isPresent() && depth < snapshot.regions().size()) {
+            path.addAll(teamPath(enclosing.get(), snapshot, memo, depth + 1));
+            path.add(region.encounteringThreadNum());
+        }
+        List<Long> result = List.copyOf(path);
+        memo.put(region.key(), result);
+        return result;
+    }
+
+    private static Task task(String id, ProcessSnapshot.TaskView view, boolean outermost, Map<String, String> idByKey,
+                             Map<String, ParallelRegion> regions, CodeNames names) {
+        Optional<String> region = view.region().map(idByKey::get);
+        long level = region.map(regions::get).map(ParallelRegion::level).orElse(-1L);
+        TaskKind kind = view.flags().map(flags -> flags.explicit() ? TaskKind.EXPLICIT
+                : level == 0 || (level < 0 && outermost) ? TaskKind.INITIAL : TaskKind.IMPLICIT).orElse(TaskKind.UNKNOWN);
+        Optional<CodeLocation> function = kind == TaskKind.INITIAL ? Optional.empty()
+                : view.function().isPresent() ? names.name(view.function().getAsLong()) : Optional.empty();
+        return new Task(id, view.address(), view.lightweightTeam(), kind, TaskStatus.of(view.flags()), view.flags(),
+                function, view.frames(), view.toolData(), region, view.icvs());
+    }
+
+    private static List<String> notices(ProcessSnapshot snapshot) {
+        List<String> notices = new ArrayList<>();
+        if ("false".equals(snapshot.processIcvs().get("debug-var"))) {
+            notices.add("the program runs without OMP_DEBUG=enabled, so libomp does not track thread states, "
+                    + "task frames and task functions: those are shown as unavailable. Run it with "
+                    + "OMP_DEBUG=enabled to see them; everything else is complete.");
+        }
+        if (!snapshot.problems().isEmpty()) {
+            notices.add(snapshot.problems().size() + " part(s) of the runtime could not be read (memory corrupt or "
+                    + "partly missing): see the problems listed with the report.");
+        }
+        return List.copyOf(notices);
+    }
+
+    public TargetDescription target() {
+        return target;
+    }
+
+    /** The walk the picture was made of (for renderings that list raw values). */
+    public ProcessSnapshot snapshot() {
+        return snapshot;
+    }
+
+    public OpenMpVersion version() {
+        return version;
+    }
+
+    public Map<String, String> processIcvs() {
+        return snapshot.processIcvs();
+    }
+
+    public StartupSettings startup() {
+        return startup;
+    }
+
+    /** Every region, outer-first. */
+    public List<ParallelRegion> regions() {
+        return regions;
+    }
+
+    public Optional<ParallelRegion> region(String id) {
+        return Optional.ofNullable(regionsById.get(id));
+    }
+
+    /** The outermost regions. */
+    public List<ParallelRegion> roots() {
+        return regions.stream().filter(r -> r.enclosing().isEmpty() || !regionsById.containsKey(r.enclosing().get()))
+                .toList();
+    }
+
+    /** The regions directly nested in {@code region}. */
+    public List<ParallelRegion> children(ParallelRegion region) {
+        return regions.stream().filter(r -> r.enclosing().equals(Optional.of(region.id())) && r != region).toList();
+    }
+
+    public List<OpenMpThread> threads() {
+        return threads;
+    }
+
+    /** The threads whose innermost region is {@code region}; empty id: threads in no team. */
+    public List<OpenMpThread> members(Optional<String> region) {
+        return threads.stream().filter(t -> t.region().equals(region)).toList();
+    }
+
+    public Optional<OpenMpThread> threadByLwp(long lwp) {
+        return threads.stream().filter(t -> t.lwp().isPresent() && t.lwp().getAsLong() == lwp).findFirst();
+    }
+
+    public Optional<OpenMpThread> threadByPthread(long pthread) {
+        return threads.stream().filter(t -> t.pthread() == pthread).findFirst();
+    }
+
+    public Map<String, Task> tasks() {
+        return tasks;
+    }
+
+    /** A thread's current task and the tasks that generated it, innermost first. */
+    public List<Task> chain(OpenMpThread thread) {
+        return thread.taskIds().stream().map(tasks::get).toList();
+    }
+
+    /** The threads of {@code members} grouped by {@link ThreadGroups#alike}, or one group each with {@code all}. */
+    public List<List<OpenMpThread>> groups(List<OpenMpThread> members, boolean all) {
+        return ThreadGroups.of(this, members, all);
+    }
+
+    /** What the reader should know to read the picture right (no OMP_DEBUG, unreadable parts). */
+    public List<String> notices() {
+        return notices;
+    }
+
+    public List<String> problems() {
+        return snapshot.problems();
+    }
+
+    /** A parallel region (or a serialized level). */
+    public record ParallelRegion(String id, long level, long activeLevel, long teamSize, boolean serialized,
+                                 Optional<String> enclosing, List<Long> teamPath, ToolData toolData,
+                                 Optional<CodeLocation> function, Map<String, String> icvs) {
+        /** "level 2 region, team of 4" (", serialized" for a team of one inside another region). */
+        public String describe() {
+            if (level == 0) {
+                return "level 0 (implicit parallel region of the initial task)";
+            }
+            return "level " + level + " region, team of " + teamSize + (serialized ? ", serialized" : "");
+        }
+    }
+
+    /**
+     * An OpenMP thread: identities, its place (innermost region, team path, number), state, tool data,
+     * thread ICVs and its task chain (task ids, innermost first).
+     */
+    public record OpenMpThread(long gtid, OptionalLong lwp, long pthread, long threadNum, String state, long waitId,
+                               Optional<String> region, List<Long> teamPath, long level, long teamSize,
+                               ToolData toolData, Map<String, String> icvs, List<String> taskIds) {
+        /**
+         * The name every door gives the thread: {@code omp 1 · 2/4 · level 2 · wait_barrier_implicit} — the
+         * team path (ancestor thread numbers from level 1 inward, left out at level 1), the thread's number
+         * and team size, the level, the state.
+         */
+        public String name() {
+            StringBuilder name = new StringBuilder("omp ");
+            if (region.isPresent()) {
+                if (!teamPath.isEmpty()) {
+                    name.append(path()).append(" · ");
+                }
+                name.append(threadNum).append('/').append(teamSize).append(" · level ").append(level);
+            } else {
+                name.append("gtid ").append(gtid).append(" · no team");
+            }
+            if (stateKnown()) {
+                name.append(" · ").append(Text.shortState(state));
+            }
+            return name.toString();
+        }
+
+        /** The team path as text: {@code 1.0}. */
+        public String path() {
+            return String.join(".", teamPath.stream().map(String::valueOf).toList());
+        }
+
+        public boolean stateKnown() {
+            return state.startsWith("ompt_state_");
+        }
+    }
+
+    /** A task, once however many chains it is on. */
+    public record Task(String id, long address, long lightweightTeam, TaskKind kind, TaskStatus status,
+                       Optional<TaskHandle.TaskFlags> flags, Optional<CodeLocation> function,
+                       Optional<TaskHandle.TaskFrames> frames, Optional<ToolData> toolData, Optional<String> region,
+                       Map<String, String> icvs) {
+        /** "explicit task t3 fib (fib.c:12), executing". */
+        public String describe() {
+            StringBuilder text = new StringBuilder(kind.words()).append(' ').append(id);
+            function.ifPresent(f -> text.append(' ').append(f.describe()));
+            if (status != TaskStatus.UNKNOWN) {
+                text.append(", ").append(status.words());
+            }
+            return text.toString();
+        }
+    }
+
+    /** What a task is, in the words of the OpenMP specification. */
+    public enum TaskKind {
+        INITIAL("initial task"), IMPLICIT("implicit task"), EXPLICIT("explicit task"), UNKNOWN("task");
+
+        private final String words;
+
+        TaskKind(String words) {
+            this.words = words;
+        }
+
+        public String words() {
+            return words;
+        }
+    }
+
+    /** Where a task is in its life, from its flags: the one a thread executes, or one waiting in a chain. */
+    public enum TaskStatus {
+        EXECUTING("executing"), SUSPENDED("suspended"), NOT_STARTED("not started"), COMPLETE("complete"),
+        UNKNOWN("unknown");
+
+        private final String words;
+
+        TaskStatus(String words) {
+            this.words = words;
+        }
+
+        public String words() {
+            return words;
+        }
+
+        static TaskStatus of(Optional<TaskHandle.TaskFlags> flags) {
+            if (flags.isEmpty()) {
+                return UNKNOWN;
+            }
+            TaskHandle.TaskFlags f = flags.get();
+            return f.complete() ? COMPLETE : f.executing() ? EXECUTING : f.started() ? SUSPENDED : NOT_STARTED;
+        }
+    }
+}

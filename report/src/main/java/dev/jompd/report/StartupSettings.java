@@ -1,0 +1,35 @@
+package dev.jompd.report;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The runtime's "display control variables" (OMPD's name for them) for what they are: libomp's record of
+ * its OMP_* and KMP_* settings made when it initialised, <em>before</em> it read the environment — so they
+ * show the defaults of that moment (e.g. {@code OMP_NUM_THREADS} undefined), not what is in effect. What is
+ * in effect are the ICVs.
+ */
+public record StartupSettings(List<String> lines, List<Setting> settings) {
+    public static final String LABEL = "Runtime settings as libomp recorded them at start-up, before reading "
+            + "the environment (OMPD's display control variables; the ICVs are what is in effect)";
+
+    /** One {@code NAME=value}; {@code value} is empty when the line has none. */
+    public record Setting(String name, String value) {
+        /** The value for people: {@code (null)} (libomp's spelling of "not set") shown as such. */
+        public String shown() {
+            String bare = value.length() >= 2 && value.startsWith("'") && value.endsWith("'")
+                    ? value.substring(1, value.length() - 1) : value;
+            return bare.equals("(null)") ? "(not set)" : Text.quotedIfEmpty(value);
+        }
+    }
+
+    static StartupSettings of(List<String> lines) {
+        List<Setting> settings = new ArrayList<>();
+        for (String line : lines) {
+            int equals = line.indexOf('=');
+            settings.add(equals > 0 ? new Setting(line.substring(0, equals).strip(), line.substring(equals + 1).strip())
+                    : new Setting(line.strip(), ""));
+        }
+        return new StartupSettings(List.copyOf(lines), List.copyOf(settings));
+    }
+}

@@ -1,0 +1,40 @@
+package dev.jompd.report;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** Small spellings every rendering shares: hex addresses, OMPT state names, number ranges. */
+public final class Text {
+    private static final String STATE_PREFIX = "ompt_state_";
+
+    private Text() {}
+
+    public static String hex(long value) {
+        return "0x" + Long.toHexString(value);
+    }
+
+    /** {@code ompt_state_wait_barrier_implicit} → {@code wait_barrier_implicit}. */
+    public static String shortState(String stateName) {
+        return stateName.startsWith(STATE_PREFIX) ? stateName.substring(STATE_PREFIX.length()) : stateName;
+    }
+
+    /** 0,12,13,14 → "0,12-14"; long lists are cut after 12 runs, with the count. */
+    public static String ranges(List<Long> values) {
+        List<String> parts = new ArrayList<>();
+        for (int i = 0; i < values.size(); ) {
+            int j = i;
+            while (j + 1 < values.size() && values.get(j + 1) == values.get(j) + 1) {
+                j++;
+            }
+            parts.add(j > i ? values.get(i) + "-" + values.get(j) : Long.toString(values.get(i)));
+            i = j + 1;
+        }
+        return parts.size() <= 12 ? String.join(",", parts)
+                : String.join(",", parts.subList(0, 12)) + ",… (" + values.size() + ")";
+    }
+
+    /** An empty string shown as {@code ""}, so that "set to nothing" never looks like "not shown". */
+    public static String quotedIfEmpty(String value) {
+        return value.isEmpty() ? "\"\"" : value;
+    }
+}

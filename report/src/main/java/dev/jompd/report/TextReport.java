@@ -1,0 +1,241 @@
+package dev.jompd.report;
+
+import dev.jompd.report.OpenMpPicture.OpenMpThread;
+import dev.jompd.report.OpenMpPicture.ParallelRegion;
+import dev.jompd.report.OpenMpPicture.Task;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+/**
+ * The picture as text: the tree of regions with each thread under its innermost team and its tasks, the
+ * process ICVs, the start-up settings, notices and problems. The command line prints all of it; the gdb
+ * bridge's {@code ompd tree} prints the tree with gdb's thread numbers. Threads are grouped only when
+ * {@link ThreadGroups#alike}; a task on several chains (an ancestor) is shown once and referred to after.
+ */
+public final class TextReport {
+    /**
+     * How to render.
+     *
+     * @param all      one line per thread instead of groups
+     * @param colour   ANSI colours
+     * @param ids      a thread's identities as this door names them ("gtid 5  LWP 4711", "gdb 3  LWP 4711")
+     * @param selected the thread the user has selected (marked), if the door has one
+     */
+    public record Options(boolean all, boolean colour, Function<OpenMpThread, String> ids,
+                          Predicate<OpenMpThread> selected) {
+        public static Options commandLine(boolean all, boolean colour) {
+            return new Options(all, colour, thread -> "gtid " + thread.gtid()
+                    + (thread.lwp().isPresent() ? "  LWP " + thread.lwp().getAsLong() : ""), thread -> false);
+        }
+    }
+
+    private final OpenMpPicture picture;
+    private final Options options;
+    private final Set<String> shownTasks = new HashSet<>();
+    private final StringBuilder out = new StringBuilder();
+
+    private TextReport(OpenMpPicture picture, Options options) {
+        this.picture = picture;
+        this.options = options;
+    }
+
+    /** The whole report, as {@code jompd inspect} prints it. */
+    public static String render(OpenMpPicture picture, Options options) {
+        TextReport report = new TextReport(picture, options);
+        report.header();
+        report.out.append(report.bold("Parallel regions")).append('\n');
+        report.tree();
+        report.icvsAndSettings();
+        report.problems();
+        return report.out.toString();
+    }
+
+    /** The header line and the tree only, as the gdb bridge's {@code ompd tree} prints it. */
+    public static String tree(OpenMpPicture picture, Options options) {
+        TextReport report = new TextReport(picture, options);
+        report.out.append("OpenMP process ").append(picture.target().backend()).append(": ").append(report.summary())
+                .append('\n');
+        report.tree();
+        report.problems();
+        return report.out.toString();
+    }
+
+    private String summary() {
+        return "runtime " + picture.target().runtime() + ", " + picture.version().words() + ", "
+                + picture.threads().size() + " OpenMP threads, " + picture.regions().size() + " parallel regions";
+    }
+
+    private void header() {
+        out.append(bold("OpenMP process")).append(' ').append(picture.target().name()).append(" (")
+                .append(picture.target().backend()).append(")\n  ").append(summary()).append('\n');
+        for (String notice : picture.notices()) {
+            out.append(paint("33", "  note: " + notice)).append('\n');
+        }
+        out.append('\n');
+    }
+
+    private void tree() {
+        for (ParallelRegion root : picture.roots()) {
+            region(root, 1, new HashSet<>());
+        }
+        List<OpenMpThread> idle = picture.members(Optional.empty());
+        if (!idle.isEmpty()) {
+            out.append("  threads in no team (idle in the pool):\n");
+            threads(idle, 2);
+        }
+    }
+
+    private void region(ParallelRegion region, int depth, Set<String> visited) {
+        if (!visited.add(region.id()) || depth > picture.regions().size() + 1) {
+            return; // corrupt memory can make a region its own ancestor
+        }
+        String indent = "  ".repeat(depth);
+        out.append(indent).append(paint("36", region.id() + " " + region.describe()));
+        if (region.level() > 0) {
+            out.append(", active level ").append(region.activeLevel());
+        }
+        if (!region.teamPath().isEmpty()) {
+            out.append(", team path ").append(String.join(".", region.teamPath().stream().map(String::valueOf).toList()));
+        }
+        region.function().ifPresent(function -> out.append("  ").append(function.describe()));
+        if (region.toolData().value() != 0) {
+            out.append(", tool data ").append(Long.toUnsignedString(region.toolData().value()));
+        }
+        out.append('\n');
+        threads(picture.members(Optional.of(region.id())), depth + 1);
+        for (ParallelRegion child : picture.children(region)) {
+            region(child, depth + 1, visited);
+        }
+    }
+
+    private void threads(List<OpenMpThread> members, int depth) {
+        String indent = "  ".repeat(depth);
+        for (List<OpenMpThread> group : picture.groups(members, options.all())) {
+            OpenMpThread first = group.getFirst();
+            if (group.size() == 1) {
+                out.append(indent).append(paint("1", "thread " + first.threadNum())).append("  ")
+                        .append(options.ids().apply(first));
+            } else {
+                out.append(indent).append(paint("1", "threads " + Text.ranges(group.stream().map(OpenMpThread::threadNum).toList())))
+                        .append(" (").append(group.size()).append(" alike)  gtids ")
+                        .append(Text.ranges(group.stream().map(OpenMpThread::gtid).toList()));
+                List<Long> lwps = group.stream().filter(t -> t.lwp().isPresent()).map(t -> t.lwp().getAsLong()).toList();
+                if (lwps.size() == group.size()) {
+                    out.append("  LWPs ").append(Text.ranges(lwps));
+                }
+            }
+            out.append("  ").append(first.stateKnown() ? paint(stateColour(first.state()), Text.shortState(first.state()))
+                    : "(state " + first.state() + ")");
+            if (first.waitId() != 0) {
+                out.append(" on ").append(Text.hex(first.waitId()));
+            }
+            if (first.toolData().value() != 0) {
+                out.append("  tool data ").append(Long.toUnsignedString(first.toolData().value()));
+            }
+            if (group.stream().anyMatch(options.selected())) {
+                out.append(group.size() == 1 ? "   <- selected" : "   <- selected among them");
+            }
+            out.append('\n');
+            tasks(group, indent + "    ");
+        }
+    }
+
+    /** The group's chain, innermost first, until a task already shown. */
+    private void tasks(List<OpenMpThread> group, String indent) {
+        List<List<Task>> chains = group.stream().map(picture::chain).toList();
+        int length = chains.getFirst().size();
+        for (int position = 0; position < length; position++) {
+            int at = position;
+            List<Task> here = chains.stream().map(chain -> chain.get(at)).toList();
+            Task task = here.getFirst();
+            if (here.stream().allMatch(t -> shownTasks.contains(t.id()))) {
+                out.append(indent).append("then ").append(task.kind().words()).append(' ').append(ids(here))
+                        .append(" (shown above)\n");
+                return;
+            }
+            here.forEach(t -> shownTasks.add(t.id()));
+            out.append(indent).append(task.kind().words()).append(' ').append(ids(here));
+            task.flags().ifPresent(f -> {
+                if (f.isFinal()) out.append(" final");
+                if (f.explicit() && !f.tied()) out.append(" untied");
+            });
+            task.function().ifPresent(function -> out.append("  ").append(function.describe()));
+            if (task.status() != OpenMpPicture.TaskStatus.UNKNOWN) {
+                out.append(", ").append(task.status().words());
+            }
+            out.append('\n');
+            if (position == 0) {
+                icvLine(group, task, indent + "  ");
+            }
+        }
+    }
+
+    private static String ids(List<Task> tasks) {
+        List<String> distinct = tasks.stream().map(Task::id).distinct().toList();
+        if (distinct.size() <= 4) {
+            return String.join(",", distinct);
+        }
+        return distinct.getFirst() + ",…," + distinct.getLast() + " (" + distinct.size() + ")";
+    }
+
+    private void icvLine(List<OpenMpThread> group, Task task, String indent) {
+        List<String> icvs = new ArrayList<>();
+        group.getFirst().icvs().forEach((name, value) -> {
+            boolean ownNumber = name.equals("thread-num-var");
+            if (!ownNumber || group.size() == 1) {
+                icvs.add(name + "=" + Text.quotedIfEmpty(value));
+            }
+        });
+        task.icvs().forEach((name, value) -> {
+            if (!name.equals("implicit-task-var") && !name.equals("final-task-var")) {
+                icvs.add(name + "=" + Text.quotedIfEmpty(value));
+            }
+        });
+        // ompd-* aliases repeat their OpenMP names; unreadable ICVs (<ompd_rc_…>) are left to --json,
+        // which keeps the reason.
+        out.append(indent).append("ICVs: ").append(String.join(" ", icvs.stream()
+                .filter(s -> !s.startsWith("ompd-") && !s.contains("=<ompd_rc_")).toList())).append('\n');
+    }
+
+    private void icvsAndSettings() {
+        out.append('\n').append(bold("Process ICVs")).append('\n');
+        picture.processIcvs().forEach((name, value) -> out.append("  ").append(pad(name, 24))
+                .append(value.startsWith("<ompd_rc_") ? "(" + value.substring(9, value.length() - 1) + ")"
+                        : Text.quotedIfEmpty(value)).append('\n'));
+        List<StartupSettings.Setting> settings = picture.startup().settings().stream()
+                .filter(s -> s.name().startsWith("OMP_")).toList();
+        if (!settings.isEmpty()) {
+            out.append('\n').append(bold("Start-up settings")).append(" (").append(StartupSettings.LABEL).append(")\n");
+            settings.forEach(s -> out.append("  ").append(pad(s.name(), 24)).append(s.shown()).append('\n'));
+        }
+    }
+
+    private void problems() {
+        if (!picture.problems().isEmpty()) {
+            out.append('\n').append(paint("31", "Problems")).append('\n');
+            picture.problems().forEach(p -> out.append("  ").append(p).append('\n'));
+        }
+    }
+
+    private static String stateColour(String state) {
+        return state.contains("wait") ? "33" : state.contains("work") ? "32" : "0";
+    }
+
+    private String bold(String text) {
+        return paint("1", text);
+    }
+
+    private String paint(String code, String text) {
+        return options.colour() ? "\033[" + code + "m" + text + "\033[0m" : text;
+    }
+
+    private static String pad(String text, int width) {
+        return text.length() >= width ? text + " " : text + " ".repeat(width - text.length());
+    }
+}
