@@ -31,7 +31,7 @@ public final class JsonReport {
 
     /** The document, pretty-printed. */
     public static String render(OpenMpPicture picture) {
-        return new GsonBuilder().setPrettyPrinting().disableHtmlEscaping().create().toJson(toJson(picture));
+        return new GsonBuilder().setPrettyPrinting().disableHtmlEscaping().serializeNulls().create().toJson(toJson(picture));
     }
 
     /** The document as a tree. */

@@ -53,6 +53,9 @@ public final class OpenMpPicture {
                 roots.add(region.key());
             }
         }
+        // Siblings in the order of the threads that started them: the same numbering at every stop of a program.
+        children.values().forEach(list -> list.sort(java.util.Comparator.comparingLong(
+                key -> snapshot.regions().get(key).encounteringThreadNum())));
         Map<String, String> idByKey = new LinkedHashMap<>();
         Deque<String> queue = new ArrayDeque<>(roots);
         while (!queue.isEmpty() && idByKey.size() < snapshot.regions().size()) {
@@ -210,9 +213,11 @@ public final class OpenMpPicture {
         return threads;
     }
 
-    /** The threads whose innermost region is {@code region}; empty id: threads in no team. */
+    /** The threads whose innermost region is {@code region}, by thread number; empty id: threads in no team. */
     public List<OpenMpThread> members(Optional<String> region) {
-        return threads.stream().filter(t -> t.region().equals(region)).toList();
+        return threads.stream().filter(t -> t.region().equals(region))
+                .sorted(java.util.Comparator.comparingLong(OpenMpThread::threadNum).thenComparingLong(OpenMpThread::gtid))
+                .toList();
     }
 
     public Optional<OpenMpThread> threadByLwp(long lwp) {

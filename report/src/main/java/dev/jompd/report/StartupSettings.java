@@ -10,8 +10,8 @@ import java.util.List;
  * in effect are the ICVs.
  */
 public record StartupSettings(List<String> lines, List<Setting> settings) {
-    public static final String LABEL = "Runtime settings as libomp recorded them at start-up, before reading "
-            + "the environment (OMPD's display control variables; the ICVs are what is in effect)";
+    public static final String LABEL = "as libomp recorded them at start-up, before it read the environment "
+            + "(OMPD's display control variables); what is in effect are the ICVs";
 
     /** One {@code NAME=value}; {@code value} is empty when the line has none. */
     public record Setting(String name, String value) {

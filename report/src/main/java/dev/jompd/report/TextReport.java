@@ -211,7 +211,7 @@ public final class TextReport {
         List<StartupSettings.Setting> settings = picture.startup().settings().stream()
                 .filter(s -> s.name().startsWith("OMP_")).toList();
         if (!settings.isEmpty()) {
-            out.append('\n').append(bold("Start-up settings")).append(" (").append(StartupSettings.LABEL).append(")\n");
+            out.append('\n').append(bold("Start-up settings")).append(": ").append(StartupSettings.LABEL).append('\n');
             settings.forEach(s -> out.append("  ").append(pad(s.name(), 24)).append(s.shown()).append('\n'));
         }
     }

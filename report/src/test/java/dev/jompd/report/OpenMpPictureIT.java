@@ -1,0 +1,180 @@
+package dev.jompd.report;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.networknt.schema.JsonSchema;
+import com.networknt.schema.JsonSchemaFactory;
+import com.networknt.schema.SpecVersion;
+import com.networknt.schema.ValidationMessage;
+import dev.jompd.core.ompd.AddressSpaceHandle;
+import dev.jompd.core.ompd.Ompd;
+import dev.jompd.core.target.Symbolizer;
+import dev.jompd.core.target.core.CoreFileAddressSpace;
+import dev.jompd.report.OpenMpPicture.OpenMpThread;
+import dev.jompd.report.OpenMpPicture.ParallelRegion;
+import dev.jompd.report.OpenMpPicture.Task;
+import dev.jompd.report.OpenMpPicture.TaskKind;
+import dev.jompd.testkit.Facts;
+import dev.jompd.testkit.Fixture;
+import dev.jompd.testkit.FixtureRun;
+import dev.jompd.testkit.Fixtures;
+import dev.jompd.testkit.StoppedFixture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The picture of real cores: the JSON validates against the schema file, regions are numbered outer-first,
+ * team paths and names agree with what the programs recorded about themselves, grouping never hides a
+ * difference, and the text rendering of a fixed state matches its golden file.
+ */
+class OpenMpPictureIT {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    static Stream<FixtureRun> fixtures() {
+        return Stream.of(FixtureRun.of(Fixture.NESTED, "2", "3", "4"), FixtureRun.of(Fixture.TASKS, "200"),
+                FixtureRun.of(Fixture.SERIALIZED, "3", "3"), FixtureRun.of(Fixture.WAITS),
+                FixtureRun.of(Fixture.OMPT_TOOL, "3"), FixtureRun.of(Fixture.NESTED_FORTRAN),
+                FixtureRun.of(Fixture.PARALLEL, "2").withEnvironment("OMP_DEBUG", "disabled"));
+    }
+
+    static <T> T withPicture(StoppedFixture fixture, Function<OpenMpPicture, T> use) {
+        try (CoreFileAddressSpace core = CoreFileAddressSpace.open(fixture.core());
+             Symbolizer symbols = new Symbolizer(core)) {
+            AddressSpaceHandle process = Ompd.processInitialize(core);
+            TargetDescription target = new TargetDescription("core", fixture.core().toString(), core.name(),
+                    process.layout().runtimeModule());
+            return use.apply(OpenMpPicture.take(process, target, new CodeNames(symbols)));
+        }
+    }
+
+    static JsonSchema schema() throws IOException {
+        try (InputStream in = JsonReport.class.getResourceAsStream(JsonReport.SCHEMA_RESOURCE)) {
+            assertThat(in).as("schema resource").isNotNull();
+            return JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012).getSchema(in);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("fixtures")
+    void jsonValidatesAgainstTheSchemaFile(FixtureRun run) throws IOException {
+        String json = withPicture(Fixtures.core(run), JsonReport::render);
+        Set<ValidationMessage> errors = schema().validate(JSON.readTree(json));
+        assertThat(errors).as("%s", json.length() > 4000 ? json.substring(0, 4000) : json).isEmpty();
+    }
+
+    @Test
+    void theSchemaRefusesAFieldItDoesNotDescribe() throws IOException {
+        String json = withPicture(Fixtures.core(FixtureRun.of(Fixture.PARALLEL, "2")), JsonReport::render);
+        JsonNode document = JSON.readTree(json);
+        ((ObjectNode) document.get("threads").get(0)).put("undocumented", 1);
+        assertThat(schema().validate(document)).isNotEmpty();
+    }
+
+    @Test
+    void regionsAreNumberedOuterFirstAndTeamPathsAreTheRecordedAncestors() {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.NESTED, "2", "3", "4"));
+        withPicture(fixture, picture -> {
+            List<ParallelRegion> regions = picture.regions();
+            assertThat(regions.getFirst().id()).isEqualTo("r0");
+            assertThat(regions.getFirst().level()).isZero();
+            for (ParallelRegion region : regions) {
+                region.enclosing().ifPresent(parent -> assertThat(Integer.parseInt(parent.substring(1)))
+                        .as("%s encloses %s", parent, region.id()).isLessThan(Integer.parseInt(region.id().substring(1))));
+            }
+            for (Facts.ThreadFacts thread : fixture.facts().threads()) {
+                OpenMpThread seen = picture.threadByLwp(thread.lwp()).orElseThrow();
+                List<Long> expected = thread.ancestors().subList(0, Math.max(0, thread.level() - 1)).stream()
+                        .map(Integer::longValue).toList();
+                assertThat(seen.teamPath()).as("%s", thread).isEqualTo(expected);
+                assertThat(seen.name()).as("%s", thread).startsWith("omp "
+                        + (expected.isEmpty() ? "" : seen.path() + " · ") + thread.threadNum() + "/" + thread.teamSize()
+                        + " · level " + thread.level() + " · ");
+            }
+            // every thread of the 2x3x4 program has a name of its own
+            assertThat(picture.threads().stream().map(OpenMpThread::name).distinct().count())
+                    .isEqualTo(picture.threads().stream().filter(t -> t.region().isPresent()).count());
+            return null;
+        });
+    }
+
+    @ParameterizedTest
+    @MethodSource("fixtures")
+    void groupsNeverHideADifference(FixtureRun run) {
+        withPicture(Fixtures.core(run), picture -> {
+            for (ParallelRegion region : picture.regions()) {
+                for (List<OpenMpThread> group : picture.groups(picture.members(java.util.Optional.of(region.id())), false)) {
+                    OpenMpThread first = group.getFirst();
+                    for (OpenMpThread other : group) {
+                        assertThat(other.state()).isEqualTo(first.state());
+                        assertThat(other.waitId()).isEqualTo(first.waitId());
+                        List<Task> a = picture.chain(first);
+                        List<Task> b = picture.chain(other);
+                        assertThat(b).hasSameSizeAs(a);
+                        for (int i = 0; i < a.size(); i++) {
+                            if (a.get(i).kind() == TaskKind.EXPLICIT) {
+                                assertThat(b.get(i).id()).as("explicit task %d of grouped threads", i).isEqualTo(a.get(i).id());
+                            }
+                            assertThat(b.get(i).function()).isEqualTo(a.get(i).function());
+                        }
+                    }
+                }
+            }
+            return null;
+        });
+    }
+
+    @Test
+    void threadsRunningDifferentExplicitTasksAreNeverOneGroup() {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.TASKS, "200"));
+        String text = withPicture(fixture, picture -> TextReport.render(picture, TextReport.Options.commandLine(false, false)));
+        long explicitRunners = withPicture(fixture, picture -> picture.threads().stream()
+                .filter(t -> !t.taskIds().isEmpty() && picture.tasks().get(t.taskIds().getFirst()).kind() == TaskKind.EXPLICIT)
+                .count());
+        assertThat(explicitRunners).as("threads running explicit tasks at the marker").isGreaterThan(1);
+        assertThat(text).as(text).doesNotContainPattern("threads [0-9,-]+ \\(\\d+ alike\\)[^\\n]*\\n\\s+explicit task");
+    }
+
+    /**
+     * The text report of the 2x3x4 program, its varying parts (addresses, LWPs, gtids, task ids, the core's
+     * path) replaced, equals the golden file: any change of what users read shows up here as a diff.
+     * {@code -Djompd.golden.update=true} writes the file anew.
+     */
+    @Test
+    void textReportMatchesItsGoldenFile() throws IOException {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.NESTED, "2", "3", "4"));
+        String text = normalized(withPicture(fixture, picture ->
+                TextReport.render(picture, TextReport.Options.commandLine(false, false))), fixture.core());
+        Path golden = Path.of("src/test/resources/golden/nested-2-3-4.txt");
+        if (Boolean.getBoolean("jompd.golden.update") || !Files.exists(golden)) {
+            Files.createDirectories(golden.getParent());
+            Files.writeString(golden, text, StandardCharsets.UTF_8);
+        }
+        assertThat(text).isEqualTo(Files.readString(golden, StandardCharsets.UTF_8));
+    }
+
+    static String normalized(String text, Path core) {
+        return text.replace(core.toString(), "CORE")
+                .replaceAll("0x[0-9a-f]+", "0xADDR")
+                .replaceAll("LWPs? [0-9,\\-…() ]+?(?=  |\\n)", "LWP N")
+                .replaceAll("gtids? [0-9,\\-…() ]+?(?=  |\\n)", "gtid N")
+                .replaceAll("\\bt\\d+\\b", "tN")
+                .replaceAll("(tasks?) tN(,tN)*", "$1 tN")
+                .replaceAll("OMP_STACKSIZE .*", "OMP_STACKSIZE ...")
+                .replaceAll("num-procs-var +\\d+", "num-procs-var N")
+                .replaceAll("nthreads-var=\\d+", "nthreads-var=N");
+    }
+}
