@@ -11,7 +11,11 @@ public enum Fixture {
     ICVS("icvs.c"),
     TEAMS("teams.c"),
     OMPT_TOOL("ompt_tool.c"),
-    NESTED_FORTRAN("nested_fortran.f90");
+    NESTED_FORTRAN("nested_fortran.f90"),
+    RECORDER_EVENTS("recorder_events.c"),
+    RECORDER_DEADLOCK("recorder_deadlock.c"),
+    RECORDER_CONTROL("recorder_control.c"),
+    RECORDER_CONTROL_FORTRAN("recorder_control_fortran.f90");
 
     private final String source;
 
