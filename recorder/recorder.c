@@ -91,7 +91,9 @@ static inline uint64_t now_ns(void) {
 
 static uint64_t new_id(void) { return __atomic_fetch_add(&next_id, 1, __ATOMIC_RELAXED); }
 
-static __thread struct jompd_recorder_thread *self;
+/* initial-exec: every event reads this, and the general-dynamic model would call __tls_get_addr each
+ * time. 8 bytes fit glibc's static TLS reserve for dlopen'ed libraries. */
+static __thread struct jompd_recorder_thread *self __attribute__((tls_model("initial-exec")));
 
 static struct jompd_recorder_thread *thread_record(void) {
   struct jompd_recorder_thread *t = self;
@@ -123,9 +125,9 @@ static inline int recording(void) {
   return __atomic_load_n(&state.monitoring, __ATOMIC_RELAXED) == JOMPD_RECORDER_MONITORING_ON;
 }
 
-static inline void record_always(uint16_t callback, uint16_t endpoint, uint32_t kind,
-                                 const void *codeptr_ra, uint64_t parallel_id, uint64_t task_id,
-                                 uint64_t value, uint64_t aux) {
+static inline void record_at(uint64_t time_ns, uint16_t callback, uint16_t endpoint, uint32_t kind,
+                             const void *codeptr_ra, uint64_t parallel_id, uint64_t task_id,
+                             uint64_t value, uint64_t aux) {
   struct jompd_recorder_thread *t = thread_record();
   if (!t)
     return;
@@ -134,7 +136,7 @@ static inline void record_always(uint16_t callback, uint16_t endpoint, uint32_t 
   /* seq 0 marks the slot as being written: a reader stopping us here drops it. */
   __atomic_store_n(&e->seq, 0, __ATOMIC_RELAXED);
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
-  e->time_ns = now_ns();
+  e->time_ns = time_ns;
   e->callback = callback;
   e->endpoint = endpoint;
   e->kind = kind;
@@ -147,10 +149,25 @@ static inline void record_always(uint16_t callback, uint16_t endpoint, uint32_t 
   __atomic_store_n(&t->head, h + 1, __ATOMIC_RELEASE);
 }
 
+static inline void record_always(uint16_t callback, uint16_t endpoint, uint32_t kind,
+                                 const void *codeptr_ra, uint64_t parallel_id, uint64_t task_id,
+                                 uint64_t value, uint64_t aux) {
+  record_at(now_ns(), callback, endpoint, kind, codeptr_ra, parallel_id, task_id, value, aux);
+}
+
 static inline void record(uint16_t callback, uint16_t endpoint, uint32_t kind, const void *codeptr_ra,
                           uint64_t parallel_id, uint64_t task_id, uint64_t value, uint64_t aux) {
   if (recording())
     record_always(callback, endpoint, kind, codeptr_ra, parallel_id, task_id, value, aux);
+}
+
+/* An event whose region record was just made: both carry the same time (one clock read, not two). */
+static inline void record_region_event(const struct jompd_recorder_region *r, uint16_t callback,
+                                       uint16_t endpoint, uint32_t kind, const void *codeptr_ra,
+                                       uint64_t parallel_id, uint64_t task_id, uint64_t value, uint64_t aux) {
+  if (recording())
+    record_at(r ? r->begin_time_ns : now_ns(), callback, endpoint, kind, codeptr_ra, parallel_id, task_id,
+              value, aux);
 }
 
 static inline uint64_t id_of(const ompt_data_t *data) {
@@ -209,7 +226,7 @@ static void on_parallel_begin(ompt_data_t *encountering_task_data, const ompt_fr
   (void)frame;
   uint64_t parent = id_of(encountering_task_data);
   struct jompd_recorder_region *r = new_region(parallel_data, codeptr_ra, (uint64_t)flags, parent, requested);
-  record(ompt_callback_parallel_begin, ompt_scope_begin, (uint32_t)flags, codeptr_ra, r ? r->id : 0,
+  record_region_event(r, ompt_callback_parallel_begin, ompt_scope_begin, (uint32_t)flags, codeptr_ra, r ? r->id : 0,
          parent, requested, 0);
 }
 
@@ -226,7 +243,7 @@ static void on_task_create(ompt_data_t *encountering_task_data, const ompt_frame
   (void)frame, (void)has_dependences;
   uint64_t parent = id_of(encountering_task_data);
   struct jompd_recorder_region *r = new_region(new_task_data, codeptr_ra, (uint64_t)flags, parent, 0);
-  record(ompt_callback_task_create, 0, (uint32_t)flags, codeptr_ra, 0, r ? r->id : 0, parent, 0);
+  record_region_event(r, ompt_callback_task_create, 0, (uint32_t)flags, codeptr_ra, 0, r ? r->id : 0, parent, 0);
 }
 
 static void on_task_schedule(ompt_data_t *prior_task_data, ompt_task_status_t prior_status,
@@ -245,8 +262,8 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
   if (endpoint == ompt_scope_begin) {
     struct jompd_recorder_region *r =
         new_region(task_data, NULL, (uint64_t)flags, 0, actual_parallelism);
-    record(ompt_callback_implicit_task, endpoint, (uint32_t)flags, NULL, id_of(parallel_data),
-           r ? r->id : 0, 0, aux);
+    record_region_event(r, ompt_callback_implicit_task, endpoint, (uint32_t)flags, NULL,
+                        id_of(parallel_data), r ? r->id : 0, 0, aux);
   } else {
     record(ompt_callback_implicit_task, endpoint, (uint32_t)flags, NULL, id_of(parallel_data),
            id_of(task_data), 0, aux);
