@@ -24,6 +24,17 @@
 #include <stdint.h>
 
 #define JOMPD_RECORDER_MAGIC "jompd-recorder"
+
+/* Time: every *time_ns field holds ticks of the recorder's clock, state.clock_kind:
+ *   1 CLOCK_MONOTONIC nanoseconds (ticks are nanoseconds),
+ *   2 the x86-64 time-stamp counter (used when the kernel's clocksource is "tsc": constant and
+ *     synchronised across CPUs; it costs a third of a clock_gettime on every event).
+ * Nanoseconds of CLOCK_MONOTONIC = clock_ns0 + (ticks - clock_ticks0) * rate, the rate taken from
+ * (clock_ticks0, clock_ns0) and the latest (ticks, ns) pair: state.clock_ticks1/ns1 (a 200 us
+ * calibration at start-up) or a thread's clock_ticks/clock_ns[clock_slot] (taken when the thread
+ * began, refreshed every 4096 events of that thread). */
+#define JOMPD_RECORDER_CLOCK_MONOTONIC 1
+#define JOMPD_RECORDER_CLOCK_TSC 2
 #define JOMPD_RECORDER_VERSION 1u
 
 /* omp_control_tool commands of the tool (OpenMP 5.1 §3.14: tool-specific commands start at 64). */
@@ -50,7 +61,7 @@
  *              (implicit_task), impl (mutex_acquire), result (control_tool) */
 struct jompd_recorder_event {
   uint64_t seq; /* position in the thread's event sequence + 1; 0 while the slot is written */
-  uint64_t time_ns; /* CLOCK_MONOTONIC */
+  uint64_t time_ns; /* recorder clock ticks (see "Time" below) */
   uint16_t callback;
   uint16_t endpoint;
   uint32_t kind;
@@ -85,6 +96,9 @@ struct jompd_recorder_thread {
   uint64_t held_overflow;
   struct jompd_recorder_mutex held[JOMPD_RECORDER_HELD_MAX];
   struct jompd_recorder_mutex waiting; /* kind 0 = waiting for no mutex */
+  uint64_t clock_slot;     /* which of the two (ticks, CLOCK_MONOTONIC ns) pairs below is current */
+  uint64_t clock_ticks[2];
+  uint64_t clock_ns[2];
 };
 
 /* What ompt_data_t.ptr of parallel regions and tasks points to (ompd_get_tool_data leads here). */
@@ -164,6 +178,9 @@ struct jompd_recorder_state {
   uint64_t ring_capacity;
   uint64_t monitoring;
   uint64_t start_time_ns;
+  uint64_t clock_kind;
+  uint64_t clock_ticks0, clock_ns0; /* at start-up */
+  uint64_t clock_ticks1, clock_ns1; /* the latest global pair */
   uint64_t omp_version; /* what ompt_start_tool was given */
   char runtime_version[64];
   int32_t registration[JOMPD_RECORDER_CALLBACKS]; /* ompt_set_result_t per callback; -1 not tried */

@@ -19,6 +19,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -44,7 +47,8 @@ static struct jompd_recorder_layout_entry layout[] = {
     FIELD(thread, thread_type), FIELD(thread, ended), FIELD(thread, begin_time_ns),
     FIELD(thread, end_time_ns), FIELD(thread, capacity), FIELD(thread, head), FIELD(thread, events),
     FIELD(thread, held_count), FIELD(thread, held_overflow), FIELD(thread, held),
-    FIELD(thread, waiting),
+    FIELD(thread, waiting), FIELD(thread, clock_slot), FIELD(thread, clock_ticks),
+    FIELD(thread, clock_ns),
     SIZE(region),
     FIELD(region, id), FIELD(region, codeptr_ra), FIELD(region, begin_time_ns), FIELD(region, flags),
     FIELD(region, parent_task_id), FIELD(region, parallelism),
@@ -64,7 +68,9 @@ static struct jompd_recorder_layout_entry layout[] = {
     FIELD(device, trace),
     SIZE(state),
     FIELD(state, threads), FIELD(state, thread_count), FIELD(state, ring_capacity),
-    FIELD(state, monitoring), FIELD(state, start_time_ns), FIELD(state, omp_version),
+    FIELD(state, monitoring), FIELD(state, start_time_ns), FIELD(state, clock_kind),
+    FIELD(state, clock_ticks0), FIELD(state, clock_ns0), FIELD(state, clock_ticks1),
+    FIELD(state, clock_ns1), FIELD(state, omp_version),
     FIELD(state, runtime_version), FIELD(state, registration), FIELD(state, mark_count),
     FIELD(state, marks), FIELD(state, command_count), FIELD(state, commands),
     FIELD(state, device_count), FIELD(state, devices),
@@ -83,10 +89,53 @@ EXPORT __attribute__((noinline)) void jompd_recorder_snapshot_point(void) { __as
 
 /* ---- time, threads, rings -------------------------------------------------------------- */
 
-static inline uint64_t now_ns(void) {
+static inline uint64_t monotonic_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int use_tsc;
+
+/* Ticks of the recorder's clock (jompd-recorder.h, "Time"). */
+static inline uint64_t now_ns(void) {
+#if defined(__x86_64__)
+  if (use_tsc)
+    return __rdtsc();
+#endif
+  return monotonic_ns();
+}
+
+/* The TSC only where the kernel itself trusts it as its clocksource (constant rate, synchronised). */
+static int kernel_uses_tsc(void) {
+#if defined(__x86_64__)
+  FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+  if (!f)
+    return 0;
+  char name[32] = {0};
+  int ok = fgets(name, sizeof name, f) && strncmp(name, "tsc\n", 4) == 0;
+  fclose(f);
+  return ok;
+#else
+  return 0;
+#endif
+}
+
+static void clock_pair(uint64_t *ticks, uint64_t *ns) {
+  *ticks = now_ns();
+  *ns = monotonic_ns();
+}
+
+static void calibrate_clock(void) {
+  use_tsc = kernel_uses_tsc() && !getenv("JOMPD_RECORDER_NO_TSC");
+  state.clock_kind = use_tsc ? JOMPD_RECORDER_CLOCK_TSC : JOMPD_RECORDER_CLOCK_MONOTONIC;
+  clock_pair(&state.clock_ticks0, &state.clock_ns0);
+  uint64_t ticks, ns;
+  do
+    clock_pair(&ticks, &ns);
+  while (use_tsc && ns - state.clock_ns0 < 200000);
+  state.clock_ticks1 = ticks;
+  state.clock_ns1 = ns;
 }
 
 static uint64_t new_id(void) { return __atomic_fetch_add(&next_id, 1, __ATOMIC_RELAXED); }
@@ -111,6 +160,7 @@ static struct jompd_recorder_thread *thread_record(void) {
   t->pthread_id = (uint64_t)pthread_self();
   t->lwp = (uint64_t)syscall(SYS_gettid);
   t->begin_time_ns = now_ns();
+  clock_pair(&t->clock_ticks[0], &t->clock_ns[0]);
   t->serial = __atomic_fetch_add(&state.thread_count, 1, __ATOMIC_RELAXED);
   struct jompd_recorder_thread *head = __atomic_load_n(&state.threads, __ATOMIC_RELAXED);
   do {
@@ -147,6 +197,12 @@ static inline void record_at(uint64_t time_ns, uint16_t callback, uint16_t endpo
   e->aux = aux;
   __atomic_store_n(&e->seq, h + 1, __ATOMIC_RELEASE);
   __atomic_store_n(&t->head, h + 1, __ATOMIC_RELEASE);
+  if ((h & 4095) == 4095) { /* keeps the tick rate known to within a few ppm in long runs */
+    /* Write the other slot, then publish it: a reader never sees half a pair. */
+    uint64_t slot = t->clock_slot ^ 1;
+    clock_pair(&t->clock_ticks[slot], &t->clock_ns[slot]);
+    __atomic_store_n(&t->clock_slot, slot, __ATOMIC_RELEASE);
+  }
 }
 
 static inline void record_always(uint16_t callback, uint16_t endpoint, uint32_t kind,
@@ -451,6 +507,7 @@ static int answer(uint64_t command, uint64_t modifier, void *arg) {
 
 static int on_control_tool(uint64_t command, uint64_t modifier, void *arg, const void *codeptr_ra) {
   int result = answer(command, modifier, arg);
+
   struct jompd_recorder_thread *t = thread_record();
   uint64_t n = __atomic_fetch_add(&state.command_count, 1, __ATOMIC_RELAXED);
   struct jompd_recorder_command *c = &state.commands[n % JOMPD_RECORDER_COMMANDS];
@@ -759,7 +816,8 @@ EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const
   for (int i = 0; i < JOMPD_RECORDER_DEVICES; i++)
     state.devices[i].device_num = -1;
   state.ring_capacity = ring_capacity_from_environment();
-  state.start_time_ns = now_ns();
+  calibrate_clock();
+  state.start_time_ns = state.clock_ticks0;
   state.omp_version = omp_version;
   if (runtime_version) {
     strncpy(state.runtime_version, runtime_version, sizeof state.runtime_version - 1);

@@ -8,13 +8,21 @@
  * task and waits for it in a taskwait) or "none". Each thread logs what it did, in order, as the
  * fact thread.<k>.actions (e.g. "barrier,lock,barrier,task,..."), and counts thread.<k>.barriers,
  * .locks, .criticals, .tasks. Then thread 0 calls the marker, the others wait at the gate.
- * Extra facts: rounds, lock_address (the omp_lock_t's address).
+ * Extra facts: rounds, lock_address (the omp_lock_t's address), monotonic_ns_start (CLOCK_MONOTONIC
+ * when main began) and monotonic_ns_marker (just before the facts are written).
  */
 #include "fixture.h"
 
 #include <omp.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+
+static long long monotonic_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
 
 static const char *usage = "[N (1..64, default 4) [ROUNDS (1..200, default 12)]]";
 
@@ -24,6 +32,7 @@ static const char *const action_names[] = {"none", "lock", "critical", "task"};
 static int action(int k, int round) { return (int)(((unsigned)(k + 1) * 2654435761u ^ (unsigned)(round + 1) * 40503u) >> 7) % 4; }
 
 int main(int argc, char **argv) {
+  long long start_ns = monotonic_ns();
   fx_init("recorder_events", argc, argv);
   fx_arg_max(argc, argv, 2, usage);
   int n = fx_arg_int(argc, argv, 1, 4, 1, 64, usage);
@@ -78,6 +87,8 @@ int main(int argc, char **argv) {
     fx_thread_put(k, "tasks", "%d", counts[A_TASK]);
     if (k == 0) {
       fx_gate_await(n - 1);
+      fx_put("monotonic_ns_start", "%lld", start_ns);
+      fx_put("monotonic_ns_marker", "%lld", monotonic_ns());
       fx_write_facts_and_mark(0);
       fx_gate_open();
     } else {

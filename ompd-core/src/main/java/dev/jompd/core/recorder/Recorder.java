@@ -40,6 +40,7 @@ public final class Recorder {
     private final TargetMemory memory;
     private final RecorderLayout layout;
     private final ByteOrder order;
+    private RecorderClock clock;
 
     private Recorder(TargetMemory memory, RecorderLayout layout) {
         this.memory = memory;
@@ -79,7 +80,9 @@ public final class Recorder {
      * (ompd_get_tool_data), when the recorder put it there.
      */
     public static RecordedRegion regionAt(AddressSpaceHandle process, RecorderSnapshot snapshot, long pointer) {
-        return new Recorder(process.memory(), snapshot.layout()).region(pointer);
+        Recorder recorder = new Recorder(process.memory(), snapshot.layout());
+        recorder.clock = snapshot.clock();
+        return recorder.region(pointer);
     }
 
     private static String moduleName(String module) {
@@ -105,8 +108,15 @@ public final class Recorder {
                 layout.fieldSize("state", "runtime_version"));
         long commandCount = field(state, "state", "command_count");
         long markCount = field(state, "state", "mark_count");
-        return new RecorderSnapshot(module, layout, capacity, monitoringOf(monitoring),
-                field(state, "state", "omp_version"), runtimeVersion, threads(state), registrations,
+        List<Long> threadAddresses = threadAddresses(state);
+        clock = clock(state, threadAddresses);
+        List<RecordedThread> threads = new ArrayList<>();
+        for (long address : threadAddresses) {
+            threads.add(thread(address));
+        }
+        threads.sort(java.util.Comparator.comparingLong(RecordedThread::serial));
+        return new RecorderSnapshot(module, layout, clock, capacity, monitoringOf(monitoring),
+                field(state, "state", "omp_version"), runtimeVersion, threads, registrations,
                 commandCount, commands(state, commandCount), markCount, marks(state, markCount), devices(state));
     }
 
@@ -128,21 +138,38 @@ public final class Recorder {
         };
     }
 
-    // state->threads, then thread->next: newest first in the target, oldest first here.
-    private List<RecordedThread> threads(long state) {
-        List<RecordedThread> threads = new ArrayList<>();
+    // state->threads, then thread->next (newest first)
+    private List<Long> threadAddresses(long state) {
+        List<Long> addresses = new ArrayList<>();
         Set<Long> visited = new HashSet<>();
         long at = memory.readPointer(state + layout.offset("state", "threads"));
         while (at != 0) {
-            if (!visited.add(at) || threads.size() >= MAX_THREADS) {
+            if (!visited.add(at) || addresses.size() >= MAX_THREADS) {
                 throw new RecorderFormatException("the recorder's thread list loops or exceeds %d entries at 0x%x"
                         .formatted(MAX_THREADS, at), at);
             }
-            threads.add(thread(at));
+            addresses.add(at);
             at = memory.readPointer(at + layout.offset("thread", "next"));
         }
-        threads.sort(java.util.Comparator.comparingLong(RecordedThread::serial));
-        return threads;
+        return addresses;
+    }
+
+    /** The start-up pair and the latest pair of all: the state's calibration or a thread's published one. */
+    private RecorderClock clock(long state, List<Long> threads) {
+        long ticks1 = field(state, "state", "clock_ticks1");
+        long nanos1 = field(state, "state", "clock_ns1");
+        int pairSize = layout.fieldSize("thread", "clock_ticks") / 2;
+        for (long thread : threads) {
+            long slot = field(thread, "thread", "clock_slot") & 1;
+            long ticks = memory.readUnsigned(thread + layout.offset("thread", "clock_ticks") + slot * pairSize, pairSize);
+            long nanos = memory.readUnsigned(thread + layout.offset("thread", "clock_ns") + slot * pairSize, pairSize);
+            if (ticks - ticks1 > 0) {
+                ticks1 = ticks;
+                nanos1 = nanos;
+            }
+        }
+        return RecorderClock.of((int) field(state, "state", "clock_kind"), field(state, "state", "clock_ticks0"),
+                field(state, "state", "clock_ns0"), ticks1, nanos1, state);
     }
 
     private RecordedThread thread(long at) {
@@ -168,7 +195,7 @@ public final class Recorder {
         MutexRecord waiting = mutex(at + layout.offset("thread", "waiting"));
         return new RecordedThread(at, field(at, "thread", "serial"), field(at, "thread", "pthread_id"),
                 field(at, "thread", "lwp"), (int) field(at, "thread", "thread_type"), ended != 0,
-                field(at, "thread", "begin_time_ns"), ended != 0 ? OptionalLong.of(endTime) : OptionalLong.empty(),
+                time(field(at, "thread", "begin_time_ns")), ended != 0 ? OptionalLong.of(time(endTime)) : OptionalLong.empty(),
                 capacity, head, events(memory.readPointer(at + layout.offset("thread", "events")), capacity, head),
                 held, field(at, "thread", "held_overflow"),
                 waiting.kindId() == 0 ? Optional.empty() : Optional.of(waiting));
@@ -195,7 +222,7 @@ public final class Recorder {
             if (sequence != position + 1) {
                 continue;
             }
-            events.add(new RecordedEvent(sequence, get(buffer, base, "event", "time_ns"),
+            events.add(new RecordedEvent(sequence, time(get(buffer, base, "event", "time_ns")),
                     (int) get(buffer, base, "event", "callback"), (int) get(buffer, base, "event", "endpoint"),
                     get(buffer, base, "event", "kind"), get(buffer, base, "event", "codeptr_ra"),
                     get(buffer, base, "event", "parallel_id"), get(buffer, base, "event", "task_id"),
@@ -206,7 +233,7 @@ public final class Recorder {
 
     private MutexRecord mutex(long at) {
         return new MutexRecord(field(at, "mutex", "kind"), field(at, "mutex", "wait_id"),
-                field(at, "mutex", "codeptr_ra"), field(at, "mutex", "time_ns"));
+                field(at, "mutex", "codeptr_ra"), time(field(at, "mutex", "time_ns")));
     }
 
     private List<ControlCommand> commands(long state, long count) {
@@ -219,7 +246,7 @@ public final class Recorder {
             if (field(at, "command", "seq") != n + 1) {
                 continue; // being written, or overwritten meanwhile
             }
-            commands.add(new ControlCommand(n + 1, field(at, "command", "time_ns"), field(at, "command", "thread_serial"),
+            commands.add(new ControlCommand(n + 1, time(field(at, "command", "time_ns")), field(at, "command", "thread_serial"),
                     field(at, "command", "command"), field(at, "command", "modifier"), signedField(at, "command", "result")));
         }
         return commands;
@@ -235,7 +262,7 @@ public final class Recorder {
             if (field(at, "mark", "seq") != n + 1) {
                 continue;
             }
-            marks.add(new Mark(n + 1, field(at, "mark", "time_ns"), field(at, "mark", "thread_serial"),
+            marks.add(new Mark(n + 1, time(field(at, "mark", "time_ns")), field(at, "mark", "thread_serial"),
                     field(at, "mark", "command"), field(at, "mark", "modifier"),
                     text(at + layout.offset("mark", "text"), layout.fieldSize("mark", "text"))));
         }
@@ -272,8 +299,8 @@ public final class Recorder {
             }
             long finalized = field(at, "device", "finalize_time_ns");
             devices.add(new DeviceRecord((int) number, text(at + layout.offset("device", "type"),
-                    layout.fieldSize("device", "type")), field(at, "device", "initialize_time_ns"),
-                    finalized == 0 ? OptionalLong.empty() : OptionalLong.of(finalized), field(at, "device", "loads"),
+                    layout.fieldSize("device", "type")), time(field(at, "device", "initialize_time_ns")),
+                    finalized == 0 ? OptionalLong.empty() : OptionalLong.of(time(finalized)), field(at, "device", "loads"),
                     field(at, "device", "load_bytes"), Collections.unmodifiableSet(entryPoints),
                     tracingOf(field(at, "device", "tracing")), received, trace));
         }
@@ -292,8 +319,13 @@ public final class Recorder {
 
     private RecordedRegion region(long at) {
         return new RecordedRegion(at, field(at, "region", "id"), field(at, "region", "codeptr_ra"),
-                field(at, "region", "begin_time_ns"), field(at, "region", "flags"),
+                time(field(at, "region", "begin_time_ns")), field(at, "region", "flags"),
                 field(at, "region", "parent_task_id"), field(at, "region", "parallelism"));
+    }
+
+    /** CLOCK_MONOTONIC nanoseconds of a time field's ticks. */
+    private long time(long ticks) {
+        return clock.nanos(ticks);
     }
 
     private long field(long base, String type, String field) {

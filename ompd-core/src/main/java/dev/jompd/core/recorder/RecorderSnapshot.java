@@ -13,6 +13,8 @@ import java.util.Set;
  *
  * @param module        the file name of the library the recorder lives in
  * @param layout        its self-description
+ * @param clock         how its time fields convert to CLOCK_MONOTONIC nanoseconds (already applied to every
+ *                      time this snapshot holds)
  * @param ringCapacity  events kept per thread (JOMPD_RECORDER_EVENTS)
  * @param monitoring    where omp_control_tool left it
  * @param ompVersion    the OpenMP version the runtime gave ompt_start_tool
@@ -23,7 +25,7 @@ import java.util.Set;
  * @param marks         the most recent marks and snapshots, oldest first
  * @param devices       devices the runtime initialised
  */
-public record RecorderSnapshot(String module, RecorderLayout layout, long ringCapacity, Monitoring monitoring,
+public record RecorderSnapshot(String module, RecorderLayout layout, RecorderClock clock, long ringCapacity, Monitoring monitoring,
                                long ompVersion, String runtimeVersion, List<RecordedThread> threads,
                                Map<OmptCallback, Registration> registrations, long commandsReceived,
                                List<ControlCommand> commands, long marksReceived, List<Mark> marks,

@@ -84,6 +84,15 @@ class RecorderIT {
             soft.assertThat(recorded.events().getFirst().callback()).contains(OmptCallback.THREAD_BEGIN);
         }
         soft.assertAll();
+        // Times, converted from the recorder's clock, fall between what the program itself read from
+        // CLOCK_MONOTONIC at its start and just before the marker, and never go back within a thread.
+        long start = facts.number("monotonic_ns_start");
+        long atMarker = facts.number("monotonic_ns_marker");
+        long tolerance = 1_000_000;
+        for (RecordedThread thread : recorder.threads()) {
+            assertThat(thread.events()).extracting(RecordedEvent::timeNanos).isSorted()
+                    .allSatisfy(t -> assertThat(t).isBetween(start - tolerance, atMarker + tolerance));
+        }
         // The marker thread is inside its implicit task of the region, which is inside nothing else.
         RecordedThread marker = recorder.threadByLwp(facts.thread(0).lwp()).orElseThrow();
         assertThat(marker.openScopes()).extracting(e -> e.callback().orElseThrow())

@@ -23,7 +23,7 @@ class RecorderSnapshotTest {
     }
 
     private static RecorderSnapshot snapshot(RecordedThread... threads) {
-        return new RecorderSnapshot("libjompd-recorder.so", null, 1024, RecorderSnapshot.Monitoring.ON, 201611, "test",
+        return new RecorderSnapshot("libjompd-recorder.so", null, new RecorderClock(1, 0, 0, 0, 0), 1024, RecorderSnapshot.Monitoring.ON, 201611, "test",
                 List.of(threads), Map.of(), 0, List.of(), 0, List.of(), List.of());
     }
 
