@@ -96,6 +96,10 @@ struct jompd_recorder_thread {
   uint64_t held_overflow;
   struct jompd_recorder_mutex held[JOMPD_RECORDER_HELD_MAX];
   struct jompd_recorder_mutex waiting; /* kind 0 = waiting for no mutex */
+  /* Region records this thread made: free for reuse here, and given back by other threads. */
+  struct jompd_recorder_region *pool_local;
+  struct jompd_recorder_region *pool_returned;
+  uint64_t next_id, last_id; /* ids reserved for this thread: next_id .. last_id - 1 */
   uint64_t clock_slot;     /* which of the two (ticks, CLOCK_MONOTONIC ns) pairs below is current */
   uint64_t clock_ticks[2];
   uint64_t clock_ns[2];
@@ -109,6 +113,9 @@ struct jompd_recorder_region {
   uint64_t flags;            /* parallel or task flags */
   uint64_t parent_task_id;   /* encountering task */
   uint64_t parallelism;      /* requested (parallel) or actual (implicit task) */
+  /* The recorder's own bookkeeping (records are recycled through the creating thread's pool). */
+  struct jompd_recorder_thread *owner;
+  struct jompd_recorder_region *next_free;
 };
 
 struct jompd_recorder_mark {

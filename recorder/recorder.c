@@ -231,14 +231,62 @@ static inline uint64_t id_of(const ompt_data_t *data) {
   return r ? r->id : 0;
 }
 
+enum { POOL_CHUNK = 64, ID_BLOCK = 1024 };
+
+/* A region record from this thread's pool: its own free list first, then everything other threads
+ * gave back (taken in one exchange, so the stack has a single popper and no ABA), then a new chunk.
+ * No malloc/free per task, and no free() of memory another thread allocated. */
+static struct jompd_recorder_region *pool_take(struct jompd_recorder_thread *t) {
+  struct jompd_recorder_region *r = t->pool_local;
+  if (!r)
+    r = __atomic_exchange_n(&t->pool_returned, NULL, __ATOMIC_ACQUIRE);
+  if (!r) {
+    struct jompd_recorder_region *chunk = malloc(POOL_CHUNK * sizeof *chunk);
+    if (!chunk)
+      return NULL;
+    for (int i = 0; i < POOL_CHUNK; i++) {
+      chunk[i].owner = t;
+      chunk[i].next_free = i + 1 < POOL_CHUNK ? &chunk[i + 1] : NULL;
+    }
+    r = chunk;
+  }
+  t->pool_local = r->next_free;
+  return r;
+}
+
+static void pool_give_back(struct jompd_recorder_region *r) {
+  struct jompd_recorder_thread *owner = r->owner;
+  r->id = 0; /* a reader following a stale tool-data pointer sees no region, not a wrong one */
+  if (owner == self) {
+    r->next_free = owner->pool_local;
+    owner->pool_local = r;
+    return;
+  }
+  struct jompd_recorder_region *head = __atomic_load_n(&owner->pool_returned, __ATOMIC_RELAXED);
+  do {
+    r->next_free = head;
+  } while (!__atomic_compare_exchange_n(&owner->pool_returned, &head, r, 1, __ATOMIC_RELEASE,
+                                        __ATOMIC_RELAXED));
+}
+
+/* Ids come from the global counter in blocks: one atomic per ID_BLOCK regions of a thread. */
+static uint64_t thread_new_id(struct jompd_recorder_thread *t) {
+  if (t->next_id == t->last_id) {
+    t->next_id = __atomic_fetch_add(&next_id, ID_BLOCK, __ATOMIC_RELAXED);
+    t->last_id = t->next_id + ID_BLOCK;
+  }
+  return t->next_id++;
+}
+
 static struct jompd_recorder_region *new_region(ompt_data_t *data, const void *codeptr_ra,
                                                 uint64_t flags, uint64_t parent, uint64_t parallelism) {
-  struct jompd_recorder_region *r = malloc(sizeof *r);
+  struct jompd_recorder_thread *t = thread_record();
+  struct jompd_recorder_region *r = t ? pool_take(t) : NULL;
   if (!r) {
     data->ptr = NULL;
     return NULL;
   }
-  r->id = new_id();
+  r->id = thread_new_id(t);
   r->codeptr_ra = (uint64_t)(uintptr_t)codeptr_ra;
   r->begin_time_ns = now_ns();
   r->flags = flags;
@@ -250,7 +298,7 @@ static struct jompd_recorder_region *new_region(ompt_data_t *data, const void *c
 
 static void free_region(ompt_data_t *data) {
   if (data && data->ptr) {
-    free(data->ptr);
+    pool_give_back(data->ptr);
     data->ptr = NULL;
   }
 }
