@@ -87,6 +87,25 @@ public record RecorderSnapshot(String module, RecorderLayout layout, RecorderClo
                 .filter(t -> t.held().stream().anyMatch(m -> m.waitId() == waitId)).findFirst();
     }
 
+    /** What {@code thread} is inside and waits for, and the (at most {@code maxEvents}) events that led there. */
+    public WhyHere whyHere(RecordedThread thread, int maxEvents) {
+        List<RecordedEvent> scopes = thread.openScopes();
+        List<RecordedEvent> events = thread.events();
+        int from = 0;
+        if (!scopes.isEmpty()) {
+            RecordedEvent innermost = scopes.getLast();
+            for (int i = events.size() - 1; i >= 0; i--) {
+                if (events.get(i).sequence() == innermost.sequence()) {
+                    from = i;
+                    break;
+                }
+            }
+        }
+        List<RecordedEvent> leading = events.subList(Math.max(from, events.size() - Math.max(0, maxEvents)), events.size());
+        return new WhyHere(thread, scopes, thread.waitingFor(),
+                thread.waitingFor().flatMap(m -> holderOf(m.waitId())), leading);
+    }
+
     /**
      * Cycles of threads each waiting for a mutex the next one holds (a deadlock), each cycle listed
      * once, starting at its lowest serial.

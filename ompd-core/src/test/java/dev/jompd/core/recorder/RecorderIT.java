@@ -165,6 +165,10 @@ class RecorderIT {
         RecordedEvent last = waiter.events().getLast();
         assertThat(last.callback()).contains(OmptCallback.MUTEX_ACQUIRE);
         assertThat(last.value()).isEqualTo(lockB);
+        WhyHere why = recorder.whyHere(waiter, 8);
+        assertThat(why.heldBy().map(RecordedThread::lwp)).contains(holdsB.lwp());
+        assertThat(why.insideScopes()).extracting(e -> e.callback().orElseThrow()).contains(OmptCallback.IMPLICIT_TASK);
+        assertThat(why.leadingEvents().getLast()).isEqualTo(last);
     }
 
     @Test

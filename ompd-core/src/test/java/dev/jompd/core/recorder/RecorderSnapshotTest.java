@@ -68,6 +68,26 @@ class RecorderSnapshotTest {
     }
 
     @Test
+    void whyHereGivesTheScopesTheWaitItsHolderAndTheEventsSinceTheInnermostScopeBegan() {
+        RecordedEvent acquire = new RecordedEvent(5, 50, OmptCallback.MUTEX_ACQUIRE.id(), 0, MutexKind.LOCK.id(), 0x401000, 0, 0, 0xb, 0);
+        RecordedThread waiter = thread(1, List.of(
+                event(1, OmptCallback.PARALLEL_BEGIN, 1, 0, 7),
+                event(2, OmptCallback.IMPLICIT_TASK, 1, 2, 7),
+                event(3, OmptCallback.MUTEX_ACQUIRE, 0, 1, 0),
+                event(4, OmptCallback.MUTEX_ACQUIRED, 0, 1, 0),
+                acquire), List.of(lock(0xa)), Optional.of(lock(0xb)));
+        RecordedThread holder = thread(2, List.of(), List.of(lock(0xb)), Optional.empty());
+        WhyHere why = snapshot(waiter, holder).whyHere(waiter, 10);
+        assertThat(why.insideScopes()).extracting(e -> e.callback().orElseThrow())
+                .containsExactly(OmptCallback.PARALLEL_BEGIN, OmptCallback.IMPLICIT_TASK);
+        assertThat(why.waitingFor()).contains(lock(0xb));
+        assertThat(why.heldBy()).contains(holder);
+        assertThat(why.leadingEvents()).extracting(RecordedEvent::sequence).containsExactly(2L, 3L, 4L, 5L);
+        assertThat(snapshot(waiter, holder).whyHere(waiter, 2).leadingEvents()).extracting(RecordedEvent::sequence)
+                .containsExactly(4L, 5L);
+    }
+
+    @Test
     void aLockNobodyRecordedTakingHasNoHolder() {
         RecordedThread waiter = thread(1, List.of(), List.of(), Optional.of(lock(0xc)));
         RecorderSnapshot snapshot = snapshot(waiter);
