@@ -11,7 +11,13 @@ public enum Fixture {
     ICVS("icvs.c"),
     TEAMS("teams.c"),
     OMPT_TOOL("ompt_tool.c"),
-    NESTED_FORTRAN("nested_fortran.f90");
+    NESTED_FORTRAN("nested_fortran.f90"),
+    RECORDER_EVENTS("recorder_events.c"),
+    RECORDER_DEADLOCK("recorder_deadlock.c"),
+    RECORDER_CONTROL("recorder_control.c"),
+    RECORDER_CONTROL_FORTRAN("recorder_control_fortran.f90"),
+    /** Built with host offload against Debian's LLVM 19 runtime, not the OMPD build (see FIXTURES.md). */
+    RECORDER_OFFLOAD("recorder_offload.c");
 
     private final String source;
 
@@ -27,6 +33,11 @@ public enum Fixture {
     /** The executable's name. */
     public String programName() {
         return source.substring(0, source.lastIndexOf('.'));
+    }
+
+    /** Target regions offloaded to the host: built against Debian's libomp and libomptarget. */
+    public boolean isOffload() {
+        return this == RECORDER_OFFLOAD;
     }
 
     public boolean isFortran() {

@@ -97,6 +97,14 @@ public final class FixtureBuilder {
                     "-c", "@SRC@/" + fixture.source(), "-o", out + ".o"));
             commands.add(List.of("gfortran", "-g", "-o", out, out + ".o", "@OUT@/fixture.o", libraryPath, rpath,
                     "-lomp", "-lpthread"));
+        } else if (fixture.isOffload()) {
+            // libomptarget works only with the libomp it was built with: Debian's, in its own directory.
+            String debian = Offload.RUNTIME_DIRECTORY.toString();
+            List<String> command = new ArrayList<>(List.of("clang-19"));
+            command.addAll(C_FLAGS);
+            command.addAll(List.of("-fopenmp-targets=x86_64-pc-linux-gnu", "-L" + debian, "-Wl,-rpath," + debian,
+                    "-o", out, "@SRC@/" + fixture.source(), "@SRC@/fixture.c", "-lpthread"));
+            commands.add(command);
         } else {
             List<String> command = new ArrayList<>(List.of("clang-19"));
             command.addAll(C_FLAGS);

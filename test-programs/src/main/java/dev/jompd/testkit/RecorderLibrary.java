@@ -1,0 +1,79 @@
+package dev.jompd.testkit;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Builds the jompd-recorder ({@code recorder/} of the repository, an OMPT tool library) once per source
+ * content, with its own Makefile, into the cache directory, and runs fixtures with it loaded.
+ */
+public final class RecorderLibrary {
+    /** The library's file name. */
+    public static final String FILE_NAME = "libjompd-recorder.so";
+    private static Path built;
+
+    private RecorderLibrary() {}
+
+    /** The recorder's source directory in the repository. */
+    public static Path sourceDirectory() {
+        return Runtimes.repositoryRoot().resolve("recorder");
+    }
+
+    /** libjompd-recorder.so, built (with make, against the default runtime's omp-tools.h) on first use. */
+    public static synchronized Path library() {
+        if (built != null && Files.isRegularFile(built)) {
+            return built;
+        }
+        Path sources = sourceDirectory();
+        Path runtime = Runtimes.prefix();
+        try {
+            Path directory = Runtimes.cacheDirectory().resolve("recorder").resolve(hash(sources, runtime));
+            Path library = directory.resolve(FILE_NAME);
+            if (!Files.isRegularFile(library)) {
+                Files.createDirectories(directory);
+                Path scratch = Files.createTempDirectory(directory, "build-");
+                Commands.Result result = Commands.run(List.of("make", "-C", sources.toString(), "RT=" + runtime,
+                        "OUT=" + scratch), Map.of(), scratch, Duration.ofMinutes(3));
+                if (result.exitCode() != 0) {
+                    throw new IllegalStateException("building the jompd-recorder failed:\n" + result.output());
+                }
+                Files.move(scratch.resolve(FILE_NAME), library, StandardCopyOption.ATOMIC_MOVE,
+                        StandardCopyOption.REPLACE_EXISTING);
+            }
+            built = library;
+            return library;
+        } catch (IOException e) {
+            throw new UncheckedIOException("building the jompd-recorder", e);
+        }
+    }
+
+    /** {@code run} with the recorder loaded through OMP_TOOL_LIBRARIES (OpenMP 5.0 §4.2.1). */
+    public static FixtureRun with(FixtureRun run) {
+        return run.withEnvironment("OMP_TOOL_LIBRARIES", library().toString());
+    }
+
+    private static String hash(Path sources, Path runtime) throws IOException {
+        try {
+            MessageDigest digest = MessageDigest.getInstance("SHA-256");
+            try (var files = Files.list(sources)) {
+                for (Path file : files.filter(Files::isRegularFile).sorted().toList()) {
+                    digest.update(file.getFileName().toString().getBytes());
+                    digest.update(Files.readAllBytes(file));
+                }
+            }
+            digest.update(runtime.toString().getBytes());
+            return HexFormat.of().formatHex(digest.digest(), 0, 8);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
