@@ -8,6 +8,10 @@ import com.google.gson.JsonObject;
 import com.google.gson.JsonPrimitive;
 import dev.jompd.core.ompd.TaskHandle;
 import dev.jompd.core.ompd.ToolData;
+import dev.jompd.core.recorder.LockHolder;
+import dev.jompd.core.recorder.RecordedEvent;
+import dev.jompd.core.recorder.RecordedThread;
+import dev.jompd.core.recorder.RecorderSnapshot;
 import dev.jompd.report.OpenMpPicture.OpenMpThread;
 import dev.jompd.report.OpenMpPicture.ParallelRegion;
 import dev.jompd.report.OpenMpPicture.Task;
@@ -86,9 +90,21 @@ public final class JsonReport {
             JsonArray tasks = new JsonArray();
             picture.chain(thread).forEach(task -> tasks.add(task(task)));
             json.add("tasks", tasks);
+            picture.history().ifPresent(history -> {
+                JsonArray events = new JsonArray();
+                for (RecordedEvent event : history.recent(thread)) {
+                    JsonObject e = new JsonObject();
+                    e.addProperty("timeNanos", Long.toString(event.timeNanos()));
+                    e.addProperty("event", event.describe());
+                    e.addProperty("codeptr", Text.hex(event.codeReturnAddress()));
+                    events.add(e);
+                }
+                json.add("recentEvents", events);
+            });
             threads.add(json);
         }
         root.add("threads", threads);
+        picture.history().ifPresent(history -> root.add("recorder", recorder(history)));
         JsonArray notices = new JsonArray();
         picture.notices().forEach(notices::add);
         root.add("notices", notices);
@@ -96,6 +112,46 @@ public final class JsonReport {
         picture.problems().forEach(problems::add);
         root.add("problems", problems);
         return root;
+    }
+
+    private static JsonObject recorder(RecordedHistory history) {
+        RecorderSnapshot snapshot = history.snapshot();
+        JsonObject json = new JsonObject();
+        json.addProperty("module", snapshot.module());
+        json.addProperty("monitoring", snapshot.monitoring().name().toLowerCase(Locale.ROOT));
+        json.addProperty("ringCapacity", snapshot.ringCapacity());
+        JsonObject registrations = new JsonObject();
+        snapshot.registrations().forEach((callback, result) -> registrations.addProperty(
+                "ompt_callback_" + callback.name().toLowerCase(Locale.ROOT), result.name().toLowerCase(Locale.ROOT)));
+        json.add("registrations", registrations);
+        JsonArray holders = new JsonArray();
+        for (LockHolder holder : history.lockHolders()) {
+            JsonObject h = new JsonObject();
+            h.addProperty("waitId", Text.hex(holder.waitId()));
+            h.addProperty("kind", holder.kindName());
+            h.add("holderLwp", holder.holder().<JsonElement>map(t -> new JsonPrimitive(t.lwp())).orElse(JsonNull.INSTANCE));
+            JsonArray waiters = new JsonArray();
+            holder.waiters().forEach(w -> waiters.add(w.lwp()));
+            h.add("waiterLwps", waiters);
+            holders.add(h);
+        }
+        json.add("lockHolders", holders);
+        JsonArray deadlocks = new JsonArray();
+        for (List<RecordedThread> cycle : history.deadlocks()) {
+            JsonArray lwps = new JsonArray();
+            cycle.forEach(t -> lwps.add(t.lwp()));
+            deadlocks.add(lwps);
+        }
+        json.add("deadlocks", deadlocks);
+        JsonArray devices = new JsonArray();
+        snapshot.devices().forEach(device -> {
+            JsonObject d = new JsonObject();
+            d.addProperty("device", device.deviceNumber());
+            d.addProperty("type", device.type());
+            devices.add(d);
+        });
+        json.add("devices", devices);
+        return json;
     }
 
     private static JsonObject task(Task task) {

@@ -4,6 +4,8 @@ import dev.jompd.core.ompd.AddressSpaceHandle;
 import dev.jompd.core.ompd.ProcessSnapshot;
 import dev.jompd.core.ompd.TaskHandle;
 import dev.jompd.core.ompd.ToolData;
+import dev.jompd.core.recorder.Recorder;
+import dev.jompd.core.recorder.RecorderFormatException;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -35,8 +37,11 @@ public final class OpenMpPicture {
     private final Map<String, Task> tasks;
     private final StartupSettings startup;
     private final List<String> notices;
+    private final Optional<RecordedHistory> history;
+    private final List<String> problems;
 
-    private OpenMpPicture(TargetDescription target, ProcessSnapshot snapshot, CodeNames names) {
+    private OpenMpPicture(TargetDescription target, ProcessSnapshot snapshot, CodeNames names,
+                          Optional<RecordedHistory> history, List<String> historyProblems) {
         this.target = target;
         this.snapshot = snapshot;
         this.version = new OpenMpVersion(snapshot.ompVersion());
@@ -108,17 +113,26 @@ public final class OpenMpPicture {
         }
         this.tasks = taskMap;
         this.threads = List.copyOf(threadList);
-        this.notices = notices(snapshot);
+        this.history = history;
+        List<String> allProblems = new ArrayList<>(snapshot.problems());
+        allProblems.addAll(historyProblems);
+        this.problems = List.copyOf(allProblems);
+        this.notices = notices(snapshot, problems);
     }
 
-    /** The picture of {@code process} at its current stop. */
+    /** The picture of {@code process} at its current stop, with what the jompd-recorder kept if it runs there. */
     public static OpenMpPicture take(AddressSpaceHandle process, TargetDescription target, CodeNames names) {
-        return of(ProcessSnapshot.take(process), target, names);
+        ProcessSnapshot snapshot = ProcessSnapshot.take(process);
+        try {
+            return new OpenMpPicture(target, snapshot, names, Recorder.find(process).map(RecordedHistory::new), List.of());
+        } catch (RecorderFormatException e) {
+            return new OpenMpPicture(target, snapshot, names, Optional.empty(), List.of("jompd-recorder: " + e.getMessage()));
+        }
     }
 
-    /** The picture of an already taken walk. */
+    /** The picture of an already taken walk (no recorder). */
     public static OpenMpPicture of(ProcessSnapshot snapshot, TargetDescription target, CodeNames names) {
-        return new OpenMpPicture(target, snapshot, names);
+        return new OpenMpPicture(target, snapshot, names, Optional.empty(), List.of());
     }
 
     /**
@@ -154,15 +168,15 @@ public final class OpenMpPicture {
                 function, view.frames(), view.toolData(), region, view.icvs());
     }
 
-    private static List<String> notices(ProcessSnapshot snapshot) {
+    private static List<String> notices(ProcessSnapshot snapshot, List<String> problems) {
         List<String> notices = new ArrayList<>();
         if ("false".equals(snapshot.processIcvs().get("debug-var"))) {
             notices.add("the program runs without OMP_DEBUG=enabled, so libomp does not track thread states, "
                     + "task frames and task functions: those are shown as unavailable. Run it with "
                     + "OMP_DEBUG=enabled to see them; everything else is complete.");
         }
-        if (!snapshot.problems().isEmpty()) {
-            notices.add(snapshot.problems().size() + " part(s) of the runtime could not be read (memory corrupt or "
+        if (!problems.isEmpty()) {
+            notices.add(problems.size() + " part(s) of the runtime could not be read (memory corrupt or "
                     + "partly missing): see the problems listed with the report.");
         }
         return List.copyOf(notices);
@@ -248,7 +262,12 @@ public final class OpenMpPicture {
     }
 
     public List<String> problems() {
-        return snapshot.problems();
+        return problems;
+    }
+
+    /** What the jompd-recorder kept of the program's past, when the program runs with it. */
+    public Optional<RecordedHistory> history() {
+        return history;
     }
 
     /** A parallel region (or a serialized level). */

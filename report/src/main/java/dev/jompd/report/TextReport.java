@@ -51,6 +51,7 @@ public final class TextReport {
         report.header();
         report.out.append(report.bold("Parallel regions")).append('\n');
         report.tree();
+        report.history();
         report.icvsAndSettings();
         report.problems();
         return report.out.toString();
@@ -62,8 +63,45 @@ public final class TextReport {
         report.out.append("OpenMP process ").append(picture.target().backend()).append(": ").append(report.summary())
                 .append('\n');
         report.tree();
+        report.history();
         report.problems();
         return report.out.toString();
+    }
+
+    /** What the jompd-recorder kept: lock holders, deadlocks, each thread's most recent events. */
+    private void history() {
+        if (picture.history().isEmpty()) {
+            return;
+        }
+        RecordedHistory history = picture.history().get();
+        out.append('\n').append(bold("Recorded history")).append(" (jompd-recorder ").append(history.snapshot().module())
+                .append(", monitoring ").append(history.snapshot().monitoring().name().toLowerCase(java.util.Locale.ROOT))
+                .append(")\n");
+        for (var holder : history.lockHolders()) {
+            out.append("  ").append(holder.kindName()).append(' ').append(Text.hex(holder.waitId())).append(": held by ")
+                    .append(holder.holder().map(t -> "LWP " + t.lwp()).orElse("nobody the recorder saw"));
+            if (!holder.waiters().isEmpty()) {
+                out.append(", waited for by LWP ").append(Text.ranges(holder.waiters().stream()
+                        .map(dev.jompd.core.recorder.RecordedThread::lwp).sorted().toList()));
+            }
+            out.append('\n');
+        }
+        for (var cycle : history.deadlocks()) {
+            out.append(paint("31", "  deadlock: ")).append(String.join(" -> ", cycle.stream()
+                    .map(t -> "LWP " + t.lwp()).toList())).append(" -> LWP ").append(cycle.getFirst().lwp())
+                    .append(" (each waits for a mutex the next one holds)\n");
+        }
+        for (OpenMpThread thread : picture.threads()) {
+            var events = history.recent(thread);
+            if (events.isEmpty()) {
+                continue;
+            }
+            out.append("  ").append(thread.name()).append(", last ").append(events.size()).append(" events:\n");
+            for (var event : events) {
+                out.append("    ").append(RecordedHistory.age(event, events.getLast())).append("  ").append(event.describe())
+                        .append('\n');
+            }
+        }
     }
 
     private String summary() {

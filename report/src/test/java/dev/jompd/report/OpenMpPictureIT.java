@@ -19,6 +19,7 @@ import dev.jompd.testkit.Facts;
 import dev.jompd.testkit.Fixture;
 import dev.jompd.testkit.FixtureRun;
 import dev.jompd.testkit.Fixtures;
+import dev.jompd.testkit.RecorderLibrary;
 import dev.jompd.testkit.StoppedFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -146,6 +147,37 @@ class OpenMpPictureIT {
                 .count());
         assertThat(explicitRunners).as("threads running explicit tasks at the marker").isGreaterThan(1);
         assertThat(text).as(text).doesNotContainPattern("threads [0-9,-]+ \\(\\d+ alike\\)[^\\n]*\\n\\s+explicit task");
+    }
+
+    /**
+     * A lock-order deadlock in a program running with the jompd-recorder: the picture names both threads in
+     * the cycle, each mutex's holder and waiter, as the program recorded them (which lock each thread holds
+     * and waits for), and the JSON with the recorder's section validates against the schema.
+     */
+    @Test
+    void recorderHistoryNamesTheDeadlockAndItsHolders() throws IOException {
+        StoppedFixture fixture = Fixtures.core(RecorderLibrary.with(FixtureRun.of(Fixture.RECORDER_DEADLOCK)));
+        Facts facts = fixture.facts();
+        String json = withPicture(fixture, JsonReport::render);
+        assertThat(schema().validate(JSON.readTree(json))).as(json).isEmpty();
+        JsonNode recorder = JSON.readTree(json).get("recorder");
+        assertThat(recorder).as(json).isNotNull();
+        long lockA = Long.decode(facts.get("lock_a"));
+        long lockB = Long.decode(facts.get("lock_b"));
+        assertThat(recorder.get("deadlocks")).hasSize(1);
+        List<Long> cycle = JSON.convertValue(recorder.get("deadlocks").get(0), new com.fasterxml.jackson.core.type.TypeReference<List<Long>>() {});
+        List<Facts.ThreadFacts> locking = facts.threads().stream().filter(t -> t.find("holds").isPresent()).toList();
+        assertThat(locking).hasSize(2);
+        assertThat(cycle).containsExactlyInAnyOrder(locking.get(0).lwp(), locking.get(1).lwp());
+        String text = withPicture(fixture, picture -> TextReport.render(picture, TextReport.Options.commandLine(false, false)));
+        assertThat(text).contains("Recorded history").contains("deadlock: LWP ");
+        for (Facts.ThreadFacts thread : locking) {
+            long holds = thread.find("holds").orElseThrow().equals("A") ? lockA : lockB;
+            long waitsFor = thread.find("waits_for").orElseThrow().equals("A") ? lockA : lockB;
+            assertThat(text).contains(Text.hex(holds) + ": held by LWP " + thread.lwp());
+            assertThat(text).containsPattern(java.util.regex.Pattern.quote(Text.hex(waitsFor) + ": held by LWP ")
+                    + "\\d+, waited for by LWP " + thread.lwp());
+        }
     }
 
     /**

@@ -103,7 +103,9 @@ public final class OpenMpView {
         Optional<ParallelRegion> region = task.flatMap(Task::region).or(thread.get()::region).flatMap(picture::region);
         scopes.add(new OmpScope(OmpScope.PARALLEL, region.map(OpenMpView::regionRows)
                 .orElse(List.of(OmpVariable.leaf("region", "none (the thread is in no team)", "")))));
-        scopes.add(new OmpScope(OmpScope.THREAD, threadRows(thread.get())));
+        List<OmpVariable> threadRows = new ArrayList<>(threadRows(thread.get()));
+        threadRows.addAll(historyRows(thread.get()));
+        scopes.add(new OmpScope(OmpScope.THREAD, threadRows));
         scopes.add(new OmpScope(OmpScope.PROCESS, processRows()));
         return scopes;
     }
@@ -177,6 +179,20 @@ public final class OpenMpView {
         rows.add(toolData(thread.toolData()));
         rows.addAll(icvRows(thread.icvs()));
         return rows;
+    }
+
+    /** The thread's most recent events, when the program runs with the jompd-recorder. */
+    private List<OmpVariable> historyRows(OpenMpThread thread) {
+        return picture.history().map(history -> {
+            var events = history.recent(thread);
+            List<OmpVariable> children = new ArrayList<>();
+            for (int i = 0; i < events.size(); i++) {
+                var event = events.get(i);
+                children.add(OmpVariable.leaf(String.format("%+.3f ms", (event.timeNanos() - events.getLast().timeNanos()) / 1e6),
+                        event.describe(), "recorded event"));
+            }
+            return List.of(new OmpVariable("recent events", events.size() + " (jompd-recorder)", "", children));
+        }).orElse(List.of());
     }
 
     private List<OmpVariable> processRows() {
