@@ -38,6 +38,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class DapSession implements DapEndpoint {
     /** lsp4j's gson set-up for DAP types (enums, Either, collections). */
     static final Gson GSON = new DebugMessageJsonHandler(Map.of()).getGson();
+    /**
+     * Writes messages as built: a JSON null put in a body on purpose (openmpTree's {@code "stop": null})
+     * stays; DAP types converted with {@link #GSON} carry no nulls to begin with.
+     */
+    private static final Gson WIRE = GSON.newBuilder().serializeNulls().create();
     private static final AtomicInteger SESSIONS = new AtomicInteger();
 
     enum Phase { NEW, INITIALIZED, STARTED, ENDED }
@@ -274,7 +279,7 @@ public final class DapSession implements DapEndpoint {
     private void send(JsonObject message) {
         synchronized (sendLock) {
             message.addProperty("seq", sequence.getAndIncrement());
-            String json = GSON.toJson(message);
+            String json = WIRE.toJson(message);
             if (options.verbose()) {
                 log("-> " + json);
             }
