@@ -33,8 +33,8 @@ final class ConfigurationDoneHandler implements RequestHandler {
         switch (debuggee.config.kind()) {
             case LAUNCH -> debuggee.run();
             case ATTACH -> {
-                Debuggee.StopReport initial = debuggee.initialStop != null ? debuggee.initialStop
-                        : new Debuggee.StopReport("entry", null, 1, List.of());
+                Debuggee.StopReport initial = debuggee.initialStop()
+                        .orElseGet(() -> new Debuggee.StopReport("entry", null, 1, List.of()));
                 if (debuggee.config.stopOnEntry()) {
                     session.stopped(new Debuggee.StopReport("entry", "Attached", initial.threadId(), List.of()));
                 } else {

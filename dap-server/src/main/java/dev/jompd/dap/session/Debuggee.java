@@ -34,7 +34,7 @@ final class Debuggee implements Gdb.Listener {
     private GdbDebugger debugger;
     private InferiorOutput output;
     private OpenMpTarget openmp;
-    volatile long pid;
+    private volatile long pid;
     private final RunControl run = new RunControl();
     /** configurationDone came: stops are the client's to hear of (before it, an attach's stop is kept). */
     private boolean configured;
@@ -46,9 +46,9 @@ final class Debuggee implements Gdb.Listener {
     private int generation;
     private StopState stop = new StopState(0);
     /** A stop gdb reported before configurationDone (attach), told to the client then if asked to. */
-    StopReport initialStop;
+    private StopReport initialStop;
     /** The thread the last stop happened in: the "selected" thread of REPL commands. */
-    int lastStopThread = 1;
+    private int lastStopThread = 1;
     /** A stepIn going into the OpenMP code its line starts, between its stops; null otherwise. */
     private OpenMpStep openMpStep;
     private String lastOpenMpProblem;
@@ -171,6 +171,16 @@ final class Debuggee implements Gdb.Listener {
                 openmp.resumed();
             }
         }
+    }
+
+    /** The stop gdb reported before configurationDone (attach), if any. */
+    Optional<StopReport> initialStop() {
+        return Optional.ofNullable(initialStop);
+    }
+
+    /** The thread the last stop happened in. */
+    int lastStopThread() {
+        return lastStopThread;
     }
 
     RunState runState() {

@@ -106,10 +106,11 @@ final class EvaluateHandler implements RequestHandler {
         try {
             boolean wasRunning = debuggee.isRunning();
             GdbResult result = debuggee.debugger().console(command);
-            if (result.resultClass().equals("running") && !wasRunning) {
+            // (after the program ended, "run" starts a program this session no longer follows: no news)
+            if (result.resultClass().equals("running") && !wasRunning && !debuggee.runState().isOver()) {
                 // resumed by a gdb command typed in the console: the client learns it from a continued event
                 debuggee.resuming(RunState.RUNNING);
-                session.continued(debuggee.lastStopThread);
+                session.continued(debuggee.lastStopThread());
             }
             return result.console().stripTrailing();
         } finally {

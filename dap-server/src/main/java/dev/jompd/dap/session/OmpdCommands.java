@@ -42,7 +42,7 @@ final class OmpdCommands {
         }
         OpenMpView view = debuggee.openMp().orElseThrow(() -> new DapException(ErrorId.EVALUATION_FAILED, "ompd " + command
                 + ": no OpenMP picture: " + debuggee.openMpProblem()));
-        int selectedId = frame.map(StopState.FrameRef::thread).orElse(debuggee.lastStopThread);
+        int selectedId = frame.map(StopState.FrameRef::thread).orElse(debuggee.lastStopThread());
         Optional<GdbThread> selected = debuggee.threads().stream().filter(t -> t.id() == selectedId).findFirst();
         OptionalLong lwp = selected.map(GdbThread::lwp).orElse(OptionalLong.empty());
         return switch (command) {
