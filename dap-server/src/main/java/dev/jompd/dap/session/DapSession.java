@@ -31,9 +31,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * One DAP session: one client connection, at most one program. Messages are parsed and checked on the
  * transport's thread and then handled one at a time, in order, on the session's worker, together with
- * gdb's events, so a handler never races a stop. Every request gets a response: malformed requests and
- * requests out of order get error responses, gdb failures too; gdb crashing or hanging ends the session
- * with an output and a terminated event, never silence.
+ * gdb's events, so a handler never races a stop. Each request goes to its handler ({@link RequestHandlers}).
+ * Every request gets a response: malformed requests and requests out of order get error responses, gdb
+ * failures too, each with its {@link ErrorId}; gdb crashing or hanging ends the session with an output and a
+ * terminated event, never silence.
  */
 public final class DapSession implements DapEndpoint {
     /** lsp4j's gson set-up for DAP types (enums, Either, collections). */
