@@ -1,6 +1,15 @@
 package dev.jompd.dap;
 
+import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
+import dev.jompd.core.ompd.AddressSpaceHandle;
+import dev.jompd.core.ompd.Ompd;
+import dev.jompd.core.target.Symbolizer;
+import dev.jompd.core.target.core.CoreFileAddressSpace;
+import dev.jompd.report.CodeNames;
+import dev.jompd.report.JsonReport;
+import dev.jompd.report.OpenMpPicture;
+import dev.jompd.report.TargetDescription;
 import dev.jompd.testkit.Facts;
 import dev.jompd.testkit.Fixture;
 import dev.jompd.testkit.FixtureRun;
@@ -10,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 
 import static dev.jompd.dap.OpenMpExpectations.args;
@@ -50,6 +60,58 @@ class CoreIT {
             assertThat(run.get("message").getAsString()).contains("core file cannot run");
             JsonObject step = client.request("next", args("threadId", stopped.get("threadId").getAsInt()));
             assertThat(step.get("success").getAsBoolean()).isFalse();
+            client.body("disconnect", args());
+        }
+    }
+
+    /**
+     * The doors agree: on a thread inside a serialized nested region, the DAP server's tree is the command
+     * line's document (the same picture, rendered by the same report), the scope's "serialized" row says
+     * what the JSON's region says, and the DAP thread names are the JSON's names.
+     */
+    @Test
+    void theDapTreeIsTheCommandLinesDocumentAndSerializedMeansTheSame() throws Exception {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.SERIALIZED, "3", "3"));
+        JsonObject expected;
+        try (CoreFileAddressSpace core = CoreFileAddressSpace.open(fixture.core()); Symbolizer symbols = new Symbolizer(core)) {
+            AddressSpaceHandle process = Ompd.processInitialize(core);
+            expected = JsonReport.toJson(OpenMpPicture.take(process, new TargetDescription("core", fixture.core().toString(),
+                    core.name(), process.layout().runtimeModule()), new CodeNames(symbols)));
+        }
+        try (DapTestClient client = new DapTestClient(server.port())) {
+            client.body("initialize", args("adapterID", "jompd"));
+            client.body("launch", args("program", fixture.executable().toString(), "coreDumpPath", fixture.core().toString()));
+            client.body("configurationDone", null);
+            client.event("stopped", Duration.ofSeconds(60));
+            client.event("jompd/openmpChanged", Duration.ofSeconds(10));
+            JsonObject tree = client.body("jompd/openmpTree", null);
+            assertThat(tree).isEqualTo(expected);
+
+            Map<String, JsonObject> regions = new HashMap<>();
+            for (JsonElement region : tree.getAsJsonArray("regions")) {
+                regions.put(region.getAsJsonObject().get("id").getAsString(), region.getAsJsonObject());
+            }
+            Map<Long, String> names = new HashMap<>();
+            for (JsonElement thread : tree.getAsJsonArray("threads")) {
+                names.put(thread.getAsJsonObject().get("lwp").getAsLong(), thread.getAsJsonObject().get("name").getAsString());
+            }
+            Map<Long, Integer> ids = OpenMpExpectations.assertThreadNamesMatch(client.body("threads", null), fixture.facts());
+            int serializedSeen = 0;
+            for (JsonElement element : tree.getAsJsonArray("threads")) {
+                JsonObject thread = element.getAsJsonObject();
+                long lwp = thread.get("lwp").getAsLong();
+                JsonObject top = client.body("stackTrace", args("threadId", ids.get(lwp), "levels", 1))
+                        .getAsJsonArray("stackFrames").get(0).getAsJsonObject();
+                Map<String, String> region = OpenMpExpectations.scopeVariables(client,
+                        client.body("scopes", args("frameId", top.get("id").getAsInt())), "OpenMP parallel region");
+                boolean serialized = regions.get(thread.get("region").getAsString()).get("serialized").getAsBoolean();
+                assertThat(region).as("LWP %d", lwp).containsEntry("serialized", String.valueOf(serialized));
+                serializedSeen += serialized ? 1 : 0;
+                Map<String, String> threadScope = OpenMpExpectations.scopeVariables(client,
+                        client.body("scopes", args("frameId", top.get("id").getAsInt())), "OpenMP thread");
+                assertThat(threadScope).containsEntry("name", names.get(lwp));
+            }
+            assertThat(serializedSeen).as("threads inside serialized regions").isPositive();
             client.body("disconnect", args());
         }
     }
