@@ -4,7 +4,7 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-packages=(clang-19 gfortran cmake ninja-build gdb gdbserver python3 dpkg-dev xz-utils file binutils maven)
+packages=(clang-19 llvm-19-tools gfortran cmake ninja-build gdb gdbserver python3 dpkg-dev xz-utils file binutils maven)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

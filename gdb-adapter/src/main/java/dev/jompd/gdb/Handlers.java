@@ -50,7 +50,8 @@ final class Handlers {
             "tree", Handlers::tree,
             "bt", Handlers::backtrace,
             "json", Handlers::json,
-            "task-function", Handlers::taskFunction);
+            "task-function", Handlers::taskFunction,
+            "frame-owners", Handlers::frameOwners);
 
     /** Bound on task chains and region chains printed for one thread: far beyond real nesting. */
     private static final int MAX_CHAIN = 4096;
@@ -428,6 +429,41 @@ final class Handlers {
         }
         if (answer.has("more") && answer.get("more").getAsBoolean()) {
             out.append("  (more frames follow: ompd bt N shows N)\n");
+        }
+        return out.toString();
+    }
+
+    /**
+     * Internal command of jompd.py's `ompd bt on` frame filter: the owner of each frame of the selected
+     * thread's backtrace, one line per frame, innermost first: "LEVEL PC task KIND" for a task's own code
+     * (KIND: initial, implicit, explicit or task), "LEVEL PC runtime" for the runtime's frames.
+     */
+    static String frameOwners(Views views, String arguments, GdbChannel gdb) {
+        int limit = arguments.isBlank() ? 256 : Integer.parseInt(arguments.trim());
+        ThreadHandle thread = views.selectedThread();
+        JsonObject answer = gdb.ask("frames", question -> question.addProperty("limit", limit));
+        List<JsonObject> frames = new ArrayList<>();
+        answer.getAsJsonArray("frames").forEach(element -> frames.add(element.getAsJsonObject()));
+        long[] addresses = new long[frames.size()];
+        for (int i = 0; i < frames.size(); i++) {
+            long cfa = TargetContext.number(frames.get(i), "cfa").orElse(0);
+            addresses[i] = cfa == 0 ? 0 : cfa - 16; // as in backtrace: the frame address OMPT records
+        }
+        List<TaskHandle> chain = taskChain(thread);
+        List<FrameMarker.Mark> marks = FrameMarker.mark(chain.stream().map(task -> Views.attempt(task::frames)
+                .map(f -> new FrameMarker.TaskFrames(f.exitFrame(), f.enterFrame()))
+                .orElse(new FrameMarker.TaskFrames(0, 0))).toList(), addresses);
+        StringBuilder out = new StringBuilder();
+        for (int i = 0; i < frames.size(); i++) {
+            FrameMarker.Mark mark = marks.get(i);
+            out.append(i).append(' ').append(frames.get(i).get("pc").getAsString()).append(' ');
+            if (mark.owner() == FrameMarker.Owner.TASK) {
+                String kind = views.taskKind(chain.get(mark.task()), mark.task() == chain.size() - 1);
+                out.append("task ").append(kind.equals("task") ? "task" : kind.substring(0, kind.indexOf(' ')));
+            } else {
+                out.append("runtime");
+            }
+            out.append('\n');
         }
         return out.toString();
     }
