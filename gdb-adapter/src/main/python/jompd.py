@@ -698,26 +698,23 @@ main: libomp does so at the first OpenMP construct or call) it says so and arms 
             gdb.execute("start", from_tty)
             if gdb.selected_inferior().pid == 0:
                 raise gdb.GdbError("ompd init: the program ended before main")
-            if self.ompd_ready() is not True:
+            if self.ompd_ready() is False:
                 self.arm()
                 gdb.execute("continue", from_tty)
                 if gdb.selected_inferior().pid == 0:
                     raise gdb.GdbError("ompd init: the program ended without initialising OMPD (no OpenMP "
                                        "construct ran, or its libomp has no OMPD support)")
-        elif not on_core:
-            ready = self.ompd_ready()
-            if ready is not True:
-                gdb.write("jompd: %s; the next `continue` stops once it is ready.\n"
-                          % ("libomp has not initialised its OMPD support yet (it does at the program's first "
-                             "OpenMP construct or call)" if ready is False else
-                             "no libomp with OMPD support is loaded yet"))
-                self.arm()
-                return
+        elif not on_core and self.ompd_ready() is False:
+            gdb.write("jompd: libomp has not initialised its OMPD support yet (it does at the program's first "
+                      "OpenMP construct or call); the next `continue` stops once it is ready.\n")
+            self.arm()
+            return
         gdb.write(jompd_bridge().run("init", arg))
 
     @staticmethod
     def ompd_ready():
-        """True once libomp has published its OMPD library locations, False before, None without libomp."""
+        """True once libomp has published its OMPD library locations, False before, None if gdb cannot tell
+        (no such symbol: no libomp, one without OMPD, or no symbols; the engine then says what it finds)."""
         try:
             return int(gdb.parse_and_eval("*(unsigned long *) &ompd_dll_locations")) != 0
         except gdb.error:

@@ -4,7 +4,9 @@ import dev.jompd.testkit.Commands;
 import dev.jompd.testkit.Runtimes;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -76,6 +78,49 @@ class LlvmOmpdSuiteIT {
         assertThat(sources).as("the suite's programs").hasSizeGreaterThan(40);
         return sources.stream().map(source -> DynamicTest.dynamicTest(
                 suite.relativize(source).toString(), () -> runOne(suite, source, work)));
+    }
+
+    /**
+     * `ompd init` in a program stopped at main, where libomp has not initialised OMPD yet: it says so and
+     * arms the breakpoint; the next `continue` stops where OMPD is ready and `ompd init` then reports it.
+     * And `ompd bt on` on the primary thread inside the region: gdb's `bt` keeps the user's frames (the
+     * region's code and, below the runtime, main) and drops libomp's; `ompd bt off` brings them back.
+     */
+    @Test
+    void initAtMainArmsTheReadyBreakpointAndTheBtFilterKeepsTheUsersFrames(@TempDir Path directory) throws IOException {
+        Path suite = suite();
+        Path source = suite.resolve("openmp_examples/ompd_bt.c");
+        Path lib = Runtimes.libraryDirectory(Runtimes.DEFAULT_VERSION);
+        Path executable = directory.resolve("ompd_bt");
+        Commands.Result compiled = Commands.run(List.of("clang-19", "-fopenmp", "-g", "-gdwarf-4", source.toString(),
+                "-o", executable.toString(), "-L", lib.toString(), "-Wl,-rpath," + lib), Map.of(), directory, TIMEOUT);
+        assertThat(compiled.exitCode()).as(compiled.output()).isZero();
+        GdbDriver.Output output = GdbDriver.run(GdbDriver.withBridge(List.of("-ex", "break main", "-ex", "run")),
+                List.of("ompd init", "continue", "ompd init", "break ompd_bt.c:9 thread 1", "continue",
+                        "ompd bt on", "bt", "ompd bt off", "bt"),
+                List.of(executable.toString()), Map.of("OMP_DEBUG", "enabled", "OMP_NUM_THREADS", "3",
+                        "JOMPD_HOME", GdbDriver.distribution().toString()), directory, TIMEOUT);
+        Files.writeString(directory.resolve("gdb.log"), output.text());
+        assertThat(output.section("ompd init")).as(output.text())
+                .contains("libomp has not initialised its OMPD support yet")
+                .contains("Temporary breakpoint 2 at").doesNotContain(READY);
+        assertThat(output.section("continue")).contains("ompd_dll_locations_valid ()");
+        assertThat(output.section("ompd init#2")).contains(READY);
+
+        String filtered = output.section("bt");
+        List<String> frames = filtered.lines().filter(l -> l.startsWith("#")).toList();
+        assertThat(frames).as(filtered).isNotEmpty().noneMatch(l -> l.contains("__kmp"));
+        assertThat(frames.getFirst()).as(filtered).contains("@thread 1: subdomain \"#pragma omp parallel\"");
+        assertThat(filtered).contains("sub.omp_outlined").contains("@thread 1: main ()");
+        String all = output.section("bt#2");
+        assertThat(all).contains("__kmp_fork_call").contains(" subdomain (").contains(" main ()").doesNotContain("@thread");
+        // The filter drops, it does not invent: every frame it keeps is one of gdb's own, at its own level.
+        for (String frame : frames) {
+            String level = frame.substring(0, frame.indexOf(' '));
+            String function = frame.replaceFirst("^.*@thread 1: (\\S+).*$", "$1");
+            assertThat(all.lines().filter(l -> l.startsWith(level + " ")).findFirst().orElseThrow())
+                    .as(filtered).contains(" " + function + " (");
+        }
     }
 
     private static void runOne(Path suite, Path source, Path work) throws IOException {
