@@ -61,6 +61,10 @@ class LlvmOmpdSuiteIT {
             throw new IllegalStateException("no LLVM OMPD test suite in " + suite + ": run scripts/build-runtime.sh "
                     + Runtimes.DEFAULT_VERSION + " with JOMPD_REBUILD=1 (it extracts openmp/ from the source package)");
         }
+        if (!Commands.available("FileCheck-19") || !Commands.available("clang-19")) {
+            throw new IllegalStateException("FileCheck-19 (Debian's llvm-19-tools) and clang-19 are needed: "
+                    + "run scripts/setup-system.sh");
+        }
         return suite;
     }
 
