@@ -289,6 +289,7 @@ class LlvmOmpdSuiteIT {
         int referencePassedCount = 0;
         int agree = 0;
         List<String> onlyReference = new ArrayList<>();
+        List<String> referenceFailures = new ArrayList<>();
         StringBuilder details = new StringBuilder();
         Map<String, String> failures = new LinkedHashMap<>();
         for (Map.Entry<String, Outcome> entry : OUTCOMES.entrySet()) {
@@ -301,6 +302,9 @@ class LlvmOmpdSuiteIT {
                 if (theirs != null) {
                     referenceChecks++;
                     referencePassedCount += theirs.passed() ? 1 : 0;
+                    if (!theirs.passed()) {
+                        referenceFailures.add(theirs.directive().origin() + "  " + theirs.directive().line() + "  -- " + theirs.why());
+                    }
                     if (verdict.passed() || !theirs.passed()) {
                         agree++;
                     } else {
@@ -330,6 +334,7 @@ class LlvmOmpdSuiteIT {
                 + "the plugin passes %d of %d; jompd passes every check the plugin passes but %d (%d of %d agree or jompd passes)%n",
                 referencePassedCount, referenceChecks, onlyReference.size(), agree, referenceChecks));
         onlyReference.forEach(line -> text.append("only the plugin passes: ").append(line).append('\n'));
+        referenceFailures.forEach(line -> text.append("the plugin fails: ").append(line).append('\n'));
         failures.forEach((origin, line) -> text.append("jompd fails: ").append(origin).append("  ").append(line).append('\n'));
         text.append(details);
         Files.writeString(Path.of("target", "llvm-ompd-suite.txt"), text);
