@@ -426,6 +426,14 @@ class JompdBridge:
                     frame.select()
 
     @staticmethod
+    def frame_id_stack(frame):
+        """The CFA in gdb's id of {frame} (printed `{stack=0x…,code=0x…,…}`, as `info frame`'s "frame at"),
+        for the outermost frame shown (main, with `backtrace past-main` off), which has no caller whose
+        rsp would give it; 0 if gdb prints no such id."""
+        match = re.search(r"\bstack=(0x[0-9a-fA-F]+)", str(frame))
+        return int(match.group(1), 16) if match else 0
+
+    @staticmethod
     def frames(limit):
         """The selected thread's backtrace, innermost first (reading frames does not select them).
 
@@ -460,6 +468,8 @@ class JompdBridge:
                     cfa = int(older.read_register("rsp")) & 0xFFFFFFFFFFFFFFFF
                 except (gdb.error, ValueError):
                     cfa = 0
+            if cfa == 0:
+                cfa = JompdBridge.frame_id_stack(frame)
             frames.append({"level": level, "pc": "0x%x" % pc, "cfa": "0x%x" % cfa, "text": text})
             frame = older
             level += 1

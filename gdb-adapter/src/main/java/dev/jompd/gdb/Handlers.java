@@ -449,7 +449,18 @@ final class Handlers {
             long cfa = TargetContext.number(frames.get(i), "cfa").orElse(0);
             addresses[i] = cfa == 0 ? 0 : cfa - 16; // as in backtrace: the frame address OMPT records
         }
-        List<TaskHandle> chain = taskChain(thread);
+        // The tasks whose code lies on this thread's stack, innermost first: each task's scheduling parent
+        // (the task this thread ran when it began it, as LLVM's plugin follows them), or for an implicit
+        // task, which has none, the task that generated it. A task run at a taskwait or barrier was often
+        // generated on another thread: its generating chain would leave this stack at once.
+        List<TaskHandle> chain = new ArrayList<>();
+        Set<TaskHandle> seen = new HashSet<>();
+        Optional<TaskHandle> next = Views.attempt(thread::currentTask);
+        while (next.isPresent() && seen.add(next.get()) && chain.size() < MAX_CHAIN) {
+            TaskHandle task = next.get();
+            chain.add(task);
+            next = Views.attempt(task::scheduling).or(() -> Views.attempt(task::generating));
+        }
         List<FrameMarker.Mark> marks = FrameMarker.mark(chain.stream().map(task -> Views.attempt(task::frames)
                 .map(f -> new FrameMarker.TaskFrames(f.exitFrame(), f.enterFrame()))
                 .orElse(new FrameMarker.TaskFrames(0, 0))).toList(), addresses);

@@ -69,7 +69,7 @@ class LlvmOmpdSuiteIT {
     }
 
     @TestFactory
-    Stream<DynamicTest> suitePrograms() throws IOException {
+    Stream<DynamicTest> everySuiteScriptRunsThroughTheBridge() throws IOException {
         Path suite = suite();
         Path work = Path.of("target", "llvm-ompd-suite").toAbsolutePath();
         Files.createDirectories(work);
@@ -118,12 +118,48 @@ class LlvmOmpdSuiteIT {
         assertThat(filtered).contains("sub.omp_outlined").contains("@thread 1: main ()");
         String all = output.section("bt#2");
         assertThat(all).contains("__kmp_fork_call").contains(" subdomain (").contains(" main ()").doesNotContain("@thread");
-        // The filter drops, it does not invent: every frame it keeps is one of gdb's own, at its own level.
-        for (String frame : frames) {
+        keptFramesAreGdbsOwn(frames, all);
+    }
+
+    /**
+     * fibonacci.c stopped in its innermost task: that task runs at a taskwait of another task, which runs
+     * at a taskwait ... of the implicit task; the tasks were often generated on another thread. With `ompd
+     * bt on`, gdb's `bt` keeps every task's own frames down to the region's outlined function (and main on
+     * the primary thread) and drops the runtime's in between; `ompd bt off` shows them all.
+     */
+    @Test
+    void btFilterFollowsTheTasksRunAtTaskwaitsDownTheThreadsStack(@TempDir Path directory) throws IOException {
+        Path suite = suite();
+        Path source = suite.resolve("openmp_examples/fibonacci.c");
+        Path lib = Runtimes.libraryDirectory(Runtimes.DEFAULT_VERSION);
+        Path executable = directory.resolve("fibonacci");
+        Commands.Result compiled = Commands.run(List.of("clang-19", "-fopenmp", "-g", "-gdwarf-4", source.toString(),
+                "-o", executable.toString(), "-I", suite.toString(), "-L", lib.toString(), "-Wl,-rpath," + lib),
+                Map.of(), directory, TIMEOUT);
+        assertThat(compiled.exitCode()).as(compiled.output()).isZero();
+        GdbDriver.Output output = GdbDriver.run(GdbDriver.withBridge(List.of()),
+                List.of("ompd init", "break ompd_tool_test", "continue", "ompd bt on", "bt", "ompd bt off", "bt"),
+                List.of(executable.toString(), "7"), Map.of("OMP_DEBUG", "enabled", "OMP_NUM_THREADS", "3",
+                        "JOMPD_HOME", GdbDriver.distribution().toString()), directory, TIMEOUT);
+        Files.writeString(directory.resolve("gdb.log"), output.text());
+        String filtered = output.section("bt");
+        String all = output.section("bt#2");
+        List<String> frames = filtered.lines().filter(l -> l.startsWith("#")).toList();
+        assertThat(frames).as(output.text()).isNotEmpty().noneMatch(l -> l.contains("__kmp"));
+        assertThat(frames.getFirst()).as(filtered).contains(": ompd_tool_test \"#pragma omp task\"");
+        assertThat(filtered).as(filtered).contains(": fib \"#pragma omp task\"")
+                .containsPattern(": main\\.omp_outlined \"#pragma omp parallel\"");
+        assertThat(all).contains("__kmp_invoke_task").contains("main.omp_outlined (");
+        keptFramesAreGdbsOwn(frames, all);
+    }
+
+    /** The filter drops, it does not invent: every frame it keeps is one of gdb's own, at its own level. */
+    private static void keptFramesAreGdbsOwn(List<String> kept, String all) {
+        for (String frame : kept) {
             String level = frame.substring(0, frame.indexOf(' '));
-            String function = frame.replaceFirst("^.*@thread 1: (\\S+).*$", "$1");
+            String function = frame.replaceFirst("^.*@thread \\d+: (\\S+).*$", "$1");
             assertThat(all.lines().filter(l -> l.startsWith(level + " ")).findFirst().orElseThrow())
-                    .as(filtered).contains(" " + function + " (");
+                    .as("%s among\n%s", frame, all).contains(" " + function + " (");
         }
     }
 
