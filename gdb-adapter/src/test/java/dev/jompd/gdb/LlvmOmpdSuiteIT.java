@@ -218,6 +218,16 @@ class LlvmOmpdSuiteIT {
         // The scripts run to their end; an api_test's stops at its `ompdtestapi` line, which jompd lacks.
         assertThat(output.replace("Error in sourced command file:\nUndefined command: \"ompdtestapi\"", ""))
                 .as("%s (log %s)", name, log).doesNotContain("Error in sourced command file");
+        // Breakpoints set after `ompd init` are numbered from 3, as after the reference's (its `start` and
+        // its stop where OMPD is ready take 1 and 2): the scripts' `d 3`, `d 4` rely on it.
+        if (script.lines().anyMatch(l -> l.startsWith("b "))) {
+            assertThat(output).as("%s (log %s)", name, log).containsPattern("(?m)^Breakpoint 3 at ");
+            if (script.lines().anyMatch(l -> l.strip().equals("c"))) {
+                assertThat(output).as("%s (log %s)", name, log).containsPattern("(?m)(hit |^)Breakpoint 3(\\.\\d+)?, ");
+            }
+        } else if (script.lines().anyMatch(l -> l.strip().equals("continue"))) { // test.cmd: on to the end
+            assertThat(output).as("%s (log %s)", name, log).containsPattern("\\[Inferior 1 \\(process \\d+\\) exited normally\\]");
+        }
         boolean allPassed = verdicts.stream().allMatch(FileChecks.Verdict::passed);
         assertThat(fileCheck).as("%s: FileCheck-19's verdict and ours (%s)", name, verdicts).isEqualTo(allPassed);
         for (FileChecks.Verdict verdict : verdicts) {
