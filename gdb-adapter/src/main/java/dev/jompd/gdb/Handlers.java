@@ -439,7 +439,12 @@ final class Handlers {
      * (KIND: initial, implicit, explicit or task), "LEVEL PC runtime" for the runtime's frames.
      */
     static String frameOwners(Views views, String arguments, GdbChannel gdb) {
-        int limit = arguments.isBlank() ? 256 : Integer.parseInt(arguments.trim());
+        int limit;
+        try {
+            limit = arguments.isBlank() ? 256 : Integer.parseInt(arguments.trim());
+        } catch (NumberFormatException e) {
+            throw new BridgeException("usage: frame-owners [N]  (N: how many frames, default 256)");
+        }
         ThreadHandle thread = views.selectedThread();
         JsonObject answer = gdb.ask("frames", question -> question.addProperty("limit", limit));
         List<JsonObject> frames = new ArrayList<>();
