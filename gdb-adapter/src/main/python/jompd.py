@@ -426,6 +426,14 @@ class JompdBridge:
                     frame.select()
 
     @staticmethod
+    def frame_id_stack(frame):
+        """The CFA in gdb's id of {frame} (printed `{stack=0x…,code=0x…,…}`, as `info frame`'s "frame at"),
+        for the outermost frame shown (main, with `backtrace past-main` off), which has no caller whose
+        rsp would give it; 0 if gdb prints no such id."""
+        match = re.search(r"\bstack=(0x[0-9a-fA-F]+)", str(frame))
+        return int(match.group(1), 16) if match else 0
+
+    @staticmethod
     def frames(limit):
         """The selected thread's backtrace, innermost first (reading frames does not select them).
 
@@ -460,6 +468,8 @@ class JompdBridge:
                     cfa = int(older.read_register("rsp")) & 0xFFFFFFFFFFFFFFFF
                 except (gdb.error, ValueError):
                     cfa = 0
+            if cfa == 0:
+                cfa = JompdBridge.frame_id_stack(frame)
             frames.append({"level": level, "pc": "0x%x" % pc, "cfa": "0x%x" % cfa, "text": text})
             frame = older
             level += 1
@@ -669,10 +679,163 @@ Other threads run meanwhile, as with `step`. Needs a live process."""
             return None
 
 
+class JompdInitCommand(JompdSubcommand):
+    """Checks that OMPD works on this target and says what it found; starts the program if needed.
+
+Usage: ompd init
+The other commands initialise what they need; `ompd init` is there for scripts written for LLVM's plugin
+and does what that plugin does. Before `run` it starts the program (`start`: temporary breakpoint 1 at
+main) and, if libomp has not yet initialised its OMPD support, runs on to the point where it has (a
+temporary breakpoint 2 at libomp's ompd_dll_locations_valid), so that breakpoints set afterwards get the
+same numbers as with LLVM's plugin. In a stopped program whose libomp has not initialised OMPD yet (at
+main: libomp does so at the first OpenMP construct or call) it says so and arms that breakpoint: the next
+`continue` stops once OMPD is ready."""
+
+    # libomp calls this empty function once it has filled in ompd_dll_locations (ompd-specific.cpp,
+    # ompd_init): the point from which an OMPD tool can work; LLVM's plugin stops there too.
+    READY_FUNCTION = "ompd_dll_locations_valid"
+
+    def invoke(self, arg, from_tty):
+        self.dont_repeat()
+        inferior = gdb.selected_inferior()
+        connection = inferior.connection
+        on_core = connection is not None and connection.type == "core"
+        if not on_core and inferior.pid == 0:
+            if not inferior.progspace.filename:
+                raise gdb.GdbError("ompd init: no program: load one (`file PROGRAM`), attach to a process or "
+                                   "open a core file")
+            gdb.write("jompd: starting the program, to stop once libomp's OMPD support is ready\n")
+            gdb.execute("start", from_tty)
+            if gdb.selected_inferior().pid == 0:
+                raise gdb.GdbError("ompd init: the program ended before main")
+            if self.ompd_ready() is False:
+                self.arm()
+                gdb.execute("continue", from_tty)
+                if gdb.selected_inferior().pid == 0:
+                    raise gdb.GdbError("ompd init: the program ended without initialising OMPD (no OpenMP "
+                                       "construct ran, or its libomp has no OMPD support)")
+        elif not on_core and self.ompd_ready() is False:
+            gdb.write("jompd: libomp has not initialised its OMPD support yet (it does at the program's first "
+                      "OpenMP construct or call); the next `continue` stops once it is ready.\n")
+            self.arm()
+            return
+        gdb.write(jompd_bridge().run("init", arg))
+
+    @staticmethod
+    def ompd_ready():
+        """True once libomp has published its OMPD library locations, False before, None if gdb cannot tell
+        (no such symbol: no libomp, one without OMPD, or no symbols; the engine then says what it finds)."""
+        try:
+            return int(gdb.parse_and_eval("*(unsigned long *) &ompd_dll_locations")) != 0
+        except gdb.error:
+            return None
+
+    def arm(self):
+        """A visible temporary breakpoint (numbered as LLVM's plugin numbers it), pending until libomp loads."""
+        saved = gdb.parameter("breakpoint pending")
+        gdb.execute("set breakpoint pending on", to_string=True)
+        try:
+            gdb.execute("tbreak " + self.READY_FUNCTION)
+        finally:
+            gdb.execute("set breakpoint pending %s" % {True: "on", False: "off"}.get(saved, "auto"), to_string=True)
+
+
+class JompdBacktraceFilter:
+    """gdb frame filter for `bt` while `ompd bt on`: keeps the frames of the OpenMP tasks' own code and
+    drops the runtime's (libomp's, and the thread start-up's), as LLVM's plugin does; each kept frame is
+    named `@thread N: FUNCTION` with "#pragma omp parallel" (an implicit task) or "#pragma omp task" (an
+    explicit one) after it. Which task a frame belongs to, the engine works out from the tasks' OMPT frames
+    (the internal command "frame-owners"), the same marking `ompd bt` prints."""
+
+    NAME = "jompd-ompd-bt"
+    PRAGMAS = {"implicit": ' "#pragma omp parallel"', "explicit": ' "#pragma omp task"'}
+
+    def __init__(self):
+        self.name = self.NAME
+        self.priority = 100
+        self.enabled = True
+
+    def filter(self, frame_iter):
+        thread = gdb.selected_thread()
+        try:
+            owners = self.owners()
+        except gdb.GdbError as e:
+            gdb.write("%s; all frames shown\n" % e)
+            return (JompdThreadFrame(frame, thread.num, "") for frame in frame_iter)
+        return self.kept(frame_iter, owners, thread.num)
+
+    @staticmethod
+    def owners():
+        """{frame level: (pc, "task" | "runtime", task kind)} from the engine."""
+        owners = {}
+        for line in jompd_bridge().run("frame-owners", "").splitlines():
+            fields = line.split()
+            if len(fields) >= 3:
+                owners[int(fields[0])] = (int(fields[1], 16), fields[2], fields[3] if len(fields) > 3 else "")
+        return owners
+
+    def kept(self, frame_iter, owners, thread_num):
+        for index, decorator in enumerate(frame_iter):
+            frame = decorator.inferior_frame()
+            level = frame.level() if hasattr(frame, "level") else index
+            owner = owners.get(level)
+            if owner is None or owner[0] != frame.pc():
+                yield decorator  # beyond what the engine marked (or not the frame it marked): shown as it is
+            elif owner[1] == "task":
+                yield JompdThreadFrame(decorator, thread_num, self.PRAGMAS.get(owner[2], ""))
+
+
+try:
+    from gdb.FrameDecorator import FrameDecorator as _JompdFrameDecorator
+except ImportError:  # a gdb without Python frame filters: `ompd bt on` says so
+    _JompdFrameDecorator = None
+
+if _JompdFrameDecorator is not None:
+    class JompdThreadFrame(_JompdFrameDecorator):
+        """A frame shown as LLVM's plugin shows it: `@thread N: FUNCTION` and the task's pragma."""
+
+        def __init__(self, base, thread_num, pragma):
+            super().__init__(base)
+            self.thread_num = thread_num
+            self.pragma = pragma
+
+        def function(self):
+            name = super().function()
+            if not isinstance(name, str):
+                return name  # no symbol: gdb prints the address
+            return "@thread %d: %s%s" % (self.thread_num, name, self.pragma)
+
+
+class JompdBacktraceCommand(JompdSubcommand):
+    """Prints the selected thread's backtrace marked by OpenMP task and region, or filters gdb's `bt`.
+
+Usage: ompd bt [N]      the marked backtrace; N: at most N frames (default 256)
+       ompd bt on       gdb's own `bt` shows only the OpenMP program's frames (a frame filter, as with
+                        LLVM's plugin): the tasks' code, runtime frames hidden
+       ompd bt off      gdb's `bt` shows every frame again"""
+
+    def invoke(self, arg, from_tty):
+        self.dont_repeat()
+        words = arg.split()
+        if not words or words[0] not in ("on", "off"):
+            gdb.write(jompd_bridge().run("bt", arg))
+            return
+        if words[0] == "off":
+            gdb.frame_filters.pop(JompdBacktraceFilter.NAME, None)
+            gdb.write('Disabled filter for "bt" output successfully.\n')
+            return
+        if _JompdFrameDecorator is None:
+            raise gdb.GdbError("ompd bt on: this gdb has no Python frame filters (gdb.FrameDecorator)")
+        if words[1:] == ["continued"]:
+            gdb.write('jompd: "on continued" (following a worker\'s tasks into the primary thread\'s stack) '
+                      'is not supported; filtering as "on".\n')
+        elif len(words) > 1:
+            raise gdb.GdbError("usage: ompd bt on|off  (or ompd bt [N] for the marked backtrace)")
+        gdb.frame_filters[JompdBacktraceFilter.NAME] = JompdBacktraceFilter()
+        gdb.write('Enabled filter for "bt" output successfully.\n')
+
+
 _JOMPD_SUBCOMMANDS = [
-    ("init", "Checks that OMPD works on this target and says what it found.\n"
-             "Usage: ompd init\nNot needed (the other commands initialise what they need); kept for users of "
-             "LLVM's plugin."),
     ("threads", "Lists every OpenMP thread: gdb thread, LWP, gtid, OpenMP thread number, level, team size, "
                 "state.\nUsage: ompd threads\nThe selected thread is marked with *; threads outside the OpenMP "
                 "runtime are named at the end."),
@@ -686,14 +849,14 @@ _JOMPD_SUBCOMMANDS = [
               "Usage: ompd tasks"),
     ("tree", "Shows the whole process: the tree of parallel regions, each team's threads and their tasks.\n"
              "Usage: ompd tree [all]\nAlike threads of a team are grouped unless `all` is given."),
-    ("bt", "Prints the selected thread's backtrace with its frames marked by OpenMP task and region.\n"
-           "Usage: ompd bt [N]\nN: at most N frames (default 256). `on`/`off` (LLVM's plugin) are accepted."),
 ]
 
 
 def jompd_register():
     JompdPrefixCommand()
     JompdStepCommand()
+    JompdInitCommand("init", JompdInitCommand.__doc__)
+    JompdBacktraceCommand("bt", JompdBacktraceCommand.__doc__, ("on", "off"))
     for entry in _JOMPD_SUBCOMMANDS:
         JompdSubcommand(*entry)
     JompdJsonCommand("json", "Prints the whole OpenMP picture as JSON (schema jompd-inspect/1, as "

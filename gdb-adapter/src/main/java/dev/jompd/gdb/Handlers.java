@@ -53,7 +53,8 @@ final class Handlers {
             "tree", Handlers::tree,
             "bt", Handlers::backtrace,
             "json", Handlers::json,
-            "task-function", Handlers::taskFunction);
+            "task-function", Handlers::taskFunction,
+            "frame-owners", Handlers::frameOwners);
 
     /** Bound on task chains and region chains printed for one thread: far beyond real nesting. */
     private static final int MAX_CHAIN = 4096;
@@ -299,7 +300,7 @@ final class Handlers {
             cfas[i] = TargetContext.number(frames.get(i), "cfa").orElse(0);
         }
         OpenMpPicture picture = views.target().picture();
-        List<FrameOwnership.Mark> marks = FrameOwnership.mark(picture.chain(views.inPicture(thread)), cfas);
+        List<FrameOwnership.Mark> marks = FrameOwnership.mark(picture.stackChain(views.inPicture(thread)), cfas);
 
         out.append(capitalized(describe(views, thread))).append(": backtrace marked by OpenMP task and region\n");
         FrameOwnership.Mark previous = null;
@@ -313,6 +314,48 @@ final class Handlers {
         }
         if (answer.has("more") && answer.get("more").getAsBoolean()) {
             out.append("  (more frames follow: ompd bt N shows N)\n");
+        }
+        return out.toString();
+    }
+
+    /**
+     * Internal command of jompd.py's `ompd bt on` frame filter: the owner of each frame of the selected
+     * thread's backtrace, one line per frame, innermost first: "LEVEL PC task KIND" for a task's own code
+     * (KIND: initial, implicit, explicit or task), "LEVEL PC runtime" for the runtime's frames. The same rule
+     * as `ompd bt` and the DAP server's scopes ({@link FrameOwnership} over the thread's stack chain).
+     */
+    static String frameOwners(Views views, String arguments, GdbChannel gdb) {
+        int limit;
+        try {
+            limit = arguments.isBlank() ? 256 : Integer.parseInt(arguments.trim());
+        } catch (NumberFormatException e) {
+            throw new BridgeException("usage: frame-owners [N]  (N: how many frames, default 256)");
+        }
+        ThreadHandle thread = views.selectedThread();
+        JsonObject answer = gdb.ask("frames", question -> question.addProperty("limit", limit));
+        List<JsonObject> frames = new ArrayList<>();
+        answer.getAsJsonArray("frames").forEach(element -> frames.add(element.getAsJsonObject()));
+        long[] cfas = new long[frames.size()];
+        for (int i = 0; i < frames.size(); i++) {
+            cfas[i] = TargetContext.number(frames.get(i), "cfa").orElse(0);
+        }
+        OpenMpPicture picture = views.target().picture();
+        List<FrameOwnership.Mark> marks = FrameOwnership.mark(picture.stackChain(views.inPicture(thread)), cfas);
+        StringBuilder out = new StringBuilder();
+        for (int i = 0; i < frames.size(); i++) {
+            FrameOwnership.Mark mark = marks.get(i);
+            out.append(i).append(' ').append(frames.get(i).get("pc").getAsString()).append(' ');
+            if (mark.owner() == FrameOwnership.Owner.TASK && mark.task().isPresent()) {
+                out.append("task ").append(switch (mark.task().get().kind()) {
+                    case INITIAL -> "initial";
+                    case IMPLICIT -> "implicit";
+                    case EXPLICIT -> "explicit";
+                    case UNKNOWN -> "task";
+                });
+            } else {
+                out.append("runtime");
+            }
+            out.append('\n');
         }
         return out.toString();
     }

@@ -104,12 +104,23 @@ public final class OpenMpPicture {
                 }
                 chain.add(id);
             }
+            List<String> stack = new ArrayList<>();
+            for (ProcessSnapshot.TaskView view : thread.stackTasks()) {
+                String key = Long.toHexString(view.address()) + "/" + Long.toHexString(view.lightweightTeam());
+                String id = taskIdByKey.get(key);
+                if (id == null) {
+                    id = "t" + taskMap.size();
+                    taskIdByKey.put(key, id);
+                    taskMap.put(id, task(id, view, false, idByKey, byId, names));
+                }
+                stack.add(id);
+            }
             Optional<ParallelRegion> region = thread.region().map(idByKey::get).map(byId::get);
             threadList.add(new OpenMpThread(thread.gtid(), thread.lwp(), thread.pthread(), thread.threadNum(),
                     thread.state(), thread.waitId(), region.map(ParallelRegion::id),
                     region.map(ParallelRegion::teamPath).orElse(List.of()),
                     region.map(ParallelRegion::level).orElse(-1L), region.map(ParallelRegion::teamSize).orElse(-1L),
-                    thread.toolData(), thread.icvs(), List.copyOf(chain)));
+                    thread.toolData(), thread.icvs(), List.copyOf(chain), List.copyOf(stack)));
         }
         this.tasks = taskMap;
         this.threads = List.copyOf(threadList);
@@ -251,6 +262,14 @@ public final class OpenMpPicture {
         return thread.taskIds().stream().map(tasks::get).toList();
     }
 
+    /**
+     * The tasks whose code lies on the thread's own stack, innermost first (each begun on this thread while
+     * the next was suspended): what {@link FrameOwnership} assigns the thread's frames to.
+     */
+    public List<Task> stackChain(OpenMpThread thread) {
+        return thread.stackTaskIds().stream().map(tasks::get).toList();
+    }
+
     /** The threads of {@code members} grouped by {@link ThreadGroups#alike}, or one group each with {@code all}. */
     public List<List<OpenMpThread>> groups(List<OpenMpThread> members, boolean all) {
         return ThreadGroups.of(this, members, all);
@@ -289,7 +308,8 @@ public final class OpenMpPicture {
      */
     public record OpenMpThread(long gtid, OptionalLong lwp, long pthread, long threadNum, String state, long waitId,
                                Optional<String> region, List<Long> teamPath, long level, long teamSize,
-                               ToolData toolData, Map<String, String> icvs, List<String> taskIds) {
+                               ToolData toolData, Map<String, String> icvs, List<String> taskIds,
+                               List<String> stackTaskIds) {
         /**
          * The name every door gives the thread: {@code omp 1 · 2/4 · level 2 · wait_barrier_implicit} — the
          * team path (ancestor thread numbers from level 1 inward, left out at level 1), the thread's number

@@ -92,7 +92,7 @@ public final class OpenMpView {
         if (thread.isEmpty()) {
             return List.of(new OmpScope(OmpScope.PROCESS, processRows()));
         }
-        List<Task> chain = picture.chain(thread.get());
+        List<Task> chain = picture.stackChain(thread.get());
         Optional<Task> task = frameAddress.isPresent()
                 ? FrameOwnership.taskOf(chain, frameAddress.getAsLong(),
                         innermostFrameAddress.orElse(frameAddress.getAsLong()))
