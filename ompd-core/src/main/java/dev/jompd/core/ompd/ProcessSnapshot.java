@@ -137,11 +137,11 @@ public record ProcessSnapshot(long ompVersion, Map<String, String> processIcvs, 
     }
 
     /**
-     * Every ICV of a scope in its string form, or the reason it cannot be read: read when first looked at
-     * (within the stop), so a door that shows a few threads' names does not pay for every ICV of all.
+     * Every ICV of a scope in its string form, or the reason it cannot be read. Read now, within the stop:
+     * a snapshot is a value that outlives the stop and the address space it was read from.
      */
     private static Map<String, String> icvs(Object handle, Scope scope) {
-        return new LazyIcvs(() -> readIcvs(handle, scope));
+        return readIcvs(handle, scope);
     }
 
     private static Map<String, String> readIcvs(Object handle, Scope scope) {
@@ -157,30 +157,6 @@ public record ProcessSnapshot(long ompVersion, Map<String, String> processIcvs, 
             }
         }
         return values;
-    }
-
-    /** A map computed on first use, once. */
-    private static final class LazyIcvs extends java.util.AbstractMap<String, String> {
-        private final Supplier<Map<String, String>> reader;
-        private Map<String, String> values;
-
-        LazyIcvs(Supplier<Map<String, String>> reader) {
-            this.reader = reader;
-        }
-
-        @Override
-        public synchronized Set<Entry<String, String>> entrySet() {
-            if (values == null) {
-                values = java.util.Collections.unmodifiableMap(reader.get());
-            }
-            return values.entrySet();
-        }
-
-        @Override
-        public String get(Object key) {
-            entrySet();
-            return values.get(key);
-        }
     }
 
     /**
