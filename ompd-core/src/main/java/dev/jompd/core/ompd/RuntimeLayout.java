@@ -6,6 +6,10 @@ import dev.jompd.core.target.AddressSpace;
 import dev.jompd.core.target.TargetException;
 import dev.jompd.core.target.TargetSymbol;
 
+import dev.jompd.core.ompd.profile.RuntimeProfile;
+import dev.jompd.core.target.LoadedModule;
+
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -30,12 +34,21 @@ public final class RuntimeLayout {
     /** offset and size by type, then field: the hot path, without building symbol names. */
     private final Map<String, Map<String, long[]>> fields = new ConcurrentHashMap<>();
     private final Map<String, Optional<TargetSymbol>> symbols = new ConcurrentHashMap<>();
+    /** Set when the runtime has no symbols and is read through a runtime profile. */
+    private final Optional<ProfiledRuntime> profiled;
+    private final RuntimeReading reading;
 
-    private RuntimeLayout(AddressSpace target, TargetMemory memory, String runtimeModule) {
+    private RuntimeLayout(AddressSpace target, TargetMemory memory, String runtimeModule,
+                          Optional<ProfiledRuntime> profiled, RuntimeReading reading) {
         this.target = target;
         this.memory = memory;
         this.runtimeModule = runtimeModule;
+        this.profiled = profiled;
+        this.reading = reading;
     }
+
+    /** Globals without which nothing can be shown: when a profile cannot validate them, the runtime is refused. */
+    private static final List<String> PROFILE_CORE_GLOBALS = List.of("ompd_state", "__kmp_threads");
 
     /**
      * Finds the OMPD-enabled runtime in the target.
@@ -45,7 +58,27 @@ public final class RuntimeLayout {
      *                       without OMPD support)
      */
     public static RuntimeLayout locate(AddressSpace target, TargetMemory memory) {
+        return locate(target, memory, RuntimeProfile.shipped());
+    }
+
+    /** {@link #locate(AddressSpace, TargetMemory)} with these runtime profiles for a stripped runtime. */
+    public static RuntimeLayout locate(AddressSpace target, TargetMemory memory, List<RuntimeProfile> profiles) {
         Optional<TargetSymbol> marker = target.lookupSymbol(RUNTIME_MARKER_SYMBOL);
+        Optional<LoadedModule> libomp = marker.isEmpty() ? ProfiledRuntime.libompModule(target) : Optional.empty();
+        if (libomp.isPresent()) {
+            ProfiledRuntime runtime = ProfiledRuntime.open(target, memory, libomp.get(), profiles);
+            RuntimeLayout layout = new RuntimeLayout(target, memory, runtime.moduleName(), Optional.of(runtime),
+                    RuntimeReading.profile(runtime.profile().version()));
+            runtime.attach(layout);
+            for (String global : PROFILE_CORE_GLOBALS) {
+                if (runtime.symbol(global).isEmpty()) {
+                    throw new OmpdException(OmpdRc.INCOMPATIBLE, "the OpenMP runtime " + libomp.get().path()
+                            + " has no symbol table and profile libomp " + runtime.profile().version()
+                            + " failed validation: " + runtime.whyUnavailable(global).orElse(global + " not placed"));
+                }
+            }
+            return layout;
+        }
         if (marker.isEmpty()) {
             boolean openmpLoaded = target.lookupSymbol("__kmp_threads").isPresent()
                     || target.lookupSymbol("omp_get_thread_num").isPresent()
@@ -59,7 +92,17 @@ public final class RuntimeLayout {
             }
             throw new OmpdException(OmpdRc.UNAVAILABLE, target.name() + " has no OpenMP runtime loaded");
         }
-        return new RuntimeLayout(target, memory, marker.get().module());
+        return new RuntimeLayout(target, memory, marker.get().module(), Optional.empty(), RuntimeReading.symbols());
+    }
+
+    /** How the runtime's layout was read (symbols, a debug file, or a runtime profile). */
+    public RuntimeReading reading() {
+        return reading;
+    }
+
+    /** Why a global is absent, when a runtime profile could not place or validate it. */
+    public Optional<String> whyAbsent(String name) {
+        return profiled.flatMap(runtime -> runtime.whyUnavailable(name));
     }
 
     /** The file name of the module holding the runtime (libomp.so). */
@@ -69,15 +112,31 @@ public final class RuntimeLayout {
 
     /** A global of the runtime (symbol lookup within libomp first, then anywhere). */
     public Optional<TargetSymbol> symbol(String name) {
-        return symbols.computeIfAbsent(name, n -> {
-            Optional<TargetSymbol> inRuntime = target.lookupSymbol(n, runtimeModule);
-            return inRuntime.isPresent() ? inRuntime : target.lookupSymbol(n);
-        });
+        // Not computeIfAbsent: placing a profiled global reads breadcrumbs, which are symbols too.
+        Optional<TargetSymbol> known = symbols.get(name);
+        if (known != null) {
+            return known;
+        }
+        Optional<TargetSymbol> found = resolve(name);
+        symbols.put(name, found);
+        return found;
+    }
+
+    private Optional<TargetSymbol> resolve(String name) {
+        Optional<TargetSymbol> inRuntime = target.lookupSymbol(name, runtimeModule);
+        if (inRuntime.isPresent()) {
+            return inRuntime;
+        }
+        if (profiled.isPresent()) {
+            return profiled.get().symbol(name);
+        }
+        return target.lookupSymbol(name);
     }
 
     public long symbolAddress(String name) {
-        return symbol(name).orElseThrow(() -> new OmpdException(OmpdRc.UNSUPPORTED,
-                "the runtime has no global " + name)).address();
+        return symbol(name).orElseThrow(() -> whyAbsent(name)
+                .map(why -> new OmpdException(OmpdRc.UNAVAILABLE, name + " unavailable: " + why))
+                .orElseGet(() -> new OmpdException(OmpdRc.UNSUPPORTED, "the runtime has no global " + name))).address();
     }
 
     /** offsetof(type, field). */

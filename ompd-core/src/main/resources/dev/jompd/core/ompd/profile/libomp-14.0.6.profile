@@ -152,6 +152,7 @@ global.ompd_env_block_size=@breadcrumbs:1184,__kmp_thread_pool:21696,kmp_diag:23
 global.__kmp_threads=__kmp_thread_pool:-72,kmp_diag:2188,kmp_f_debug:2192,kmp_e_debug:2196
 global.__kmp_threads_capacity=kmp_a_debug:-280,kmp_b_debug:-284,kmp_c_debug:-288,kmp_d_debug:-292
 global.__kmp_openmp_version=omp_low_lat_mem_space:104660,omp_high_bw_mem_space:104668,omp_const_mem_space:104676,omp_large_cap_mem_space:104684
+global.__kmp_all_nth=__kmp_thread_pool:-4,kmp_diag:2256,kmp_f_debug:2260,kmp_e_debug:2264
 global.__kmp_nested_nth=kmp_a_debug:-212,kmp_b_debug:-216,kmp_c_debug:-220,kmp_d_debug:-224
 global.__kmp_nested_proc_bind=kmp_a_debug:-68,kmp_b_debug:-72,kmp_c_debug:-76,kmp_d_debug:-80
 global.__kmp_stksize=_You_must_link_with_exactly_one_OpenMP_library:-960,_You_must_link_with_Intel_OpenMP_library:-964,kmp_mutex_impl_info:-20848

@@ -152,6 +152,7 @@ global.ompd_env_block_size=@breadcrumbs:1184,__kmp_debugging:21336,__kmp_omp_deb
 global.__kmp_threads=__kmp_thread_pool:-72,__kmp_omp_debug_struct_info:-564,__kmp_debugging:-568,kmp_diag:2164
 global.__kmp_threads_capacity=kmp_a_debug:-240,kmp_b_debug:-244,kmp_c_debug:-248,kmp_d_debug:-252
 global.__kmp_openmp_version=omp_low_lat_mem_space:105892,omp_high_bw_mem_space:105900,omp_const_mem_space:105908,omp_large_cap_mem_space:105916
+global.__kmp_all_nth=__kmp_thread_pool:-4,__kmp_omp_debug_struct_info:-496,__kmp_debugging:-500,kmp_diag:2232
 global.__kmp_nested_nth=kmp_a_debug:-172,kmp_b_debug:-176,kmp_c_debug:-180,kmp_d_debug:-184
 global.__kmp_nested_proc_bind=kmp_a_debug:-68,kmp_b_debug:-72,kmp_c_debug:-76,kmp_d_debug:-80
 global.__kmp_stksize=_You_must_link_with_exactly_one_OpenMP_library:-1080,_You_must_link_with_Intel_OpenMP_library:-1084,kmp_mutex_impl_info:-21032

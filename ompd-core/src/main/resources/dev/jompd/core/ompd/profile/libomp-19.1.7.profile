@@ -152,6 +152,7 @@ global.ompd_env_block_size=@breadcrumbs:1184,__kmp_debugging:21328,__kmp_omp_deb
 global.__kmp_threads=__kmp_thread_pool:-72,__kmp_omp_debug_struct_info:-572,__kmp_debugging:-576,kmp_diag:2164
 global.__kmp_threads_capacity=kmp_a_debug:-244,kmp_b_debug:-248,kmp_c_debug:-252,kmp_d_debug:-256
 global.__kmp_openmp_version=omp_low_lat_mem_space:109092,omp_high_bw_mem_space:109100,omp_const_mem_space:109108,omp_large_cap_mem_space:109116
+global.__kmp_all_nth=__kmp_thread_pool:-4,__kmp_omp_debug_struct_info:-504,__kmp_debugging:-508,kmp_diag:2232
 global.__kmp_nested_nth=kmp_a_debug:-172,kmp_b_debug:-176,kmp_c_debug:-180,kmp_d_debug:-184
 global.__kmp_nested_proc_bind=kmp_a_debug:-68,kmp_b_debug:-72,kmp_c_debug:-76,kmp_d_debug:-80
 global.__kmp_stksize=kmp_mutex_impl_info:-20984

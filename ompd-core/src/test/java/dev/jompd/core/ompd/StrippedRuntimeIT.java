@@ -1,0 +1,173 @@
+package dev.jompd.core.ompd;
+
+import dev.jompd.core.memory.TargetMemory;
+import dev.jompd.core.ompd.profile.RuntimeProfile;
+import dev.jompd.core.target.AddressSpace;
+import dev.jompd.core.target.core.CoreFileAddressSpace;
+import dev.jompd.testkit.Commands;
+import dev.jompd.testkit.Facts;
+import dev.jompd.testkit.Fixture;
+import dev.jompd.testkit.FixtureRun;
+import dev.jompd.testkit.Fixtures;
+import dev.jompd.testkit.Runtimes;
+import dev.jompd.testkit.StoppedFixture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Stripped OMPD-enabled libomp read through runtime profiles: Debian's own libomp5-14/15/16/19 (truth: the
+ * facts the fixture recorded about itself) and our builds after {@code strip --strip-all} (truth: the same
+ * core read through the unstripped file, which must give the same snapshot field for field).
+ */
+class StrippedRuntimeIT {
+
+    @ParameterizedTest(name = "our libomp {0}, stripped")
+    @ValueSource(ints = {14, 16, 19})
+    void strippedBuildReadsAsTheUnstrippedOne(int version) throws IOException {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.NESTED, "2", "3").onRuntime(version));
+        ProcessSnapshot bySymbols;
+        try (AddressSpace unstripped = CoreFileAddressSpace.open(fixture.core())) {
+            AddressSpaceHandle process = Ompd.processInitialize(unstripped);
+            assertThat(process.layout().reading()).isEqualTo(RuntimeReading.symbols());
+            bySymbols = ProcessSnapshot.take(process);
+        }
+        try (AddressSpace stripped = CoreFileAddressSpace.builder(fixture.core())
+                .withSolibSearchPath(List.of(strippedCopy(version))).open()) {
+            AddressSpaceHandle process = Ompd.processInitialize(stripped);
+            assertThat(process.layout().reading().source()).isEqualTo(RuntimeReading.Source.PROFILE);
+            assertThat(process.layout().reading().toString()).startsWith("profile libomp " + version + ".");
+            assertThat(ProcessSnapshot.take(process)).isEqualTo(bySymbols);
+        }
+    }
+
+    @ParameterizedTest(name = "Debian libomp5-{0}")
+    @ValueSource(ints = {14, 15, 16, 19})
+    void debiansStockRuntimeIsReadThroughItsProfile(int version) {
+        StoppedFixture fixture = debianCore(version);
+        try (AddressSpace target = CoreFileAddressSpace.open(fixture.core())) {
+            AddressSpaceHandle process = Ompd.processInitialize(target);
+            assertThat(process.layout().reading().toString()).startsWith("profile libomp " + version + ".");
+            ProcessSnapshot snapshot = ProcessSnapshot.take(process);
+            Facts facts = fixture.facts();
+            assertThat(snapshot.threads()).hasSizeGreaterThanOrEqualTo(facts.threadCount());
+            for (Facts.ThreadFacts recorded : facts.threads()) {
+                ProcessSnapshot.ThreadView thread = snapshot.threads().stream()
+                        .filter(t -> t.pthread() == recorded.pthread()).findFirst()
+                        .orElseThrow(() -> new AssertionError("no OpenMP thread with pthread " + recorded));
+                assertThat(thread.lwp()).as("lwp of " + recorded).hasValue(recorded.lwp());
+                assertThat(thread.threadNum()).as("thread num of " + recorded).isEqualTo(recorded.threadNum());
+                recorded.find("gtid").ifPresent(gtid -> assertThat(thread.gtid()).isEqualTo(Long.decode(gtid)));
+            }
+        }
+    }
+
+    @Test
+    void aVersionNoProfileCoversIsRefusedNamingIt() {
+        StoppedFixture fixture = debianCore(19);
+        List<RuntimeProfile> others = RuntimeProfile.shipped().stream().filter(p -> !p.majorVersion().equals("19")).toList();
+        try (AddressSpace target = CoreFileAddressSpace.open(fixture.core())) {
+            assertThatThrownBy(() -> RuntimeLayout.locate(target, new TargetMemory(target), others))
+                    .isInstanceOfSatisfying(OmpdException.class, e -> assertThat(e.rc()).isEqualTo(OmpdRc.INCOMPATIBLE))
+                    .hasMessageContaining("no runtime profile covers libomp 19");
+        }
+    }
+
+    @Test
+    void aProfileWhoseBreadcrumbsDoNotMatchIsRefused() {
+        StoppedFixture fixture = debianCore(19);
+        RuntimeProfile genuine = profile("19");
+        RuntimeProfile.Breadcrumb first = genuine.breadcrumbs().getFirst();
+        RuntimeProfile tampered = RuntimeProfile.parse(genuine.format().replace(
+                "breadcrumb." + first.name() + "=" + first.offset() + " " + first.value() + "\n",
+                "breadcrumb." + first.name() + "=" + first.offset() + " " + (first.value() + 1) + "\n"));
+        try (AddressSpace target = CoreFileAddressSpace.open(fixture.core())) {
+            assertThatThrownBy(() -> RuntimeLayout.locate(target, new TargetMemory(target), List.of(tampered)))
+                    .isInstanceOfSatisfying(OmpdException.class, e -> assertThat(e.rc()).isEqualTo(OmpdRc.INCOMPATIBLE))
+                    .hasMessageContaining("validation failed");
+        }
+    }
+
+    @Test
+    void aThreadArrayPlacedWrongFailsValidationAndIsRefused() {
+        StoppedFixture fixture = debianCore(19);
+        RuntimeProfile genuine = profile("19");
+        String text = genuine.format().replaceAll("(?m)^global\\.__kmp_threads=.*$", "global.__kmp_threads=__kmp_thread_pool:-64");
+        try (AddressSpace target = CoreFileAddressSpace.open(fixture.core())) {
+            assertThatThrownBy(() -> RuntimeLayout.locate(target, new TargetMemory(target), List.of(RuntimeProfile.parse(text))))
+                    .isInstanceOfSatisfying(OmpdException.class, e -> assertThat(e.rc()).isEqualTo(OmpdRc.INCOMPATIBLE))
+                    .hasMessageContaining("failed validation").hasMessageContaining("__kmp_threads");
+        }
+    }
+
+    @Test
+    void anIcvGlobalPlacedWrongIsUnavailableWithWhyNeverWrong() {
+        StoppedFixture fixture = debianCore(19);
+        String text = profile("19").format().replaceAll("(?m)^global\\.__kmp_omp_cancellation=.*$",
+                "global.__kmp_omp_cancellation=__kmp_thread_pool:-72"); // the thread array's pointer: no 0/1 flag
+        try (AddressSpace target = CoreFileAddressSpace.open(fixture.core())) {
+            TargetMemory memory = new TargetMemory(target);
+            RuntimeLayout layout = RuntimeLayout.locate(target, memory, List.of(RuntimeProfile.parse(text)));
+            assertThat(layout.symbol("__kmp_omp_cancellation")).isEmpty();
+            assertThat(layout.whyAbsent("__kmp_omp_cancellation")).hasValueSatisfying(why ->
+                    assertThat(why).contains("content check").contains("outside 0..1"));
+        }
+    }
+
+    private static RuntimeProfile profile(String major) {
+        return RuntimeProfile.shipped().stream().filter(p -> p.majorVersion().equals(major)).findFirst().orElseThrow();
+    }
+
+    /** A core of the nested fixture (built on our libomp of that version) running on Debian's libomp5-NN. */
+    static StoppedFixture debianCore(int version) {
+        return Fixtures.core(FixtureRun.of(Fixture.NESTED, "2", "3").onRuntime(version)
+                .withEnvironment("LD_LIBRARY_PATH", debianRuntime(version).toString()));
+    }
+
+    /** Debian's libomp5-NN, fetched by scripts/stock-runtimes.sh (the fixture's RUNPATH yields to LD_LIBRARY_PATH). */
+    static Path debianRuntime(int version) {
+        return script("stock-runtimes.sh", Integer.toString(version));
+    }
+
+    /** Our build of libomp NN after strip --strip-all, as libomp.so in a directory of its own. */
+    static Path strippedCopy(int version) throws IOException {
+        Path directory = Runtimes.cacheDirectory().resolve("stripped").resolve("llvm-" + version);
+        Path stripped = directory.resolve("libomp.so");
+        if (!Files.isRegularFile(stripped)) {
+            Files.createDirectories(directory);
+            Path scratch = directory.resolve("libomp.so.tmp");
+            Commands.Result result = Commands.run(List.of("strip", "--strip-all", "-o", scratch.toString(),
+                    Runtimes.libraryDirectory(version).resolve("libomp.so").toString()), Map.of(), directory, Duration.ofMinutes(1));
+            assertThat(result.exitCode()).as(result.output()).isZero();
+            Files.move(scratch, stripped, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        }
+        return directory;
+    }
+
+    private static Path script(String name, String... arguments) {
+        Path script = Runtimes.repositoryRoot().resolve("scripts").resolve(name);
+        try {
+            List<String> command = new java.util.ArrayList<>(List.of("bash", script.toString()));
+            command.addAll(List.of(arguments));
+            Commands.Result result = Commands.run(command, Map.of("JOMPD_CACHE", Runtimes.cacheDirectory().toString()),
+                    null, Duration.ofMinutes(5));
+            assertThat(result.exitCode()).as(result.output()).isZero();
+            String[] lines = result.output().strip().split("\n");
+            return Path.of(lines[lines.length - 1].strip());
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot run " + script, e);
+        }
+    }
+
+}
