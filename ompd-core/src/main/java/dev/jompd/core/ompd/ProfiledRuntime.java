@@ -49,6 +49,7 @@ final class ProfiledRuntime {
     private final Map<String, Long> breadcrumbs = new HashMap<>();
     private final Map<String, Optional<TargetSymbol>> globals = new ConcurrentHashMap<>();
     private final Map<String, String> unavailable = new ConcurrentHashMap<>();
+    private final Map<String, Placement> placedBy = new ConcurrentHashMap<>();
     private RuntimeLayout layout;
 
     private ProfiledRuntime(AddressSpace target, TargetMemory memory, LoadedModule module, RuntimeProfile profile,
@@ -218,6 +219,11 @@ final class ProfiledRuntime {
         return blockAddress;
     }
 
+    /** The placement (anchor and offset) a global was found by, once validated. */
+    Optional<Placement> placement(String name) {
+        return Optional.ofNullable(placedBy.get(name));
+    }
+
     /** Why a global is absent (no placement validated), when it was looked for. */
     Optional<String> whyUnavailable(String name) {
         return Optional.ofNullable(unavailable.get(name));
@@ -265,6 +271,7 @@ final class ProfiledRuntime {
                 failure = Optional.of(e.getMessage());
             }
             if (failure.isEmpty()) {
+                placedBy.put(name, placement);
                 return Optional.of(new TargetSymbol(name, address, ProfiledGlobalChecks.size(name), moduleName(), false));
             }
             failures.add(placement + " = 0x" + Long.toHexString(address) + ": " + failure.get());

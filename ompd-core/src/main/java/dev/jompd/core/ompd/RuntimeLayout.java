@@ -100,6 +100,11 @@ public final class RuntimeLayout {
         return reading;
     }
 
+    /** How a runtime profile placed a global ({@code __kmp_thread_pool-0x48}), once validated. */
+    public Optional<String> profilePlacement(String name) {
+        return profiled.flatMap(runtime -> runtime.placement(name)).map(Object::toString);
+    }
+
     /** Why a global is absent, when a runtime profile could not place or validate it. */
     public Optional<String> whyAbsent(String name) {
         return profiled.flatMap(runtime -> runtime.whyUnavailable(name));

@@ -60,6 +60,12 @@ class StrippedRuntimeIT {
             AddressSpaceHandle process = Ompd.processInitialize(target);
             assertThat(process.layout().reading().toString()).startsWith("profile libomp " + version + ".");
             ProcessSnapshot snapshot = ProcessSnapshot.take(process);
+            // Measured facts for the record: where each global was placed, or why not.
+            for (String global : dev.jompd.core.ompd.profile.ProfileDeriver.PROFILED_GLOBALS) {
+                System.out.println("libomp5-" + version + " " + global + ": " + process.layout().symbol(global)
+                        .map(s -> "by " + process.layout().profilePlacement(global).orElse("its exported symbol")).orElse("unavailable: " + process.layout().whyAbsent(global).orElse("?")));
+            }
+            System.out.println("libomp5-" + version + " problems: " + snapshot.problems());
             Facts facts = fixture.facts();
             assertThat(snapshot.threads()).hasSizeGreaterThanOrEqualTo(facts.threadCount());
             for (Facts.ThreadFacts recorded : facts.threads()) {
@@ -70,6 +76,51 @@ class StrippedRuntimeIT {
                 assertThat(thread.threadNum()).as("thread num of " + recorded).isEqualTo(recorded.threadNum());
                 recorded.find("gtid").ifPresent(gtid -> assertThat(thread.gtid()).isEqualTo(Long.decode(gtid)));
             }
+        }
+    }
+
+    /**
+     * Process ICVs set through the environment, on Debian's runtime: each one shown equals what the program
+     * read through the OpenMP API; one whose global no placement validated is absent, never wrong.
+     */
+    @ParameterizedTest(name = "Debian libomp5-{0}")
+    @ValueSource(ints = {14, 15, 16, 19})
+    void debiansStockRuntimeShowsProcessIcvsAsTheProgramSawThemOrNone(int version) {
+        FixtureRun run = FixtureRun.of(Fixture.ICVS).onRuntime(version)
+                .withEnvironment("LD_LIBRARY_PATH", debianRuntime(version).toString())
+                .withEnvironment("OMP_STACKSIZE", "3M")
+                .withEnvironment("OMP_CANCELLATION", "true")
+                .withEnvironment("OMP_MAX_TASK_PRIORITY", "7")
+                .withEnvironment("OMP_AFFINITY_FORMAT", "jompd %n/%N")
+                .withEnvironment("OMP_NUM_TEAMS", "3")
+                .withEnvironment("OMP_TEAMS_THREAD_LIMIT", "5");
+        StoppedFixture fixture = Fixtures.core(run);
+        Facts facts = fixture.facts();
+        Map<String, String> globals = Map.of("stacksize-var", "__kmp_stksize", "cancel-var", "__kmp_omp_cancellation",
+                "max-task-priority-var", "__kmp_max_task_priority", "num-procs-var", "__kmp_avail_proc",
+                "affinity-format-var", "__kmp_affinity_format", "nteams-var", "__kmp_nteams",
+                "teams-thread-limit-var", "__kmp_teams_thread_limit");
+        Map<String, String> truth = new java.util.LinkedHashMap<>();
+        truth.put("stacksize-var", Long.toString(3L << 20));
+        truth.put("cancel-var", facts.number("icv.cancellation") != 0 ? "true" : "false");
+        truth.put("max-task-priority-var", facts.get("icv.max_task_priority"));
+        truth.put("num-procs-var", facts.get("icv.num_procs"));
+        truth.put("affinity-format-var", facts.get("icv.affinity_format"));
+        truth.put("nteams-var", facts.get("icv.num_teams"));
+        truth.put("teams-thread-limit-var", facts.get("icv.teams_thread_limit"));
+        try (AddressSpace target = CoreFileAddressSpace.open(fixture.core())) {
+            AddressSpaceHandle process = Ompd.processInitialize(target);
+            ProcessSnapshot snapshot = ProcessSnapshot.take(process);
+            truth.forEach((icv, expected) -> {
+                String shown = snapshot.processIcvs().get(icv);
+                if (shown.startsWith("<ompd_rc_unavailable")) {
+                    System.out.println("libomp5-" + version + " " + icv + " unavailable");
+                    assertThat(process.layout().whyAbsent(globals.get(icv))).as("why " + icv + " is missing")
+                            .hasValueSatisfying(why -> assertThat(why).contains("content check"));
+                } else {
+                    assertThat(shown).as(icv).isEqualTo(expected);
+                }
+            });
         }
     }
 
