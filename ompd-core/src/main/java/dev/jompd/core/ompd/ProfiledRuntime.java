@@ -99,7 +99,7 @@ final class ProfiledRuntime {
                         + "or use a libomp built with -DLIBOMP_OMPD_SUPPORT=ON (scripts/build-runtime.sh)");
             }
         }
-        List<long[]> writable = writableRanges(module);
+        List<long[]> writable = writableRanges(module, target.moduleFile(module).orElse(module.path()));
         if (writable.isEmpty()) {
             throw new OmpdException(OmpdRc.INCOMPATIBLE, "cannot read the section headers of " + module.path()
                     + " to find its writable memory: no runtime profile can be applied");
@@ -127,9 +127,9 @@ final class ProfiledRuntime {
     }
 
     /** The module's writable sections ({@code .data} … {@code .bss}), relocated: [start, end) pairs. */
-    private static List<long[]> writableRanges(LoadedModule module) {
+    private static List<long[]> writableRanges(LoadedModule module, java.nio.file.Path file) {
         List<long[]> ranges = new ArrayList<>();
-        try (ElfFile elf = ElfFile.open(module.path())) {
+        try (ElfFile elf = ElfFile.open(file)) {
             for (SectionHeader section : elf.sectionHeaders()) {
                 boolean allocWrite = (section.flags() & 0x3) == 0x3; // SHF_WRITE | SHF_ALLOC
                 if (allocWrite && section.size() > 0 && section.address() != 0) {

@@ -1,14 +1,17 @@
 package dev.jompd.core.ompd;
 
+import dev.jompd.core.elf.ElfFile;
 import dev.jompd.core.memory.TargetMemory;
 import dev.jompd.core.ompd.LayoutCatalogue.Field;
+import dev.jompd.core.ompd.profile.RuntimeProfile;
 import dev.jompd.core.target.AddressSpace;
+import dev.jompd.core.target.LoadedModule;
 import dev.jompd.core.target.TargetException;
 import dev.jompd.core.target.TargetSymbol;
+import dev.jompd.core.target.debug.DebugFileOrigin;
+import dev.jompd.core.target.debug.DebugFileSearch;
 
-import dev.jompd.core.ompd.profile.RuntimeProfile;
-import dev.jompd.core.target.LoadedModule;
-
+import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -92,7 +95,28 @@ public final class RuntimeLayout {
             }
             throw new OmpdException(OmpdRc.UNAVAILABLE, target.name() + " has no OpenMP runtime loaded");
         }
-        return new RuntimeLayout(target, memory, marker.get().module(), Optional.empty(), RuntimeReading.symbols());
+        return new RuntimeLayout(target, memory, marker.get().module(), Optional.empty(),
+                readingOf(target, marker.get().module()));
+    }
+
+    /** Symbols of the runtime's own file, or of a separate debug file (found on disk or from debuginfod). */
+    private static RuntimeReading readingOf(AddressSpace target, String moduleName) {
+        Optional<LoadedModule> module = target.modules().stream()
+                .filter(m -> m.path().getFileName() != null && m.path().getFileName().toString().equals(moduleName)).findFirst();
+        Optional<DebugFileOrigin> origin = module.flatMap(LoadedModule::buildId).flatMap(DebugFileSearch::originOf);
+        if (origin.isEmpty()) {
+            return RuntimeReading.symbols();
+        }
+        try (ElfFile file = ElfFile.open(target.moduleFile(module.get()).orElse(module.get().path()))) {
+            if (file.symbolTable().lookup(RUNTIME_MARKER_SYMBOL).isPresent()) {
+                return RuntimeReading.symbols();
+            }
+        } catch (IOException | TargetException unreadable) {
+            // the file is not where the target had it: the debug file is what was read
+        }
+        return origin.get().kind() == DebugFileOrigin.Kind.DEBUGINFOD
+                ? new RuntimeReading(RuntimeReading.Source.DEBUGINFOD, origin.get().server().map(Object::toString))
+                : new RuntimeReading(RuntimeReading.Source.DEBUG_FILE, Optional.of(origin.get().file().toString()));
     }
 
     /** How the runtime's layout was read (symbols, a debug file, or a runtime profile). */
