@@ -5,6 +5,8 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 packages=(clang-19 gfortran cmake ninja-build gdb gdbserver python3 dpkg-dev xz-utils file binutils maven)
+# debuginfod: the real server the debug-file tests serve a stripped libomp's debug file from.
+packages+=(debuginfod)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
