@@ -66,8 +66,13 @@ public final class RuntimeLayout {
 
     /** {@link #locate(AddressSpace, TargetMemory)} with these runtime profiles for a stripped runtime. */
     public static RuntimeLayout locate(AddressSpace target, TargetMemory memory, List<RuntimeProfile> profiles) {
-        Optional<TargetSymbol> marker = target.lookupSymbol(RUNTIME_MARKER_SYMBOL);
-        Optional<LoadedModule> libomp = marker.isEmpty() ? ProfiledRuntime.libompModule(target) : Optional.empty();
+        // The module named like libomp first: a stripped one then goes to its profile without opening
+        // every other library's symbol tables in search of the marker.
+        Optional<LoadedModule> libompModule = ProfiledRuntime.libompModule(target);
+        Optional<TargetSymbol> marker = libompModule
+                .flatMap(m -> target.lookupSymbol(RUNTIME_MARKER_SYMBOL, m.path().getFileName().toString()))
+                .or(() -> libompModule.isPresent() ? Optional.empty() : target.lookupSymbol(RUNTIME_MARKER_SYMBOL));
+        Optional<LoadedModule> libomp = marker.isEmpty() ? libompModule : Optional.empty();
         if (libomp.isPresent()) {
             ProfiledRuntime runtime = ProfiledRuntime.open(target, memory, libomp.get(), profiles);
             RuntimeLayout layout = new RuntimeLayout(target, memory, runtime.moduleName(), Optional.of(runtime),
