@@ -4,11 +4,13 @@ import dev.jompd.core.memory.TargetMemory;
 import dev.jompd.core.ompd.profile.RuntimeProfile;
 import dev.jompd.core.target.AddressSpace;
 import dev.jompd.core.target.core.CoreFileAddressSpace;
+import dev.jompd.core.target.live.LiveProcessAddressSpace;
 import dev.jompd.testkit.Commands;
 import dev.jompd.testkit.Facts;
 import dev.jompd.testkit.Fixture;
 import dev.jompd.testkit.FixtureRun;
 import dev.jompd.testkit.Fixtures;
+import dev.jompd.testkit.LiveFixture;
 import dev.jompd.testkit.Runtimes;
 import dev.jompd.testkit.StoppedFixture;
 import org.junit.jupiter.api.Test;
@@ -121,6 +123,25 @@ class StrippedRuntimeIT {
                     assertThat(shown).as(icv).isEqualTo(expected);
                 }
             });
+        }
+    }
+
+    /** A live process on Debian's libomp5-19, attached with ptrace: the thread array validates against its threads. */
+    @Test
+    void aLiveProcessOnDebiansRuntimeIsReadThroughItsProfile() {
+        FixtureRun run = FixtureRun.of(Fixture.NESTED, "2", "3").onRuntime(19)
+                .withEnvironment("LD_LIBRARY_PATH", debianRuntime(19).toString());
+        try (LiveFixture live = Fixtures.live(run)) {
+            try (LiveProcessAddressSpace target = LiveProcessAddressSpace.attach(live.pid())) {
+                AddressSpaceHandle process = Ompd.processInitialize(target);
+                assertThat(process.layout().reading().toString()).isEqualTo("profile libomp 19.1.7");
+                ProcessSnapshot snapshot = ProcessSnapshot.take(process);
+                for (Facts.ThreadFacts recorded : live.facts().threads()) {
+                    assertThat(snapshot.threads()).as(recorded.toString())
+                            .anyMatch(t -> t.pthread() == recorded.pthread() && t.lwp().equals(java.util.OptionalLong.of(recorded.lwp()))
+                                    && t.threadNum() == recorded.threadNum());
+                }
+            }
         }
     }
 
