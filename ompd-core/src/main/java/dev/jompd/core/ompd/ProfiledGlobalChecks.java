@@ -33,6 +33,19 @@ final class ProfiledGlobalChecks {
 
     private ProfiledGlobalChecks() {}
 
+    /**
+     * Globals whose check alone tells a right address from a wrong one (a thread array whose entries are
+     * the process's threads, a pointer to libompd's name, to NAME=VALUE text), and those validated with the
+     * thread array. The others hold flags or small numbers a wrong address may hold too.
+     */
+    static boolean isStrong(String name) {
+        return switch (name) {
+            case "__kmp_threads", "__kmp_threads_capacity", "__kmp_all_nth", "ompd_dll_locations", "ompd_env_block",
+                 "__kmp_openmp_version" -> true;
+            default -> false;
+        };
+    }
+
     static long size(String name) {
         return SIZES.getOrDefault(name, 0L);
     }

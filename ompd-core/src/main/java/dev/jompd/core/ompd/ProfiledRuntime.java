@@ -50,6 +50,7 @@ final class ProfiledRuntime {
     private final Map<String, Optional<TargetSymbol>> globals = new ConcurrentHashMap<>();
     private final Map<String, String> unavailable = new ConcurrentHashMap<>();
     private final Map<String, Placement> placedBy = new ConcurrentHashMap<>();
+    private final java.util.Set<String> inProgress = new java.util.HashSet<>();
     private RuntimeLayout layout;
 
     private ProfiledRuntime(AddressSpace target, TargetMemory memory, LoadedModule module, RuntimeProfile profile,
@@ -219,6 +220,42 @@ final class ProfiledRuntime {
         return blockAddress;
     }
 
+    /**
+     * Where the global's file signature sits in the runtime's file (found exactly once in its section),
+     * relocated; empty when the profile has none or it is found nowhere or more than once.
+     */
+    private OptionalLong findInFile(String name) {
+        RuntimeProfile.FileSignature signature = profile.signatures().get(name);
+        if (signature == null) {
+            return OptionalLong.empty();
+        }
+        try (ElfFile elf = ElfFile.open(target.moduleFile(module).orElse(module.path()))) {
+            Optional<SectionHeader> section = elf.section(signature.section());
+            if (section.isEmpty() || !section.get().hasFileBytes()) {
+                return OptionalLong.empty();
+            }
+            byte[] bytes = elf.sectionBytes(section.get()).toByteArray();
+            int[] pattern = signature.pattern();
+            long found = -1;
+            for (int at = 0; at + pattern.length <= bytes.length; at++) {
+                int i = 0;
+                while (i < pattern.length && (pattern[i] < 0 || (bytes[at + i] & 0xff) == pattern[i])) {
+                    i++;
+                }
+                if (i == pattern.length) {
+                    if (found >= 0) {
+                        return OptionalLong.empty(); // twice: it places nothing
+                    }
+                    found = at;
+                }
+            }
+            return found < 0 ? OptionalLong.empty()
+                    : OptionalLong.of(module.loadBias() + section.get().address() + found + signature.globalOffset());
+        } catch (IOException | TargetException e) {
+            return OptionalLong.empty();
+        }
+    }
+
     /** The placement (anchor and offset) a global was found by, once validated. */
     Optional<Placement> placement(String name) {
         return Optional.ofNullable(placedBy.get(name));
@@ -239,7 +276,12 @@ final class ProfiledRuntime {
             // Not computeIfAbsent: a check may place other globals (the thread array needs its capacity).
             Optional<TargetSymbol> known = globals.get(name);
             if (known == null) {
-                known = placeAndValidate(name);
+                inProgress.add(name);
+                try {
+                    known = placeAndValidate(name);
+                } finally {
+                    inProgress.remove(name);
+                }
                 globals.put(name, known);
             }
             return known;
@@ -252,15 +294,26 @@ final class ProfiledRuntime {
             unavailable.put(name, "profile libomp " + profile.version() + " does not place " + name);
             return Optional.empty();
         }
-        Function<String, OptionalLong> anchors = anchor -> RuntimeProfile.BREADCRUMB_ANCHOR.equals(anchor)
-                ? OptionalLong.of(blockAddress)
-                : target.lookupSymbol(anchor, moduleName()).filter(s -> !s.threadLocal())
-                        .map(s -> OptionalLong.of(s.address())).orElse(OptionalLong.empty());
+        Function<String, OptionalLong> anchors = anchor -> switch (anchor) {
+            case RuntimeProfile.BREADCRUMB_ANCHOR -> OptionalLong.of(blockAddress);
+            case RuntimeProfile.FILE_SIGNATURE_ANCHOR -> findInFile(name);
+            default -> profile.globals().containsKey(anchor)
+                    ? symbol(anchor).map(s -> OptionalLong.of(s.address())).orElse(OptionalLong.empty())
+                    : target.lookupSymbol(anchor, moduleName()).filter(s -> !s.threadLocal())
+                            .map(s -> OptionalLong.of(s.address())).orElse(OptionalLong.empty());
+        };
         List<String> failures = new ArrayList<>();
+        // Exported-anchor placements of a global whose content check is weak (a flag, a small number) are
+        // believed only when anchors of two clusters agree: one anchor's distance may have moved.
+        Map<Long, List<Placement>> agreeing = new HashMap<>();
         for (Placement placement : placements) {
+            if (inProgress.contains(placement.anchor())) {
+                continue; // a sibling being placed itself: no cycles
+            }
             OptionalLong anchor = anchors.apply(placement.anchor());
             if (anchor.isEmpty()) {
-                failures.add(placement + ": anchor not exported");
+                failures.add(placement + (placement.anchor().equals(RuntimeProfile.FILE_SIGNATURE_ANCHOR)
+                        ? ": its file signature is not found once in " + moduleName() : ": anchor not placed"));
                 continue;
             }
             long address = anchor.getAsLong() + placement.offset();
@@ -270,11 +323,22 @@ final class ProfiledRuntime {
             } catch (TargetException | OmpdException e) {
                 failure = Optional.of(e.getMessage());
             }
-            if (failure.isEmpty()) {
+            if (failure.isPresent()) {
+                failures.add(placement + " = 0x" + Long.toHexString(address) + ": " + failure.get());
+                continue;
+            }
+            boolean structural = placement.anchor().startsWith("@") || profile.globals().containsKey(placement.anchor());
+            if (structural || ProfiledGlobalChecks.isStrong(name)) {
                 placedBy.put(name, placement);
                 return Optional.of(new TargetSymbol(name, address, ProfiledGlobalChecks.size(name), moduleName(), false));
             }
-            failures.add(placement + " = 0x" + Long.toHexString(address) + ": " + failure.get());
+            List<Placement> same = agreeing.computeIfAbsent(address, a -> new ArrayList<>());
+            same.add(placement);
+            if (same.size() >= 2) {
+                placedBy.put(name, same.getFirst());
+                return Optional.of(new TargetSymbol(name, address, ProfiledGlobalChecks.size(name), moduleName(), false));
+            }
+            failures.add(placement + " = 0x" + Long.toHexString(address) + ": content fits, but no second anchor agrees yet");
         }
         unavailable.put(name, "no placement of " + name + " from profile libomp " + profile.version()
                 + " passed its content check (" + String.join("; ", failures) + ")");

@@ -1,7 +1,9 @@
 package dev.jompd.core.ompd.profile;
 
+import dev.jompd.core.elf.ByteView;
 import dev.jompd.core.elf.ElfFile;
 import dev.jompd.core.elf.ElfSymbol;
+import dev.jompd.core.elf.SectionHeader;
 import dev.jompd.core.memory.TargetMemory;
 import dev.jompd.core.ompd.profile.RuntimeProfile.Breadcrumb;
 import dev.jompd.core.ompd.profile.RuntimeProfile.Placement;
@@ -36,6 +38,10 @@ public final class ProfileDeriver {
     static final List<String> BREADCRUMB_UNIT_GLOBALS = List.of("ompd_dll_locations", "ompd_state", "ompd_env_block",
             "ompd_env_block_size");
     private static final int ANCHORS_PER_GLOBAL = 4;
+    /** Exported anchors closer than this are one cluster (kmp_a_debug .. kmp_f_debug). */
+    private static final int ANCHOR_CLUSTER = 64;
+    /** Bytes of context on each side of a global in its file signature. */
+    private static final int SIGNATURE_MARGIN = 32;
 
     private ProfileDeriver() {}
 
@@ -79,24 +85,75 @@ public final class ProfileDeriver {
                     .filter(s -> s.isDefined() && !s.isAbsolute() && s.type() == ElfSymbol.STT_OBJECT && !s.name().isEmpty())
                     .toList();
             Map<String, List<Placement>> globals = new LinkedHashMap<>();
+            Map<String, RuntimeProfile.FileSignature> signatures = new LinkedHashMap<>();
+            long highestAddress = elf.programHeaders().stream().mapToLong(h -> h.virtualAddress() + h.memorySize()).max().orElse(0);
             for (String name : PROFILED_GLOBALS) {
                 Optional<ElfSymbol> global = elf.symbolTable().lookup(name);
                 if (global.isEmpty()) {
                     continue; // this version has no such global: the profile says nothing of it
                 }
                 List<Placement> placements = new ArrayList<>();
+                Optional<RuntimeProfile.FileSignature> signature = fileSignature(elf, global.get(), highestAddress);
+                if (signature.isPresent()) {
+                    signatures.put(name, signature.get());
+                    placements.add(new Placement(RuntimeProfile.FILE_SIGNATURE_ANCHOR, 0));
+                }
                 if (BREADCRUMB_UNIT_GLOBALS.contains(name)) {
                     placements.add(new Placement(RuntimeProfile.BREADCRUMB_ANCHOR, global.get().value() - base));
                 }
+                // Initialised siblings found by their own file signatures: the same translation unit, most likely.
+                for (String sibling : PROFILED_GLOBALS) {
+                    Optional<ElfSymbol> other = elf.symbolTable().lookup(sibling);
+                    if (!sibling.equals(name) && other.isPresent() && other.get().sectionIndex() == global.get().sectionIndex()
+                            && fileSignature(elf, other.get(), highestAddress).isPresent()) {
+                        placements.add(new Placement(sibling, global.get().value() - other.get().value()));
+                    }
+                }
+                // Exported anchors of the same section, nearest first, one per cluster (anchors side by side
+                // would only agree with each other).
+                List<ElfSymbol> chosen = new ArrayList<>();
                 anchors.stream().filter(a -> a.sectionIndex() == global.get().sectionIndex())
                         .sorted(Comparator.comparingLong(a -> Math.abs(a.value() - global.get().value())))
-                        .limit(ANCHORS_PER_GLOBAL)
-                        .forEach(a -> placements.add(new Placement(a.name(), global.get().value() - a.value())));
+                        .forEach(a -> {
+                            if (chosen.size() < ANCHORS_PER_GLOBAL
+                                    && chosen.stream().noneMatch(c -> Math.abs(c.value() - a.value()) < ANCHOR_CLUSTER)) {
+                                chosen.add(a);
+                            }
+                        });
+                chosen.forEach(a -> placements.add(new Placement(a.name(), global.get().value() - a.value())));
                 if (!placements.isEmpty()) {
                     globals.put(name, placements);
                 }
             }
-            return new RuntimeProfile(version, breadcrumbs, globals);
+            return new RuntimeProfile(version, breadcrumbs, globals, signatures);
         }
+    }
+
+    /**
+     * The file's bytes around an initialised global, pointer-like words (values inside the file's own
+     * address range: relocated, so another build holds others) left open.
+     */
+    static Optional<RuntimeProfile.FileSignature> fileSignature(ElfFile elf, ElfSymbol global, long highestAddress) {
+        if (global.sectionIndex() <= 0 || global.sectionIndex() >= elf.sectionHeaders().size()) {
+            return Optional.empty();
+        }
+        SectionHeader section = elf.sectionHeaders().get(global.sectionIndex());
+        if (!section.hasFileBytes() || global.size() <= 0) {
+            return Optional.empty();
+        }
+        long start = Math.max(section.address(), global.value() - SIGNATURE_MARGIN);
+        long end = Math.min(section.address() + section.size(), global.value() + global.size() + SIGNATURE_MARGIN);
+        ByteView bytes = elf.sectionBytes(section);
+        int[] pattern = new int[(int) (end - start)];
+        for (int i = 0; i < pattern.length; i++) {
+            pattern[i] = bytes.u8(start - section.address() + i);
+        }
+        for (long word = (start + 7) & ~7L; word + 8 <= end; word += 8) {
+            long value = bytes.u64(word - section.address());
+            if (value >= 0x1000 && value < highestAddress) {
+                java.util.Arrays.fill(pattern, (int) (word - start), (int) (word - start) + 8, -1);
+            }
+        }
+        return Optional.of(new RuntimeProfile.FileSignature(section.name(), (int) (global.value() - start), pattern));
     }
 }

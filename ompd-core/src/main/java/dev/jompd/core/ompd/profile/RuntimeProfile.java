@@ -28,11 +28,56 @@ import java.util.Properties;
  *     once its content passes the global's check.</li>
  * </ul>
  * File format (java.util.Properties): {@code version=19.1.7}, {@code breadcrumb.NAME=OFFSET VALUE},
- * {@code global.NAME=ANCHOR:OFFSET,ANCHOR:OFFSET...} (offsets decimal, signed).
+ * {@code global.NAME=ANCHOR:OFFSET,ANCHOR:OFFSET...} (offsets decimal, signed),
+ * {@code signature.NAME=SECTION GLOBAL_OFFSET HEX} ({@code ..} for an open byte).
  */
-public record RuntimeProfile(String version, List<Breadcrumb> breadcrumbs, Map<String, List<Placement>> globals) {
+public record RuntimeProfile(String version, List<Breadcrumb> breadcrumbs, Map<String, List<Placement>> globals,
+                             Map<String, FileSignature> signatures) {
     /** The pseudo-anchor naming the start of the breadcrumb block. */
     public static final String BREADCRUMB_ANCHOR = "@breadcrumbs";
+    /** The pseudo-anchor naming where the global's {@link FileSignature} is found in the stripped file. */
+    public static final String FILE_SIGNATURE_ANCHOR = "@file";
+
+    /**
+     * The bytes our build's file holds around an initialised global ({@code .data}, {@code .rodata}), with
+     * pointer-like words left open ({@code null}): found once, and only once, in the same section of a
+     * stripped file, they place the global there.
+     *
+     * @param section        the section name
+     * @param globalOffset   where the global starts within the pattern
+     * @param pattern        the bytes, {@code -1} for a byte that may hold anything
+     */
+    public record FileSignature(String section, int globalOffset, int[] pattern) {
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof FileSignature that && section.equals(that.section) && globalOffset == that.globalOffset
+                    && java.util.Arrays.equals(pattern, that.pattern);
+        }
+
+        @Override
+        public int hashCode() {
+            return section.hashCode() * 31 + globalOffset * 17 + java.util.Arrays.hashCode(pattern);
+        }
+
+        String format() {
+            StringBuilder hex = new StringBuilder();
+            for (int b : pattern) {
+                hex.append(b < 0 ? ".." : "%02x".formatted(b));
+            }
+            return section + " " + globalOffset + " " + hex;
+        }
+
+        static FileSignature parse(String text) {
+            String[] parts = text.strip().split("\\s+");
+            String hex = parts[2];
+            int[] pattern = new int[hex.length() / 2];
+            for (int i = 0; i < pattern.length; i++) {
+                String pair = hex.substring(2 * i, 2 * i + 2);
+                pattern[i] = pair.equals("..") ? -1 : Integer.parseInt(pair, 16);
+            }
+            return new FileSignature(parts[0], Integer.parseInt(parts[1]), pattern);
+        }
+    }
     private static final String INDEX = "profiles.list";
 
     /** One breadcrumb: its name, offset from the block's start, and the value our build of the version holds. */
@@ -49,6 +94,7 @@ public record RuntimeProfile(String version, List<Breadcrumb> breadcrumbs, Map<S
     public RuntimeProfile {
         breadcrumbs = breadcrumbs.stream().sorted(Comparator.comparingLong(Breadcrumb::offset)).toList();
         globals = Collections.unmodifiableMap(new LinkedHashMap<>(globals));
+        signatures = Collections.unmodifiableMap(new LinkedHashMap<>(signatures));
     }
 
     /** The upstream major version ("19" of "19.1.7"). */
@@ -103,12 +149,15 @@ public record RuntimeProfile(String version, List<Breadcrumb> breadcrumbs, Map<S
         }
         List<Breadcrumb> breadcrumbs = new ArrayList<>();
         Map<String, List<Placement>> globals = new LinkedHashMap<>();
+        Map<String, FileSignature> signatures = new LinkedHashMap<>();
         for (String key : properties.stringPropertyNames().stream().sorted().toList()) {
             String value = properties.getProperty(key).strip();
             if (key.startsWith("breadcrumb.")) {
                 String[] parts = value.split("\\s+");
                 breadcrumbs.add(new Breadcrumb(key.substring("breadcrumb.".length()), Long.parseLong(parts[0]),
                         Long.parseLong(parts[1])));
+            } else if (key.startsWith("signature.")) {
+                signatures.put(key.substring("signature.".length()), FileSignature.parse(value));
             } else if (key.startsWith("global.")) {
                 List<Placement> placements = new ArrayList<>();
                 for (String candidate : value.split(",")) {
@@ -122,7 +171,7 @@ public record RuntimeProfile(String version, List<Breadcrumb> breadcrumbs, Map<S
         if (breadcrumbs.isEmpty()) {
             throw new IllegalArgumentException("runtime profile " + version + " lists no breadcrumbs");
         }
-        return new RuntimeProfile(version, breadcrumbs, globals);
+        return new RuntimeProfile(version, breadcrumbs, globals, signatures);
     }
 
     /** The profile as its file's text (what {@link #parse} reads). */
@@ -138,6 +187,8 @@ public record RuntimeProfile(String version, List<Breadcrumb> breadcrumbs, Map<S
         globals.forEach((name, placements) -> text.append("global.").append(name).append('=')
                 .append(String.join(",", placements.stream().map(p -> p.anchor() + ":" + p.offset()).toList()))
                 .append('\n'));
+        signatures.forEach((name, signature) -> text.append("signature.").append(name).append('=')
+                .append(signature.format()).append('\n'));
         return text.toString();
     }
 
