@@ -25,12 +25,19 @@ import java.util.zip.CRC32;
  * The one search for a module's separate debug file, used by the core, live and gdb-read modules, in
  * gdb's order: {@code DIR/.build-id/xx/yyyy.debug} in each global debug directory; then the file named
  * by the module's {@code .gnu_debuglink} beside the module, in its {@code .debug/} subdirectory, and
- * under each global debug directory plus the module's directory (its CRC must match); then debuginfod.
+ * under each global debug directory plus the module's directory (its CRC must match); then, for the
+ * OpenMP runtime, debuginfod.
  * A candidate of another build (build-id or CRC) is never used.
  */
 public final class DebugFileSearch {
     /** Where each build-id's debug file came from, for reports ("debug file PATH", "debuginfod URL"). */
     private static final Map<String, DebugFileOrigin> ORIGINS = new ConcurrentHashMap<>();
+
+    /**
+     * debuginfod is asked for the OpenMP runtime only: jompd needs no other module's debug info, and each
+     * query may cost a download (libc's is tens of MB) or a timeout on an offline node.
+     */
+    private static final java.util.regex.Pattern OPENMP_RUNTIME = java.util.regex.Pattern.compile("lib(i?omp|gomp)[-.0-9]*\\.so.*");
 
     private final List<Path> directories;
     private final Optional<DebuginfodClient> debuginfod;
@@ -98,8 +105,8 @@ public final class DebugFileSearch {
                 }
             }
         }
-        if (buildId.isPresent() && debuginfod.isPresent()) {
-            String moduleName = moduleFile.map(f -> String.valueOf(f.path().getFileName())).orElse("build-id " + buildId.get());
+        String moduleName = moduleFile.map(f -> String.valueOf(f.path().getFileName())).orElse("build-id " + buildId.orElse("?"));
+        if (buildId.isPresent() && debuginfod.isPresent() && OPENMP_RUNTIME.matcher(moduleName).matches()) {
             Optional<DebugFileOrigin> origin = debuginfod.get().debugInfo(buildId.get(), moduleName);
             if (origin.isPresent()) {
                 Optional<ElfFile> found = accept(open.apply(origin.get().file()), buildId, rejected);
