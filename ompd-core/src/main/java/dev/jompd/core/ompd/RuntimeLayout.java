@@ -54,11 +54,12 @@ public final class RuntimeLayout {
     private static final List<String> PROFILE_CORE_GLOBALS = List.of("ompd_state", "__kmp_threads");
 
     /**
-     * Finds the OMPD-enabled runtime in the target.
+     * Finds the OMPD-enabled runtime in the target: through its symbols (its own, or a debug file's), or,
+     * when libomp is stripped and no debug file is found, through the runtime profile of its version.
      *
      * @throws OmpdException {@code unavailable} when no OpenMP runtime is loaded; {@code incompatible}
-     *                       when libomp is there but carries no breadcrumbs (stripped, or built
-     *                       without OMPD support)
+     *                       when libomp carries no breadcrumbs (built without OMPD support), or is
+     *                       stripped and no runtime profile covers its version or validates
      */
     public static RuntimeLayout locate(AddressSpace target, TargetMemory memory) {
         return locate(target, memory, RuntimeProfile.shipped());
