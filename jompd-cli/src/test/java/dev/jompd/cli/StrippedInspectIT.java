@@ -76,6 +76,53 @@ class StrippedInspectIT {
         assertThat(withoutReadingLine(byProfile.out())).isEqualTo(withoutReadingLine(bySymbols.out()));
     }
 
+    /**
+     * {@code DEBUGINFOD_URLS} pointing at a real Debian debuginfod on loopback that serves the
+     * {@code objcopy --only-keep-debug} file of our libomp 19: the stripped copy's JSON equals the unstripped one,
+     * the download's progress is on stderr and lands in {@code DEBUGINFOD_CACHE_PATH}.
+     */
+    @Test
+    void debuginfodUrlsGiveAStrippedRuntimeTheUnstrippedJson(@TempDir Path directory) throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/debuginfod")),
+                "debuginfod is not installed (scripts/setup-system.sh installs it)");
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.NESTED, "2", "3"));
+        Path served = Files.createDirectories(directory.resolve("served"));
+        Commands.Result debug = Commands.run(List.of("objcopy", "--only-keep-debug",
+                Runtimes.libraryDirectory(19).resolve("libomp.so").toString(), served.resolve("libomp.so.debug").toString()),
+                Map.of(), null, Duration.ofMinutes(1));
+        assertThat(debug.exitCode()).as(debug.output()).isZero();
+        int port;
+        try (java.net.ServerSocket probe = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            port = probe.getLocalPort();
+        }
+        Process server = new ProcessBuilder("debuginfod", "-F", served.toString(), "-p", Integer.toString(port),
+                "-d", directory.resolve("db.sqlite").toString(), "-t", "1")
+                .redirectErrorStream(true).redirectOutput(directory.resolve("debuginfod.log").toFile()).start();
+        try {
+            String url = "http://127.0.0.1:" + port;
+            Path cache = directory.resolve("cache");
+            List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), Jompd.class.getName(),
+                    "inspect", "--core", fixture.core().toString(), "--json", "--solib-search-path", strippedCopy(19).toString());
+            Commands.Result result = null;
+            for (int attempt = 0; attempt < 60; attempt++) { // until debuginfod has indexed the directory
+                result = Commands.run(command, Map.of("DEBUGINFOD_URLS", url, "DEBUGINFOD_CACHE_PATH", cache.toString()),
+                        null, Duration.ofMinutes(2));
+                if (result.output().contains("downloading debug info")) {
+                    break;
+                }
+                Thread.sleep(500);
+            }
+            assertThat(result.output()).contains("downloading debug info for libomp.so from " + url);
+            assertThat(cache).isDirectoryRecursivelyContaining("glob:**/debuginfo");
+            InspectCommandIT.Result bySymbols = jompd("inspect", "--core", fixture.core().toString(), "--json");
+            String json = result.output().substring(result.output().indexOf('{'), result.output().lastIndexOf('}') + 1);
+            assertThat(withoutReadingLine(json)).isEqualTo(withoutReadingLine(bySymbols.out().strip()));
+        } finally {
+            server.destroy();
+        }
+    }
+
     @Test
     void aVersionNoProfileCoversExitsFiveNamingIt(@TempDir Path directory) throws IOException {
         // Debian's libomp as a newer LLVM's would be installed: /usr/lib/llvm-NN/lib.
@@ -91,7 +138,8 @@ class StrippedInspectIT {
 
     /** The JSON without the line saying how the runtime was read (symbols, or profile libomp V). */
     private static String withoutReadingLine(String json) {
-        return json.lines().filter(line -> !line.contains("profile libomp") && !line.contains("\"symbols\""))
+        return json.lines().filter(line -> !line.contains("profile libomp") && !line.contains("\"symbols\"")
+                        && !line.contains("debuginfod "))
                 .collect(Collectors.joining("\n"));
     }
 
