@@ -145,6 +145,20 @@ class StrippedRuntimeIT {
         }
     }
 
+    /** ompd_init() fills the breadcrumbs at start-up whether or not OMP_DEBUG is set: the profile still applies. */
+    @Test
+    void withoutOmpDebugDebiansRuntimeIsStillReadAndSaysStateTrackingIsOff() {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.PARALLEL, "3").onRuntime(19)
+                .withEnvironment("LD_LIBRARY_PATH", debianRuntime(19).toString()).withEnvironment("OMP_DEBUG", "disabled"));
+        try (AddressSpace target = CoreFileAddressSpace.open(fixture.core())) {
+            AddressSpaceHandle process = Ompd.processInitialize(target);
+            assertThat(process.layout().reading().source()).isEqualTo(RuntimeReading.Source.PROFILE);
+            ProcessSnapshot snapshot = ProcessSnapshot.take(process);
+            assertThat(snapshot.processIcvs().get("debug-var")).isEqualTo("false");
+            assertThat(snapshot.threads()).hasSizeGreaterThanOrEqualTo(fixture.facts().threadCount());
+        }
+    }
+
     @Test
     void aVersionNoProfileCoversIsRefusedNamingIt() {
         StoppedFixture fixture = debianCore(19);
