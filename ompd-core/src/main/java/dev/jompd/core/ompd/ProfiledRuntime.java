@@ -117,10 +117,35 @@ final class ProfiledRuntime {
                 return new ProfiledRuntime(target, memory, module, profile, block.getAsLong());
             }
         }
+        if (!candidates.isEmpty() && looksUninitialised(target, memory, module, candidates.getFirst())) {
+            throw new OmpdException(OmpdRc.UNAVAILABLE, "the OpenMP runtime in " + target.name() + " (" + module.path()
+                    + ") is loaded but not initialised yet (no thread array, no OMPD breadcrumbs in its memory)");
+        }
         throw new OmpdException(OmpdRc.INCOMPATIBLE, "the OpenMP runtime " + module.path() + " has no symbol table, "
                 + "and the OMPD breadcrumbs of " + (hint.isPresent() ? "libomp " + versions(candidates) : "any profiled libomp ("
-                + versions(candidates) + ")") + " are not in its memory: validation failed (another version or build, "
-                + "OMP_DEBUG not enabled, or the runtime not initialised); install its debug file or set DEBUGINFOD_URLS");
+                + versions(candidates) + ")") + " are not in its memory: validation failed (another build or version); "
+                + "install its debug file or set DEBUGINFOD_URLS");
+    }
+
+    /** Every exported-anchor placement of the thread array reads as null: libomp has not started yet. */
+    private static boolean looksUninitialised(AddressSpace target, TargetMemory memory, LoadedModule module, RuntimeProfile profile) {
+        String moduleName = module.path().getFileName().toString();
+        boolean anyPlaced = false;
+        for (Placement placement : profile.globals().getOrDefault("__kmp_threads", List.of())) {
+            Optional<TargetSymbol> anchor = target.lookupSymbol(placement.anchor(), moduleName);
+            if (anchor.isEmpty() || anchor.get().threadLocal()) {
+                continue;
+            }
+            try {
+                if (memory.readPointer(anchor.get().address() + placement.offset()) != 0) {
+                    return false;
+                }
+                anyPlaced = true;
+            } catch (TargetException e) {
+                return false;
+            }
+        }
+        return anyPlaced;
     }
 
     private static String versions(List<RuntimeProfile> profiles) {

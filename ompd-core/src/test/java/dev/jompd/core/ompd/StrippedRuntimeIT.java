@@ -159,6 +159,23 @@ class StrippedRuntimeIT {
         }
     }
 
+    /** Stopped at main, before the first OpenMP call: said to be not initialised (exit 4), not refused. */
+    @Test
+    void beforeStartUpDebiansRuntimeIsSaidNotInitialised(@org.junit.jupiter.api.io.TempDir Path directory) throws IOException {
+        Path executable = dev.jompd.testkit.FixtureBuilder.executable(Fixture.PARALLEL, 19);
+        Path core = directory.resolve("core");
+        Commands.Result result = Commands.run(List.of("gdb", "-batch", "-nx", "-ex", "set debuginfod enabled off",
+                        "-ex", "set startup-with-shell off", "-ex", "break main", "-ex", "run", "-ex", "gcore " + core, "-ex", "kill",
+                        "--args", executable.toString(), "2"),
+                Map.of("LD_LIBRARY_PATH", debianRuntime(19).toString()), directory, Duration.ofMinutes(2));
+        assertThat(core).as(result.output()).isRegularFile();
+        try (AddressSpace target = CoreFileAddressSpace.open(core)) {
+            assertThatThrownBy(() -> Ompd.processInitialize(target))
+                    .isInstanceOfSatisfying(OmpdException.class, e -> assertThat(e.rc()).isEqualTo(OmpdRc.UNAVAILABLE))
+                    .hasMessageContaining("not initialised yet");
+        }
+    }
+
     @Test
     void aVersionNoProfileCoversIsRefusedNamingIt() {
         StoppedFixture fixture = debianCore(19);
