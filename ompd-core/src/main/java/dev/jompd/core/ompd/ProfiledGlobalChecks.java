@@ -18,6 +18,7 @@ final class ProfiledGlobalChecks {
     /** How many thread-array entries are checked against the process's threads (the rest are bounded by counts). */
     private static final int CHECKED_ENTRIES = 4096;
     private static final int MAX_THREADS = 1 << 20;
+    private static final long DS_GTID_AFTER_DS_TID = 4;
 
     /** sizeof of each profiled global (the stripped file has no symbol sizes to tell). */
     private static final Map<String, Long> SIZES = Map.ofEntries(
@@ -117,7 +118,8 @@ final class ProfiledGlobalChecks {
 
     /**
      * __kmp_threads: a pointer to an array of __kmp_threads_capacity kmp_info_t pointers, entry 0 set,
-     * as many non-null entries as __kmp_all_nth says, and each entry's pthread a thread of the process.
+     * as many non-null entries as __kmp_all_nth says, each entry's gtid its index and its pthread a thread
+     * of the process.
      */
     private static Optional<String> threadArray(long address, TargetMemory memory, RuntimeLayout layout,
                                                 ProfiledRuntime runtime, AddressSpace target) {
@@ -144,8 +146,11 @@ final class ProfiledGlobalChecks {
             return Optional.of("the process's pthread ids are unknown: its entries cannot be checked");
         }
         // libomp: __kmp_threads[i]->th.th_info.ds.ds_thread
-        long dsThread = layout.offset("kmp_info_t", "th") + layout.offset("kmp_base_info_t", "th_info")
-                + layout.offset("kmp_desc_t", "ds") + layout.offset("kmp_desc_base_t", "ds_thread");
+        long ds = layout.offset("kmp_info_t", "th") + layout.offset("kmp_base_info_t", "th_info") + layout.offset("kmp_desc_t", "ds");
+        long dsThread = ds + layout.offset("kmp_desc_base_t", "ds_thread");
+        // ds_gtid has no breadcrumb; kmp.h declares it right after ds_tid (volatile int ds_tid; int ds_gtid;),
+        // at ds_tid + 4 in every build measured (14, 15, 16, 19).
+        long dsGtid = ds + layout.offset("kmp_desc_base_t", "ds_tid") + DS_GTID_AFTER_DS_TID;
         int nonNull = 0;
         for (int i = 0; i < Math.min(capacity, CHECKED_ENTRIES); i++) {
             long info = memory.readPointer(array + 8L * i);
@@ -156,6 +161,10 @@ final class ProfiledGlobalChecks {
                 continue;
             }
             nonNull++;
+            long gtid = memory.readSigned(info + dsGtid, 4);
+            if (gtid != i) {
+                return Optional.of("entry " + i + " holds a kmp_info_t whose gtid is " + gtid);
+            }
             long pthread = memory.readPointer(info + dsThread);
             if (!pthreads.contains(pthread)) {
                 return Optional.of("entry " + i + "'s pthread 0x" + Long.toHexString(pthread) + " is no thread of the process");
