@@ -6,6 +6,8 @@ set -euo pipefail
 
 packages=(clang-19 llvm-19-tools gfortran cmake ninja-build gdb gdbserver python3 dpkg-dev xz-utils file binutils maven
   make clang-tools-19 libomp-19-dev) # make: the recorder; the last two: host offload (recorder_offload)
+# debuginfod: the real server the debug-file tests serve a stripped libomp's debug file from.
+packages+=(debuginfod)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test of jompd on a fresh machine: installs system packages, builds the OMPD-enabled
-# runtimes (LLVM 19, plus 14 and 16 for the cross-version tests) into the cache, then runs unit tests,
+# runtimes (LLVM 19, plus 14, 15 and 16 for the cross-version and stripped-runtime tests) into the cache, then runs unit tests,
 # integration tests (real fixtures, gdb, core files, ptrace) and the bounded fuzz runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 bash scripts/setup-system.sh
 jompd_select_java
-for version in 19 ${JOMPD_EXTRA_RUNTIMES-14 16}; do
+for version in 19 ${JOMPD_EXTRA_RUNTIMES-14 15 16}; do
   bash scripts/build-runtime.sh "$version" >/dev/null
 done
 # Maven's own Guava touches sun.misc.Unsafe on JDK 25: keep its warning out of the test log.

@@ -5,6 +5,7 @@ import dev.jompd.core.target.LinkMap;
 import dev.jompd.core.target.LoadedModule;
 import dev.jompd.core.target.TargetException;
 import dev.jompd.core.target.TargetSymbol;
+import dev.jompd.core.target.debug.DebugFileSearch;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -18,7 +19,7 @@ import java.util.Optional;
  * opened (memory-mapped) on its first lookup.
  */
 final class ModuleSymbols implements AutoCloseable {
-    private static final List<Path> DEBUG_FILE_DIRECTORIES = List.of(Path.of("/usr/lib/debug"));
+    private static final DebugFileSearch DEBUG_FILE_SEARCH = DebugFileSearch.standard();
 
     /** A module: where its file is and what to add to its addresses. */
     static final class Module {
@@ -62,8 +63,7 @@ final class ModuleSymbols implements AutoCloseable {
                     return;
                 }
                 elf = Optional.of(file);
-                debugFile = buildId.flatMap(id -> LinkMap.findDebugFile(id, DEBUG_FILE_DIRECTORIES,
-                        ModuleSymbols::openIfThere, ElfFile::close));
+                debugFile = LinkMap.findDebugFile(DEBUG_FILE_SEARCH, elf, buildId, ModuleSymbols::openIfThere, ElfFile::close);
             } catch (IOException | TargetException e) {
                 problem = e.getMessage(); // a module we cannot read names nothing
             }

@@ -14,7 +14,7 @@ import picocli.CommandLine.Command;
                 "2:invalid command line",
                 "3:bad input: no such file or process, unreadable or corrupt core, permission denied",
                 "4:not an OpenMP process (no OpenMP runtime, or not initialised yet)",
-                "5:unsupported runtime: libomp without OMPD breadcrumbs (stripped or built without OMPD)"})
+                "5:unsupported runtime: libomp without OMPD breadcrumbs (built without OMPD, or stripped with no debug file and no runtime profile that validates)"})
 public final class Jompd {
     public static void main(String[] args) {
         System.exit(run(args));

@@ -152,20 +152,4 @@ class InspectCommandIT {
         assertThat(jompd("inspect").exitCode()).isEqualTo(2);
         assertThat(jompd("inspect", "--core", "a", "--pid", "1").exitCode()).isEqualTo(2);
     }
-
-    @Test
-    void aStrippedRuntimeIsNamedAsTheProblem(@TempDir Path dir) throws Exception {
-        Path stripped = dir.resolve("lib");
-        Files.createDirectories(stripped);
-        Path libomp = Runtimes.libraryDirectory(Runtimes.DEFAULT_VERSION).resolve("libomp.so");
-        Process strip = new ProcessBuilder("strip", "-o", stripped.resolve("libomp.so").toString(), libomp.toString())
-                .inheritIO().start();
-        assertThat(strip.waitFor()).isZero();
-        // The fixture's RUNPATH yields to LD_LIBRARY_PATH: the program runs on the stripped copy.
-        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.PARALLEL, "2")
-                .withEnvironment("LD_LIBRARY_PATH", stripped.toString()));
-        Result result = jompd("inspect", "--core", fixture.core().toString());
-        assertThat(result.exitCode()).as(result.out() + result.err()).isEqualTo(5);
-        assertThat(result.err()).contains("stripped").contains("OMPD");
-    }
 }

@@ -153,6 +153,9 @@ public final class Icvs {
      * globals without breadcrumbs use their symbol-table size (absent in older runtimes: unsupported).
      */
     private static long globalInt(AddressSpaceHandle space, String name, boolean breadcrumbed) {
+        if (space.layout().symbol(name).isEmpty() && space.layout().whyAbsent(name).isPresent()) {
+            throw new OmpdException(OmpdRc.UNAVAILABLE, name + " unavailable: " + space.layout().whyAbsent(name).get());
+        }
         long size = breadcrumbed ? space.layout().globalSize(name)
                 : space.layout().symbolSize(name).orElseThrow(() -> new OmpdException(OmpdRc.UNSUPPORTED,
                         "this runtime has no " + name + " (older libomp)"));
@@ -163,6 +166,9 @@ public final class Icvs {
     }
 
     private static long globalPointerSized(AddressSpaceHandle space, String name) {
+        if (space.layout().symbol(name).isEmpty() && space.layout().whyAbsent(name).isPresent()) {
+            throw new OmpdException(OmpdRc.UNAVAILABLE, name + " unavailable: " + space.layout().whyAbsent(name).get());
+        }
         if (space.layout().symbol(name).isEmpty()) {
             throw new OmpdException(OmpdRc.UNSUPPORTED, "this runtime has no " + name + " (older libomp)");
         }
@@ -170,6 +176,9 @@ public final class Icvs {
     }
 
     private static String globalString(AddressSpaceHandle space, String name) {
+        if (space.layout().symbol(name).isEmpty() && space.layout().whyAbsent(name).isPresent()) {
+            throw new OmpdException(OmpdRc.UNAVAILABLE, name + " unavailable: " + space.layout().whyAbsent(name).get());
+        }
         if (space.layout().symbol(name).isEmpty()) {
             return "";
         }

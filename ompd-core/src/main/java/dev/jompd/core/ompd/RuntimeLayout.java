@@ -1,11 +1,18 @@
 package dev.jompd.core.ompd;
 
+import dev.jompd.core.elf.ElfFile;
 import dev.jompd.core.memory.TargetMemory;
 import dev.jompd.core.ompd.LayoutCatalogue.Field;
+import dev.jompd.core.ompd.profile.RuntimeProfile;
 import dev.jompd.core.target.AddressSpace;
+import dev.jompd.core.target.LoadedModule;
 import dev.jompd.core.target.TargetException;
 import dev.jompd.core.target.TargetSymbol;
+import dev.jompd.core.target.debug.DebugFileOrigin;
+import dev.jompd.core.target.debug.DebugFileSearch;
 
+import java.io.IOException;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -30,22 +37,57 @@ public final class RuntimeLayout {
     /** offset and size by type, then field: the hot path, without building symbol names. */
     private final Map<String, Map<String, long[]>> fields = new ConcurrentHashMap<>();
     private final Map<String, Optional<TargetSymbol>> symbols = new ConcurrentHashMap<>();
+    /** Set when the runtime has no symbols and is read through a runtime profile. */
+    private final Optional<ProfiledRuntime> profiled;
+    private final RuntimeReading reading;
 
-    private RuntimeLayout(AddressSpace target, TargetMemory memory, String runtimeModule) {
+    private RuntimeLayout(AddressSpace target, TargetMemory memory, String runtimeModule,
+                          Optional<ProfiledRuntime> profiled, RuntimeReading reading) {
         this.target = target;
         this.memory = memory;
         this.runtimeModule = runtimeModule;
+        this.profiled = profiled;
+        this.reading = reading;
     }
 
+    /** Globals without which nothing can be shown: when a profile cannot validate them, the runtime is refused. */
+    private static final List<String> PROFILE_CORE_GLOBALS = List.of("ompd_state", "__kmp_threads");
+
     /**
-     * Finds the OMPD-enabled runtime in the target.
+     * Finds the OMPD-enabled runtime in the target: through its symbols (its own, or a debug file's), or,
+     * when libomp is stripped and no debug file is found, through the runtime profile of its version.
      *
      * @throws OmpdException {@code unavailable} when no OpenMP runtime is loaded; {@code incompatible}
-     *                       when libomp is there but carries no breadcrumbs (stripped, or built
-     *                       without OMPD support)
+     *                       when libomp carries no breadcrumbs (built without OMPD support), or is
+     *                       stripped and no runtime profile covers its version or validates
      */
     public static RuntimeLayout locate(AddressSpace target, TargetMemory memory) {
-        Optional<TargetSymbol> marker = target.lookupSymbol(RUNTIME_MARKER_SYMBOL);
+        return locate(target, memory, RuntimeProfile.shipped());
+    }
+
+    /** {@link #locate(AddressSpace, TargetMemory)} with these runtime profiles for a stripped runtime. */
+    public static RuntimeLayout locate(AddressSpace target, TargetMemory memory, List<RuntimeProfile> profiles) {
+        // The module named like libomp first: a stripped one then goes to its profile without opening
+        // every other library's symbol tables in search of the marker.
+        Optional<LoadedModule> libompModule = ProfiledRuntime.libompModule(target);
+        Optional<TargetSymbol> marker = libompModule
+                .flatMap(m -> target.lookupSymbol(RUNTIME_MARKER_SYMBOL, m.path().getFileName().toString()))
+                .or(() -> libompModule.isPresent() ? Optional.empty() : target.lookupSymbol(RUNTIME_MARKER_SYMBOL));
+        Optional<LoadedModule> libomp = marker.isEmpty() ? libompModule : Optional.empty();
+        if (libomp.isPresent()) {
+            ProfiledRuntime runtime = ProfiledRuntime.open(target, memory, libomp.get(), profiles);
+            RuntimeLayout layout = new RuntimeLayout(target, memory, runtime.moduleName(), Optional.of(runtime),
+                    RuntimeReading.profile(runtime.profile().version()));
+            runtime.attach(layout);
+            for (String global : PROFILE_CORE_GLOBALS) {
+                if (runtime.symbol(global).isEmpty()) {
+                    throw new OmpdException(OmpdRc.INCOMPATIBLE, "the OpenMP runtime " + libomp.get().path()
+                            + " has no symbol table and profile libomp " + runtime.profile().version()
+                            + " failed validation: " + runtime.whyUnavailable(global).orElse(global + " not placed"));
+                }
+            }
+            return layout;
+        }
         if (marker.isEmpty()) {
             boolean openmpLoaded = target.lookupSymbol("__kmp_threads").isPresent()
                     || target.lookupSymbol("omp_get_thread_num").isPresent()
@@ -59,7 +101,43 @@ public final class RuntimeLayout {
             }
             throw new OmpdException(OmpdRc.UNAVAILABLE, target.name() + " has no OpenMP runtime loaded");
         }
-        return new RuntimeLayout(target, memory, marker.get().module());
+        return new RuntimeLayout(target, memory, marker.get().module(), Optional.empty(),
+                readingOf(target, marker.get().module()));
+    }
+
+    /** Symbols of the runtime's own file, or of a separate debug file (found on disk or from debuginfod). */
+    private static RuntimeReading readingOf(AddressSpace target, String moduleName) {
+        Optional<LoadedModule> module = target.modules().stream()
+                .filter(m -> m.path().getFileName() != null && m.path().getFileName().toString().equals(moduleName)).findFirst();
+        Optional<DebugFileOrigin> origin = module.flatMap(LoadedModule::buildId).flatMap(DebugFileSearch::originOf);
+        if (origin.isEmpty()) {
+            return RuntimeReading.symbols();
+        }
+        try (ElfFile file = ElfFile.open(target.moduleFile(module.get()).orElse(module.get().path()))) {
+            if (file.symbolTable().lookup(RUNTIME_MARKER_SYMBOL).isPresent()) {
+                return RuntimeReading.symbols();
+            }
+        } catch (IOException | TargetException unreadable) {
+            // the file is not where the target had it: the debug file is what was read
+        }
+        return origin.get().kind() == DebugFileOrigin.Kind.DEBUGINFOD
+                ? new RuntimeReading(RuntimeReading.Source.DEBUGINFOD, origin.get().server().map(Object::toString))
+                : new RuntimeReading(RuntimeReading.Source.DEBUG_FILE, Optional.of(origin.get().file().toString()));
+    }
+
+    /** How the runtime's layout was read (symbols, a debug file, or a runtime profile). */
+    public RuntimeReading reading() {
+        return reading;
+    }
+
+    /** How a runtime profile placed a global ({@code __kmp_thread_pool-0x48}), once validated. */
+    public Optional<String> profilePlacement(String name) {
+        return profiled.flatMap(runtime -> runtime.placement(name)).map(Object::toString);
+    }
+
+    /** Why a global is absent, when a runtime profile could not place or validate it. */
+    public Optional<String> whyAbsent(String name) {
+        return profiled.flatMap(runtime -> runtime.whyUnavailable(name));
     }
 
     /** The file name of the module holding the runtime (libomp.so). */
@@ -69,15 +147,31 @@ public final class RuntimeLayout {
 
     /** A global of the runtime (symbol lookup within libomp first, then anywhere). */
     public Optional<TargetSymbol> symbol(String name) {
-        return symbols.computeIfAbsent(name, n -> {
-            Optional<TargetSymbol> inRuntime = target.lookupSymbol(n, runtimeModule);
-            return inRuntime.isPresent() ? inRuntime : target.lookupSymbol(n);
-        });
+        // Not computeIfAbsent: placing a profiled global reads breadcrumbs, which are symbols too.
+        Optional<TargetSymbol> known = symbols.get(name);
+        if (known != null) {
+            return known;
+        }
+        Optional<TargetSymbol> found = resolve(name);
+        symbols.put(name, found);
+        return found;
+    }
+
+    private Optional<TargetSymbol> resolve(String name) {
+        Optional<TargetSymbol> inRuntime = target.lookupSymbol(name, runtimeModule);
+        if (inRuntime.isPresent()) {
+            return inRuntime;
+        }
+        if (profiled.isPresent()) {
+            return profiled.get().symbol(name);
+        }
+        return target.lookupSymbol(name);
     }
 
     public long symbolAddress(String name) {
-        return symbol(name).orElseThrow(() -> new OmpdException(OmpdRc.UNSUPPORTED,
-                "the runtime has no global " + name)).address();
+        return symbol(name).orElseThrow(() -> whyAbsent(name)
+                .map(why -> new OmpdException(OmpdRc.UNAVAILABLE, name + " unavailable: " + why))
+                .orElseGet(() -> new OmpdException(OmpdRc.UNSUPPORTED, "the runtime has no global " + name))).address();
     }
 
     /** offsetof(type, field). */

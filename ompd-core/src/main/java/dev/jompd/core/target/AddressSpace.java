@@ -36,6 +36,14 @@ public interface AddressSpace extends AutoCloseable {
     /** The modules (executable and shared libraries) mapped into the target. */
     List<LoadedModule> modules();
 
+    /**
+     * The file on disk this backend reads for {@code module} (a core opened with a solib search path reads
+     * another copy than the path the target had); empty when it has none.
+     */
+    default Optional<java.nio.file.Path> moduleFile(LoadedModule module) {
+        return java.nio.file.Files.isRegularFile(module.path()) ? Optional.of(module.path()) : Optional.empty();
+    }
+
     /** The target's OS threads, in the order the backend knows them (the first is the main thread). */
     List<TargetThread> threads();
 

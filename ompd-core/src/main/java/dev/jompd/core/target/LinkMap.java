@@ -4,6 +4,7 @@ import dev.jompd.core.elf.ElfFile;
 import dev.jompd.core.elf.ElfFormatException;
 import dev.jompd.core.elf.ElfSymbol;
 import dev.jompd.core.elf.ElfSymbolTable;
+import dev.jompd.core.target.debug.DebugFileSearch;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -118,27 +119,19 @@ public final class LinkMap {
     }
 
     /**
-     * A module's separate debug file, where gdb finds them: {@code DIR/.build-id/xx/yyyy.debug} whose own
-     * build-id is {@code buildId} (a damaged one has none). {@code open} opens a candidate, empty when it
+     * A module's separate debug file, where gdb finds them ({@link DebugFileSearch}): .build-id
+     * directories, the module's .gnu_debuglink, debuginfod. {@code open} opens a candidate, empty when it
      * cannot; a candidate of another build goes to {@code rejected} (to close it, if the caller owns it).
      */
+    public static Optional<ElfFile> findDebugFile(DebugFileSearch search, Optional<ElfFile> moduleFile, Optional<String> buildId,
+                                                  Function<Path, Optional<ElfFile>> open, Consumer<ElfFile> rejected) {
+        return search.find(moduleFile, buildId, open, rejected);
+    }
+
+    /** {@link #findDebugFile(DebugFileSearch, Optional, Optional, Function, Consumer)} in .build-id directories only. */
     public static Optional<ElfFile> findDebugFile(String buildId, List<Path> directories,
                                                   Function<Path, Optional<ElfFile>> open, Consumer<ElfFile> rejected) {
-        if (buildId.length() < 3) {
-            return Optional.empty();
-        }
-        for (Path directory : directories) {
-            Path candidate = directory.resolve(".build-id").resolve(buildId.substring(0, 2))
-                    .resolve(buildId.substring(2) + ".debug");
-            Optional<ElfFile> debug = open.apply(candidate);
-            if (debug.isPresent()) {
-                if (buildIdOf(debug.get()).equals(Optional.of(buildId))) {
-                    return debug;
-                }
-                rejected.accept(debug.get());
-            }
-        }
-        return Optional.empty();
+        return DebugFileSearch.directoriesOnly(directories).find(Optional.empty(), Optional.of(buildId), open, rejected);
     }
 
     /** The file's build-id; none when its notes are damaged. */

@@ -15,6 +15,8 @@ import dev.jompd.core.target.TargetArchitecture;
 import dev.jompd.core.target.TargetException;
 import dev.jompd.core.target.TargetSymbol;
 import dev.jompd.core.target.TargetThread;
+import dev.jompd.core.target.debug.DebugFileSearch;
+import dev.jompd.core.target.debug.DebuginfodClient;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -89,7 +91,7 @@ public final class CoreFileAddressSpace implements AddressSpace {
         private final Path core;
         private Optional<Path> executable = Optional.empty();
         private List<Path> solibSearchPath = List.of();
-        private List<Path> debugFileDirectories = List.of(Path.of("/usr/lib/debug"));
+        private DebugFileSearch debugFileSearch = DebugFileSearch.standard();
 
         private Builder(Path core) {
             this.core = Objects.requireNonNull(core);
@@ -116,7 +118,13 @@ public final class CoreFileAddressSpace implements AddressSpace {
          * {@code debug-file-directory}); an empty list disables them.
          */
         public Builder withDebugFileDirectories(List<Path> directories) {
-            this.debugFileDirectories = List.copyOf(directories);
+            this.debugFileSearch = debugFileSearch.withDirectories(directories);
+            return this;
+        }
+
+        /** Debug files from these debuginfod servers (default: as {@code DEBUGINFOD_URLS} says); empty: none. */
+        public Builder withDebuginfod(Optional<DebuginfodClient> client) {
+            this.debugFileSearch = debugFileSearch.withDebuginfod(client);
             return this;
         }
 
@@ -210,7 +218,7 @@ public final class CoreFileAddressSpace implements AddressSpace {
         this.fileMappingRanges = AddressRanges.of(mappingRanges);
         this.resolvedMappingBytes = new ByteView[notes.fileMappings().size()];
 
-        ModuleDiscovery discovery = discoverModules(options.debugFileDirectories);
+        ModuleDiscovery discovery = discoverModules(options.debugFileSearch);
         this.executable = discovery.executable();
         discovery.modules().forEach(module -> modulesByTargetPath.putIfAbsent(module.targetPath(), module));
         this.modules = List.copyOf(LinkMap.inLoadOrder(discovery.executable(), discovery.modules(), this::readLong));
@@ -256,6 +264,12 @@ public final class CoreFileAddressSpace implements AddressSpace {
     @Override
     public List<LoadedModule> modules() {
         return modules.stream().map(CoreModule::toLoadedModule).toList();
+    }
+
+    @Override
+    public Optional<Path> moduleFile(LoadedModule module) {
+        return modules.stream().filter(m -> m.targetPath().equals(module.path().toString())).findFirst()
+                .flatMap(CoreModule::diskPath).filter(Files::isRegularFile);
     }
 
     @Override
@@ -443,7 +457,7 @@ public final class CoreFileAddressSpace implements AddressSpace {
     /** What a module's ELF headers say about its layout in memory. */
     private record ModuleLayout(long loadBias, OptionalLong dynamicSectionAddress, Optional<String> coreBuildId) {}
 
-    private ModuleDiscovery discoverModules(List<Path> debugFileDirectories) {
+    private ModuleDiscovery discoverModules(DebugFileSearch debugFileDirectories) {
         Map<String, List<FileMapping>> mappingsByPath = new LinkedHashMap<>();
         for (FileMapping mapping : notes.fileMappings()) {
             mappingsByPath.computeIfAbsent(mapping.path(), unused -> new ArrayList<>()).add(mapping);
@@ -587,7 +601,7 @@ public final class CoreFileAddressSpace implements AddressSpace {
         return Optional.empty();
     }
 
-    private Optional<CoreModule> explicitExecutableModule(Path path, List<Path> debugFileDirectories) {
+    private Optional<CoreModule> explicitExecutableModule(Path path, DebugFileSearch debugFileDirectories) {
         Optional<ElfFile> elf = elfFile(path);
         if (elf.isEmpty()) {
             return Optional.empty();

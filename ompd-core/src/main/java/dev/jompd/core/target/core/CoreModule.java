@@ -4,6 +4,7 @@ import dev.jompd.core.elf.ElfFile;
 import dev.jompd.core.target.LoadedModule;
 import dev.jompd.core.target.LinkMap;
 import dev.jompd.core.target.TargetSymbol;
+import dev.jompd.core.target.debug.DebugFileSearch;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -25,7 +26,7 @@ final class CoreModule implements LinkMap.Module {
     private final OptionalLong dynamicSectionAddress;
     private final Optional<Path> diskPath;
     private final Function<Path, Optional<ElfFile>> elfOpener;
-    private final List<Path> debugFileDirectories;
+    private final DebugFileSearch debugFileSearch;
 
     private boolean filesOpened;
     private boolean debugFileSearched;
@@ -35,7 +36,7 @@ final class CoreModule implements LinkMap.Module {
 
     CoreModule(String targetPath, List<FileMapping> mappings, long loadBias, Optional<String> coreBuildId,
                OptionalLong dynamicSectionAddress, Optional<Path> diskPath,
-               Function<Path, Optional<ElfFile>> elfOpener, List<Path> debugFileDirectories) {
+               Function<Path, Optional<ElfFile>> elfOpener, DebugFileSearch debugFileSearch) {
         this.targetPath = targetPath;
         this.mappings = List.copyOf(mappings);
         this.loadBias = loadBias;
@@ -43,7 +44,7 @@ final class CoreModule implements LinkMap.Module {
         this.dynamicSectionAddress = dynamicSectionAddress;
         this.diskPath = diskPath;
         this.elfOpener = elfOpener;
-        this.debugFileDirectories = debugFileDirectories;
+        this.debugFileSearch = debugFileSearch;
     }
 
     String targetPath() { return targetPath; }
@@ -96,7 +97,8 @@ final class CoreModule implements LinkMap.Module {
         Optional<ElfFile> file = verifiedDiskFile();
         if (!debugFileSearched) {
             // Only now, not when reads open the file: a broken debug file must not break reads.
-            debugFile = coreBuildId.or(() -> file.flatMap(ElfFile::buildId)).flatMap(this::findDebugFile);
+            debugFile = LinkMap.findDebugFile(debugFileSearch, file, coreBuildId.or(() -> file.flatMap(ElfFile::buildId)),
+                    elfOpener, rejected -> { });
             debugFileSearched = true;
         }
         return LinkMap.lookup(file, debugFile, name, loadBias, fileName());
@@ -114,11 +116,6 @@ final class CoreModule implements LinkMap.Module {
             diskFile = Optional.empty();
         }
         filesOpened = true;
-    }
-
-    /** A separate debug file (the space owns what it opens: nothing to close here). */
-    private Optional<ElfFile> findDebugFile(String buildId) {
-        return LinkMap.findDebugFile(buildId, debugFileDirectories, elfOpener, rejected -> { });
     }
 
     @Override

@@ -6,6 +6,7 @@ import dev.jompd.core.target.LoadedModule;
 import dev.jompd.core.target.TargetException;
 import dev.jompd.core.target.LinkMap;
 import dev.jompd.core.target.TargetSymbol;
+import dev.jompd.core.target.debug.DebugFileSearch;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -35,7 +36,7 @@ final class LiveModule implements LinkMap.Module, AutoCloseable {
     private final Optional<String> memoryBuildId;
     private final OptionalLong dynamicSectionAddress;
     private final List<Path> fileCandidates;
-    private final List<Path> debugFileDirectories;
+    private final DebugFileSearch debugFileSearch;
 
     private boolean opened;
     private Optional<ElfFile> file = Optional.empty();
@@ -44,13 +45,13 @@ final class LiveModule implements LinkMap.Module, AutoCloseable {
     private final List<ElfFile> toClose = new ArrayList<>();
 
     LiveModule(int pid, String targetPath, List<ProcFs.Mapping> mappings, long loadBias, Optional<String> memoryBuildId,
-               OptionalLong dynamicSectionAddress, List<Path> debugFileDirectories) {
+               OptionalLong dynamicSectionAddress, DebugFileSearch debugFileSearch) {
         this.targetPath = targetPath;
         this.mappings = List.copyOf(mappings);
         this.loadBias = loadBias;
         this.memoryBuildId = memoryBuildId;
         this.dynamicSectionAddress = dynamicSectionAddress;
-        this.debugFileDirectories = List.copyOf(debugFileDirectories);
+        this.debugFileSearch = debugFileSearch;
         this.fileCandidates = fileCandidates(pid, targetPath, mappings);
     }
 
@@ -135,7 +136,7 @@ final class LiveModule implements LinkMap.Module, AutoCloseable {
             return;
         }
         Optional<String> buildId = memoryBuildId.or(() -> file.flatMap(LinkMap::buildIdOf));
-        debugFile = buildId.flatMap(this::findDebugFile);
+        debugFile = findDebugFile(buildId);
     }
 
     private Optional<ElfFile> openElf(Path path) {
@@ -149,8 +150,8 @@ final class LiveModule implements LinkMap.Module, AutoCloseable {
         }
     }
 
-    private Optional<ElfFile> findDebugFile(String buildId) {
-        Optional<ElfFile> debug = LinkMap.findDebugFile(buildId, debugFileDirectories, this::openElf, ElfFile::close);
+    private Optional<ElfFile> findDebugFile(Optional<String> buildId) {
+        Optional<ElfFile> debug = LinkMap.findDebugFile(debugFileSearch, file, buildId, this::openElf, ElfFile::close);
         debug.ifPresent(toClose::add);
         return debug;
     }

@@ -14,6 +14,7 @@ import dev.jompd.core.target.TargetArchitecture;
 import dev.jompd.core.target.TargetException;
 import dev.jompd.core.target.TargetSymbol;
 import dev.jompd.core.target.TargetThread;
+import dev.jompd.core.target.debug.DebugFileSearch;
 
 import java.io.IOException;
 import java.lang.ref.Cleaner;
@@ -103,7 +104,7 @@ public final class LiveProcessAddressSpace implements AddressSpace {
     private final ProcessMemory memory;
     private final Tracer tracer;
     private final Cleaner.Cleanable cleanable;
-    private final List<Path> debugFileDirectories;
+    private final DebugFileSearch debugFileDirectories;
     private List<TargetThread> threads = List.of();
     /** Where {@link #threads()} comes from when the caller knows the threads (read-only mode), else null. */
     private Supplier<List<TargetThread>> threadSource;
@@ -116,7 +117,7 @@ public final class LiveProcessAddressSpace implements AddressSpace {
     /** Options for opening a process; finish with {@link #attach()} or {@link #openReadOnly()}. */
     public static final class Builder {
         private final long pid;
-        private List<Path> debugFileDirectories = List.of(Path.of("/usr/lib/debug"));
+        private DebugFileSearch debugFileDirectories = DebugFileSearch.standard();
         private Duration stopTimeout = DEFAULT_STOP_TIMEOUT;
         private Supplier<List<TargetThread>> threadsFromCaller;
 
@@ -126,7 +127,7 @@ public final class LiveProcessAddressSpace implements AddressSpace {
 
         /** Where separate debug files live ({@code DIR/.build-id/xx/yyyy.debug}); empty disables them. */
         public Builder withDebugFileDirectories(List<Path> directories) {
-            this.debugFileDirectories = List.copyOf(directories);
+            this.debugFileDirectories = debugFileDirectories.withDirectories(directories);
             return this;
         }
 
@@ -254,7 +255,7 @@ public final class LiveProcessAddressSpace implements AddressSpace {
         return (int) pid;
     }
 
-    private LiveProcessAddressSpace(int pid, Mode mode, Tracer tracer, List<Path> debugFileDirectories) {
+    private LiveProcessAddressSpace(int pid, Mode mode, Tracer tracer, DebugFileSearch debugFileDirectories) {
         this.pid = pid;
         this.mode = mode;
         this.name = mode == Mode.ATTACHED ? "pid:" + pid : "pid:" + pid + " (read-only)";

@@ -1,0 +1,192 @@
+package dev.jompd.core.ompd;
+
+import dev.jompd.core.memory.TargetMemory;
+import dev.jompd.core.target.AddressSpace;
+import dev.jompd.core.target.TargetSymbol;
+import dev.jompd.core.target.TargetThread;
+
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * What a global placed by a runtime profile must hold to be believed: the content check every derived
+ * address passes before jompd reads it. Each answers empty when the content fits, else why not.
+ */
+final class ProfiledGlobalChecks {
+    /** How many thread-array entries are checked against the process's threads (the rest are bounded by counts). */
+    private static final int CHECKED_ENTRIES = 4096;
+    private static final int MAX_THREADS = 1 << 20;
+    private static final long DS_GTID_AFTER_DS_TID = 4;
+
+    /** sizeof of each profiled global (the stripped file has no symbol sizes to tell). */
+    private static final Map<String, Long> SIZES = Map.ofEntries(
+            Map.entry("__kmp_threads", 8L), Map.entry("__kmp_threads_capacity", 4L), Map.entry("__kmp_all_nth", 4L),
+            Map.entry("__kmp_openmp_version", 4L), Map.entry("__kmp_stksize", 8L), Map.entry("__kmp_omp_cancellation", 4L),
+            Map.entry("__kmp_max_task_priority", 4L), Map.entry("__kmp_display_affinity", 4L), Map.entry("__kmp_tool", 4L),
+            Map.entry("__kmp_avail_proc", 4L), Map.entry("__kmp_static", 4L), Map.entry("__kmp_library", 4L),
+            Map.entry("__kmp_target_offload", 4L), Map.entry("__kmp_def_allocator", 8L), Map.entry("__kmp_nteams", 4L),
+            Map.entry("__kmp_teams_thread_limit", 4L), Map.entry("__kmp_affinity_format", 8L),
+            Map.entry("__kmp_tool_libraries", 8L), Map.entry("__kmp_tool_verbose_init", 8L),
+            Map.entry("ompd_dll_locations", 8L), Map.entry("ompd_state", 8L), Map.entry("ompd_env_block", 8L),
+            Map.entry("ompd_env_block_size", 8L), Map.entry("__kmp_nested_nth", 16L), Map.entry("__kmp_nested_proc_bind", 16L));
+
+    private ProfiledGlobalChecks() {}
+
+    /**
+     * Globals whose check alone tells a right address from a wrong one (a thread array whose entries are
+     * the process's threads, a pointer to libompd's name, to NAME=VALUE text), and those validated with the
+     * thread array. The others hold flags or small numbers a wrong address may hold too.
+     */
+    static boolean isStrong(String name) {
+        return switch (name) {
+            case "__kmp_threads", "__kmp_threads_capacity", "__kmp_all_nth", "ompd_dll_locations", "ompd_env_block",
+                 "__kmp_openmp_version" -> true;
+            default -> false;
+        };
+    }
+
+    static long size(String name) {
+        return SIZES.getOrDefault(name, 0L);
+    }
+
+    static Optional<String> check(String name, long address, TargetMemory memory, RuntimeLayout layout,
+                                  ProfiledRuntime runtime, AddressSpace target) {
+        return switch (name) {
+            case "ompd_dll_locations" -> {
+                long array = memory.readPointer(address);
+                if (array == 0) {
+                    yield Optional.of("null");
+                }
+                String first = memory.readCString(memory.readPointer(array), 256);
+                yield first.contains("libompd") ? Optional.empty() : Optional.of("first entry is \"" + first + "\", not libompd");
+            }
+            case "ompd_state" -> range(memory.readUnsigned(address, 8), 0, 0xff);
+            case "ompd_env_block" -> {
+                long block = memory.readPointer(address);
+                if (block == 0) {
+                    yield Optional.empty();
+                }
+                String first = memory.readCString(block, 256).lines().findFirst().orElse("").strip();
+                yield first.matches("[A-Za-z_][A-Za-z0-9_]*=.*") ? Optional.empty()
+                        : Optional.of("does not point at NAME=VALUE (\"" + first + "\")");
+            }
+            case "ompd_env_block_size" -> range(memory.readUnsigned(address, 8), 0, 1 << 24);
+            case "__kmp_threads" -> threadArray(address, memory, layout, runtime, target);
+            case "__kmp_threads_capacity" -> range(memory.readSigned(address, 4), 1, MAX_THREADS);
+            case "__kmp_all_nth" -> range(memory.readSigned(address, 4), 1, MAX_THREADS);
+            case "__kmp_openmp_version" -> {
+                long version = memory.readSigned(address, 4);
+                yield version / 100 >= 1997 && version / 100 <= 2040 && version % 100 >= 1 && version % 100 <= 12
+                        ? Optional.empty() : Optional.of(version + " is no OpenMP version date (YYYYMM)");
+            }
+            case "__kmp_stksize" -> range(memory.readSigned(address, 8), 1024, 1L << 40);
+            case "__kmp_omp_cancellation", "__kmp_display_affinity", "__kmp_tool" -> range(memory.readSigned(address, 4), 0, 1);
+            case "__kmp_max_task_priority" -> range(memory.readSigned(address, 4), 0, Integer.MAX_VALUE);
+            case "__kmp_avail_proc" -> range(memory.readSigned(address, 4), 1, 1 << 16);
+            case "__kmp_static" -> range(memory.readSigned(address, 4), 1, 127); // a kmp_sched_t
+            case "__kmp_library" -> range(memory.readSigned(address, 4), 0, 3); // library_none .. throughput
+            case "__kmp_target_offload" -> range(memory.readSigned(address, 4), 0, 2);
+            case "__kmp_nteams", "__kmp_teams_thread_limit" -> range(memory.readSigned(address, 4), 0, MAX_THREADS);
+            case "__kmp_def_allocator" -> {
+                long allocator = memory.readPointer(address);
+                yield allocator >= 1 && allocator <= 0x400 ? Optional.empty() : readable(memory, allocator);
+            }
+            case "__kmp_affinity_format", "__kmp_tool_libraries", "__kmp_tool_verbose_init" -> {
+                long string = memory.readPointer(address);
+                if (string == 0) {
+                    yield Optional.empty();
+                }
+                String text = memory.readCString(string, 1024);
+                yield text.chars().allMatch(c -> c >= 0x20 && c < 0x7f) ? Optional.empty()
+                        : Optional.of("does not point at a printable string");
+            }
+            case "__kmp_nested_nth", "__kmp_nested_proc_bind" -> {
+                String type = name.equals("__kmp_nested_nth") ? "kmp_nested_nthreads_t" : "kmp_nested_proc_bind_t";
+                long used = memory.readSigned(address + layout.offset(type, "used"), 4);
+                String field = name.equals("__kmp_nested_nth") ? "nth" : "bind_types";
+                long array = memory.readPointer(address + layout.offset(type, field));
+                if (used < 0 || used > 1024) {
+                    yield Optional.of("used = " + used);
+                }
+                yield used == 0 ? Optional.empty() : readable(memory, array);
+            }
+            default -> Optional.of("no content check is known for " + name);
+        };
+    }
+
+    /**
+     * __kmp_threads: a pointer to an array of __kmp_threads_capacity kmp_info_t pointers, entry 0 set,
+     * as many non-null entries as __kmp_all_nth says, each entry's gtid its index and its pthread a thread
+     * of the process.
+     */
+    private static Optional<String> threadArray(long address, TargetMemory memory, RuntimeLayout layout,
+                                                ProfiledRuntime runtime, AddressSpace target) {
+        Optional<TargetSymbol> capacitySymbol = runtime.symbol("__kmp_threads_capacity");
+        Optional<TargetSymbol> countSymbol = runtime.symbol("__kmp_all_nth");
+        if (capacitySymbol.isEmpty() || countSymbol.isEmpty()) {
+            return Optional.of("its capacity and count cannot be placed: "
+                    + runtime.whyUnavailable(capacitySymbol.isEmpty() ? "__kmp_threads_capacity" : "__kmp_all_nth").orElse(""));
+        }
+        long capacity = memory.readSigned(capacitySymbol.get().address(), 4);
+        long count = memory.readSigned(countSymbol.get().address(), 4);
+        long array = memory.readPointer(address);
+        if (array == 0) {
+            return Optional.of("null");
+        }
+        if (count > capacity) {
+            return Optional.of("__kmp_all_nth " + count + " exceeds __kmp_threads_capacity " + capacity);
+        }
+        Set<Long> pthreads = new HashSet<>();
+        for (TargetThread thread : target.threads()) {
+            thread.pthreadId().ifPresent(pthreads::add);
+        }
+        if (pthreads.isEmpty()) {
+            return Optional.of("the process's pthread ids are unknown: its entries cannot be checked");
+        }
+        // libomp: __kmp_threads[i]->th.th_info.ds.ds_thread
+        long ds = layout.offset("kmp_info_t", "th") + layout.offset("kmp_base_info_t", "th_info") + layout.offset("kmp_desc_t", "ds");
+        long dsThread = ds + layout.offset("kmp_desc_base_t", "ds_thread");
+        // ds_gtid has no breadcrumb; kmp.h declares it right after ds_tid (volatile int ds_tid; int ds_gtid;),
+        // at ds_tid + 4 in every build measured (14, 15, 16, 19).
+        long dsGtid = ds + layout.offset("kmp_desc_base_t", "ds_tid") + DS_GTID_AFTER_DS_TID;
+        int nonNull = 0;
+        for (int i = 0; i < Math.min(capacity, CHECKED_ENTRIES); i++) {
+            long info = memory.readPointer(array + 8L * i);
+            if (info == 0) {
+                if (i == 0) {
+                    return Optional.of("entry 0 (the initial thread) is null");
+                }
+                continue;
+            }
+            nonNull++;
+            long gtid = memory.readSigned(info + dsGtid, 4);
+            if (gtid != i) {
+                return Optional.of("entry " + i + " holds a kmp_info_t whose gtid is " + gtid);
+            }
+            long pthread = memory.readPointer(info + dsThread);
+            if (!pthreads.contains(pthread)) {
+                return Optional.of("entry " + i + "'s pthread 0x" + Long.toHexString(pthread) + " is no thread of the process");
+            }
+        }
+        if (capacity <= CHECKED_ENTRIES && nonNull != count) {
+            return Optional.of(nonNull + " entries set but __kmp_all_nth is " + count);
+        }
+        return Optional.empty();
+    }
+
+    private static Optional<String> range(long value, long low, long high) {
+        return value >= low && value <= high ? Optional.empty()
+                : Optional.of("holds " + value + ", outside " + low + ".." + high);
+    }
+
+    private static Optional<String> readable(TargetMemory memory, long address) {
+        try {
+            memory.readUnsigned(address, 1);
+            return Optional.empty();
+        } catch (RuntimeException e) {
+            return Optional.of("points at unreadable 0x" + Long.toHexString(address));
+        }
+    }
+}

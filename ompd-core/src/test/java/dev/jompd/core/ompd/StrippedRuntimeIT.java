@@ -1,0 +1,276 @@
+package dev.jompd.core.ompd;
+
+import dev.jompd.core.memory.TargetMemory;
+import dev.jompd.core.ompd.profile.RuntimeProfile;
+import dev.jompd.core.target.AddressSpace;
+import dev.jompd.core.target.core.CoreFileAddressSpace;
+import dev.jompd.core.target.live.LiveProcessAddressSpace;
+import dev.jompd.testkit.Commands;
+import dev.jompd.testkit.Facts;
+import dev.jompd.testkit.Fixture;
+import dev.jompd.testkit.FixtureRun;
+import dev.jompd.testkit.Fixtures;
+import dev.jompd.testkit.LiveFixture;
+import dev.jompd.testkit.Runtimes;
+import dev.jompd.testkit.StoppedFixture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Stripped OMPD-enabled libomp read through runtime profiles: Debian's own libomp5-14/15/16/19 (truth: the
+ * facts the fixture recorded about itself) and our builds after {@code strip --strip-all} (truth: the same
+ * core read through the unstripped file, which must give the same snapshot field for field).
+ */
+class StrippedRuntimeIT {
+
+    @ParameterizedTest(name = "our libomp {0}, stripped")
+    @ValueSource(ints = {14, 16, 19})
+    void strippedBuildReadsAsTheUnstrippedOne(int version) throws IOException {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.NESTED, "2", "3").onRuntime(version));
+        ProcessSnapshot bySymbols;
+        try (AddressSpace unstripped = CoreFileAddressSpace.open(fixture.core())) {
+            AddressSpaceHandle process = Ompd.processInitialize(unstripped);
+            assertThat(process.layout().reading()).isEqualTo(RuntimeReading.symbols());
+            bySymbols = ProcessSnapshot.take(process);
+        }
+        try (AddressSpace stripped = CoreFileAddressSpace.builder(fixture.core())
+                .withSolibSearchPath(List.of(strippedCopy(version))).open()) {
+            AddressSpaceHandle process = Ompd.processInitialize(stripped);
+            assertThat(process.layout().reading().source()).isEqualTo(RuntimeReading.Source.PROFILE);
+            assertThat(process.layout().reading().toString()).startsWith("profile libomp " + version + ".");
+            assertThat(ProcessSnapshot.take(process)).isEqualTo(bySymbols);
+        }
+    }
+
+    @ParameterizedTest(name = "Debian libomp5-{0}")
+    @ValueSource(ints = {14, 15, 16, 19})
+    void debiansStockRuntimeIsReadThroughItsProfile(int version) {
+        StoppedFixture fixture = debianCore(version);
+        try (AddressSpace target = CoreFileAddressSpace.open(fixture.core())) {
+            AddressSpaceHandle process = Ompd.processInitialize(target);
+            assertThat(process.layout().reading().toString()).startsWith("profile libomp " + version + ".");
+            ProcessSnapshot snapshot = ProcessSnapshot.take(process);
+            // Measured facts for the record: where each global was placed, or why not.
+            for (String global : dev.jompd.core.ompd.profile.ProfileDeriver.PROFILED_GLOBALS) {
+                System.out.println("libomp5-" + version + " " + global + ": " + process.layout().symbol(global)
+                        .map(s -> "by " + process.layout().profilePlacement(global).orElse("its exported symbol")).orElse("unavailable: " + process.layout().whyAbsent(global).orElse("?")));
+            }
+            System.out.println("libomp5-" + version + " problems: " + snapshot.problems());
+            Facts facts = fixture.facts();
+            assertThat(snapshot.threads()).hasSizeGreaterThanOrEqualTo(facts.threadCount());
+            for (Facts.ThreadFacts recorded : facts.threads()) {
+                ProcessSnapshot.ThreadView thread = snapshot.threads().stream()
+                        .filter(t -> t.pthread() == recorded.pthread()).findFirst()
+                        .orElseThrow(() -> new AssertionError("no OpenMP thread with pthread " + recorded));
+                assertThat(thread.lwp()).as("lwp of " + recorded).hasValue(recorded.lwp());
+                assertThat(thread.threadNum()).as("thread num of " + recorded).isEqualTo(recorded.threadNum());
+                recorded.find("gtid").ifPresent(gtid -> assertThat(thread.gtid()).isEqualTo(Long.decode(gtid)));
+            }
+        }
+    }
+
+    /**
+     * Process ICVs set through the environment, on Debian's runtime: each one shown equals what the program
+     * read through the OpenMP API; one whose global no placement validated is absent, never wrong.
+     */
+    @ParameterizedTest(name = "Debian libomp5-{0}")
+    @ValueSource(ints = {14, 15, 16, 19})
+    void debiansStockRuntimeShowsProcessIcvsAsTheProgramSawThemOrNone(int version) {
+        FixtureRun run = FixtureRun.of(Fixture.ICVS).onRuntime(version)
+                .withEnvironment("LD_LIBRARY_PATH", debianRuntime(version).toString())
+                .withEnvironment("OMP_STACKSIZE", "3M")
+                .withEnvironment("OMP_CANCELLATION", "true")
+                .withEnvironment("OMP_MAX_TASK_PRIORITY", "7")
+                .withEnvironment("OMP_AFFINITY_FORMAT", "jompd %n/%N")
+                .withEnvironment("OMP_NUM_TEAMS", "3")
+                .withEnvironment("OMP_TEAMS_THREAD_LIMIT", "5");
+        StoppedFixture fixture = Fixtures.core(run);
+        Facts facts = fixture.facts();
+        Map<String, String> globals = Map.of("stacksize-var", "__kmp_stksize", "cancel-var", "__kmp_omp_cancellation",
+                "max-task-priority-var", "__kmp_max_task_priority", "num-procs-var", "__kmp_avail_proc",
+                "affinity-format-var", "__kmp_affinity_format", "nteams-var", "__kmp_nteams",
+                "teams-thread-limit-var", "__kmp_teams_thread_limit");
+        Map<String, String> truth = new java.util.LinkedHashMap<>();
+        truth.put("stacksize-var", Long.toString(3L << 20));
+        truth.put("cancel-var", facts.number("icv.cancellation") != 0 ? "true" : "false");
+        truth.put("max-task-priority-var", facts.get("icv.max_task_priority"));
+        truth.put("num-procs-var", facts.get("icv.num_procs"));
+        truth.put("affinity-format-var", facts.get("icv.affinity_format"));
+        truth.put("nteams-var", facts.get("icv.num_teams"));
+        truth.put("teams-thread-limit-var", facts.get("icv.teams_thread_limit"));
+        try (AddressSpace target = CoreFileAddressSpace.open(fixture.core())) {
+            AddressSpaceHandle process = Ompd.processInitialize(target);
+            ProcessSnapshot snapshot = ProcessSnapshot.take(process);
+            truth.forEach((icv, expected) -> {
+                String shown = snapshot.processIcvs().get(icv);
+                if (shown.startsWith("<ompd_rc_unavailable")) {
+                    System.out.println("libomp5-" + version + " " + icv + " unavailable");
+                    assertThat(process.layout().whyAbsent(globals.get(icv))).as("why " + icv + " is missing")
+                            .hasValueSatisfying(why -> assertThat(why).contains("content check"));
+                } else {
+                    assertThat(shown).as(icv).isEqualTo(expected);
+                }
+            });
+        }
+    }
+
+    /** A live process on Debian's libomp5-19, attached with ptrace: the thread array validates against its threads. */
+    @Test
+    void aLiveProcessOnDebiansRuntimeIsReadThroughItsProfile() {
+        FixtureRun run = FixtureRun.of(Fixture.NESTED, "2", "3").onRuntime(19)
+                .withEnvironment("LD_LIBRARY_PATH", debianRuntime(19).toString());
+        try (LiveFixture live = Fixtures.live(run)) {
+            try (LiveProcessAddressSpace target = LiveProcessAddressSpace.attach(live.pid())) {
+                AddressSpaceHandle process = Ompd.processInitialize(target);
+                assertThat(process.layout().reading().toString()).isEqualTo("profile libomp 19.1.7");
+                ProcessSnapshot snapshot = ProcessSnapshot.take(process);
+                for (Facts.ThreadFacts recorded : live.facts().threads()) {
+                    assertThat(snapshot.threads()).as(recorded.toString())
+                            .anyMatch(t -> t.pthread() == recorded.pthread() && t.lwp().equals(java.util.OptionalLong.of(recorded.lwp()))
+                                    && t.threadNum() == recorded.threadNum());
+                }
+            }
+        }
+    }
+
+    /** ompd_init() fills the breadcrumbs at start-up whether or not OMP_DEBUG is set: the profile still applies. */
+    @Test
+    void withoutOmpDebugDebiansRuntimeIsStillReadAndSaysStateTrackingIsOff() {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.PARALLEL, "3").onRuntime(19)
+                .withEnvironment("LD_LIBRARY_PATH", debianRuntime(19).toString()).withEnvironment("OMP_DEBUG", "disabled"));
+        try (AddressSpace target = CoreFileAddressSpace.open(fixture.core())) {
+            AddressSpaceHandle process = Ompd.processInitialize(target);
+            assertThat(process.layout().reading().source()).isEqualTo(RuntimeReading.Source.PROFILE);
+            ProcessSnapshot snapshot = ProcessSnapshot.take(process);
+            assertThat(snapshot.processIcvs().get("debug-var")).isEqualTo("false");
+            assertThat(snapshot.threads()).hasSizeGreaterThanOrEqualTo(fixture.facts().threadCount());
+        }
+    }
+
+    /** Stopped at main, before the first OpenMP call: said to be not initialised (exit 4), not refused. */
+    @Test
+    void beforeStartUpDebiansRuntimeIsSaidNotInitialised(@org.junit.jupiter.api.io.TempDir Path directory) throws IOException {
+        Path executable = dev.jompd.testkit.FixtureBuilder.executable(Fixture.PARALLEL, 19);
+        Path core = directory.resolve("core");
+        Commands.Result result = Commands.run(List.of("gdb", "-batch", "-nx", "-ex", "set debuginfod enabled off",
+                        "-ex", "set startup-with-shell off", "-ex", "break main", "-ex", "run", "-ex", "gcore " + core, "-ex", "kill",
+                        "--args", executable.toString(), "2"),
+                Map.of("LD_LIBRARY_PATH", debianRuntime(19).toString()), directory, Duration.ofMinutes(2));
+        assertThat(core).as(result.output()).isRegularFile();
+        try (AddressSpace target = CoreFileAddressSpace.open(core)) {
+            assertThatThrownBy(() -> Ompd.processInitialize(target))
+                    .isInstanceOfSatisfying(OmpdException.class, e -> assertThat(e.rc()).isEqualTo(OmpdRc.UNAVAILABLE))
+                    .hasMessageContaining("not initialised yet");
+        }
+    }
+
+    @Test
+    void aVersionNoProfileCoversIsRefusedNamingIt() {
+        StoppedFixture fixture = debianCore(19);
+        List<RuntimeProfile> others = RuntimeProfile.shipped().stream().filter(p -> !p.majorVersion().equals("19")).toList();
+        try (AddressSpace target = CoreFileAddressSpace.open(fixture.core())) {
+            assertThatThrownBy(() -> RuntimeLayout.locate(target, new TargetMemory(target), others))
+                    .isInstanceOfSatisfying(OmpdException.class, e -> assertThat(e.rc()).isEqualTo(OmpdRc.INCOMPATIBLE))
+                    .hasMessageContaining("no runtime profile covers libomp 19");
+        }
+    }
+
+    @Test
+    void aProfileWhoseBreadcrumbsDoNotMatchIsRefused() {
+        StoppedFixture fixture = debianCore(19);
+        RuntimeProfile genuine = profile("19");
+        RuntimeProfile.Breadcrumb first = genuine.breadcrumbs().getFirst();
+        RuntimeProfile tampered = RuntimeProfile.parse(genuine.format().replace(
+                "breadcrumb." + first.name() + "=" + first.offset() + " " + first.value() + "\n",
+                "breadcrumb." + first.name() + "=" + first.offset() + " " + (first.value() + 1) + "\n"));
+        try (AddressSpace target = CoreFileAddressSpace.open(fixture.core())) {
+            assertThatThrownBy(() -> RuntimeLayout.locate(target, new TargetMemory(target), List.of(tampered)))
+                    .isInstanceOfSatisfying(OmpdException.class, e -> assertThat(e.rc()).isEqualTo(OmpdRc.INCOMPATIBLE))
+                    .hasMessageContaining("validation failed");
+        }
+    }
+
+    @Test
+    void aThreadArrayPlacedWrongFailsValidationAndIsRefused() {
+        StoppedFixture fixture = debianCore(19);
+        RuntimeProfile genuine = profile("19");
+        String text = genuine.format().replaceAll("(?m)^global\\.__kmp_threads=.*$", "global.__kmp_threads=__kmp_thread_pool:-64");
+        try (AddressSpace target = CoreFileAddressSpace.open(fixture.core())) {
+            assertThatThrownBy(() -> RuntimeLayout.locate(target, new TargetMemory(target), List.of(RuntimeProfile.parse(text))))
+                    .isInstanceOfSatisfying(OmpdException.class, e -> assertThat(e.rc()).isEqualTo(OmpdRc.INCOMPATIBLE))
+                    .hasMessageContaining("failed validation").hasMessageContaining("__kmp_threads");
+        }
+    }
+
+    @Test
+    void anIcvGlobalPlacedWrongIsUnavailableWithWhyNeverWrong() {
+        StoppedFixture fixture = debianCore(19);
+        String text = profile("19").format().replaceAll("(?m)^global\\.__kmp_omp_cancellation=.*$",
+                "global.__kmp_omp_cancellation=__kmp_thread_pool:-72"); // the thread array's pointer: no 0/1 flag
+        try (AddressSpace target = CoreFileAddressSpace.open(fixture.core())) {
+            TargetMemory memory = new TargetMemory(target);
+            RuntimeLayout layout = RuntimeLayout.locate(target, memory, List.of(RuntimeProfile.parse(text)));
+            assertThat(layout.symbol("__kmp_omp_cancellation")).isEmpty();
+            assertThat(layout.whyAbsent("__kmp_omp_cancellation")).hasValueSatisfying(why ->
+                    assertThat(why).contains("content check").contains("outside 0..1"));
+        }
+    }
+
+    private static RuntimeProfile profile(String major) {
+        return RuntimeProfile.shipped().stream().filter(p -> p.majorVersion().equals(major)).findFirst().orElseThrow();
+    }
+
+    /** A core of the nested fixture (built on our libomp of that version) running on Debian's libomp5-NN. */
+    static StoppedFixture debianCore(int version) {
+        return Fixtures.core(FixtureRun.of(Fixture.NESTED, "2", "3").onRuntime(version)
+                .withEnvironment("LD_LIBRARY_PATH", debianRuntime(version).toString()));
+    }
+
+    /** Debian's libomp5-NN, fetched by scripts/stock-runtimes.sh (the fixture's RUNPATH yields to LD_LIBRARY_PATH). */
+    static Path debianRuntime(int version) {
+        return script("stock-runtimes.sh", Integer.toString(version));
+    }
+
+    /** Our build of libomp NN after strip --strip-all, as libomp.so in a directory of its own. */
+    static Path strippedCopy(int version) throws IOException {
+        Path directory = Runtimes.cacheDirectory().resolve("stripped").resolve("llvm-" + version);
+        Path stripped = directory.resolve("libomp.so");
+        if (!Files.isRegularFile(stripped)) {
+            Files.createDirectories(directory);
+            Path scratch = directory.resolve("libomp.so.tmp");
+            Commands.Result result = Commands.run(List.of("strip", "--strip-all", "-o", scratch.toString(),
+                    Runtimes.libraryDirectory(version).resolve("libomp.so").toString()), Map.of(), directory, Duration.ofMinutes(1));
+            assertThat(result.exitCode()).as(result.output()).isZero();
+            Files.move(scratch, stripped, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        }
+        return directory;
+    }
+
+    private static Path script(String name, String... arguments) {
+        Path script = Runtimes.repositoryRoot().resolve("scripts").resolve(name);
+        try {
+            List<String> command = new java.util.ArrayList<>(List.of("bash", script.toString()));
+            command.addAll(List.of(arguments));
+            Commands.Result result = Commands.run(command, Map.of("JOMPD_CACHE", Runtimes.cacheDirectory().toString()),
+                    null, Duration.ofMinutes(5));
+            assertThat(result.exitCode()).as(result.output()).isZero();
+            String[] lines = result.output().strip().split("\n");
+            return Path.of(lines[lines.length - 1].strip());
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot run " + script, e);
+        }
+    }
+
+}
