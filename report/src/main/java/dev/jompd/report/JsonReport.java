@@ -46,6 +46,7 @@ public final class JsonReport {
         target.addProperty("kind", picture.target().kind());
         target.addProperty("name", picture.target().name());
         target.addProperty("runtime", picture.target().runtime());
+        target.addProperty("runtimeRead", picture.runtimeReading());
         target.addProperty("ompVersion", picture.version().yyyymm());
         target.addProperty("openmp", picture.version().words());
         root.add("target", target);

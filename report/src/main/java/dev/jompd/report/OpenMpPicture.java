@@ -39,9 +39,11 @@ public final class OpenMpPicture {
     private final List<String> notices;
     private final Optional<RecordedHistory> history;
     private final List<String> problems;
+    private final String runtimeReading;
 
-    private OpenMpPicture(TargetDescription target, ProcessSnapshot snapshot, CodeNames names,
+    private OpenMpPicture(TargetDescription target, ProcessSnapshot snapshot, CodeNames names, String runtimeReading,
                           Optional<RecordedHistory> history, List<String> historyProblems) {
+        this.runtimeReading = runtimeReading;
         this.target = target;
         this.snapshot = snapshot;
         this.version = new OpenMpVersion(snapshot.ompVersion());
@@ -134,16 +136,28 @@ public final class OpenMpPicture {
     /** The picture of {@code process} at its current stop, with what the jompd-recorder kept if it runs there. */
     public static OpenMpPicture take(AddressSpaceHandle process, TargetDescription target, CodeNames names) {
         ProcessSnapshot snapshot = ProcessSnapshot.take(process);
+        String reading = process.layout().reading().toString();
         try {
-            return new OpenMpPicture(target, snapshot, names, Recorder.find(process).map(RecordedHistory::new), List.of());
+            return new OpenMpPicture(target, snapshot, names, reading, Recorder.find(process).map(RecordedHistory::new),
+                    List.of());
         } catch (RecorderFormatException e) {
-            return new OpenMpPicture(target, snapshot, names, Optional.empty(), List.of("jompd-recorder: " + e.getMessage()));
+            return new OpenMpPicture(target, snapshot, names, reading, Optional.empty(),
+                    List.of("jompd-recorder: " + e.getMessage()));
         }
     }
 
-    /** The picture of an already taken walk (no recorder). */
-    public static OpenMpPicture of(ProcessSnapshot snapshot, TargetDescription target, CodeNames names) {
-        return new OpenMpPicture(target, snapshot, names, Optional.empty(), List.of());
+    /** The picture of an already taken walk (no recorder), of a runtime read as {@code runtimeReading} says. */
+    public static OpenMpPicture of(ProcessSnapshot snapshot, TargetDescription target, CodeNames names,
+                                   String runtimeReading) {
+        return new OpenMpPicture(target, snapshot, names, runtimeReading, Optional.empty(), List.of());
+    }
+
+    /**
+     * How the runtime's layout was read: {@code symbols}, {@code debug file PATH}, {@code debuginfod URL},
+     * {@code profile libomp 19.1.7} (a stripped runtime, every derived address checked by content).
+     */
+    public String runtimeReading() {
+        return runtimeReading;
     }
 
     /**

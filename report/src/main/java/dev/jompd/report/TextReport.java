@@ -105,7 +105,8 @@ public final class TextReport {
     }
 
     private String summary() {
-        return "runtime " + picture.target().runtime() + ", " + picture.version().words() + ", "
+        return "runtime " + picture.target().runtime() + " (read by " + picture.runtimeReading() + "), "
+                + picture.version().words() + ", "
                 + picture.threads().size() + " OpenMP threads, " + picture.regions().size() + " parallel regions";
     }
 

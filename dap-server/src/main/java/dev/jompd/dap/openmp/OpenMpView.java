@@ -198,6 +198,7 @@ public final class OpenMpView {
     private List<OmpVariable> processRows() {
         List<OmpVariable> rows = new ArrayList<>();
         rows.add(OmpVariable.leaf("runtime", picture.target().runtime() + ", " + picture.version().words(), ""));
+        rows.add(OmpVariable.leaf("runtime read by", picture.runtimeReading(), ""));
         rows.add(OmpVariable.leaf("OpenMP threads", String.valueOf(picture.threads().size()), "int"));
         rows.addAll(icvRows(picture.processIcvs()));
         List<OmpVariable> settings = new ArrayList<>();
