@@ -26,8 +26,15 @@ trap 'rm -rf "$work"' EXIT
 (cd "$work" && npm pack --silent "code-server@$version" >/dev/null && tar xzf "code-server-$version.tgz")
 cd "$work/package"
 export npm_config_audit=false npm_config_fund=false npm_config_update_notifier=false
-# code-server's own server dependencies (argon2 is only for password logins, which the test does not use)
+# native modules build against the installed node's headers (Debian's and NodeSource's nodejs ship them),
+# never against headers downloaded from nodejs.org
+if [ -z "${npm_config_nodedir:-}" ] && [ -f /usr/include/node/node.h ]; then
+  export npm_config_nodedir=/usr
+fi
+# code-server's own server dependencies; argon2 (loaded at start, used for password logins) is built from
+# source, as its install script would first download a prebuilt binary from GitHub
 npm install --omit=dev --ignore-scripts --no-package-lock >/dev/null
+(cd node_modules/argon2 && ../.bin/node-pre-gyp rebuild >/dev/null)
 
 cd lib/vscode
 sed -i 's#"resolved": "git+ssh://git@github.com/microsoft/vscode-proxy-agent.git\#[0-9a-f]*"#"resolved": "https://registry.npmjs.org/@vscode/proxy-agent/-/proxy-agent-0.27.0.tgz"#' \

@@ -5,6 +5,9 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 packages=(clang-19 gfortran cmake ninja-build gdb gdbserver python3 dpkg-dev xz-utils file binutils maven)
+# the VS Code browser test (VscodeBrowserIT): Chromium, and for code-server (scripts/install-code-server.sh)
+# Debian's rg instead of a GitHub download, and what its native modules build with
+packages+=(chromium ripgrep libkrb5-dev build-essential pkg-config)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

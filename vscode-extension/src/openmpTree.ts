@@ -1,5 +1,6 @@
 // The OpenMP tree view's model: built from the server's jompd/openmpTree answer (schema
 // "jompd-inspect/1", the same JSON as `jompd inspect --json`). No VS Code API here, so it is unit-tested.
+// The Inspect* types are the schema's: test/schemaTypes.test.ts checks them against its JSON Schema file.
 
 export interface ToolData { value: string; ptr: string }
 
@@ -8,7 +9,7 @@ export interface InspectTask {
   lightweightTeam?: string;
   flags?: { explicit: boolean; final: boolean; tied: boolean; started: boolean; executing: boolean;
             complete: boolean; taskSerial: boolean; teamSerial: boolean };
-  function?: { address: string; symbol?: string; module?: string };
+  function?: { address: string; symbol?: string; module?: string; source?: string };
   frames?: { exitFrame: string; exitFrameFlags: number; enterFrame: string; enterFrameFlags: number };
   toolData?: ToolData;
   icvs: Record<string, string>;
@@ -29,6 +30,7 @@ export interface InspectReport {
   target: { kind: string; name: string; runtime: string; ompVersion: number };
   icvs: Record<string, string>;
   displayControlVariables: string[];
+  notices: string[];
   regions: InspectRegion[];
   threads: InspectThread[];
   problems: string[];

@@ -1,0 +1,204 @@
+// The jompd extension in a real VS Code: code-server 4.96.4 (VS Code 1.96.4) in Debian's Chromium, driven
+// by playwright-core as a user would drive it (keyboard, mouse, command palette). Run by VscodeBrowserIT,
+// which writes the configuration ($JOMPD_BROWSER_CONFIG): codeServer (its install directory), vsix, program,
+// args, workspace, artifacts (screenshots and logs), port. One scenario, one session: launch the fixture to
+// a function breakpoint on jompd_marker, then look at thread names and the OpenMP view, and make the
+// mistakes a user makes (hovering words that are no expressions, a failing watch, a failing console
+// evaluation) while no error notification may appear.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { chromium } from 'playwright-core';
+
+const config = JSON.parse(fs.readFileSync(process.env.JOMPD_BROWSER_CONFIG, 'utf8'));
+const artifacts = config.artifacts;
+const home = path.join(artifacts, 'home');
+const userData = path.join(home, 'user-data');
+const extensions = path.join(home, 'extensions');
+const entry = path.join(config.codeServer, 'out', 'node', 'entry.js');
+const env = { ...process.env, XDG_CONFIG_HOME: path.join(home, 'config'), XDG_DATA_HOME: path.join(home, 'data') };
+
+let server;
+let browser;
+let page;
+let shot = 0;
+
+async function screenshot(name) {
+  shot += 1;
+  await page.screenshot({ path: path.join(artifacts, `${String(shot).padStart(2, '0')}-${name}.png`) });
+}
+
+/** The error notifications VS Code shows now (toasts and the notification centre's list). */
+async function errorNotifications() {
+  return page.$$eval('.notification-list-item', (items) => items
+    .filter((item) => item.querySelector('.notification-list-item-icon.codicon-error, .codicon-error'))
+    .map((item) => item.querySelector('.notification-list-item-message')?.textContent ?? item.textContent));
+}
+
+async function assertNoErrorNotification(when) {
+  await page.waitForTimeout(1500); // an error answer turns into a toast within a few hundred ms
+  const errors = await errorNotifications();
+  await screenshot(when.replace(/[^a-z0-9]+/gi, '-'));
+  assert.deepEqual(errors, [], `error notifications ${when}`);
+}
+
+async function command(title) {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible' });
+  await input.fill(`>${title}`);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor();
+  await page.keyboard.press('Enter');
+}
+
+/** The text of every row of the view whose pane header says {@code title}. */
+async function viewRows(title) {
+  const pane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: new RegExp(`^\\s*${title}`, 'i') }) });
+  return pane.locator('.monaco-list-row').allInnerTexts();
+}
+
+before(async () => {
+  fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
+  fs.writeFileSync(path.join(userData, 'User', 'settings.json'), JSON.stringify({
+    'security.workspace.trust.enabled': false,
+    'workbench.startupEditor': 'none',
+    'workbench.tips.enabled': false,
+    'telemetry.telemetryLevel': 'off',
+    'extensions.autoCheckUpdates': false,
+    'extensions.autoUpdate': false,
+    'update.mode': 'none',
+    'debug.console.closeOnEnd': false,
+  }, null, 2));
+  execFileSync('node', [entry, '--user-data-dir', userData, '--extensions-dir', extensions,
+    '--install-extension', config.vsix], { env, stdio: 'inherit', timeout: 120_000 });
+
+  const log = fs.openSync(path.join(artifacts, 'code-server.log'), 'w');
+  server = spawn('node', [entry, '--auth', 'none', '--bind-addr', `127.0.0.1:${config.port}`, '--disable-telemetry',
+    '--disable-update-check', '--disable-workspace-trust', '--user-data-dir', userData, '--extensions-dir', extensions,
+    config.workspace], { env, stdio: ['ignore', log, log], detached: true });
+  for (let i = 0; ; i++) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${config.port}/healthz`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    assert.ok(i < 120, 'code-server did not start within 60 s (see code-server.log)');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+
+  browser = await chromium.launch({
+    executablePath: config.chromium ?? '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+  page.setDefaultTimeout(60_000);
+  const consoleLog = fs.createWriteStream(path.join(artifacts, 'browser-console.log'));
+  page.on('console', (message) => consoleLog.write(`${message.type()}: ${message.text()}\n`));
+  await page.goto(`http://127.0.0.1:${config.port}/?folder=${encodeURIComponent(config.workspace)}`);
+  await page.locator('.monaco-workbench').waitFor();
+  await page.locator('.statusbar').waitFor();
+  await page.waitForTimeout(3000); // extensions activate and the explorer settles
+  await screenshot('workbench');
+});
+
+after(async () => {
+  if (page) await screenshot('end').catch(() => {});
+  await browser?.close().catch(() => {});
+  if (server?.pid) {
+    try {
+      process.kill(-server.pid, 'SIGTERM'); // code-server and its extension host, its debug adapter and gdb
+    } catch {
+      // already gone
+    }
+  }
+});
+
+test('a jompd session in VS Code: OpenMP names and view, and no error pop-ups', async (t) => {
+  await command('Add Function Breakpoint');
+  await page.keyboard.type('jompd_marker');
+  await page.keyboard.press('Enter');
+  await page.waitForTimeout(500);
+
+  await page.keyboard.press('F5'); // the workspace's launch.json: the jompd configuration
+  // stopped: the call stack shows the paused thread (and the debug toolbar's Continue)
+  await page.locator('.debug-call-stack .monaco-list-row', { hasText: /Paused on/i }).first()
+    .waitFor({ timeout: 120_000 });
+  await page.waitForTimeout(3000);
+
+  await t.test('no error notification at session start and first stop', async () => {
+    await assertNoErrorNotification('at the first stop');
+  });
+
+  await t.test('threads are named by their OpenMP identity', async () => {
+    const rows = await page.locator('.debug-call-stack .monaco-list-row').allInnerTexts();
+    fs.writeFileSync(path.join(artifacts, 'call-stack.txt'), rows.join('\n---\n'));
+    const named = rows.filter((row) => /omp \S+ · level \d/.test(row) && /LWP \d+/.test(row));
+    assert.ok(named.length >= 4, `OpenMP thread names in the call stack:\n${rows.join('\n')}`);
+  });
+
+  await t.test('the OpenMP view is revealed and shows teams, threads and tasks with icons', async () => {
+    const view = page.locator('.pane', { has: page.locator('.pane-header', { hasText: /^\s*OpenMP/ }) });
+    await view.locator('.monaco-list-row').first().waitFor({ timeout: 30_000 });
+    const rows = await viewRows('OpenMP');
+    fs.writeFileSync(path.join(artifacts, 'openmp-view.txt'), rows.join('\n'));
+    await screenshot('openmp-view');
+    const text = rows.join('\n');
+    assert.match(text, /level 1 · team of 2/, 'the outer team');
+    assert.match(text, /level 2 · team of 2/, 'an inner team');
+    assert.match(text, /omp 0\/2/, 'a thread of a team');
+    assert.match(text, /stopped here/, 'the stopped thread marked');
+    assert.match(text, /level 2 implicit task/, 'the stopped thread\'s tasks, by level and kind');
+    assert.match(text, /initial task/, 'the initial task named');
+    assert.doesNotMatch(text, /\b0x0\b/, 'no task function shown as 0x0');
+    // every row has a codicon that draws (an unknown codicon name leaves the icon element without a glyph)
+    const blank = await view.locator('.monaco-list-row .custom-view-tree-node-item-icon').evaluateAll((icons) => icons
+      .filter((icon) => getComputedStyle(icon, '::before').content === 'none'
+        || getComputedStyle(icon, '::before').content === '""' || getComputedStyle(icon, '::before').content === '')
+      .map((icon) => icon.closest('.monaco-list-row')?.textContent ?? '?'));
+    assert.deepEqual(blank, [], 'rows with a blank icon');
+  });
+
+  await t.test('hovering words of "#pragma omp barrier" raises no error', async () => {
+    await page.keyboard.press('Control+P');
+    await page.locator('.quick-input-widget input').fill('nested.c');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'nested.c' }).first().waitFor();
+    await page.keyboard.press('Enter');
+    await page.locator('.monaco-editor .view-lines').first().waitFor();
+    await page.keyboard.press('Control+G');
+    await page.keyboard.type(String(config.barrierLine));
+    await page.keyboard.press('Enter');
+    await page.waitForTimeout(1000);
+    for (const word of ['barrier', 'pragma']) {
+      const token = page.locator('.monaco-editor .view-line', { hasText: '#pragma omp barrier' })
+        .locator('span span', { hasText: new RegExp(`^${word}$`) }).first();
+      await token.hover();
+      await page.waitForTimeout(2500); // VS Code evaluates the word under the mouse after a delay
+      await assertNoErrorNotification(`hovering over ${word}`);
+      await page.mouse.move(5, 500);
+    }
+  });
+
+  await t.test('a failing watch expression raises no error', async () => {
+    await command('Add Expression'); // the Watch view's "+"
+    await page.keyboard.type('no_such_variable_jompd');
+    await page.keyboard.press('Enter');
+    await assertNoErrorNotification('after a failing watch');
+  });
+
+  await t.test('a failing console evaluation raises no error and says why in the console', async () => {
+    await command('Debug: Focus on Debug Console View');
+    const input = page.locator('.repl-input-wrapper .monaco-editor textarea');
+    await input.waitFor();
+    await input.focus();
+    await page.keyboard.type('no_such_variable_jompd + 1');
+    await page.keyboard.press('Enter');
+    await page.waitForTimeout(1500);
+    const console = (await page.locator('.repl .monaco-list-row').allInnerTexts()).join('\n');
+    fs.writeFileSync(path.join(artifacts, 'debug-console.txt'), console);
+    assert.match(console, /no_such_variable_jompd/, 'the console shows the failure');
+    await assertNoErrorNotification('after a failing console evaluation');
+  });
+});
