@@ -4,7 +4,7 @@
 import * as fs from 'fs';
 import * as vscode from 'vscode';
 import { checkConfiguration } from './debugConfiguration';
-import { buildTree, ICONS, lwpOfName, messageTree, parseReport, TreeNode } from './openmpTree';
+import { buildTree, ICONS, lwpOfName, messageTree, noStopMessage, parseReport, TreeNode } from './openmpTree';
 import { locateServer } from './serverLocator';
 
 const TYPE = 'jompd';
@@ -109,6 +109,11 @@ class OpenMpTreeProvider implements vscode.TreeDataProvider<TreeNode> {
         stoppedThreadId === undefined ? Promise.resolve(undefined)
           : session.customRequest('threads').then((body) => body as { threads?: { id: number; name: string }[] },
             () => undefined)]);
+      const noStop = noStopMessage(report);
+      if (noStop !== undefined) {
+        this.show(messageTree(noStop)); // the program ran on meanwhile
+        return;
+      }
       const stopped = threads?.threads?.find((t) => t.id === stoppedThreadId);
       this.show(buildTree(parseReport(report), stopped ? lwpOfName(stopped.name) : undefined));
     } catch (e) {

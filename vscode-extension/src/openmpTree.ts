@@ -79,6 +79,22 @@ export function parseReport(body: unknown): InspectReport {
   return report as InspectReport;
 }
 
+/**
+ * The server's answer when the program is not stopped (before the first stop, running, ended): a success
+ * with {@code stop: null}, not a picture. Undefined for anything else.
+ */
+export function noStopMessage(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null || !('stop' in body) || (body as { stop: unknown }).stop !== null
+      || 'schema' in body) {
+    return undefined;
+  }
+  const { state, reason } = body as { state?: string; reason?: string };
+  const wording: Record<string, string> = { 'not-started': 'The OpenMP picture comes at the first stop',
+    running: 'The program is running: the OpenMP picture comes at the next stop', stepping: 'Stepping…',
+    pausing: 'Pausing…', exited: 'The program has exited', terminated: 'The debug session ended' };
+  return (state !== undefined ? wording[state] : undefined) ?? reason ?? 'The program is not stopped';
+}
+
 /** "state" without the OMPT prefix: ompt_state_wait_barrier_explicit -> wait_barrier_explicit. */
 export function shortState(state: string): string {
   return state.startsWith('ompt_state_') ? state.slice('ompt_state_'.length) : state;

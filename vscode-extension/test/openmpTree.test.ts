@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as path from 'path';
-import { buildTree, ICONS, icvTooltip, InspectTask, lwpOfName, parseReport, SchemaError, shortState, taskKinds, TreeNode }
+import { buildTree, ICONS, icvTooltip, InspectTask, lwpOfName, noStopMessage, parseReport, SchemaError, shortState, taskKinds, TreeNode }
   from '../src/openmpTree';
 
 const toolData = { value: '0', ptr: '0x0' };
@@ -125,4 +125,12 @@ test('helpers', () => {
   assert.equal(shortState('ompt_state_work_parallel'), 'work_parallel');
   assert.equal(shortState('unknown state 0x7'), 'unknown state 0x7');
   assert.equal(icvTooltip('T', { a: '1' }, ['x']), 'T\nx\na = 1');
+});
+
+test('the server\'s no-stop answer is a message, a picture is not', () => {
+  assert.equal(noStopMessage({ stop: null, state: 'running', reason: 'the program is running' }),
+    'The program is running: the OpenMP picture comes at the next stop');
+  assert.equal(noStopMessage({ stop: null, state: 'something-new', reason: 'why' }), 'why');
+  assert.equal(noStopMessage(report()), undefined);
+  assert.equal(noStopMessage(null), undefined);
 });

@@ -153,11 +153,12 @@ test('a jompd session in VS Code: OpenMP names and view, and no error pop-ups', 
     assert.match(text, /level 2 implicit task/, 'the stopped thread\'s tasks, by level and kind');
     assert.match(text, /initial task/, 'the initial task named');
     assert.doesNotMatch(text, /\b0x0\b/, 'no task function shown as 0x0');
-    // every row has a codicon that draws (an unknown codicon name leaves the icon element without a glyph)
-    const blank = await view.locator('.monaco-list-row .custom-view-tree-node-item-icon').evaluateAll((icons) => icons
-      .filter((icon) => getComputedStyle(icon, '::before').content === 'none'
-        || getComputedStyle(icon, '::before').content === '""' || getComputedStyle(icon, '::before').content === '')
-      .map((icon) => icon.closest('.monaco-list-row')?.textContent ?? '?'));
+    // every row has a codicon that draws: an unknown codicon name leaves its ::before without content
+    const blank = await view.locator('.monaco-list-row').evaluateAll((rows) => rows.filter((row) => {
+      const icons = [...row.querySelectorAll('[class*="codicon-"]')]
+        .filter((icon) => !icon.closest('.monaco-tl-twistie') && !icon.closest('.actions'));
+      return icons.length === 0 || icons.some((icon) => ['none', '""', ''].includes(getComputedStyle(icon, '::before').content));
+    }).map((row) => row.textContent));
     assert.deepEqual(blank, [], 'rows with a blank icon');
   });
 
@@ -172,9 +173,24 @@ test('a jompd session in VS Code: OpenMP names and view, and no error pop-ups', 
     await page.keyboard.press('Enter');
     await page.waitForTimeout(1000);
     for (const word of ['barrier', 'pragma']) {
-      const token = page.locator('.monaco-editor .view-line', { hasText: '#pragma omp barrier' })
-        .locator('span span', { hasText: new RegExp(`^${word}$`) }).first();
-      await token.hover();
+      // the middle of the word on screen, measured in the editor's own text
+      const box = await page.locator('.monaco-editor .view-line', { hasText: '#pragma omp barrier' }).first()
+        .evaluate((line, wanted) => {
+          const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+          for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            const at = node.textContent.indexOf(wanted);
+            if (at >= 0) {
+              const range = document.createRange();
+              range.setStart(node, at);
+              range.setEnd(node, at + wanted.length);
+              const r = range.getBoundingClientRect();
+              return { x: r.x + r.width / 2, y: r.y + r.height / 2 };
+            }
+          }
+          return null;
+        }, word);
+      assert.ok(box, `"${word}" on the barrier line`);
+      await page.mouse.move(box.x, box.y);
       await page.waitForTimeout(2500); // VS Code evaluates the word under the mouse after a delay
       await assertNoErrorNotification(`hovering over ${word}`);
       await page.mouse.move(5, 500);
