@@ -44,19 +44,61 @@ async function assertNoErrorNotification(when) {
   assert.deepEqual(errors, [], `error notifications ${when}`);
 }
 
+/** Runs a command from the command palette (F1), the row whose label is the title exactly. */
 async function command(title) {
   await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
+  const input = page.locator('.quick-input-widget .quick-input-box input').first();
   await input.waitFor({ state: 'visible' });
   await input.fill(`>${title}`);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor();
-  await page.keyboard.press('Enter');
+  await page.locator('.quick-input-list .monaco-list-row .label-name', { hasText: title }).first().waitFor();
+  await page.waitForTimeout(300); // the list settles (recently used rows first)
+  for (let row = 0; row < 10; row++) {
+    const focused = (await page.locator('.quick-input-list .monaco-list-row.focused .label-name').first().textContent()) ?? '';
+    if (focused.trim() === title) {
+      await page.keyboard.press('Enter');
+      return;
+    }
+    await page.keyboard.press('ArrowDown');
+  }
+  await screenshot('command-not-found');
+  assert.fail(`no command palette row "${title}"`);
 }
 
-/** The text of every row of the view whose pane header says {@code title}. */
-async function viewRows(title) {
-  const pane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: new RegExp(`^\\s*${title}`, 'i') }) });
-  return pane.locator('.monaco-list-row').allInnerTexts();
+/** Waits until an input box has the keyboard (VS Code opens them a moment after the command). */
+async function inputFocused() {
+  await page.waitForFunction(() => ['INPUT', 'TEXTAREA'].includes(document.activeElement?.tagName ?? ''));
+  await page.waitForTimeout(300);
+}
+
+/** A view pane by its title (the header shows it in capitals; the DOM has it as written). */
+function pane(title) {
+  return page.locator('.pane', { has: page.locator('.pane-header', { hasText: new RegExp(`^\\s*${title}`, 'i') }) });
+}
+
+/**
+ * Every row of a list (lists render only the rows on screen): scrolls it with the mouse wheel and
+ * collects each row's text by its index, and whether its icon is blank (an unknown codicon name leaves the
+ * icon's ::before without content).
+ */
+async function collectRows(container) {
+  const rows = new Map();
+  const list = container.locator('.monaco-list').first();
+  await list.hover();
+  for (let round = 0; round < 60; round++) {
+    const batch = await container.locator('.monaco-list-row').evaluateAll((elements) => elements.map((row) => {
+      const icons = [...row.querySelectorAll('[class*="codicon-"]')]
+        .filter((icon) => !icon.closest('.monaco-tl-twistie') && !icon.closest('.actions') && !icon.closest('.monaco-action-bar'));
+      const blank = icons.length === 0
+        || icons.some((icon) => ['none', '""', ''].includes(getComputedStyle(icon, '::before').content));
+      return [Number(row.dataset.index), row.innerText.replace(/\s*\n\s*/g, ' | '), blank];
+    }));
+    const before = rows.size;
+    for (const [index, text, blank] of batch) rows.set(index, { text, blank });
+    if (round > 0 && rows.size === before) break;
+    await page.mouse.wheel(0, 120);
+    await page.waitForTimeout(200);
+  }
+  return [...rows.entries()].sort((a, b) => a[0] - b[0]).map(([, row]) => row);
 }
 
 before(async () => {
@@ -93,7 +135,7 @@ before(async () => {
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
-  page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+  page = await browser.newPage({ viewport: { width: 1600, height: 1200 } });
   page.setDefaultTimeout(60_000);
   const consoleLog = fs.createWriteStream(path.join(artifacts, 'browser-console.log'));
   page.on('console', (message) => consoleLog.write(`${message.type()}: ${message.text()}\n`));
@@ -118,11 +160,13 @@ after(async () => {
 
 test('a jompd session in VS Code: OpenMP names and view, and no error pop-ups', async (t) => {
   await command('Add Function Breakpoint');
+  await inputFocused();
   await page.keyboard.type('jompd_marker');
   await page.keyboard.press('Enter');
   await page.waitForTimeout(500);
 
-  await page.keyboard.press('F5'); // the workspace's launch.json: the jompd configuration
+  // Run and Debug's start button with the workspace's launch.json configuration selected (the jompd one)
+  await page.locator('.start-debug-action-item .codicon-debug-start').first().click();
   // stopped: the call stack shows the paused thread (and the debug toolbar's Continue)
   await page.locator('.debug-call-stack .monaco-list-row', { hasText: /Paused on/i }).first()
     .waitFor({ timeout: 120_000 });
@@ -133,19 +177,20 @@ test('a jompd session in VS Code: OpenMP names and view, and no error pop-ups', 
   });
 
   await t.test('threads are named by their OpenMP identity', async () => {
-    const rows = await page.locator('.debug-call-stack .monaco-list-row').allInnerTexts();
-    fs.writeFileSync(path.join(artifacts, 'call-stack.txt'), rows.join('\n---\n'));
+    const rows = (await collectRows(page.locator('.debug-call-stack'))).map((row) => row.text);
+    fs.writeFileSync(path.join(artifacts, 'call-stack.txt'), rows.join('\n'));
     const named = rows.filter((row) => /omp \S+ · level \d/.test(row) && /LWP \d+/.test(row));
-    assert.ok(named.length >= 4, `OpenMP thread names in the call stack:\n${rows.join('\n')}`);
+    assert.ok(named.length >= 4, `4 OpenMP thread names in the call stack:\n${rows.join('\n')}`);
   });
 
   await t.test('the OpenMP view is revealed and shows teams, threads and tasks with icons', async () => {
-    const view = page.locator('.pane', { has: page.locator('.pane-header', { hasText: /^\s*OpenMP/ }) });
+    const view = pane('OpenMP');
     await view.locator('.monaco-list-row').first().waitFor({ timeout: 30_000 });
-    const rows = await viewRows('OpenMP');
-    fs.writeFileSync(path.join(artifacts, 'openmp-view.txt'), rows.join('\n'));
+    assert.match((await view.getAttribute('class')) ?? '', /\bexpanded\b/, 'the view opened itself at the first stop');
     await screenshot('openmp-view');
-    const text = rows.join('\n');
+    const rows = await collectRows(view);
+    fs.writeFileSync(path.join(artifacts, 'openmp-view.txt'), rows.map((r) => `${r.blank ? '[no icon] ' : ''}${r.text}`).join('\n'));
+    const text = rows.map((row) => row.text).join('\n');
     assert.match(text, /level 1 · team of 2/, 'the outer team');
     assert.match(text, /level 2 · team of 2/, 'an inner team');
     assert.match(text, /omp 0\/2/, 'a thread of a team');
@@ -153,18 +198,12 @@ test('a jompd session in VS Code: OpenMP names and view, and no error pop-ups', 
     assert.match(text, /level 2 implicit task/, 'the stopped thread\'s tasks, by level and kind');
     assert.match(text, /initial task/, 'the initial task named');
     assert.doesNotMatch(text, /\b0x0\b/, 'no task function shown as 0x0');
-    // every row has a codicon that draws: an unknown codicon name leaves its ::before without content
-    const blank = await view.locator('.monaco-list-row').evaluateAll((rows) => rows.filter((row) => {
-      const icons = [...row.querySelectorAll('[class*="codicon-"]')]
-        .filter((icon) => !icon.closest('.monaco-tl-twistie') && !icon.closest('.actions'));
-      return icons.length === 0 || icons.some((icon) => ['none', '""', ''].includes(getComputedStyle(icon, '::before').content));
-    }).map((row) => row.textContent));
-    assert.deepEqual(blank, [], 'rows with a blank icon');
+    assert.deepEqual(rows.filter((row) => row.blank).map((row) => row.text), [], 'rows with a blank icon');
   });
 
   await t.test('hovering words of "#pragma omp barrier" raises no error', async () => {
     await page.keyboard.press('Control+P');
-    await page.locator('.quick-input-widget input').fill('nested.c');
+    await page.locator('.quick-input-widget .quick-input-box input').first().fill('nested.c');
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'nested.c' }).first().waitFor();
     await page.keyboard.press('Enter');
     await page.locator('.monaco-editor .view-lines').first().waitFor();
@@ -198,7 +237,10 @@ test('a jompd session in VS Code: OpenMP names and view, and no error pop-ups', 
   });
 
   await t.test('a failing watch expression raises no error', async () => {
-    await command('Add Expression'); // the Watch view's "+"
+    const watch = pane('Watch');
+    await watch.locator('.pane-header').hover();
+    await watch.locator('.pane-header .codicon-add').first().click(); // the Watch view's "+"
+    await inputFocused();
     await page.keyboard.type('no_such_variable_jompd');
     await page.keyboard.press('Enter');
     await assertNoErrorNotification('after a failing watch');
