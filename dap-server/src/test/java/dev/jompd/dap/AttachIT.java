@@ -52,6 +52,14 @@ class AttachIT {
 
             // continue, pause, look again: a new stop, a fresh picture
             client.body("continue", args("threadId", stopped.get("threadId").getAsInt()));
+            // while it runs (held in read()): the OpenMP picture is "no stop", a hover is a quiet error
+            JsonObject running = client.body("jompd/openmpTree", null);
+            assertThat(running.get("stop").isJsonNull()).as(running.toString()).isTrue();
+            assertThat(running.get("state").getAsString()).isEqualTo("running");
+            JsonObject hover = client.request("evaluate", args("expression", "x", "context", "hover"));
+            assertThat(hover.get("success").getAsBoolean()).isFalse();
+            assertThat(hover.getAsJsonObject("body").getAsJsonObject("error").get("showUser").getAsBoolean()).isFalse();
+            assertThat(hover.get("message").getAsString()).contains("running");
             client.body("pause", args("threadId", stopped.get("threadId").getAsInt()));
             assertThat(client.event("stopped", STOP).getAsJsonObject("body").get("reason").getAsString()).isEqualTo("pause");
             OpenMpExpectations.assertThreadNamesMatch(client.body("threads", null), facts);

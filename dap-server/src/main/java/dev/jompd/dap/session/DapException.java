@@ -1,12 +1,25 @@
 package dev.jompd.dap.session;
 
-/** A request cannot be served: the message is shown to the user as the error response's text. */
+import java.util.Objects;
+
+/**
+ * A request cannot be served: the message is the error response's text, the {@link ErrorId} its stable
+ * id and whether the user is interrupted with it.
+ */
 public class DapException extends RuntimeException {
-    public DapException(String message) {
+    private final ErrorId errorId;
+
+    public DapException(ErrorId errorId, String message) {
         super(message);
+        this.errorId = Objects.requireNonNull(errorId);
     }
 
-    public DapException(String message, Throwable cause) {
+    public DapException(ErrorId errorId, String message, Throwable cause) {
         super(message, cause);
+        this.errorId = Objects.requireNonNull(errorId);
+    }
+
+    public ErrorId errorId() {
+        return errorId;
     }
 }

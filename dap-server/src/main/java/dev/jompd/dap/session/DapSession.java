@@ -31,13 +31,19 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * One DAP session: one client connection, at most one program. Messages are parsed and checked on the
  * transport's thread and then handled one at a time, in order, on the session's worker, together with
- * gdb's events, so a handler never races a stop. Every request gets a response: malformed requests and
- * requests out of order get error responses, gdb failures too; gdb crashing or hanging ends the session
- * with an output and a terminated event, never silence.
+ * gdb's events, so a handler never races a stop. Each request goes to its handler ({@link RequestHandlers}).
+ * Every request gets a response: malformed requests and requests out of order get error responses, gdb
+ * failures too, each with its {@link ErrorId}; gdb crashing or hanging ends the session with an output and a
+ * terminated event, never silence.
  */
 public final class DapSession implements DapEndpoint {
     /** lsp4j's gson set-up for DAP types (enums, Either, collections). */
     static final Gson GSON = new DebugMessageJsonHandler(Map.of()).getGson();
+    /**
+     * Writes messages as built: a JSON null put in a body on purpose (openmpTree's {@code "stop": null})
+     * stays; DAP types converted with {@link #GSON} carry no nulls to begin with.
+     */
+    private static final Gson WIRE = GSON.newBuilder().serializeNulls().create();
     private static final AtomicInteger SESSIONS = new AtomicInteger();
 
     enum Phase { NEW, INITIALIZED, STARTED, ENDED }
@@ -48,7 +54,10 @@ public final class DapSession implements DapEndpoint {
     private final AtomicInteger sequence = new AtomicInteger(1);
     private final Object sendLock = new Object();
     private final List<Runnable> afterResponse = new ArrayList<>();
-    final Requests requests;
+    private final RequestHandlers handlers = new RequestHandlers();
+    final Breakpoints breakpoints;
+    /** Frame and variables handles: unique within the session, valid for one stop. */
+    private final AtomicInteger handles = new AtomicInteger(1);
     volatile Phase phase = Phase.NEW;
     Debuggee debuggee;
     boolean linesStartAt1 = true;
@@ -62,7 +71,7 @@ public final class DapSession implements DapEndpoint {
         this.options = options;
         this.worker = Executors.newSingleThreadExecutor(Thread.ofVirtual()
                 .name("dap-session-" + SESSIONS.incrementAndGet()).factory());
-        this.requests = new Requests(this);
+        this.breakpoints = new Breakpoints(this);
     }
 
     // ------------------------------------------------------------------ input
@@ -108,12 +117,12 @@ public final class DapSession implements DapEndpoint {
         }
         String command = stringField(message, "command");
         if (command == null || command.isEmpty()) {
-            sendResponse(seq, command == null ? "" : command, false, null, "a request needs a string \"command\"");
+            sendError(seq, command == null ? "" : command, ErrorId.MALFORMED_MESSAGE, "a request needs a string \"command\"");
             return;
         }
         JsonElement arguments = message.get("arguments");
         if (arguments != null && !arguments.isJsonNull() && !arguments.isJsonObject()) {
-            sendResponse(seq, command, false, null, command + ": \"arguments\" must be an object");
+            sendError(seq, command, ErrorId.INVALID_ARGUMENTS, command + ": \"arguments\" must be an object");
             return;
         }
         JsonObject args = arguments == null || arguments.isJsonNull() ? new JsonObject() : arguments.getAsJsonObject();
@@ -121,7 +130,7 @@ public final class DapSession implements DapEndpoint {
     }
 
     private void rejectUnparsable(String problem) {
-        sendResponse(0, "", false, null, problem);
+        sendError(0, "", ErrorId.MALFORMED_MESSAGE, problem);
         output("console", "jompd-dap: rejected a message: " + problem + "\n");
     }
 
@@ -138,28 +147,32 @@ public final class DapSession implements DapEndpoint {
         afterResponse.clear();
         boolean succeeded = false;
         try {
-            JsonElement body = requests.handle(command, arguments);
-            sendResponse(seq, command, true, body, null);
+            JsonElement body = handlers.handle(command, arguments, this);
+            sendResponse(seq, command, true, body, null, null);
             succeeded = true;
         } catch (DapException e) {
-            sendResponse(seq, command, false, null, e.getMessage());
+            sendError(seq, command, e.errorId(), e.getMessage());
         } catch (GdbTimeoutException e) {
-            sendResponse(seq, command, false, null, e.getMessage());
+            // during launch or attach the user must act (a gdb that hangs at start); later the session ends
+            sendError(seq, command, isStart(command) ? ErrorId.LAUNCH_FAILED : ErrorId.GDB_NOT_RESPONDING, e.getMessage());
             gdbHangs(e);
         } catch (GdbCommandException e) {
-            sendResponse(seq, command, false, null, "gdb: " + e.gdbMessage());
+            sendError(seq, command, ErrorId.GDB_COMMAND_FAILED, "gdb: " + e.gdbMessage());
         } catch (GdbExitedException e) {
-            sendResponse(seq, command, false, null, e.getMessage());
+            sendError(seq, command, ErrorId.GDB_EXITED, e.getMessage());
         } catch (GdbException e) {
-            sendResponse(seq, command, false, null, "gdb: " + e.getMessage());
+            sendError(seq, command, ErrorId.GDB_COMMAND_FAILED, "gdb: " + e.getMessage());
+        } catch (RunState.IllegalTransitionException e) {
+            log("internal error in " + command + ": " + e.getMessage());
+            sendError(seq, command, ErrorId.INTERNAL_ERROR, command + ": internal error: " + e.getMessage());
         } catch (JsonParseException | IllegalStateException | ClassCastException | NumberFormatException
                  | UnsupportedOperationException e) {
-            sendResponse(seq, command, false, null, command + ": arguments of the wrong type: " + rootMessage(e));
+            sendError(seq, command, ErrorId.INVALID_ARGUMENTS, command + ": arguments of the wrong type: " + rootMessage(e));
         } catch (RuntimeException | LinkageError | AssertionError | StackOverflowError e) {
             // a bug or a broken installation: the client still gets its answer, the session goes on
             log("internal error in " + command + ": " + e);
             e.printStackTrace(options.log());
-            sendResponse(seq, command, false, null, command + ": internal error: " + e);
+            sendError(seq, command, ErrorId.INTERNAL_ERROR, command + ": internal error: " + e);
         }
         for (Runnable after : succeeded ? List.copyOf(afterResponse) : List.<Runnable>of()) {
             try {
@@ -173,6 +186,10 @@ public final class DapSession implements DapEndpoint {
                         ? "gdb: " + g.gdbMessage() : e.getMessage()) + "\n");
             }
         }
+    }
+
+    private static boolean isStart(String command) {
+        return command.equals("launch") || command.equals("attach");
     }
 
     /** Runs {@code action} after the current request's response has been sent (ordering of events). */
@@ -221,7 +238,15 @@ public final class DapSession implements DapEndpoint {
 
     // ------------------------------------------------------------------ output
 
-    private void sendResponse(int requestSeq, String command, boolean success, JsonElement body, String message) {
+    private void sendError(int requestSeq, String command, ErrorId id, String message) {
+        sendResponse(requestSeq, command, false, null, id, message);
+    }
+
+    /**
+     * A response; a failed one carries DAP's error message: the stable id, the text (DAP's format string,
+     * braces escaped) and whether the client should interrupt the user with it.
+     */
+    private void sendResponse(int requestSeq, String command, boolean success, JsonElement body, ErrorId id, String message) {
         JsonObject response = new JsonObject();
         response.addProperty("type", "response");
         response.addProperty("request_seq", requestSeq);
@@ -230,9 +255,9 @@ public final class DapSession implements DapEndpoint {
         if (!success) {
             response.addProperty("message", message);
             JsonObject error = new JsonObject();
-            error.addProperty("id", 1);
+            error.addProperty("id", id.id());
             error.addProperty("format", message.replace("{", "{{").replace("}", "}}"));
-            error.addProperty("showUser", true);
+            error.addProperty("showUser", id.showUser());
             JsonObject errorBody = new JsonObject();
             errorBody.add("error", error);
             response.add("body", errorBody);
@@ -255,7 +280,7 @@ public final class DapSession implements DapEndpoint {
     private void send(JsonObject message) {
         synchronized (sendLock) {
             message.addProperty("seq", sequence.getAndIncrement());
-            String json = GSON.toJson(message);
+            String json = WIRE.toJson(message);
             if (options.verbose()) {
                 log("-> " + json);
             }
@@ -302,7 +327,7 @@ public final class DapSession implements DapEndpoint {
         changed.addProperty("stop", debuggee.stop().generation);
         changed.addProperty("reason", report.reason());
         changed.addProperty("threadId", report.threadId());
-        event(Requests.OPENMP_CHANGED_EVENT, changed);
+        event(RequestHandlers.OPENMP_CHANGED_EVENT, changed);
     }
 
     void continued(int threadId) {
@@ -334,11 +359,11 @@ public final class DapSession implements DapEndpoint {
     }
 
     Debuggee.StopReport breakpointStop(int gdbNumber, int threadId) {
-        return requests.breakpoints.stopFor(gdbNumber, threadId);
+        return breakpoints.stopFor(gdbNumber, threadId);
     }
 
     void breakpointModified(MiValue bkpt) {
-        requests.breakpoints.modified(bkpt).ifPresent(breakpoint -> {
+        breakpoints.modified(bkpt).ifPresent(breakpoint -> {
             BreakpointEventArguments event = new BreakpointEventArguments();
             event.setReason("changed");
             event.setBreakpoint(breakpoint);
@@ -348,13 +373,13 @@ public final class DapSession implements DapEndpoint {
 
     /** gdb exited or crashed: the session cannot go on. */
     void gdbEnded(String description) {
-        if (phase == Phase.ENDED || debuggee == null || debuggee.detaching) {
+        if (phase == Phase.ENDED || debuggee == null || debuggee.isDisconnecting()) {
             return;
         }
         if (!terminatedSent) {
             output("important", "jompd-dap: " + description + "\n");
         }
-        debuggee.exited = true;
+        debuggee.gdbGone();
         terminated();
     }
 
@@ -368,6 +393,49 @@ public final class DapSession implements DapEndpoint {
 
     void endSession() {
         phase = Phase.ENDED;
+    }
+
+    // ------------------------------------------------------------------ what handlers check first
+
+    int newHandle() {
+        return handles.getAndIncrement();
+    }
+
+    /** Fails with OUT_OF_ORDER unless the session is in one of {@code allowed}. */
+    void requirePhase(String what, Phase... allowed) {
+        for (Phase allowedPhase : allowed) {
+            if (phase == allowedPhase) {
+                return;
+            }
+        }
+        throw new DapException(ErrorId.OUT_OF_ORDER, switch (phase) {
+            case NEW -> what + ": send initialize first";
+            case INITIALIZED -> what + ": no program yet: send launch or attach first";
+            case STARTED -> what + ": the program is already launched or attached";
+            case ENDED -> what + ": the session has ended";
+        });
+    }
+
+    /** The program, once launch or attach has loaded it. */
+    Debuggee startedDebuggee(String what) {
+        requirePhase(what, Phase.STARTED);
+        return debuggee;
+    }
+
+    /** The program, stopped. */
+    Debuggee stoppedDebuggee(String what) {
+        Debuggee started = startedDebuggee(what);
+        started.requireStopped(what);
+        return started;
+    }
+
+    /** A frame handed out at this stop. */
+    StopState.FrameRef frame(Debuggee stopped, int frameId, String what) {
+        StopState.FrameRef frame = stopped.stop().frames.get(frameId);
+        if (frame == null) {
+            throw new DapException(ErrorId.STALE_HANDLE, what + ": frame " + frameId + " is unknown or from an earlier stop");
+        }
+        return frame;
     }
 
     // ------------------------------------------------------------------ helpers

@@ -34,23 +34,21 @@ final class Debuggee implements Gdb.Listener {
     private GdbDebugger debugger;
     private InferiorOutput output;
     private OpenMpTarget openmp;
-    volatile long pid;
-    boolean running;
-    boolean configured;
-    boolean pauseRequested;
-    boolean resumeRequested;
-    boolean stopAtEntryPending;
-    boolean exited;
-    boolean detaching;
+    private volatile long pid;
+    private final RunControl run = new RunControl();
+    /** configurationDone came: stops are the client's to hear of (before it, an attach's stop is kept). */
+    private boolean configured;
+    /** A launch with stopOnEntry whose temporary breakpoint at main has not been hit yet. */
+    private boolean stopAtEntryPending;
     /** Run state as gdb last said it, updated on gdb's reader thread (the worker may be blocked). */
     private volatile boolean gdbSaysRunning;
     private volatile int stopsSeen;
     private int generation;
     private StopState stop = new StopState(0);
     /** A stop gdb reported before configurationDone (attach), told to the client then if asked to. */
-    StopReport initialStop;
+    private StopReport initialStop;
     /** The thread the last stop happened in: the "selected" thread of REPL commands. */
-    int lastStopThread = 1;
+    private int lastStopThread = 1;
     /** A stepIn going into the OpenMP code its line starts, between its stops; null otherwise. */
     private OpenMpStep openMpStep;
     private String lastOpenMpProblem;
@@ -75,7 +73,7 @@ final class Debuggee implements Gdb.Listener {
 
     /** The next stop of a {@link #rehearsal}. */
     void rehearseStop(List<GdbThread> threads) {
-        running = false;
+        run.moveTo(RunState.STOPPED);
         stop = new StopState(++generation);
         stop.threads = threads;
     }
@@ -105,7 +103,7 @@ final class Debuggee implements Gdb.Listener {
                 try {
                     output = InferiorOutput.open((category, text) -> session.output(category, text));
                 } catch (IOException e) {
-                    throw new DapException("cannot create the pipes for the program's output: " + e.getMessage(), e);
+                    throw new DapException(ErrorId.LAUNCH_FAILED, "cannot create the pipes for the program's output: " + e.getMessage(), e);
                 }
                 debugger.setArguments((ShellQuoting.join(config.args()) + " " + output.redirections()).strip());
             }
@@ -119,13 +117,12 @@ final class Debuggee implements Gdb.Listener {
                 while (stopsSeen == before && System.nanoTime() < deadline && gdb.isAlive()) {
                     sleep(5);
                 }
-                running = false;
                 openmp = OpenMpTarget.live(pid);
             }
             case CORE -> {
                 debugger.loadCore(config.core().orElseThrow());
                 Warmup.realStopBegins();
-                running = false;
+                run.moveTo(RunState.STOPPED);
                 openmp = OpenMpTarget.core(config.core().orElseThrow());
                 generation++;
                 stop = new StopState(generation);
@@ -137,20 +134,35 @@ final class Debuggee implements Gdb.Listener {
 
     void run() {
         stopAtEntryPending = config.stopOnEntry();
-        resumeRequested = true;
-        running = true;
+        run.moveTo(RunState.RUNNING);
         debugger.run(config.stopOnEntry());
     }
 
-    /** Called before every resume: the stop's handles and OpenMP picture become stale. */
-    void resuming() {
-        resumeRequested = true;
-        markRunning();
+    /**
+     * Called before every resume, {@code how} being RUNNING or STEPPING: the stop's handles and OpenMP
+     * picture become stale. gdb's *running that follows is then no news.
+     */
+    void resuming(RunState how) {
+        leaveStop(how);
     }
 
-    private void markRunning() {
-        if (!running) {
-            running = true;
+    /** A resume gdb refused: the program is still where it stopped (its handles are gone already). */
+    void resumeFailed() {
+        run.moveTo(RunState.STOPPED);
+    }
+
+    /** The client's pause (or terminate's): interrupts the running program; its next stop is a pause. */
+    void pause() {
+        if (run.isRunning() && !run.is(RunState.PAUSING)) {
+            run.moveTo(RunState.PAUSING);
+            debugger.interrupt();
+        }
+    }
+
+    private void leaveStop(RunState how) {
+        boolean wasRunning = run.isRunning();
+        run.moveTo(how);
+        if (!wasRunning) {
             for (String varobj : stop.varobjs) {
                 debugger.deleteVarobj(varobj);
             }
@@ -158,6 +170,49 @@ final class Debuggee implements Gdb.Listener {
             if (openmp != null) {
                 openmp.resumed();
             }
+        }
+    }
+
+    /** The stop gdb reported before configurationDone (attach), if any. */
+    Optional<StopReport> initialStop() {
+        return Optional.ofNullable(initialStop);
+    }
+
+    /** The thread the last stop happened in. */
+    int lastStopThread() {
+        return lastStopThread;
+    }
+
+    RunState runState() {
+        return run.state();
+    }
+
+    boolean isRunning() {
+        return run.isRunning();
+    }
+
+    /** The program exited or was killed, or gdb is gone: nothing to run or read. */
+    boolean hasEnded() {
+        return run.state() == RunState.EXITED || run.state() == RunState.TERMINATED;
+    }
+
+    boolean isDisconnecting() {
+        return run.is(RunState.DISCONNECTING);
+    }
+
+    /** configurationDone: returns false when it had come already. */
+    boolean configure() {
+        if (configured) {
+            return false;
+        }
+        configured = true;
+        return true;
+    }
+
+    /** gdb exited or crashed: no program any more. */
+    void gdbGone() {
+        if (!run.is(RunState.TERMINATED)) {
+            run.moveTo(RunState.TERMINATED);
         }
     }
 
@@ -170,24 +225,27 @@ final class Debuggee implements Gdb.Listener {
     }
 
     void requireStopped(String what) {
-        if (exited) {
-            throw new DapException(what + ": the program has exited");
-        }
-        if (running) {
-            throw new DapException(what + ": the program is running (pause it first)");
+        switch (run.state()) {
+            case STOPPED -> { }
+            case RUNNING, STEPPING, PAUSING -> throw new DapException(ErrorId.NOT_STOPPED,
+                    what + ": the program is running (pause it first)");
+            case NOT_STARTED -> throw new DapException(ErrorId.NOT_STOPPED, what + ": the program has not started yet");
+            case EXITED, DISCONNECTING, TERMINATED -> throw new DapException(ErrorId.PROGRAM_EXITED,
+                    what + ": the program has exited");
         }
     }
 
     void requireRunControl(String what) {
         if (isCore()) {
-            throw new DapException(what + ": a core file cannot run (post-mortem session)");
+            throw new DapException(ErrorId.NO_RUN_CONTROL, what + ": a core file cannot run (post-mortem session)");
         }
-        if (exited) {
-            throw new DapException(what + ": the program has exited");
+        if (run.isOver()) {
+            throw new DapException(ErrorId.PROGRAM_EXITED, what + ": the program has exited");
         }
     }
 
     List<GdbThread> threads() {
+        boolean running = run.isRunning();
         if (running || stop.threads == null) {
             long start = System.nanoTime();
             List<GdbThread> threads = !running && stop.threadsAnswer != null
@@ -206,7 +264,7 @@ final class Debuggee implements Gdb.Listener {
 
     /** The OpenMP picture of this stop, or empty with the reason when there is none. */
     Optional<OpenMpView> openMp() {
-        if (running || openmp == null) {
+        if (!run.is(RunState.STOPPED) || openmp == null) {
             return Optional.empty();
         }
         if (stop.cachedView().isPresent() || stop.cachedProblem() != null) {
@@ -233,11 +291,14 @@ final class Debuggee implements Gdb.Listener {
 
     /** Why {@link #openMp()} is empty. */
     String openMpProblem() {
-        if (openmp == null) {
+        if (openmp == null || run.is(RunState.NOT_STARTED)) {
             return "the program has not started yet";
         }
-        if (running) {
+        if (run.isRunning()) {
             return "the program is running";
+        }
+        if (run.isOver()) {
+            return "the program has exited";
         }
         return stop.cachedProblem() == null ? "unknown" : stop.cachedProblem().getMessage();
     }
@@ -358,8 +419,7 @@ final class Debuggee implements Gdb.Listener {
         }
 
         private boolean move(Runnable command) {
-            resumeRequested = true; // no "continued" event: the client still waits for its step
-            command.run();
+            command.run(); // still STEPPING: no "continued" event, the client waits for its step's stop
             return true;
         }
 
@@ -472,13 +532,13 @@ final class Debuggee implements Gdb.Listener {
         MiValue.Tuple results = record.results();
         switch (record.asyncClass()) {
             case "running" -> {
-                boolean requested = resumeRequested;
-                boolean wasRunning = running;
-                resumeRequested = false;
-                markRunning();
-                // gdb also says *running for each thread created while running: no news then
-                if (!requested && configured && !wasRunning) {
-                    session.continued(results.string("thread-id").filter(id -> !id.equals("all")).map(Integer::parseInt).orElse(1));
+                // the client's resumes moved to RUNNING or STEPPING already, and gdb also says *running for
+                // each thread created while running: news only when something else resumed a stopped program
+                if (!run.isRunning() && !run.isOver()) {
+                    leaveStop(RunState.RUNNING);
+                    if (configured) {
+                        session.continued(results.string("thread-id").filter(id -> !id.equals("all")).map(Integer::parseInt).orElse(1));
+                    }
                 }
             }
             case "stopped" -> handleStopped(results);
@@ -489,14 +549,13 @@ final class Debuggee implements Gdb.Listener {
                 }
             });
             case "thread-group-exited" -> {
-                if (!exited && !detaching) {
+                if (!run.isOver()) {
                     Optional<String> code = results.string("exit-code");
                     if (code.isPresent()) {
                         exited(exitCode(code.get()));
                     } else {
                         // killed (terminate, or from the console): no exit code to tell
-                        exited = true;
-                        running = false;
+                        run.moveTo(RunState.TERMINATED);
                         session.terminated();
                     }
                 }
@@ -514,22 +573,24 @@ final class Debuggee implements Gdb.Listener {
     }
 
     private void handleStopped(MiValue.Tuple results) {
+        if (run.isOver()) {
+            return; // exited, or disconnect is ending it: no stop to tell
+        }
         String reason = results.string("reason").orElse("");
         if (reason.startsWith("exited")) {
             openMpStep = null;
-            running = false;
             exited(results.string("exit-code").map(Debuggee::exitCode).orElse(reason.equals("exited-signalled") ? 128 : 0));
             return;
         }
         if (openMpStep != null && openMpStep.movesOn(reason, results)) {
             return; // a stop on the way: the client hears of the step's end only
         }
-        running = false;
+        boolean pausing = run.is(RunState.PAUSING);
+        run.moveTo(RunState.STOPPED);
         Warmup.realStopBegins();
         int threadId = results.string("thread-id").map(Integer::parseInt).orElse(1);
         lastStopThread = threadId;
-        StopReport report = describeStop(reason, results, threadId);
-        pauseRequested = false;
+        StopReport report = describeStop(reason, results, threadId, pausing);
         // start what every client asks next (threads, OpenMP names) before telling it about the stop
         stop.threadsAnswer = debugger.submitThreads();
         if (openmp != null) {
@@ -542,7 +603,7 @@ final class Debuggee implements Gdb.Listener {
         session.stopped(report);
     }
 
-    private StopReport describeStop(String reason, MiValue.Tuple results, int threadId) {
+    private StopReport describeStop(String reason, MiValue.Tuple results, int threadId, boolean pauseRequested) {
         return switch (reason) {
             case "breakpoint-hit" -> {
                 int number = results.string("bkptno").map(Integer::parseInt).orElse(-1);
@@ -579,8 +640,7 @@ final class Debuggee implements Gdb.Listener {
     }
 
     private void exited(int code) {
-        exited = true;
-        running = false;
+        run.moveTo(RunState.EXITED);
         if (output != null) {
             output.drain(java.time.Duration.ofMillis(500)); // the program's last words before its exit
         }
@@ -592,9 +652,11 @@ final class Debuggee implements Gdb.Listener {
     /** Ends the session's hold on the program: kill it (launch) or let it go (attach), then end gdb. */
     void end(boolean terminateProgram) {
         try {
-            if (gdb != null && gdb.isAlive() && !isCore() && !exited && pid > 0) {
-                if (running || gdbSaysRunning) {
-                    pauseRequested = true;
+            if (gdb != null && gdb.isAlive() && !isCore() && !run.isOver() && pid > 0) {
+                if (run.isRunning() || gdbSaysRunning) {
+                    if (run.isRunning() && !run.is(RunState.PAUSING)) {
+                        run.moveTo(RunState.PAUSING);
+                    }
                     try {
                         debugger.interrupt();
                     } catch (dev.jompd.dap.gdb.GdbCommandException alreadyStopped) {
@@ -602,7 +664,7 @@ final class Debuggee implements Gdb.Listener {
                     }
                     awaitStop();
                 }
-                detaching = true;
+                run.moveTo(RunState.DISCONNECTING);
                 if (terminateProgram) {
                     debugger.kill();
                 } else {

@@ -34,14 +34,14 @@ public record LaunchConfig(Kind kind, Optional<Path> program, List<String> args,
         Optional<Path> core = path(arguments, "coreDumpPath");
         Optional<Path> program = path(arguments, "program");
         if (core.isEmpty() && program.isEmpty()) {
-            throw new DapException("launch: `program` is required (the executable to debug)");
+            throw new DapException(ErrorId.LAUNCH_FAILED, "launch: `program` is required (the executable to debug)");
         }
         core.ifPresent(file -> requireFile(file, "coreDumpPath"));
         program.ifPresent(file -> requireFile(file, "program"));
         Optional<Path> cwd = path(arguments, "cwd");
         cwd.ifPresent(directory -> {
             if (!Files.isDirectory(directory)) {
-                throw new DapException("launch: `cwd` " + directory + " is not a directory");
+                throw new DapException(ErrorId.LAUNCH_FAILED, "launch: `cwd` " + directory + " is not a directory");
             }
         });
         return new LaunchConfig(core.isPresent() ? Kind.CORE : Kind.LAUNCH, program, strings(arguments, "args"), cwd,
@@ -53,18 +53,18 @@ public record LaunchConfig(Kind kind, Optional<Path> program, List<String> args,
         JsonElement id = arguments.get("processId");
         long pid;
         if (id == null || id.isJsonNull()) {
-            throw new DapException("attach: `processId` is required (the process to attach to)");
+            throw new DapException(ErrorId.LAUNCH_FAILED, "attach: `processId` is required (the process to attach to)");
         } else if (id.isJsonPrimitive() && (id.getAsJsonPrimitive().isNumber() || id.getAsJsonPrimitive().isString())) {
             try {
                 pid = Long.parseLong(id.getAsString().trim());
             } catch (NumberFormatException e) {
-                throw new DapException("attach: `processId` must be a process id, not " + id);
+                throw new DapException(ErrorId.LAUNCH_FAILED, "attach: `processId` must be a process id, not " + id);
             }
         } else {
-            throw new DapException("attach: `processId` must be a number, not " + id);
+            throw new DapException(ErrorId.LAUNCH_FAILED, "attach: `processId` must be a number, not " + id);
         }
         if (pid <= 0 || pid > Integer.MAX_VALUE) {
-            throw new DapException("attach: `processId` " + pid + " is not a process id");
+            throw new DapException(ErrorId.LAUNCH_FAILED, "attach: `processId` " + pid + " is not a process id");
         }
         Optional<Path> program = path(arguments, "program");
         program.ifPresent(file -> requireFile(file, "program"));
@@ -75,7 +75,7 @@ public record LaunchConfig(Kind kind, Optional<Path> program, List<String> args,
 
     private static void requireFile(Path file, String attribute) {
         if (!Files.isRegularFile(file)) {
-            throw new DapException("`" + attribute + "` " + file + " does not exist or is not a file");
+            throw new DapException(ErrorId.LAUNCH_FAILED, "`" + attribute + "` " + file + " does not exist or is not a file");
         }
     }
 
@@ -89,7 +89,7 @@ public record LaunchConfig(Kind kind, Optional<Path> program, List<String> args,
             return DEFAULT_GDB_TIMEOUT;
         }
         if (!isNumber(value) || value.getAsLong() < 100 || value.getAsLong() > 3_600_000) {
-            throw new DapException("`gdbTimeout` must be a number of milliseconds between 100 and 3600000, not " + value);
+            throw new DapException(ErrorId.LAUNCH_FAILED, "`gdbTimeout` must be a number of milliseconds between 100 and 3600000, not " + value);
         }
         return Duration.ofMillis(value.getAsLong());
     }
@@ -104,7 +104,7 @@ public record LaunchConfig(Kind kind, Optional<Path> program, List<String> args,
             return Optional.empty();
         }
         if (!value.isJsonPrimitive() || !value.getAsJsonPrimitive().isString()) {
-            throw new DapException("`" + name + "` must be a string, not " + abbreviate(value));
+            throw new DapException(ErrorId.LAUNCH_FAILED, "`" + name + "` must be a string, not " + abbreviate(value));
         }
         return Optional.of(value.getAsString());
     }
@@ -119,7 +119,7 @@ public record LaunchConfig(Kind kind, Optional<Path> program, List<String> args,
             return false;
         }
         if (!value.isJsonPrimitive() || !value.getAsJsonPrimitive().isBoolean()) {
-            throw new DapException("`" + name + "` must be true or false, not " + abbreviate(value));
+            throw new DapException(ErrorId.LAUNCH_FAILED, "`" + name + "` must be true or false, not " + abbreviate(value));
         }
         return value.getAsBoolean();
     }
@@ -130,12 +130,12 @@ public record LaunchConfig(Kind kind, Optional<Path> program, List<String> args,
             return List.of();
         }
         if (!value.isJsonArray()) {
-            throw new DapException("`" + name + "` must be an array of strings, not " + abbreviate(value));
+            throw new DapException(ErrorId.LAUNCH_FAILED, "`" + name + "` must be an array of strings, not " + abbreviate(value));
         }
         List<String> list = new ArrayList<>();
         for (JsonElement element : value.getAsJsonArray()) {
             if (!element.isJsonPrimitive()) {
-                throw new DapException("`" + name + "` must be an array of strings; it holds " + abbreviate(element));
+                throw new DapException(ErrorId.LAUNCH_FAILED, "`" + name + "` must be an array of strings; it holds " + abbreviate(element));
             }
             list.add(element.getAsString());
         }
@@ -152,19 +152,19 @@ public record LaunchConfig(Kind kind, Optional<Path> program, List<String> args,
         if (value.isJsonObject()) {
             for (var entry : value.getAsJsonObject().entrySet()) {
                 if (!entry.getValue().isJsonPrimitive()) {
-                    throw new DapException("`environment`: the value of " + entry.getKey() + " must be a string");
+                    throw new DapException(ErrorId.LAUNCH_FAILED, "`environment`: the value of " + entry.getKey() + " must be a string");
                 }
                 environment.put(entry.getKey(), entry.getValue().getAsString());
             }
             return environment;
         }
         if (!value.isJsonArray()) {
-            throw new DapException("`environment` must be a list of {\"name\", \"value\"} objects, not " + abbreviate(value));
+            throw new DapException(ErrorId.LAUNCH_FAILED, "`environment` must be a list of {\"name\", \"value\"} objects, not " + abbreviate(value));
         }
         for (JsonElement element : value.getAsJsonArray()) {
             if (!element.isJsonObject() || !(element.getAsJsonObject().get("name") instanceof JsonPrimitive name)
                     || name.getAsString().isEmpty() || name.getAsString().contains("=")) {
-                throw new DapException("`environment` entries must be {\"name\": \"NAME\", \"value\": \"...\"}, not "
+                throw new DapException(ErrorId.LAUNCH_FAILED, "`environment` entries must be {\"name\": \"NAME\", \"value\": \"...\"}, not "
                         + abbreviate(element));
             }
             JsonElement entryValue = element.getAsJsonObject().get("value");
@@ -180,7 +180,7 @@ public record LaunchConfig(Kind kind, Optional<Path> program, List<String> args,
             return List.of();
         }
         if (!value.isJsonArray()) {
-            throw new DapException("`setupCommands` must be an array");
+            throw new DapException(ErrorId.LAUNCH_FAILED, "`setupCommands` must be an array");
         }
         List<String> commands = new ArrayList<>();
         for (JsonElement element : (JsonArray) value) {
@@ -189,7 +189,7 @@ public record LaunchConfig(Kind kind, Optional<Path> program, List<String> args,
             } else if (element.isJsonObject() && element.getAsJsonObject().get("text") instanceof JsonPrimitive text) {
                 commands.add(text.getAsString());
             } else {
-                throw new DapException("`setupCommands` entries must be strings or {\"text\": \"...\"}, not " + abbreviate(element));
+                throw new DapException(ErrorId.LAUNCH_FAILED, "`setupCommands` entries must be strings or {\"text\": \"...\"}, not " + abbreviate(element));
             }
         }
         return List.copyOf(commands);

@@ -40,9 +40,9 @@ final class OmpdCommands {
         if (command.equals("help")) {
             return HELP;
         }
-        OpenMpView view = debuggee.openMp().orElseThrow(() -> new DapException("ompd " + command
+        OpenMpView view = debuggee.openMp().orElseThrow(() -> new DapException(ErrorId.EVALUATION_FAILED, "ompd " + command
                 + ": no OpenMP picture: " + debuggee.openMpProblem()));
-        int selectedId = frame.map(StopState.FrameRef::thread).orElse(debuggee.lastStopThread);
+        int selectedId = frame.map(StopState.FrameRef::thread).orElse(debuggee.lastStopThread());
         Optional<GdbThread> selected = debuggee.threads().stream().filter(t -> t.id() == selectedId).findFirst();
         OptionalLong lwp = selected.map(GdbThread::lwp).orElse(OptionalLong.empty());
         return switch (command) {
@@ -54,16 +54,16 @@ final class OmpdCommands {
             case "tasks" -> tasks(view, selectedThread(view, lwp));
             case "tree" -> SnapshotReport.render(ProcessSnapshot.take(view.process())).stripTrailing();
             case "json" -> new GsonBuilder().setPrettyPrinting().disableHtmlEscaping().create().toJson(view.tree());
-            default -> throw new DapException("unknown ompd command \"" + command + "\"\n" + HELP);
+            default -> throw new DapException(ErrorId.EVALUATION_FAILED, "unknown ompd command \"" + command + "\"\n" + HELP);
         };
     }
 
     private static ThreadHandle selectedThread(OpenMpView view, OptionalLong lwp) {
         if (lwp.isEmpty()) {
-            throw new DapException("the selected thread has no LWP");
+            throw new DapException(ErrorId.EVALUATION_FAILED, "the selected thread has no LWP");
         }
         return view.thread(lwp.getAsLong()).orElseThrow(() ->
-                new DapException("the selected thread (LWP " + lwp.getAsLong() + ") is not an OpenMP thread"));
+                new DapException(ErrorId.EVALUATION_FAILED, "the selected thread (LWP " + lwp.getAsLong() + ") is not an OpenMP thread"));
     }
 
     private static String threads(OpenMpView view, List<GdbThread> threads, int selected) {

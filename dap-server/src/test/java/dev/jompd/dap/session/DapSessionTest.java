@@ -85,7 +85,37 @@ class DapSessionTest {
         assertError(request(5, "threads", null), "launch or attach first");
         assertError(request(6, "stackTrace", "{\"threadId\":1}"), "launch or attach first");
         assertError(request(7, "continue", "{\"threadId\":1}"), "launch or attach first");
-        assertError(request(8, "jompd/openmpTree", null), "launch or attach first");
+        // no stop yet: the OpenMP picture is answered as "no stop", not as an error (VS Code would pop it up)
+        JsonObject tree = request(8, "jompd/openmpTree", null);
+        assertThat(tree.get("success").getAsBoolean()).as(tree.toString()).isTrue();
+        assertThat(tree.getAsJsonObject("body").has("stop")).isTrue();
+        assertThat(tree.getAsJsonObject("body").get("stop").isJsonNull()).isTrue();
+        assertThat(tree.getAsJsonObject("body").get("state").getAsString()).isEqualTo("not-started");
+    }
+
+    private static void assertErrorId(JsonObject response, ErrorId id) {
+        assertThat(response.get("success").getAsBoolean()).as(response.toString()).isFalse();
+        JsonObject error = response.getAsJsonObject("body").getAsJsonObject("error");
+        assertThat(error.get("id").getAsInt()).as(response.toString()).isEqualTo(id.id());
+        assertThat(error.get("showUser").getAsBoolean()).as(response.toString()).isEqualTo(id.showUser());
+    }
+
+    @Test
+    void everyErrorCarriesItsStableIdAndOnlyStartFailuresInterruptTheUser() throws InterruptedException {
+        session.receive("{\"seq\":1,\"type\":\"request\",");
+        assertErrorId(peer.next(Duration.ofSeconds(5)), ErrorId.MALFORMED_MESSAGE);
+        assertErrorId(request(2, "threads", null), ErrorId.OUT_OF_ORDER);
+        request(3, "initialize", "{}");
+        JsonObject unknown = request(4, "flyToTheMoon", "{}");
+        assertErrorId(unknown, ErrorId.UNKNOWN_COMMAND);
+        assertThat(unknown.getAsJsonObject("body").getAsJsonObject("error").get("id").getAsInt()).isEqualTo(1002);
+        assertErrorId(request(5, "setBreakpoints", "{\"source\":{\"path\":\"/a.c\"},\"breakpoints\":[{\"line\":\"x\"}]}"),
+                ErrorId.INVALID_ARGUMENTS);
+        assertErrorId(request(6, "launch", "{\"program\":\"/no/such/program\"}"), ErrorId.LAUNCH_FAILED);
+        assertErrorId(request(7, "launch", "{\"program\":\"/bin/true\",\"miDebuggerPath\":\"/no/such/gdb\"}"),
+                ErrorId.GDB_MISSING);
+        assertThat(request(8, "disconnect", "{}").get("success").getAsBoolean()).isTrue();
+        assertErrorId(request(9, "evaluate", "{\"expression\":\"x\"}"), ErrorId.OUT_OF_ORDER);
     }
 
     @Test
