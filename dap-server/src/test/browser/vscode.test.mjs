@@ -159,7 +159,11 @@ after(async () => {
 });
 
 test('a jompd session in VS Code: OpenMP names and view, and no error pop-ups', async (t) => {
-  await command('Add Function Breakpoint');
+  // Run and Debug (its activity bar icon), then the Breakpoints view's "Add Function Breakpoint" button
+  await page.locator('.activitybar .action-item a[aria-label^="Run and Debug"]').first().click();
+  const breakpoints = pane('Breakpoints');
+  await breakpoints.locator('.pane-header').hover();
+  await breakpoints.locator('.pane-header a.action-label[aria-label="Add Function Breakpoint"]').first().click();
   await inputFocused();
   await page.keyboard.type('jompd_marker');
   await page.keyboard.press('Enter');
@@ -239,7 +243,7 @@ test('a jompd session in VS Code: OpenMP names and view, and no error pop-ups', 
   await t.test('a failing watch expression raises no error', async () => {
     const watch = pane('Watch');
     await watch.locator('.pane-header').hover();
-    await watch.locator('.pane-header .codicon-add').first().click(); // the Watch view's "+"
+    await watch.locator('.pane-header a.action-label[aria-label="Add Expression"]').first().click(); // the Watch view's "+"
     await inputFocused();
     await page.keyboard.type('no_such_variable_jompd');
     await page.keyboard.press('Enter');
