@@ -39,6 +39,9 @@ class VscodeBrowserIT {
     void extensionInVscodeShowsOpenMpAndRaisesNoErrorPopUps() throws Exception {
         Assumptions.assumeTrue(NodeTools.missing().isEmpty(), () -> NodeTools.missing().orElse(""));
         Assumptions.assumeTrue(Files.isExecutable(CHROMIUM), "no /usr/bin/chromium: run scripts/setup-system.sh");
+        Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/rg")), "no ripgrep (rg): run scripts/setup-system.sh");
+        String nodeVersion = output(List.of("node", "--version"), Path.of("."), 30).strip();
+        Assumptions.assumeTrue(nodeVersion.startsWith("v20."), () -> "code-server 4.96.4 runs on node 20 only, this is " + nodeVersion);
         Path repository = Path.of("..").toAbsolutePath().normalize();
         Path extension = repository.resolve("vscode-extension");
         Assumptions.assumeTrue(Files.isRegularFile(extension.resolve("build.sh")), "no vscode-extension/ beside dap-server/");
