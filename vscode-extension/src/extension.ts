@@ -76,7 +76,12 @@ class OpenMpTreeProvider implements vscode.TreeDataProvider<TreeNode> {
   }
 
   setState(session: vscode.DebugSession, state: RunState): void {
+    const before = this.states.get(session.id);
     this.states.set(session.id, state);
+    if (state === 'running' && before === 'stopped' && vscode.debug.activeDebugSession?.id === session.id) {
+      // the picture of the last stop is no longer true: say so rather than show it as if it were
+      this.show(messageTree('The program is running: the OpenMP picture comes at the next stop'));
+    }
   }
 
   forget(session: vscode.DebugSession): void {

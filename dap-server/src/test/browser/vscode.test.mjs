@@ -176,6 +176,19 @@ test('a jompd session in VS Code: OpenMP names and view, and no error pop-ups', 
     .waitFor({ timeout: 120_000 });
   await page.waitForTimeout(3000);
 
+  await t.test('this VS Code draws no glyph for an unknown codicon (what the icon check relies on)', async () => {
+    const glyphs = await page.evaluate(() => ['pulse', 'debug-thread'].map((name) => {
+      const probe = document.createElement('span');
+      probe.className = `codicon codicon-${name}`;
+      document.body.appendChild(probe);
+      const content = getComputedStyle(probe, '::before').content;
+      probe.remove();
+      return content;
+    }));
+    assert.ok(!['none', '""', ''].includes(glyphs[0]), `codicon-pulse draws (${glyphs[0]})`);
+    assert.ok(['none', '""', ''].includes(glyphs[1]), `codicon-debug-thread draws nothing in VS Code 1.96 (${glyphs[1]})`);
+  });
+
   await t.test('no error notification at session start and first stop', async () => {
     await assertNoErrorNotification('at the first stop');
   });
