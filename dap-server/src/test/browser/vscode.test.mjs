@@ -64,6 +64,31 @@ async function command(title) {
   assert.fail(`no command palette row "${title}"`);
 }
 
+/** Shows the debug hover of {@code word} on the editor line containing {@code line}. */
+async function hoverWord(line, word) {
+  const box = await page.locator('.monaco-editor .view-line', { hasText: line }).first()
+    .evaluate((element, wanted) => {
+      const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const at = node.textContent.indexOf(wanted);
+        if (at >= 0) {
+          const range = document.createRange();
+          range.setStart(node, at);
+          range.setEnd(node, at + wanted.length);
+          const r = range.getBoundingClientRect();
+          return { x: r.x + r.width / 2, y: r.y + r.height / 2 };
+        }
+      }
+      return null;
+    }, word);
+  assert.ok(box, `"${word}" on the line "${line}"`);
+  // the cursor into the word, then Debug: Show Hover (Ctrl+K Ctrl+I): the same evaluation (context "hover")
+  // and the same widget as resting the mouse there, which headless Chromium's synthetic moves do not trigger
+  await page.mouse.click(box.x, box.y);
+  await page.keyboard.press('Control+K');
+  await page.keyboard.press('Control+I');
+}
+
 /** Waits until an input box has the keyboard (VS Code opens them a moment after the command). */
 async function inputFocused() {
   await page.waitForFunction(() => ['INPUT', 'TEXTAREA'].includes(document.activeElement?.tagName ?? ''));
@@ -219,37 +244,23 @@ test('a jompd session in VS Code: OpenMP names and view, and no error pop-ups', 
   });
 
   await t.test('hovering words of "#pragma omp barrier" raises no error', async () => {
-    await page.keyboard.press('Control+P');
-    await page.locator('.quick-input-widget .quick-input-box input').first().fill('nested.c');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'nested.c' }).first().waitFor();
+    // the frame of nested.c's innermost() in the call stack: its source opens (the barrier is a few lines on)
+    await page.locator('.debug-call-stack .monaco-list').first().focus();
+    await page.keyboard.press('Home'); // the stopped thread's row, then its frames: jompd_marker, fx_write_facts_and_mark, innermost
+    for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowDown');
     await page.keyboard.press('Enter');
-    await page.locator('.monaco-editor .view-lines').first().waitFor();
-    await page.keyboard.press('Control+G');
-    await page.keyboard.type(String(config.barrierLine));
-    await page.keyboard.press('Enter');
+    await page.locator('.monaco-editor .view-line', { hasText: '#pragma omp barrier' }).first().waitFor();
     await page.waitForTimeout(1000);
+    // a control first: hovering a variable shows its value, so hovering does evaluate here
+    await hoverWord('fx_gate_await(total - 1);', 'total');
+    await page.locator('.debug-hover-widget').first().waitFor({ state: 'visible', timeout: 20_000 });
+    assert.match(await page.locator('.debug-hover-widget').first().innerText(), /4/, 'total = 4 threads in a 2 x 2 program');
+    await screenshot('hovering-over-a-variable');
+    await page.keyboard.press('Escape');
     for (const word of ['barrier', 'pragma']) {
-      // the middle of the word on screen, measured in the editor's own text
-      const box = await page.locator('.monaco-editor .view-line', { hasText: '#pragma omp barrier' }).first()
-        .evaluate((line, wanted) => {
-          const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
-          for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-            const at = node.textContent.indexOf(wanted);
-            if (at >= 0) {
-              const range = document.createRange();
-              range.setStart(node, at);
-              range.setEnd(node, at + wanted.length);
-              const r = range.getBoundingClientRect();
-              return { x: r.x + r.width / 2, y: r.y + r.height / 2 };
-            }
-          }
-          return null;
-        }, word);
-      assert.ok(box, `"${word}" on the barrier line`);
-      await page.mouse.move(box.x, box.y);
-      await page.waitForTimeout(2500); // VS Code evaluates the word under the mouse after a delay
+      await hoverWord('#pragma omp barrier', word);
       await assertNoErrorNotification(`hovering over ${word}`);
-      await page.mouse.move(5, 500);
+      await page.keyboard.press('Escape');
     }
   });
 
