@@ -150,6 +150,9 @@ class LaunchIT {
             JsonObject tree = client.request("jompd/openmpTree", null);
             assertThat(tree.get("success").getAsBoolean()).isFalse();
             assertThat(tree.get("message").getAsString()).contains("no OpenMP picture");
+            // said quietly: VS Code asks at every stop, and a pop-up at main would be noise (ErrorId.OPENMP_UNAVAILABLE)
+            assertThat(tree.getAsJsonObject("body").getAsJsonObject("error").get("id").getAsInt()).isEqualTo(1202);
+            assertThat(tree.getAsJsonObject("body").getAsJsonObject("error").get("showUser").getAsBoolean()).isFalse();
             assertThat(OpenMpExpectations.scopeNames(client.body("scopes", args("frameId", mainFrame.get("id").getAsInt()))))
                     .containsExactly("Locals");
 
