@@ -4,36 +4,57 @@
 
 export interface ToolData { value: string; ptr: string }
 
+// Fields marked "report module" come from servers built with the report module (the schema's newer fields);
+// older servers leave them out, so they are optional here and the tree falls back to what it works out.
+
+export interface InspectFunction {
+  address: string; symbol?: string; module?: string; source?: string;
+  displayName?: string; // report module
+}
+
 export interface InspectTask {
+  id?: string; // report module
   address: string;
+  kind?: 'initial' | 'implicit' | 'explicit' | 'unknown'; // report module
+  status?: 'executing' | 'suspended' | 'not_started' | 'complete' | 'unknown'; // report module
+  region?: string; // report module
   lightweightTeam?: string;
   flags?: { explicit: boolean; final: boolean; tied: boolean; started: boolean; executing: boolean;
             complete: boolean; taskSerial: boolean; teamSerial: boolean };
-  function?: { address: string; symbol?: string; module?: string; source?: string };
+  function?: InspectFunction;
   frames?: { exitFrame: string; exitFrameFlags: number; enterFrame: string; enterFrameFlags: number };
   toolData?: ToolData;
   icvs: Record<string, string>;
 }
 
 export interface InspectThread {
-  gtid: number; lwp?: number; pthread: string; threadNum: number; state: string; waitId: string;
+  name?: string; // report module: the name every door gives the thread
+  gtid: number; lwp?: number; pthread: string; threadNum: number;
+  teamPath?: number[]; // report module
+  state: string; waitId: string;
   region: string | null; toolData: ToolData; icvs: Record<string, string>; tasks: InspectTask[];
+  recentEvents?: { timeNanos: string; event: string; codeptr: string }[]; // report module, with the recorder
 }
 
 export interface InspectRegion {
   id: string; level: number; activeLevel: number; teamSize: number; serialized: boolean;
-  enclosing: string | null; toolData: ToolData; icvs: Record<string, string>;
+  enclosing: string | null;
+  teamPath?: number[]; // report module
+  function?: InspectFunction; // report module
+  toolData: ToolData; icvs: Record<string, string>;
 }
 
 export interface InspectReport {
   schema: string;
-  target: { kind: string; name: string; runtime: string; ompVersion: number };
+  target: { kind: string; name: string; runtime: string; ompVersion: number;
+            openmp?: string }; // report module: the version in words
   icvs: Record<string, string>;
   displayControlVariables: string[];
   notices: string[];
   regions: InspectRegion[];
   threads: InspectThread[];
   problems: string[];
+  recorder?: Record<string, unknown>; // report module, with the jompd-recorder
 }
 
 export type NodeKind = 'process' | 'region' | 'thread' | 'stoppedThread' | 'task' | 'icvs' | 'icv' | 'idle' | 'problems'
@@ -128,11 +149,12 @@ export function taskKinds(tasks: InspectTask[]): { kind: 'initial' | 'implicit' 
   const kinds: { kind: 'initial' | 'implicit' | 'explicit' | 'task'; level?: number }[] = new Array(tasks.length);
   let level: number | undefined = -1;
   for (let i = tasks.length - 1; i >= 0; i--) {
-    const flags = tasks[i].flags;
-    if (!flags) {
+    // the report module's kind when the server sends it, else the task's flags
+    const kind = tasks[i].kind ?? (tasks[i].flags ? (tasks[i].flags?.explicit ? 'explicit' : 'implicit') : 'unknown');
+    if (kind === 'unknown') {
       level = undefined; // an unreadable task: the levels above it are unknown
       kinds[i] = { kind: 'task' };
-    } else if (flags.explicit) {
+    } else if (kind === 'explicit') {
       kinds[i] = { kind: 'explicit', level: level !== undefined && level >= 0 ? level : undefined };
     } else {
       level = level === undefined ? undefined : level + 1;
@@ -153,10 +175,12 @@ function taskNode(thread: InspectThread, task: InspectTask, index: number,
     if (task.flags.final) words.push('final');
     if (task.flags.taskSerial) words.push('undeferred');
   }
-  if (task.flags?.executing) words.push('(executing)');
+  if (task.status === 'executing' || task.status === 'suspended') words.push(`(${task.status})`);
+  else if (task.status === undefined && task.flags?.executing) words.push('(executing)');
   // the initial task has no function of its own (libomp records 0): the program's main code runs in it
   const address = task.function?.address;
-  const fn = task.function?.symbol ?? (address !== undefined && !/^0x0*$/.test(address) ? address : undefined);
+  const fn = task.function?.displayName ?? task.function?.symbol
+    ?? (address !== undefined && !/^0x0*$/.test(address) ? address : undefined);
   const extra = [...(fn ? [`function ${fn}`] : kind.kind === 'initial' ? ['the program\'s initial code (main)'] : []),
     ...(task.toolData ? [`tool data value ${task.toolData.value}, ptr ${task.toolData.ptr}`] : [])];
   return {
@@ -175,8 +199,9 @@ function threadNode(thread: InspectThread, stoppedLwp: number | undefined, teamS
     `state ${thread.state}, wait id ${thread.waitId}`, `tool data value ${thread.toolData.value}, ptr ${thread.toolData.ptr}`];
   return {
     id, kind: stopped ? 'stoppedThread' : 'thread',
-    label: `omp ${number}${thread.lwp !== undefined ? ` · LWP ${thread.lwp}` : ''}`,
-    description: `${stopped ? 'stopped here · ' : ''}${shortState(thread.state)}`,
+    label: thread.name ?? `omp ${number}${thread.lwp !== undefined ? ` · LWP ${thread.lwp}` : ''}`,
+    description: `${stopped ? 'stopped here · ' : ''}${thread.name !== undefined && thread.lwp !== undefined
+      ? `LWP ${thread.lwp}` : shortState(thread.state)}`,
     tooltip: icvTooltip(`OpenMP thread ${number}${stopped ? ' (the thread that stopped)' : ''}`, thread.icvs, extra),
     children: [icvNodes(id, thread.icvs), ...thread.tasks.map((task, i) => taskNode(thread, task, i, kinds[i]))],
   };
@@ -219,7 +244,7 @@ export function buildTree(report: InspectReport, stoppedLwp?: number): TreeNode[
   };
   const nodes: TreeNode[] = [{
     id: 'process', kind: 'process', label: `${report.target.kind} ${report.target.name}`,
-    description: `${report.target.runtime}, OpenMP ${report.target.ompVersion}, ${report.threads.length} threads`,
+    description: `${report.target.runtime}, ${report.target.openmp ?? `OpenMP ${report.target.ompVersion}`}, ${report.threads.length} threads`,
     tooltip: icvTooltip('Process ICVs', report.icvs, report.displayControlVariables),
     children: [icvNodes('process', report.icvs)],
   }];

@@ -134,3 +134,20 @@ test('the server\'s no-stop answer is a message, a picture is not', () => {
   assert.equal(noStopMessage(report()), undefined);
   assert.equal(noStopMessage(null), undefined);
 });
+
+test('the report module\'s fields are used when the server sends them', () => {
+  const newer = report() as { target: Record<string, unknown>; threads: Record<string, unknown>[] };
+  newer.target.openmp = 'OpenMP 5.0 preview (TR4), 201611';
+  newer.threads[0].name = 'omp 0.0 · 0/2 · level 2 · wait_barrier_explicit';
+  const tasks = newer.threads[0].tasks as InspectTask[];
+  tasks[0].kind = 'explicit';
+  tasks[0].status = 'suspended';
+  tasks[0].function = { address: '0x1', symbol: '.omp_task_entry..3', displayName: 'fib' };
+  const roots = buildTree(parseReport(newer));
+  assert.match(roots[0].description ?? '', /OpenMP 5\.0 preview \(TR4\), 201611/);
+  const thread = find(roots, (n) => n.label.startsWith('omp 0.0'))[0];
+  assert.equal(thread.label, 'omp 0.0 · 0/2 · level 2 · wait_barrier_explicit');
+  assert.equal(thread.description, 'LWP 100');
+  const first = thread.children.find((n) => n.kind === 'task');
+  assert.deepEqual([first?.label, first?.description], ['level 1 explicit task (suspended)', 'fib']);
+});

@@ -13,6 +13,12 @@ const reportSchema = path.join(extension, '..', 'report', 'src', 'main', 'resour
 /** README's table as a schema (with what JsonReport writes beyond it), for as long as the report module lacks one. */
 const readmeSchema = path.join(extension, 'test', 'readme-inspect.schema.json');
 
+/** Required in the report module's schema, optional here: servers from before the report module omit them. */
+const NEWER_THAN_SOME_SERVERS = new Set(['InspectReport.target.openmp', 'InspectReport.regions[].teamPath',
+  'InspectReport.regions[].function.displayName', 'InspectReport.threads[].name', 'InspectReport.threads[].teamPath',
+  'InspectReport.threads[].tasks[].id', 'InspectReport.threads[].tasks[].kind', 'InspectReport.threads[].tasks[].status',
+  'InspectReport.threads[].tasks[].function.displayName']);
+
 function load(file: string): Record<string, unknown> {
   return JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
 }
@@ -22,7 +28,7 @@ test('the TypeScript types of jompd-inspect/1 match the report module\'s JSON Sc
     t.skip(`no ${path.relative(extension, reportSchema)} yet: checked against README's table only`);
     return;
   }
-  assert.deepEqual(new SchemaChecker(types, load(reportSchema)).check('InspectReport'), []);
+  assert.deepEqual(new SchemaChecker(types, load(reportSchema), NEWER_THAN_SOME_SERVERS).check('InspectReport'), []);
 });
 
 test('the TypeScript types of jompd-inspect/1 match README\'s table', () => {
