@@ -8,6 +8,9 @@ packages=(clang-19 llvm-19-tools gfortran cmake ninja-build gdb gdbserver python
   make clang-tools-19 libomp-19-dev) # make: the recorder; the last two: host offload (recorder_offload)
 # debuginfod: the real server the debug-file tests serve a stripped libomp's debug file from.
 packages+=(debuginfod)
+# the VS Code browser test (VscodeBrowserIT): Chromium, and for code-server (scripts/install-code-server.sh)
+# Debian's rg instead of a GitHub download, and what its native modules build with
+packages+=(chromium ripgrep libkrb5-dev build-essential pkg-config)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

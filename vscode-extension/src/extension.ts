@@ -1,9 +1,10 @@
 // The VS Code side of jompd: the "jompd" debugger type (the server is jompd's DAP server) and the
-// "OpenMP" tree view, fed by the server's jompd/openmpTree request and refreshed at every stop.
+// "OpenMP" tree view, fed by the server's jompd/openmpTree request at every stop (never before the first
+// stop or while the program runs: there is no picture then) and revealed at a session's first stop.
 import * as fs from 'fs';
 import * as vscode from 'vscode';
 import { checkConfiguration } from './debugConfiguration';
-import { buildTree, messageTree, parseReport, TreeNode } from './openmpTree';
+import { buildTree, ICONS, lwpOfName, messageTree, noStopMessage, parseReport, TreeNode } from './openmpTree';
 import { locateServer } from './serverLocator';
 
 const TYPE = 'jompd';
@@ -46,62 +47,161 @@ class ConfigurationProvider implements vscode.DebugConfigurationProvider {
   }
 }
 
+/** Where a session's program is, as this extension saw the messages pass. */
+type RunState = 'starting' | 'stopped' | 'running';
+
 class OpenMpTreeProvider implements vscode.TreeDataProvider<TreeNode> {
   private readonly changed = new vscode.EventEmitter<TreeNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private roots: TreeNode[] = messageTree('No jompd debug session');
+  private parents = new Map<TreeNode, TreeNode>();
+  private readonly states = new Map<string, RunState>();
+  private readonly revealed = new Set<string>();
+  private readonly stoppedThreads = new Map<string, number>();
+  view: vscode.TreeView<TreeNode> | undefined;
 
   show(roots: TreeNode[]): void {
     this.roots = roots;
+    this.parents = new Map();
+    const walk = (node: TreeNode): void => node.children.forEach((child) => {
+      this.parents.set(child, node);
+      walk(child);
+    });
+    roots.forEach(walk);
     this.changed.fire(undefined);
   }
 
-  async refresh(session: vscode.DebugSession | undefined): Promise<void> {
+  state(session: vscode.DebugSession): RunState {
+    return this.states.get(session.id) ?? 'starting';
+  }
+
+  setState(session: vscode.DebugSession, state: RunState): void {
+    const before = this.states.get(session.id);
+    this.states.set(session.id, state);
+    if (state === 'running' && before === 'stopped' && vscode.debug.activeDebugSession?.id === session.id) {
+      // the picture of the last stop is no longer true: say so rather than show it as if it were
+      this.show(messageTree('The program is running: the OpenMP picture comes at the next stop'));
+    }
+  }
+
+  forget(session: vscode.DebugSession): void {
+    this.states.delete(session.id);
+    this.stoppedThreads.delete(session.id);
+    this.revealed.delete(session.id);
+  }
+
+  /**
+   * Asks the server for the picture, only when the program is stopped: before the first stop and while it
+   * runs there is none, and asking would only earn an error.
+   */
+  async refresh(session: vscode.DebugSession | undefined, stoppedThread?: number): Promise<void> {
     if (!session || session.type !== TYPE) {
       this.show(messageTree('No jompd debug session'));
       return;
     }
+    if (stoppedThread !== undefined) {
+      this.stoppedThreads.set(session.id, stoppedThread);
+    }
+    const stoppedThreadId = this.stoppedThreads.get(session.id);
+    const state = this.state(session);
+    if (state !== 'stopped') {
+      this.show(messageTree(state === 'starting' ? 'The OpenMP picture comes at the first stop'
+        : 'The program is running: the OpenMP picture comes at the next stop'));
+      return;
+    }
     try {
-      this.show(buildTree(parseReport(await session.customRequest(TREE_REQUEST))));
+      const [report, threads] = await Promise.all([session.customRequest(TREE_REQUEST),
+        stoppedThreadId === undefined ? Promise.resolve(undefined)
+          : session.customRequest('threads').then((body) => body as { threads?: { id: number; name: string }[] },
+            () => undefined)]);
+      const noStop = noStopMessage(report);
+      if (noStop !== undefined) {
+        this.show(messageTree(noStop)); // the program ran on meanwhile
+        return;
+      }
+      const stopped = threads?.threads?.find((t) => t.id === stoppedThreadId);
+      this.show(buildTree(parseReport(report), stopped ? lwpOfName(stopped.name) : undefined));
     } catch (e) {
       this.show(messageTree(e instanceof Error ? e.message : String(e)));
+      return;
+    }
+    if (!this.revealed.has(session.id) && this.view && this.roots.length > 0) {
+      // the first stop of a session opens the view (it may be collapsed at the bottom of Run and Debug)
+      this.revealed.add(session.id);
+      try {
+        await this.view.reveal(this.roots[0], { select: false, focus: false, expand: true });
+      } catch {
+        // the view cannot be shown now (its container is closed): the tree is there when it opens
+      }
     }
   }
 
   getTreeItem(node: TreeNode): vscode.TreeItem {
     const item = new vscode.TreeItem(node.label, node.children.length === 0 ? vscode.TreeItemCollapsibleState.None
-      : node.kind === 'process' || node.kind === 'region' ? vscode.TreeItemCollapsibleState.Expanded
-        : vscode.TreeItemCollapsibleState.Collapsed);
+      : node.kind === 'process' || node.kind === 'region' || node.kind === 'stoppedThread'
+        ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
     item.id = node.id;
     item.description = node.description;
     item.tooltip = node.tooltip;
     item.contextValue = node.kind;
-    item.iconPath = new vscode.ThemeIcon(({ process: 'server-process', region: 'type-hierarchy', thread: 'debug-thread',
-      task: 'symbol-event', icvs: 'symbol-variable', icv: 'symbol-constant', idle: 'debug-pause', problems: 'warning',
-      message: 'info' } as Record<string, string>)[node.kind] ?? 'circle-outline');
+    item.iconPath = new vscode.ThemeIcon(ICONS[node.kind]);
     return item;
   }
 
   getChildren(node?: TreeNode): TreeNode[] {
     return node ? node.children : this.roots;
   }
+
+  getParent(node: TreeNode): TreeNode | undefined {
+    return this.parents.get(node);
+  }
+}
+
+/** Follows the program's run state from the messages between VS Code and the server. */
+function trackRunState(tree: OpenMpTreeProvider): vscode.DebugAdapterTrackerFactory {
+  return {
+    createDebugAdapterTracker(session: vscode.DebugSession): vscode.DebugAdapterTracker {
+      return {
+        onWillReceiveMessage(message: { type?: string; command?: string }): void {
+          if (message.type === 'request' && ['continue', 'next', 'stepIn', 'stepOut', 'stepBack', 'reverseContinue',
+            'goto'].includes(message.command ?? '')) {
+            tree.setState(session, 'running');
+          }
+        },
+        onDidSendMessage(message: { type?: string; event?: string }): void {
+          if (message.type === 'event' && message.event === 'stopped') {
+            tree.setState(session, 'stopped');
+          } else if (message.type === 'event' && (message.event === 'continued' || message.event === 'terminated'
+            || message.event === 'exited')) {
+            tree.setState(session, 'running');
+          }
+        },
+      };
+    },
+  };
 }
 
 export function activate(context: vscode.ExtensionContext): void {
   const tree = new OpenMpTreeProvider();
+  tree.view = vscode.window.createTreeView('jompd.openmp', { treeDataProvider: tree, showCollapseAll: true });
   context.subscriptions.push(
+    tree.view,
     vscode.debug.registerDebugAdapterDescriptorFactory(TYPE, new ServerFactory(context)),
     vscode.debug.registerDebugConfigurationProvider(TYPE, new ConfigurationProvider()),
-    vscode.window.registerTreeDataProvider('jompd.openmp', tree),
+    vscode.debug.registerDebugAdapterTrackerFactory(TYPE, trackRunState(tree)),
     vscode.commands.registerCommand('jompd.openmp.refresh', () => tree.refresh(vscode.debug.activeDebugSession)),
     vscode.debug.onDidReceiveDebugSessionCustomEvent((event) => {
       if (event.session.type === TYPE && event.event === CHANGED_EVENT) {
-        void tree.refresh(event.session);
+        // the event follows a stopped event: the program is stopped now, whatever the tracker saw
+        tree.setState(event.session, 'stopped');
+        const body = event.body as { threadId?: number } | undefined;
+        void tree.refresh(event.session, typeof body?.threadId === 'number' ? body.threadId : undefined);
       }
     }),
     vscode.debug.onDidChangeActiveDebugSession((session) => void tree.refresh(session)),
     vscode.debug.onDidTerminateDebugSession((session) => {
       if (session.type === TYPE) {
+        tree.forget(session);
         tree.show(messageTree('The jompd debug session ended'));
       }
     }),

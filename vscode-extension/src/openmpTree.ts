@@ -1,40 +1,74 @@
 // The OpenMP tree view's model: built from the server's jompd/openmpTree answer (schema
 // "jompd-inspect/1", the same JSON as `jompd inspect --json`). No VS Code API here, so it is unit-tested.
+// The Inspect* types are the schema's: test/schemaTypes.test.ts checks them against its JSON Schema file.
 
 export interface ToolData { value: string; ptr: string }
 
+// Fields marked "report module" come from servers built with the report module (the schema's newer fields);
+// older servers leave them out, so they are optional here and the tree falls back to what it works out.
+
+export interface InspectFunction {
+  address: string; symbol?: string; module?: string; source?: string;
+  displayName?: string; // report module
+}
+
 export interface InspectTask {
+  id?: string; // report module
   address: string;
+  kind?: 'initial' | 'implicit' | 'explicit' | 'unknown'; // report module
+  status?: 'executing' | 'suspended' | 'not_started' | 'complete' | 'unknown'; // report module
+  region?: string; // report module
   lightweightTeam?: string;
   flags?: { explicit: boolean; final: boolean; tied: boolean; started: boolean; executing: boolean;
             complete: boolean; taskSerial: boolean; teamSerial: boolean };
-  function?: { address: string; symbol?: string; module?: string };
+  function?: InspectFunction;
   frames?: { exitFrame: string; exitFrameFlags: number; enterFrame: string; enterFrameFlags: number };
   toolData?: ToolData;
   icvs: Record<string, string>;
 }
 
 export interface InspectThread {
-  gtid: number; lwp?: number; pthread: string; threadNum: number; state: string; waitId: string;
+  name?: string; // report module: the name every door gives the thread
+  gtid: number; lwp?: number; pthread: string; threadNum: number;
+  teamPath?: number[]; // report module
+  state: string; waitId: string;
   region: string | null; toolData: ToolData; icvs: Record<string, string>; tasks: InspectTask[];
+  recentEvents?: { timeNanos: string; event: string; codeptr: string }[]; // report module, with the recorder
 }
 
 export interface InspectRegion {
   id: string; level: number; activeLevel: number; teamSize: number; serialized: boolean;
-  enclosing: string | null; toolData: ToolData; icvs: Record<string, string>;
+  enclosing: string | null;
+  teamPath?: number[]; // report module
+  function?: InspectFunction; // report module
+  toolData: ToolData; icvs: Record<string, string>;
 }
 
 export interface InspectReport {
   schema: string;
-  target: { kind: string; name: string; runtime: string; ompVersion: number };
+  target: { kind: string; name: string; runtime: string; ompVersion: number;
+            openmp?: string }; // report module: the version in words
   icvs: Record<string, string>;
   displayControlVariables: string[];
+  notices: string[];
   regions: InspectRegion[];
   threads: InspectThread[];
   problems: string[];
+  recorder?: Record<string, unknown>; // report module, with the jompd-recorder
 }
 
-export type NodeKind = 'process' | 'region' | 'thread' | 'task' | 'icvs' | 'icv' | 'idle' | 'problems' | 'message';
+export type NodeKind = 'process' | 'region' | 'thread' | 'stoppedThread' | 'task' | 'icvs' | 'icv' | 'idle' | 'problems'
+  | 'message';
+
+/**
+ * Each row kind's codicon. Only names VS Code 1.96 knows (test/codicons-1.96.txt, checked by a unit test):
+ * an unknown name draws no icon at all (`debug-thread` is none).
+ */
+export const ICONS: Record<NodeKind, string> = {
+  process: 'server-process', region: 'type-hierarchy', thread: 'pulse', stoppedThread: 'debug-stackframe',
+  task: 'tasklist', icvs: 'symbol-variable', icv: 'symbol-constant', idle: 'debug-pause', problems: 'warning',
+  message: 'info',
+};
 
 /** One row of the tree. {@code tooltip} lists ICVs, so they show on hover as well as on expansion. */
 export interface TreeNode {
@@ -66,14 +100,35 @@ export function parseReport(body: unknown): InspectReport {
   return report as InspectReport;
 }
 
+/**
+ * The server's answer when the program is not stopped (before the first stop, running, ended): a success
+ * with {@code stop: null}, not a picture. Undefined for anything else.
+ */
+export function noStopMessage(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null || !('stop' in body) || (body as { stop: unknown }).stop !== null
+      || 'schema' in body) {
+    return undefined;
+  }
+  const { state, reason } = body as { state?: string; reason?: string };
+  const wording: Record<string, string> = { 'not-started': 'The OpenMP picture comes at the first stop',
+    running: 'The program is running: the OpenMP picture comes at the next stop', stepping: 'Stepping…',
+    pausing: 'Pausing…', exited: 'The program has exited', terminated: 'The debug session ended' };
+  return (state !== undefined ? wording[state] : undefined) ?? reason ?? 'The program is not stopped';
+}
+
 /** "state" without the OMPT prefix: ompt_state_wait_barrier_explicit -> wait_barrier_explicit. */
 export function shortState(state: string): string {
   return state.startsWith('ompt_state_') ? state.slice('ompt_state_'.length) : state;
 }
 
+/** A value as the tree shows it: an empty string as `""` (tool-libraries-var is often empty), so it is seen. */
+export function shownValue(value: string): string {
+  return value === '' ? '""' : value;
+}
+
 /** ICVs as hover text, one "name = value" per line. */
 export function icvTooltip(title: string, icvs: Record<string, string>, extra: string[] = []): string {
-  const lines = [title, ...extra, ...Object.entries(icvs).map(([name, value]) => `${name} = ${value}`)];
+  const lines = [title, ...extra, ...Object.entries(icvs).map(([name, value]) => `${name} = ${shownValue(value)}`)];
   return lines.join('\n');
 }
 
@@ -81,47 +136,83 @@ function icvNodes(parentId: string, icvs: Record<string, string>): TreeNode {
   const entries = Object.entries(icvs);
   return {
     id: `${parentId}/icvs`, kind: 'icvs', label: 'ICVs', description: `${entries.length}`,
-    children: entries.map(([name, value]) => ({ id: `${parentId}/icvs/${name}`, kind: 'icv', label: name, description: value, children: [] })),
+    children: entries.map(([name, value]) => ({ id: `${parentId}/icvs/${name}`, kind: 'icv', label: name, description: shownValue(value), children: [] })),
   };
 }
 
-function taskNode(thread: InspectThread, task: InspectTask, index: number): TreeNode {
+/**
+ * What each task of a thread's chain (innermost first) is: the outermost implicit task is the initial task
+ * (level 0), each implicit task above it starts one more level, and an explicit task runs at the level of
+ * the implicit task below it (the region whose team runs it).
+ */
+export function taskKinds(tasks: InspectTask[]): { kind: 'initial' | 'implicit' | 'explicit' | 'task'; level?: number }[] {
+  const kinds: { kind: 'initial' | 'implicit' | 'explicit' | 'task'; level?: number }[] = new Array(tasks.length);
+  let level: number | undefined = -1;
+  for (let i = tasks.length - 1; i >= 0; i--) {
+    // the report module's kind when the server sends it, else the task's flags
+    const kind = tasks[i].kind ?? (tasks[i].flags ? (tasks[i].flags?.explicit ? 'explicit' : 'implicit') : 'unknown');
+    if (kind === 'unknown') {
+      level = undefined; // an unreadable task: the levels above it are unknown
+      kinds[i] = { kind: 'task' };
+    } else if (kind === 'explicit') {
+      kinds[i] = { kind: 'explicit', level: level !== undefined && level >= 0 ? level : undefined };
+    } else {
+      level = level === undefined ? undefined : level + 1;
+      kinds[i] = { kind: level === 0 ? 'initial' : 'implicit', level };
+    }
+  }
+  return kinds;
+}
+
+function taskNode(thread: InspectThread, task: InspectTask, index: number,
+    kind: { kind: 'initial' | 'implicit' | 'explicit' | 'task'; level?: number }): TreeNode {
   const id = `thread/${thread.gtid}/task/${index}/${task.address}`;
   const words: string[] = [];
-  if (task.flags) {
-    words.push(task.flags.explicit ? 'explicit' : 'implicit', task.flags.tied ? 'tied' : 'untied');
+  if (kind.level !== undefined) words.push(`level ${kind.level}`);
+  words.push(kind.kind === 'task' ? 'task' : `${kind.kind} task`);
+  if (task.flags?.explicit) {
+    if (!task.flags.tied) words.push('untied');
     if (task.flags.final) words.push('final');
     if (task.flags.taskSerial) words.push('undeferred');
   }
-  const fn = task.function?.symbol ?? task.function?.address;
-  const extra = [`task ${task.address}`, ...(fn ? [`function ${fn}`] : []),
+  if (task.status === 'executing' || task.status === 'suspended') words.push(`(${task.status})`);
+  else if (task.status === undefined && task.flags?.executing) words.push('(executing)');
+  // the initial task has no function of its own (libomp records 0): the program's main code runs in it
+  const address = task.function?.address;
+  const fn = task.function?.displayName ?? task.function?.symbol
+    ?? (address !== undefined && !/^0x0*$/.test(address) ? address : undefined);
+  const extra = [...(fn ? [`function ${fn}`] : kind.kind === 'initial' ? ['the program\'s initial code (main)'] : []),
     ...(task.toolData ? [`tool data value ${task.toolData.value}, ptr ${task.toolData.ptr}`] : [])];
   return {
-    id, kind: 'task', label: `${words.length > 0 ? words.join(' ') : 'task'} task`, description: fn,
-    tooltip: icvTooltip(`Task ${task.address}`, task.icvs, extra.slice(1)),
+    id, kind: 'task', label: words.join(' '), description: fn ?? (kind.kind === 'initial' ? 'main program' : undefined),
+    tooltip: icvTooltip(`Task ${task.address}`, task.icvs, extra),
     children: [icvNodes(id, task.icvs)],
   };
 }
 
-function threadNode(thread: InspectThread, teamSize?: number): TreeNode {
+function threadNode(thread: InspectThread, stoppedLwp: number | undefined, teamSize?: number): TreeNode {
   const id = `thread/${thread.gtid}`;
+  const stopped = stoppedLwp !== undefined && thread.lwp === stoppedLwp;
   const number = teamSize !== undefined ? `${thread.threadNum}/${teamSize}` : `${thread.threadNum}`;
+  const kinds = taskKinds(thread.tasks);
   const extra = [`gtid ${thread.gtid}${thread.lwp !== undefined ? `, LWP ${thread.lwp}` : ''}, pthread ${thread.pthread}`,
     `state ${thread.state}, wait id ${thread.waitId}`, `tool data value ${thread.toolData.value}, ptr ${thread.toolData.ptr}`];
   return {
-    id, kind: 'thread',
-    label: `omp ${number}${thread.lwp !== undefined ? ` · LWP ${thread.lwp}` : ''}`,
-    description: shortState(thread.state),
-    tooltip: icvTooltip(`OpenMP thread ${number}`, thread.icvs, extra),
-    children: [icvNodes(id, thread.icvs), ...thread.tasks.map((task, i) => taskNode(thread, task, i))],
+    id, kind: stopped ? 'stoppedThread' : 'thread',
+    label: thread.name ?? `omp ${number}${thread.lwp !== undefined ? ` · LWP ${thread.lwp}` : ''}`,
+    description: `${stopped ? 'stopped here · ' : ''}${thread.name !== undefined && thread.lwp !== undefined
+      ? `LWP ${thread.lwp}` : shortState(thread.state)}`,
+    tooltip: icvTooltip(`OpenMP thread ${number}${stopped ? ' (the thread that stopped)' : ''}`, thread.icvs, extra),
+    children: [icvNodes(id, thread.icvs), ...thread.tasks.map((task, i) => taskNode(thread, task, i, kinds[i]))],
   };
 }
 
 /**
  * The tree: the process (its ICVs), then the outermost regions, each with its nested regions and the
  * threads whose innermost region it is (with their task chains); threads in no team; problems, if any.
+ * The thread whose LWP is {@code stoppedLwp} (the one that hit the breakpoint or stepped) is marked.
  */
-export function buildTree(report: InspectReport): TreeNode[] {
+export function buildTree(report: InspectReport, stoppedLwp?: number): TreeNode[] {
   const children = new Map<string | null, InspectRegion[]>();
   const known = new Set(report.regions.map((r) => r.id));
   for (const region of report.regions) {
@@ -148,25 +239,31 @@ export function buildTree(report: InspectReport): TreeNode[] {
       description: `${threads.length} thread${threads.length === 1 ? '' : 's'} innermost here`,
       tooltip: icvTooltip(`Parallel region ${region.id}, level ${region.level}, active level ${region.activeLevel}`,
         region.icvs, [`tool data value ${region.toolData.value}, ptr ${region.toolData.ptr}`]),
-      children: [icvNodes(id, region.icvs), ...nested, ...threads.map((t) => threadNode(t, region.teamSize))],
+      children: [icvNodes(id, region.icvs), ...nested, ...threads.map((t) => threadNode(t, stoppedLwp, region.teamSize))],
     };
   };
   const nodes: TreeNode[] = [{
     id: 'process', kind: 'process', label: `${report.target.kind} ${report.target.name}`,
-    description: `${report.target.runtime}, OpenMP ${report.target.ompVersion}, ${report.threads.length} threads`,
+    description: `${report.target.runtime}, ${report.target.openmp ?? `OpenMP ${report.target.ompVersion}`}, ${report.threads.length} threads`,
     tooltip: icvTooltip('Process ICVs', report.icvs, report.displayControlVariables),
     children: [icvNodes('process', report.icvs)],
   }];
   nodes.push(...(children.get(null) ?? []).map((r) => regionNode(r, 0)));
   if (idle.length > 0) {
     nodes.push({ id: 'idle', kind: 'idle', label: 'Threads in no team', description: `${idle.length}`,
-      children: idle.map((t) => threadNode(t)) });
+      children: idle.map((t) => threadNode(t, stoppedLwp)) });
   }
   if (report.problems.length > 0) {
     nodes.push({ id: 'problems', kind: 'problems', label: 'Problems', description: `${report.problems.length}`,
       children: report.problems.map((p, i) => ({ id: `problems/${i}`, kind: 'message', label: p, children: [] })) });
   }
   return nodes;
+}
+
+/** The LWP at the end of a thread name of the server's ("omp 0/2 · level 1 · barrier (LWP 4711)"). */
+export function lwpOfName(name: string): number | undefined {
+  const match = /\(LWP (\d+)\)$/.exec(name);
+  return match ? Number(match[1]) : undefined;
 }
 
 /** A tree of one line, for "no session", "running" or an error. */

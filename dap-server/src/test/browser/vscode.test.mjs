@@ -1,0 +1,290 @@
+// The jompd extension in a real VS Code: code-server 4.96.4 (VS Code 1.96.4) in Debian's Chromium, driven
+// by playwright-core as a user would drive it (keyboard, mouse, command palette). Run by VscodeBrowserIT,
+// which writes the configuration ($JOMPD_BROWSER_CONFIG): codeServer (its install directory), vsix, program,
+// args, workspace, artifacts (screenshots and logs), port. One scenario, one session: launch the fixture to
+// a function breakpoint on jompd_marker, then look at thread names and the OpenMP view, and make the
+// mistakes a user makes (hovering words that are no expressions, a failing watch, a failing console
+// evaluation) while no error notification may appear.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { chromium } from 'playwright-core';
+
+const config = JSON.parse(fs.readFileSync(process.env.JOMPD_BROWSER_CONFIG, 'utf8'));
+const artifacts = config.artifacts;
+const home = path.join(artifacts, 'home');
+const userData = path.join(home, 'user-data');
+const extensions = path.join(home, 'extensions');
+const entry = path.join(config.codeServer, 'out', 'node', 'entry.js');
+const env = { ...process.env, XDG_CONFIG_HOME: path.join(home, 'config'), XDG_DATA_HOME: path.join(home, 'data') };
+
+let server;
+let browser;
+let page;
+let shot = 0;
+
+async function screenshot(name) {
+  shot += 1;
+  await page.screenshot({ path: path.join(artifacts, `${String(shot).padStart(2, '0')}-${name}.png`) });
+}
+
+/** The error notifications VS Code shows now (toasts and the notification centre's list). */
+async function errorNotifications() {
+  return page.$$eval('.notification-list-item', (items) => items
+    .filter((item) => item.querySelector('.notification-list-item-icon.codicon-error, .codicon-error'))
+    .map((item) => item.querySelector('.notification-list-item-message')?.textContent ?? item.textContent));
+}
+
+async function assertNoErrorNotification(when) {
+  await page.waitForTimeout(1500); // an error answer turns into a toast within a few hundred ms
+  const errors = await errorNotifications();
+  await screenshot(when.replace(/[^a-z0-9]+/gi, '-'));
+  assert.deepEqual(errors, [], `error notifications ${when}`);
+}
+
+/** Runs a command from the command palette (F1), the row whose label is the title exactly. */
+async function command(title) {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget .quick-input-box input').first();
+  await input.waitFor({ state: 'visible' });
+  await input.fill(`>${title}`);
+  await page.locator('.quick-input-list .monaco-list-row .label-name', { hasText: title }).first().waitFor();
+  await page.waitForTimeout(300); // the list settles (recently used rows first)
+  for (let row = 0; row < 10; row++) {
+    const focused = (await page.locator('.quick-input-list .monaco-list-row.focused .label-name').first().textContent()) ?? '';
+    if (focused.trim() === title) {
+      await page.keyboard.press('Enter');
+      return;
+    }
+    await page.keyboard.press('ArrowDown');
+  }
+  await screenshot('command-not-found');
+  assert.fail(`no command palette row "${title}"`);
+}
+
+/** Shows the debug hover of {@code word} on the editor line containing {@code line}. */
+async function hoverWord(line, word) {
+  const box = await page.locator('.monaco-editor .view-line', { hasText: line }).first()
+    .evaluate((element, wanted) => {
+      const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const at = node.textContent.indexOf(wanted);
+        if (at >= 0) {
+          const range = document.createRange();
+          range.setStart(node, at);
+          range.setEnd(node, at + wanted.length);
+          const r = range.getBoundingClientRect();
+          return { x: r.x + r.width / 2, y: r.y + r.height / 2 };
+        }
+      }
+      return null;
+    }, word);
+  assert.ok(box, `"${word}" on the line "${line}"`);
+  // the cursor into the word, then Debug: Show Hover (Ctrl+K Ctrl+I): the same evaluation (context "hover")
+  // and the same widget as resting the mouse there, which headless Chromium's synthetic moves do not trigger
+  await page.mouse.click(box.x, box.y);
+  await page.keyboard.press('Control+K');
+  await page.keyboard.press('Control+I');
+}
+
+/** Waits until an input box has the keyboard (VS Code opens them a moment after the command). */
+async function inputFocused() {
+  await page.waitForFunction(() => ['INPUT', 'TEXTAREA'].includes(document.activeElement?.tagName ?? ''));
+  await page.waitForTimeout(300);
+}
+
+/** A view pane by its title (the header shows it in capitals; the DOM has it as written). */
+function pane(title) {
+  return page.locator('.pane', { has: page.locator('.pane-header', { hasText: new RegExp(`^\\s*${title}`, 'i') }) });
+}
+
+/**
+ * Every row of a list (lists render only the rows on screen): scrolls it with the mouse wheel and
+ * collects each row's text by its index, and whether its icon is blank (an unknown codicon name leaves the
+ * icon's ::before without content).
+ */
+async function collectRows(container) {
+  const rows = new Map();
+  const list = container.locator('.monaco-list').first();
+  await list.hover();
+  for (let round = 0; round < 60; round++) {
+    const batch = await container.locator('.monaco-list-row').evaluateAll((elements) => elements.map((row) => {
+      const icons = [...row.querySelectorAll('[class*="codicon-"]')]
+        .filter((icon) => !icon.closest('.monaco-tl-twistie') && !icon.closest('.actions') && !icon.closest('.monaco-action-bar'));
+      const blank = icons.length === 0
+        || icons.some((icon) => ['none', '""', ''].includes(getComputedStyle(icon, '::before').content));
+      return [Number(row.dataset.index), row.innerText.replace(/\s*\n\s*/g, ' | '), blank];
+    }));
+    const before = rows.size;
+    for (const [index, text, blank] of batch) rows.set(index, { text, blank });
+    if (round > 0 && rows.size === before) break;
+    await page.mouse.wheel(0, 120);
+    await page.waitForTimeout(200);
+  }
+  return [...rows.entries()].sort((a, b) => a[0] - b[0]).map(([, row]) => row);
+}
+
+before(async () => {
+  fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
+  fs.writeFileSync(path.join(userData, 'User', 'settings.json'), JSON.stringify({
+    'security.workspace.trust.enabled': false,
+    'workbench.startupEditor': 'none',
+    'workbench.tips.enabled': false,
+    'telemetry.telemetryLevel': 'off',
+    'extensions.autoCheckUpdates': false,
+    'extensions.autoUpdate': false,
+    'update.mode': 'none',
+    'debug.console.closeOnEnd': false,
+  }, null, 2));
+  execFileSync('node', [entry, '--user-data-dir', userData, '--extensions-dir', extensions,
+    '--install-extension', config.vsix], { env, stdio: 'inherit', timeout: 120_000 });
+
+  const log = fs.openSync(path.join(artifacts, 'code-server.log'), 'w');
+  server = spawn('node', [entry, '--auth', 'none', '--bind-addr', `127.0.0.1:${config.port}`, '--disable-telemetry',
+    '--disable-update-check', '--disable-workspace-trust', '--user-data-dir', userData, '--extensions-dir', extensions,
+    config.workspace], { env, stdio: ['ignore', log, log], detached: true });
+  for (let i = 0; ; i++) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${config.port}/healthz`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    assert.ok(i < 120, 'code-server did not start within 60 s (see code-server.log)');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+
+  browser = await chromium.launch({
+    executablePath: config.chromium ?? '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  page = await browser.newPage({ viewport: { width: 1600, height: 1200 } });
+  page.setDefaultTimeout(60_000);
+  const consoleLog = fs.createWriteStream(path.join(artifacts, 'browser-console.log'));
+  page.on('console', (message) => consoleLog.write(`${message.type()}: ${message.text()}\n`));
+  await page.goto(`http://127.0.0.1:${config.port}/?folder=${encodeURIComponent(config.workspace)}`);
+  await page.locator('.monaco-workbench').waitFor();
+  await page.locator('.statusbar').waitFor();
+  await page.waitForTimeout(3000); // extensions activate and the explorer settles
+  await screenshot('workbench');
+});
+
+after(async () => {
+  if (page) await screenshot('end').catch(() => {});
+  await browser?.close().catch(() => {});
+  if (server?.pid) {
+    try {
+      process.kill(-server.pid, 'SIGTERM'); // code-server and its extension host, its debug adapter and gdb
+    } catch {
+      // already gone
+    }
+  }
+});
+
+test('a jompd session in VS Code: OpenMP names and view, and no error pop-ups', async (t) => {
+  // Run and Debug (its activity bar icon), then the Breakpoints view's "Add Function Breakpoint" button
+  await page.locator('.activitybar .action-item a[aria-label^="Run and Debug"]').first().click();
+  const breakpoints = pane('Breakpoints');
+  await breakpoints.locator('.pane-header').hover();
+  await breakpoints.locator('.pane-header a.action-label[aria-label="Add Function Breakpoint"]').first().click();
+  await inputFocused();
+  await page.keyboard.type('jompd_marker');
+  await page.keyboard.press('Enter');
+  await page.waitForTimeout(500);
+
+  // Run and Debug's start button with the workspace's launch.json configuration selected (the jompd one)
+  await page.locator('.start-debug-action-item .codicon-debug-start').first().click();
+  // stopped: the call stack shows the paused thread (and the debug toolbar's Continue)
+  await page.locator('.debug-call-stack .monaco-list-row', { hasText: /Paused on/i }).first()
+    .waitFor({ timeout: 120_000 });
+  await page.waitForTimeout(3000);
+
+  await t.test('this VS Code draws no glyph for an unknown codicon (what the icon check relies on)', async () => {
+    const glyphs = await page.evaluate(() => ['pulse', 'debug-thread'].map((name) => {
+      const probe = document.createElement('span');
+      probe.className = `codicon codicon-${name}`;
+      document.body.appendChild(probe);
+      const content = getComputedStyle(probe, '::before').content;
+      probe.remove();
+      return content;
+    }));
+    assert.ok(!['none', '""', ''].includes(glyphs[0]), `codicon-pulse draws (${glyphs[0]})`);
+    assert.ok(['none', '""', ''].includes(glyphs[1]), `codicon-debug-thread draws nothing in VS Code 1.96 (${glyphs[1]})`);
+  });
+
+  await t.test('no error notification at session start and first stop', async () => {
+    await assertNoErrorNotification('at the first stop');
+  });
+
+  await t.test('threads are named by their OpenMP identity', async () => {
+    const rows = (await collectRows(page.locator('.debug-call-stack'))).map((row) => row.text);
+    fs.writeFileSync(path.join(artifacts, 'call-stack.txt'), rows.join('\n'));
+    const named = rows.filter((row) => /omp .*· level \d/.test(row) && /LWP \d+/.test(row));
+    assert.ok(named.length >= 4, `4 OpenMP thread names in the call stack:\n${rows.join('\n')}`);
+  });
+
+  await t.test('the OpenMP view is revealed and shows teams, threads and tasks with icons', async () => {
+    const view = pane('OpenMP');
+    await view.locator('.monaco-list-row').first().waitFor({ timeout: 30_000 });
+    assert.match((await view.getAttribute('class')) ?? '', /\bexpanded\b/, 'the view opened itself at the first stop');
+    await screenshot('openmp-view');
+    const rows = await collectRows(view);
+    fs.writeFileSync(path.join(artifacts, 'openmp-view.txt'), rows.map((r) => `${r.blank ? '[no icon] ' : ''}${r.text}`).join('\n'));
+    const text = rows.map((row) => row.text).join('\n');
+    assert.match(text, /level 1 · team of 2/, 'the outer team');
+    assert.match(text, /level 2 · team of 2/, 'an inner team');
+    assert.match(text, /omp (\S+ · )?0\/2/, 'a thread of a team');
+    assert.match(text, /stopped here/, 'the stopped thread marked');
+    assert.match(text, /level 2 implicit task/, 'the stopped thread\'s tasks, by level and kind');
+    assert.match(text, /initial task/, 'the initial task named');
+    assert.doesNotMatch(text, /\b0x0\b/, 'no task function shown as 0x0');
+    assert.deepEqual(rows.filter((row) => row.blank).map((row) => row.text), [], 'rows with a blank icon');
+  });
+
+  await t.test('hovering words of "#pragma omp barrier" raises no error', async () => {
+    // the frame of nested.c's innermost() in the call stack: its source opens (the barrier is a few lines on)
+    await page.locator('.debug-call-stack .monaco-list').first().focus();
+    await page.keyboard.press('Home'); // the stopped thread's row, then its frames: jompd_marker, fx_write_facts_and_mark, innermost
+    for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
+    await page.locator('.monaco-editor .view-line', { hasText: '#pragma omp barrier' }).first().waitFor();
+    await page.waitForTimeout(1000);
+    // a control first: hovering a variable shows its value, so hovering does evaluate here
+    await hoverWord('fx_gate_await(total - 1);', 'total');
+    await page.locator('.debug-hover-widget').first().waitFor({ state: 'visible', timeout: 20_000 });
+    assert.match(await page.locator('.debug-hover-widget').first().innerText(), /4/, 'total = 4 threads in a 2 x 2 program');
+    await screenshot('hovering-over-a-variable');
+    await page.keyboard.press('Escape');
+    for (const word of ['barrier', 'pragma']) {
+      await hoverWord('#pragma omp barrier', word);
+      await assertNoErrorNotification(`hovering over ${word}`);
+      await page.keyboard.press('Escape');
+    }
+  });
+
+  await t.test('a failing watch expression raises no error', async () => {
+    const watch = pane('Watch');
+    await watch.locator('.pane-header').hover();
+    await watch.locator('.pane-header a.action-label[aria-label="Add Expression"]').first().click(); // the Watch view's "+"
+    await inputFocused();
+    await page.keyboard.type('no_such_variable_jompd');
+    await page.keyboard.press('Enter');
+    await assertNoErrorNotification('after a failing watch');
+  });
+
+  await t.test('a failing console evaluation raises no error and says why in the console', async () => {
+    await command('Debug: Focus on Debug Console View');
+    const input = page.locator('.repl-input-wrapper .monaco-editor textarea');
+    await input.waitFor();
+    await input.focus();
+    await page.keyboard.type('no_such_variable_jompd + 1');
+    await page.keyboard.press('Enter');
+    await page.waitForTimeout(1500);
+    const console = (await page.locator('.repl .monaco-list-row').allInnerTexts()).join('\n');
+    fs.writeFileSync(path.join(artifacts, 'debug-console.txt'), console);
+    assert.match(console, /no_such_variable_jompd/, 'the console shows the failure');
+    await assertNoErrorNotification('after a failing console evaluation');
+  });
+});

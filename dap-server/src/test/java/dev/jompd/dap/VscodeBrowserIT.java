@@ -1,0 +1,165 @@
+package dev.jompd.dap;
+
+import com.google.gson.GsonBuilder;
+import com.google.gson.JsonArray;
+import com.google.gson.JsonObject;
+import dev.jompd.testkit.Fixture;
+import dev.jompd.testkit.FixtureBuilder;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The VS Code extension in a real VS Code: code-server 4.96.4 (VS Code 1.96.4, installed once into the jompd
+ * cache by {@code scripts/install-code-server.sh}) in Debian's Chromium, driven by playwright-core
+ * ({@code src/test/browser/vscode.test.mjs}). The .vsix is built with this module's server inside, a
+ * workspace launches the nested 2 2 fixture to a function breakpoint on {@code jompd_marker}, and the test
+ * looks at what a user sees: thread names, the OpenMP view, and no error notification at the start, on
+ * hovering {@code barrier} and {@code pragma}, on a failing watch and a failing console evaluation.
+ * Screenshots, the call stack, the view's rows and the logs stay in {@code target/vscode-browser/artifacts}.
+ * Skipped, with the reason, where node 20, Chromium or the system packages code-server needs are missing.
+ */
+class VscodeBrowserIT {
+    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+
+    @Test
+    void extensionInVscodeShowsOpenMpAndRaisesNoErrorPopUps() throws Exception {
+        Assumptions.assumeTrue(NodeTools.missing().isEmpty(), () -> NodeTools.missing().orElse(""));
+        Assumptions.assumeTrue(Files.isExecutable(CHROMIUM), "no /usr/bin/chromium: run scripts/setup-system.sh");
+        Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/rg")), "no ripgrep (rg): run scripts/setup-system.sh");
+        String nodeVersion = output(List.of("node", "--version"), Path.of("."), 30).strip();
+        Assumptions.assumeTrue(nodeVersion.startsWith("v20."), () -> "code-server 4.96.4 runs on node 20 only, this is " + nodeVersion);
+        Path repository = Path.of("..").toAbsolutePath().normalize();
+        Path extension = repository.resolve("vscode-extension");
+        Assumptions.assumeTrue(Files.isRegularFile(extension.resolve("build.sh")), "no vscode-extension/ beside dap-server/");
+
+        Path work = Path.of("target", "vscode-browser").toAbsolutePath();
+        Path artifacts = work.resolve("artifacts");
+        deleteRecursively(artifacts);
+        Files.createDirectories(artifacts);
+        Path codeServer = Path.of(output(List.of("bash", repository.resolve("scripts/install-code-server.sh").toString()),
+                repository, 1200).strip().lines().reduce((first, last) -> last).orElseThrow());
+        assertThat(codeServer.resolve("out/node/entry.js")).exists();
+
+        run(List.of("bash", extension.resolve("build.sh").toString()), extension, 600);
+        Path vsix = extension.resolve("jompd-openmp.vsix");
+
+        Path node = Files.createDirectories(work.resolve("node"));
+        Path sources = Path.of("src", "test", "browser").toAbsolutePath();
+        for (String file : List.of("package.json", "package-lock.json", "vscode.test.mjs")) {
+            Files.copy(sources.resolve(file), node.resolve(file), StandardCopyOption.REPLACE_EXISTING);
+        }
+        if (!Files.isDirectory(node.resolve("node_modules/playwright-core"))) {
+            run(List.of("npm", "ci", "--no-audit", "--no-fund"), node, 600);
+        }
+
+        Path program = FixtureBuilder.executable(Fixture.NESTED);
+        Path workspace = work.resolve("workspace");
+        deleteRecursively(workspace);
+        Files.createDirectories(workspace.resolve(".vscode"));
+        // the scenario hovers the words of nested.c's "#pragma omp barrier" line, in the source gdb names
+        assertThat(Files.readAllLines(program.getParent().resolve("nested.c"))).as("nested.c beside the fixture")
+                .contains("#pragma omp barrier");
+        JsonObject launch = new JsonObject();
+        launch.addProperty("type", "jompd");
+        launch.addProperty("request", "launch");
+        launch.addProperty("name", "nested 2 2");
+        launch.addProperty("program", program.toString());
+        JsonArray args = new JsonArray();
+        args.add("2");
+        args.add("2");
+        launch.add("args", args);
+        launch.addProperty("cwd", workspace.toString());
+        JsonObject launchJson = new JsonObject();
+        launchJson.addProperty("version", "0.2.0");
+        JsonArray configurations = new JsonArray();
+        configurations.add(launch);
+        launchJson.add("configurations", configurations);
+        Files.writeString(workspace.resolve(".vscode/launch.json"), new GsonBuilder().setPrettyPrinting().create().toJson(launchJson));
+
+        JsonObject config = new JsonObject();
+        config.addProperty("codeServer", codeServer.toString());
+        config.addProperty("vsix", vsix.toString());
+        config.addProperty("workspace", workspace.toString());
+        config.addProperty("artifacts", artifacts.toString());
+        config.addProperty("chromium", CHROMIUM.toString());
+        config.addProperty("port", freePort());
+        Path configFile = work.resolve("config.json");
+        Files.writeString(configFile, new GsonBuilder().setPrettyPrinting().create().toJson(config));
+
+        ProcessBuilder test = new ProcessBuilder("node", "--test", "--test-reporter=spec", "vscode.test.mjs")
+                .directory(node.toFile()).redirectErrorStream(true);
+        test.environment().put("JOMPD_BROWSER_CONFIG", configFile.toString());
+        // the bundled server's launcher runs on this test's Java (25), whatever JAVA_HOME says
+        test.environment().put("JOMPD_JAVA", ProcessHandle.current().info().command().orElse("java"));
+        int exit = runProcess(test, 600, System.out);
+        assertThat(exit).as("node --test exit code (its report is above; screenshots in " + artifacts + ")").isZero();
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    private static void run(List<String> command, Path directory, int timeoutSeconds) throws Exception {
+        int exit = runProcess(new ProcessBuilder(command).directory(directory.toFile()).redirectErrorStream(true),
+                timeoutSeconds, System.out);
+        assertThat(exit).as(String.join(" ", command)).isZero();
+    }
+
+    /** The command's standard output (its standard error goes to the test's output). */
+    private static String output(List<String> command, Path directory, int timeoutSeconds) throws Exception {
+        Process process = new ProcessBuilder(command).directory(directory.toFile())
+                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        byte[] out = process.getInputStream().readAllBytes();
+        if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new AssertionError(command + " did not finish within " + timeoutSeconds + " s");
+        }
+        assertThat(process.exitValue()).as(String.join(" ", command)).isZero();
+        return new String(out, StandardCharsets.UTF_8);
+    }
+
+    private static int runProcess(ProcessBuilder builder, int timeoutSeconds, OutputStream sink) throws Exception {
+        Process process = builder.start();
+        Thread pump = Thread.ofPlatform().start(() -> {
+            try (InputStream in = process.getInputStream()) {
+                in.transferTo(sink);
+            } catch (IOException ignored) {
+                // process ended
+            }
+        });
+        if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+            process.descendants().forEach(ProcessHandle::destroyForcibly);
+            process.destroyForcibly();
+            throw new AssertionError(builder.command() + " did not finish within " + timeoutSeconds + " s");
+        }
+        pump.join(5000);
+        return process.exitValue();
+    }
+
+    private static void deleteRecursively(Path directory) throws IOException {
+        if (!Files.exists(directory)) {
+            return;
+        }
+        try (var paths = Files.walk(directory)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(path);
+            }
+        }
+    }
+}
