@@ -47,7 +47,8 @@ export interface InspectRegion {
 export interface InspectReport {
   schema: string;
   target: { kind: string; name: string; runtime: string; ompVersion: number;
-            openmp?: string }; // report module: the version in words
+            openmp?: string; // report module: the version in words
+            runtimeRead?: string }; // report module: symbols, debug file, debuginfod or profile
   icvs: Record<string, string>;
   displayControlVariables: string[];
   notices: string[];

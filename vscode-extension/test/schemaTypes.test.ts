@@ -14,7 +14,7 @@ const reportSchema = path.join(extension, '..', 'report', 'src', 'main', 'resour
 const readmeSchema = path.join(extension, 'test', 'readme-inspect.schema.json');
 
 /** Required in the report module's schema, optional here: servers from before the report module omit them. */
-const NEWER_THAN_SOME_SERVERS = new Set(['InspectReport.target.openmp', 'InspectReport.regions[].teamPath',
+const NEWER_THAN_SOME_SERVERS = new Set(['InspectReport.target.openmp', 'InspectReport.target.runtimeRead', 'InspectReport.regions[].teamPath',
   'InspectReport.regions[].function.displayName', 'InspectReport.threads[].name', 'InspectReport.threads[].teamPath',
   'InspectReport.threads[].tasks[].id', 'InspectReport.threads[].tasks[].kind', 'InspectReport.threads[].tasks[].status',
   'InspectReport.threads[].tasks[].function.displayName']);
