@@ -31,10 +31,15 @@ public record ProcessSnapshot(long ompVersion, Map<String, String> processIcvs, 
     public record RegionView(String key, long level, long activeLevel, long teamSize, ToolData toolData,
                              Optional<String> enclosing, Map<String, String> icvs) {}
 
-    /** A task: address, flags, entry point, frames, tool data, task ICVs. */
+    /**
+     * A task: address, flags, entry point, frames, tool data, task ICVs, and the user's function behind
+     * the entry point ({@link TaskHandle#outlinedFunction()}, or why it could not be read): name both
+     * through {@link FunctionNames}.
+     */
     public record TaskView(long address, long lightweightTeam, Optional<TaskHandle.TaskFlags> flags,
                            OptionalLong function, Optional<TaskHandle.TaskFrames> frames,
-                           Optional<ToolData> toolData, Map<String, String> icvs) {}
+                           Optional<ToolData> toolData, Map<String, String> icvs,
+                           OptionalLong outlinedFunction, Optional<String> outlinedFunctionProblem) {}
 
     /** Takes the snapshot of {@code process} at its current stop. */
     public static ProcessSnapshot take(AddressSpaceHandle process) {
@@ -100,12 +105,23 @@ public record ProcessSnapshot(long ompVersion, Map<String, String> processIcvs, 
     }
 
     private static TaskView task(TaskHandle task, List<String> problems) {
+        OptionalLong function = attempt(problems, null, task::function).map(OptionalLong::of)
+                .orElse(OptionalLong.empty());
+        OptionalLong outlined = OptionalLong.empty();
+        Optional<String> outlinedProblem = Optional.empty();
+        if (function.isPresent()) {
+            try {
+                outlined = OptionalLong.of(task.outlinedFunction());
+            } catch (OmpdException e) {
+                outlinedProblem = Optional.of(e.getMessage()); // the entry point is shown, with this reason
+            }
+        }
         return new TaskView(task.address(), task.lightweightTeam(),
                 attempt(problems, task + " flags", task::flags),
-                attempt(problems, null, task::function).map(OptionalLong::of).orElse(OptionalLong.empty()),
+                function,
                 attempt(problems, null, task::frames),
                 attempt(problems, task + " tool data", task::toolData),
-                icvs(task, Scope.TASK));
+                icvs(task, Scope.TASK), outlined, outlinedProblem);
     }
 
     /** Every ICV of a scope in its string form, or the reason it cannot be read. */

@@ -47,6 +47,9 @@ public final class RuntimeLayout {
     public static RuntimeLayout locate(AddressSpace target, TargetMemory memory) {
         Optional<TargetSymbol> marker = target.lookupSymbol(RUNTIME_MARKER_SYMBOL);
         if (marker.isEmpty()) {
+            LibgompRuntimeException.libgompOf(target).ifPresent(libgomp -> {
+                throw new LibgompRuntimeException(libgomp);
+            });
             boolean openmpLoaded = target.lookupSymbol("__kmp_threads").isPresent()
                     || target.lookupSymbol("omp_get_thread_num").isPresent()
                     || target.modules().stream().anyMatch(m -> m.path().getFileName().toString().matches("lib(i?omp|gomp).*"));
