@@ -119,9 +119,11 @@ final class Handlers {
         while (region.isPresent() && seen.add(region.get().toString()) && seen.size() <= MAX_CHAIN) {
             ParallelHandle current = region.get();
             out.append(views.region(current));
-            long function = Views.attempt(current::function).orElse(0L);
-            if (function != 0 && Views.attempt(current::level).orElse(0L) > 0) {
-                out.append("  ").append(views.function(function));
+            if (Views.attempt(current::level).orElse(0L) > 0) {
+                String function = views.function(current);
+                if (!function.isEmpty()) {
+                    out.append("  ").append(function);
+                }
             }
             Views.attempt(current::activeLevel).ifPresent(a -> out.append("  (active level ").append(a).append(')'));
             out.append('\n');
@@ -232,7 +234,10 @@ final class Handlers {
             TaskHandle task = chain.get(i);
             out.append('#').append(i).append("  ").append(views.taskKind(task, i == chain.size() - 1))
                     .append(' ').append(views.hex(task.address()));
-            Views.attempt(task::function).filter(f -> f != 0).ifPresent(f -> out.append("  ").append(views.function(f)));
+            String function = views.function(task);
+            if (!function.isEmpty()) {
+                out.append("  ").append(function);
+            }
             Views.attempt(task::parallel).ifPresent(p -> out.append("  in ").append(views.region(p)));
             out.append('\n');
             Views.attempt(task::flags).ifPresent(flags -> {
@@ -303,10 +308,10 @@ final class Handlers {
             }
             out.append(", team of ").append(region.teamSize()).append(", active level ").append(region.activeLevel());
             List<ProcessSnapshot.ThreadView> members = tree.threadsByRegion().getOrDefault(key, List.of());
-            members.stream().map(t -> t.tasks().isEmpty() ? OptionalLong.empty() : t.tasks().getFirst().function())
-                    .filter(OptionalLong::isPresent).findFirst()
-                    .filter(f -> region.level() > 0 && f.getAsLong() != 0)
-                    .ifPresent(f -> out.append("  ").append(views.function(f.getAsLong())));
+            members.stream().filter(t -> !t.tasks().isEmpty() && t.tasks().getFirst().function().isPresent())
+                    .map(t -> t.tasks().getFirst()).findFirst()
+                    .filter(task -> region.level() > 0 && task.function().getAsLong() != 0)
+                    .ifPresent(task -> out.append("  ").append(views.function(task)));
             out.append('\n');
             threads(members, depth + 1);
             for (String child : tree.children().getOrDefault(key, List.of())) {
@@ -359,7 +364,7 @@ final class Handlers {
                     out.append(indent).append("    ").append(explicit ? "explicit task" : outermost ? "initial task" : "implicit task")
                             .append(group.size() == 1 ? " 0x" + Long.toHexString(task.address()) : "");
                     if (task.function().isPresent() && task.function().getAsLong() != 0 && (explicit || !outermost)) {
-                        out.append("  ").append(views.function(task.function().getAsLong()));
+                        out.append("  ").append(views.function(task));
                     }
                     out.append('\n');
                 }
@@ -450,12 +455,8 @@ final class Handlers {
         Session.Target target = views.target();
         ProcessSnapshot snapshot = ProcessSnapshot.take(target.process());
         // As `jompd inspect --json`: task functions with their file:line.
-        List<Symbolizer.Location> functions = snapshot.threads().stream()
-                .flatMap(thread -> thread.tasks().stream())
-                .filter(task -> task.function().isPresent())
-                .map(task -> target.symbols().locate(task.function().getAsLong()))
-                .flatMap(Optional::stream).distinct().toList();
-        return JsonReport.render(target.description(), snapshot, target.symbols(), new SourceLines(functions)) + "\n";
+        return JsonReport.render(target.description(), snapshot, target.symbols(),
+                SourceLines.ofTasks(snapshot, target.symbols())) + "\n";
     }
 
     // ---------------------------------------------------------------- shared

@@ -4,6 +4,7 @@ import dev.jompd.cli.TargetDescription;
 import dev.jompd.core.ompd.AddressSpaceHandle;
 import dev.jompd.core.ompd.Ompd;
 import dev.jompd.core.target.AddressSpace;
+import dev.jompd.core.ompd.FunctionNames;
 import dev.jompd.core.target.Symbolizer;
 import dev.jompd.core.target.TargetException;
 import dev.jompd.core.target.TargetThread;
@@ -36,6 +37,7 @@ final class Session implements AutoCloseable {
     private AddressSpace space;
     private GdbAddressSpace inferior;
     private Symbolizer symbols;
+    private FunctionNames names;
     private AddressSpaceHandle process;
     private String kind;
     private String name;
@@ -48,7 +50,7 @@ final class Session implements AutoCloseable {
 
     /** What a command works on: the OMPD process, gdb's threads and the selected thread. */
     record Target(AddressSpaceHandle process, Symbolizer symbols, GdbThreads gdbThreads, TargetContext context,
-                  TargetDescription description, boolean coreFile) {}
+                  TargetDescription description, boolean coreFile, FunctionNames names) {}
 
     /**
      * Brings the session in line with gdb's target and initialises OMPD on it.
@@ -77,7 +79,8 @@ final class Session implements AutoCloseable {
             process = Ompd.processInitialize(space);
         }
         TargetDescription description = new TargetDescription(kind, name, space.name(), process.layout().runtimeModule());
-        return new Target(process, symbols, gdbThreads, context, description, context.kind() == TargetContext.Kind.CORE);
+        return new Target(process, symbols, gdbThreads, context, description, context.kind() == TargetContext.Kind.CORE,
+                names);
     }
 
     private List<TargetThread> threadsFromGdb() {
@@ -137,6 +140,7 @@ final class Session implements AutoCloseable {
             case NONE -> throw new IllegalStateException("no target to open");
         }
         symbols = new Symbolizer(space);
+        names = new FunctionNames(symbols);
     }
 
     private static Path chooseCore(TargetContext context) {
@@ -166,6 +170,9 @@ final class Session implements AutoCloseable {
 
     @Override
     public void close() {
+        if (names != null) {
+            names.close();
+        }
         if (symbols != null) {
             symbols.close();
         }
@@ -175,6 +182,7 @@ final class Session implements AutoCloseable {
         space = null;
         inferior = null;
         symbols = null;
+        names = null;
         process = null;
         identity = null;
         gdbThreads.invalidate();

@@ -76,12 +76,7 @@ final class InspectCommand implements Callable<Integer> {
             TargetDescription description = new TargetDescription(target.core != null ? "core" : "pid",
                     target.core != null ? target.core.toString() : Long.toString(target.pid), space.name(),
                     process.layout().runtimeModule());
-            List<Symbolizer.Location> functions = snapshot.threads().stream()
-                    .flatMap(thread -> thread.tasks().stream())
-                    .filter(task -> task.function().isPresent())
-                    .map(task -> symbols.locate(task.function().getAsLong()))
-                    .flatMap(java.util.Optional::stream).distinct().toList();
-            SourceLines lines = new SourceLines(functions);
+            SourceLines lines = SourceLines.ofTasks(snapshot, symbols);
             List<String> notices = notices(snapshot);
             if (json) {
                 notices.forEach(notice -> err.println("jompd: note: " + notice)); // the text report shows them itself

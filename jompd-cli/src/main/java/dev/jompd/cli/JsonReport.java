@@ -7,6 +7,7 @@ import com.google.gson.JsonObject;
 import dev.jompd.core.ompd.ProcessSnapshot;
 import dev.jompd.core.ompd.TaskHandle;
 import dev.jompd.core.ompd.ToolData;
+import dev.jompd.core.ompd.FunctionNames;
 import dev.jompd.core.target.Symbolizer;
 
 import java.util.LinkedHashMap;
@@ -66,6 +67,7 @@ public final class JsonReport {
         root.add("regions", regions);
 
         JsonArray threads = new JsonArray();
+        try (FunctionNames names = new FunctionNames(symbols)) {
         for (ProcessSnapshot.ThreadView thread : snapshot.threads()) {
             JsonObject json = new JsonObject();
             json.addProperty("gtid", thread.gtid());
@@ -82,10 +84,11 @@ public final class JsonReport {
             json.add("icvs", strings(thread.icvs()));
             JsonArray tasks = new JsonArray();
             for (ProcessSnapshot.TaskView task : thread.tasks()) {
-                tasks.add(task(task, symbols, lines));
+                tasks.add(task(task, symbols, names, lines));
             }
             json.add("tasks", tasks);
             threads.add(json);
+        }
         }
         root.add("threads", threads);
         JsonArray noticesJson = new JsonArray();
@@ -106,23 +109,33 @@ public final class JsonReport {
         return ids;
     }
 
-    private static JsonObject task(ProcessSnapshot.TaskView task, Symbolizer symbols, SourceLines lines) {
+    private static JsonObject task(ProcessSnapshot.TaskView task, Symbolizer symbols, FunctionNames names,
+                                   SourceLines lines) {
         JsonObject json = new JsonObject();
         json.addProperty("address", hex(task.address()));
         if (task.lightweightTeam() != 0) {
             json.addProperty("lightweightTeam", hex(task.lightweightTeam()));
         }
         task.flags().ifPresent(flags -> json.add("flags", flags(flags)));
-        if (task.function().isPresent()) {
+        names.ofTask(task).ifPresent(code -> {
+            // The user's code (main._omp_fn.0 behind libomp's GOMP wrapper, the task function behind clang's
+            // .omp_task_entry.); the runtime's own entry point beside it when they differ.
             JsonObject function = new JsonObject();
-            function.addProperty("address", hex(task.function().getAsLong()));
-            symbols.locate(task.function().getAsLong()).ifPresent(location -> {
-                function.addProperty("symbol", location.toString());
+            function.addProperty("address", hex(code.address()));
+            code.symbol().ifPresent(symbol -> function.addProperty("symbol", symbol));
+            code.location().ifPresent(location -> {
+                function.addProperty("name", code.displayName());
                 function.addProperty("module", location.module());
                 lines.of(location).ifPresent(line -> function.addProperty("source", line));
             });
+            if (code.resolved()) {
+                function.addProperty("entryPoint", hex(code.entryPoint()));
+                symbols.locate(code.entryPoint()).ifPresent(entry -> function.addProperty("entrySymbol", entry.toString()));
+                function.addProperty("resolvedBy", code.resolution().description());
+            }
+            code.note().ifPresent(note -> function.addProperty("note", note));
             json.add("function", function);
-        }
+        });
         task.frames().ifPresent(frames -> {
             JsonObject f = new JsonObject();
             f.addProperty("exitFrame", hex(frames.exitFrame()));

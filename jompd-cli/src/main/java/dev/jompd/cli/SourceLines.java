@@ -1,5 +1,8 @@
 package dev.jompd.cli;
 
+import dev.jompd.core.ompd.CodeLocation;
+import dev.jompd.core.ompd.FunctionNames;
+import dev.jompd.core.ompd.ProcessSnapshot;
 import dev.jompd.core.target.Symbolizer;
 
 import java.io.IOException;
@@ -31,6 +34,20 @@ public final class SourceLines {
             byModule.computeIfAbsent(location.modulePath(), k -> new ArrayList<>()).add(location);
         }
         byModule.forEach(this::resolve);
+    }
+
+    /**
+     * The lines of every task function in {@code snapshot}, as the reports name them (the user's function
+     * behind libomp's GOMP wrapper or clang's task thunk, {@link FunctionNames}).
+     */
+    public static SourceLines ofTasks(ProcessSnapshot snapshot, Symbolizer symbols) {
+        try (FunctionNames names = new FunctionNames(symbols)) {
+            return new SourceLines(snapshot.threads().stream()
+                    .flatMap(thread -> thread.tasks().stream())
+                    .map(names::ofTask).flatMap(Optional::stream)
+                    .map(CodeLocation::location).flatMap(Optional::stream)
+                    .distinct().toList());
+        }
     }
 
     /** The full path and line, as addr2line prints it: {@code /src/nested.c:42}. */

@@ -1,6 +1,7 @@
 package dev.jompd.cli;
 
 import dev.jompd.core.ompd.ProcessSnapshot;
+import dev.jompd.core.ompd.FunctionNames;
 import dev.jompd.core.target.Symbolizer;
 
 import java.util.ArrayList;
@@ -17,12 +18,15 @@ final class TextReport {
     private final boolean all;
     private final Symbolizer symbols;
     private final SourceLines lines;
+    /** Closed with the JVM: a report is rendered once per command. */
+    private final FunctionNames names;
 
     TextReport(boolean colour, boolean all, Symbolizer symbols, SourceLines lines) {
         this.colour = colour;
         this.all = all;
         this.symbols = symbols;
         this.lines = lines;
+        this.names = new FunctionNames(symbols);
     }
 
     String render(TargetDescription target, ProcessSnapshot snapshot) {
@@ -118,10 +122,8 @@ final class TextReport {
                     if (f.explicit() && !f.tied()) out.append(" untied");
                 });
                 if (task.function().isPresent() && !initial) {
-                    long function = task.function().getAsLong();
-                    out.append("  ").append(symbols.locate(function)
-                            .map(location -> location + lines.shortOf(location).map(line -> " (" + line + ")").orElse(""))
-                            .orElse("0x" + Long.toHexString(function)));
+                    names.ofTask(task).ifPresent(code -> out.append("  ").append(code.displayName()).append(
+                            code.location().flatMap(lines::shortOf).map(line -> " (" + line + ")").orElse("")));
                 }
                 out.append('\n');
                 if (task == first.tasks().getFirst()) {

@@ -16,6 +16,7 @@ import dev.jompd.core.ompd.TaskHandle;
 import dev.jompd.core.ompd.ThreadHandle;
 import dev.jompd.core.ompd.ThreadIdKind;
 import dev.jompd.core.ompd.ToolData;
+import dev.jompd.core.ompd.FunctionNames;
 import dev.jompd.core.target.Symbolizer;
 
 import java.util.ArrayList;
@@ -180,9 +181,12 @@ public final class OpenMpView {
         List<OmpVariable> rows = new ArrayList<>();
         rows.add(OmpVariable.leaf("task", hex(task.address()), "kmp_taskdata_t *"));
         attempt(task::flags).ifPresent(flags -> rows.add(OmpVariable.leaf("kind", describe(flags), "task flags")));
-        attempt(task::function).ifPresent(function -> rows.add(OmpVariable.leaf("function",
-                symbols.locate(function).map(location -> location + " (" + hex(function) + ")").orElse(hex(function)),
-                "task function")));
+        // The user's code (behind libomp's GOMP wrapper or clang's task thunk), demangled: FunctionNames.
+        try (FunctionNames names = new FunctionNames(symbols)) {
+            attempt(() -> names.ofTask(task)).ifPresent(code -> rows.add(OmpVariable.leaf("function",
+                    code.location().isPresent() ? code.displayName() + " (" + hex(code.address()) + ")" : hex(code.address()),
+                    "task function")));
+        }
         attempt(task::frames).ifPresent(frames -> {
             rows.add(OmpVariable.leaf("exit frame", hex(frames.exitFrame()) + " flags 0x" + Integer.toHexString(frames.exitFrameFlags()), "ompt_frame_t"));
             rows.add(OmpVariable.leaf("enter frame", hex(frames.enterFrame()) + " flags 0x" + Integer.toHexString(frames.enterFrameFlags()), "ompt_frame_t"));
