@@ -71,10 +71,10 @@ public final class RunCommand implements Callable<Integer> {
         }
         Set<String> missing = OpenMpLaunch.missingGompEntryPoints(program.get(), libomp);
         if (!missing.isEmpty()) {
-            err.println("jompd: " + command.getFirst() + " calls GCC's " + String.join(", ", missing)
-                    + describe(missing) + ", which LLVM " + OpenMpLaunch.RUNTIME_VERSION + "'s libomp does not "
+            err.println("jompd: " + command.getFirst() + " needs " + String.join(", ", missing) + describe(missing)
+                    + " from GCC's libgomp, which LLVM " + OpenMpLaunch.RUNTIME_VERSION + "'s libomp does not "
                     + "implement: it cannot run on jompd's libomp (" + libomp + "), and GCC's libgomp has no OpenMP "
-                    + "debugging interface. Build it with clang -fopenmp, or without that construct, to debug it "
+                    + "debugging interface. Build it with clang -fopenmp, or without what needs those, to debug it "
                     + "with jompd.");
             err.flush();
             return ExitCode.UNSUPPORTED_RUNTIME;
@@ -120,7 +120,7 @@ public final class RunCommand implements Callable<Integer> {
     }
 
     private static String describe(Set<String> missing) {
-        List<String> constructs = missing.stream().map(CONSTRUCTS::get).filter(c -> c != null).distinct().toList();
+        List<String> constructs = missing.stream().map(symbol -> CONSTRUCTS.get(symbol.replaceFirst("@.*", ""))).filter(c -> c != null).distinct().toList();
         return constructs.isEmpty() ? "" : " (" + String.join(", ", constructs) + ")";
     }
 

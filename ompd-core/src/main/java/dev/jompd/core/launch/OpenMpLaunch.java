@@ -166,27 +166,46 @@ public final class OpenMpLaunch {
     }
 
     /**
-     * The {@code GOMP_*} entry points {@code program} calls that {@code libomp} does not export: the
-     * dynamic linker would refuse to start it ({@code version `GOMP_5.1' not found}, or {@code undefined
-     * symbol: GOMP_…} at the first call).
+     * What {@code program} needs from GCC's OpenMP runtime that {@code libomp} does not offer, each as
+     * {@code symbol@VERSION} (or the bare symbol for an unversioned {@code GOMP_*} call): the dynamic
+     * linker would refuse to start it ({@code version `OMP_5.1' not found}) or stop it at the first call
+     * ({@code undefined symbol: GOMP_…}). LLVM 19's libomp defines GCC's GOMP versions up to 5.0.1 and
+     * OMP versions up to 5.0: a gcc 12 program that calls an OpenMP 5.0.1/5.1 API function
+     * ({@code omp_get_max_teams@OMP_5.1}) or a GOMP 5.1 entry point ({@code GOMP_warning}) cannot run on it.
      */
     public static Set<String> missingGompEntryPoints(Path program, Path libomp) {
-        Set<String> needed = undefinedGompSymbols(program);
-        if (needed.isEmpty()) {
-            return needed;
-        }
+        Set<String> missing = new TreeSet<>();
         Set<String> exported = new TreeSet<>();
+        Set<String> versions;
         try (ElfFile elf = ElfFile.open(libomp)) {
             for (ElfSymbol symbol : elf.dynamicSymbolTable().all()) {
                 if (symbol.isDefined()) {
                     exported.add(symbol.name());
                 }
             }
+            versions = SymbolVersions.definitions(elf);
         } catch (IOException | TargetException e) {
             throw new IllegalStateException("cannot read " + libomp + ": " + e.getMessage(), e);
         }
-        needed.removeAll(exported);
-        return needed;
+        try (ElfFile elf = ElfFile.open(program)) {
+            Set<String> versioned = new TreeSet<>();
+            for (SymbolVersions.Need need : SymbolVersions.needs(elf)) {
+                if (need.library().startsWith("libgomp.so")) {
+                    versioned.add(need.symbol());
+                    if (!versions.contains(need.version()) || !exported.contains(need.symbol())) {
+                        missing.add(need.symbol() + "@" + need.version());
+                    }
+                }
+            }
+            for (String symbol : undefinedGompSymbols(program)) {
+                if (!versioned.contains(symbol) && !exported.contains(symbol)) {
+                    missing.add(symbol);
+                }
+            }
+        } catch (IOException | TargetException notElf) {
+            return missing; // a script or a non-ELF program: nothing to check up front
+        }
+        return missing;
     }
 
     private static Set<String> undefinedGompSymbols(Path program) {
