@@ -124,7 +124,9 @@ public final class FunctionNames implements AutoCloseable {
                 continue;
             }
             Optional<Symbolizer.Location> callee = symbols.locate(target);
-            if (callee.isPresent() && callee.get().offset() == 0
+            // Names starting with "__" are reserved for the implementation (__clang_call_terminate on the
+            // thunk's exception path): never the task's code.
+            if (callee.isPresent() && callee.get().offset() == 0 && !callee.get().function().startsWith("__")
                     && callee.get().modulePath().equals(thunkLocation.modulePath())) {
                 callees.add(target);
             }
