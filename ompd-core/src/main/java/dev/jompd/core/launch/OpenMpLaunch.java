@@ -160,6 +160,62 @@ public final class OpenMpLaunch {
         return changes;
     }
 
+    /** Which OpenMP runtime a launched program runs on: a debugger's choice, or decided from the program. */
+    public enum RuntimeChoice {
+        /** jompd's libomp when the program needs GCC's libgomp (which has no debugging interface), else its own. */
+        AUTO,
+        /** Always jompd's OMPD-enabled libomp. */
+        JOMPD,
+        /** The runtime the program is linked against, unchanged. */
+        PROGRAM
+    }
+
+    /**
+     * What a debugger's launch does about the OpenMP runtime: the environment to start the program with
+     * and a sentence for the user saying which runtime it runs on and why. Never builds the runtime (a
+     * debugger session should not wait a minute on a compiler): when it is missing, the sentence says how
+     * to get it and the program runs on its own runtime.
+     *
+     * @param environment the program's environment as the debugger would start it
+     */
+    public static Launch decide(Path program, RuntimeChoice choice, Map<String, String> environment) {
+        boolean needsGomp = usesGompAbi(program);
+        if (choice == RuntimeChoice.PROGRAM || (choice == RuntimeChoice.AUTO && !needsGomp)) {
+            // A program built for LLVM's libomp needs nothing: nothing to say either.
+            return new Launch(environment, false, choice == RuntimeChoice.PROGRAM
+                    ? "the program runs on its own OpenMP runtime (openmpRuntime: \"program\")" : "");
+        }
+        String why = choice == RuntimeChoice.JOMPD ? "openmpRuntime: \"jompd\""
+                : "it was built for GCC's libgomp, which has no OpenMP debugging interface";
+        Optional<Path> libomp;
+        try {
+            libomp = findRuntime(environment);
+        } catch (IllegalArgumentException e) {
+            return new Launch(environment, false, e.getMessage() + "; the program runs on its own OpenMP runtime");
+        }
+        if (libomp.isEmpty()) {
+            return new Launch(environment, false, "jompd's OMPD-enabled libomp is not built yet (run `jompd run` once, "
+                    + "or scripts/build-runtime.sh " + RUNTIME_VERSION + "): the program runs on its own OpenMP runtime, "
+                    + "which jompd " + (needsGomp ? "cannot read (GCC's libgomp)" : "reads if it keeps its OMPD symbols"));
+        }
+        Set<String> missing = missingGompEntryPoints(program, libomp.get());
+        if (!missing.isEmpty()) {
+            return new Launch(environment, false, "the program needs " + String.join(", ", missing) + " from GCC's "
+                    + "libgomp, which jompd's libomp lacks: it runs on its own OpenMP runtime, which jompd cannot read");
+        }
+        Path aliases = aliasDirectory(libomp.get(), environment);
+        return new Launch(environment(environment, aliases), true, "the program runs on jompd's OMPD-enabled libomp "
+                + libomp.get() + " (as libomp.so.5 and libgomp.so.1, OMP_DEBUG=enabled): " + why);
+    }
+
+    /**
+     * A launch's environment and what to tell the user about the runtime.
+     *
+     * @param onJompdsLibomp whether the environment puts jompd's libomp in place of the program's runtime
+     * @param message        for the user; empty when there is nothing to say (a program built for libomp)
+     */
+    public record Launch(Map<String, String> environment, boolean onJompdsLibomp, String message) {}
+
     /** Whether {@code program} calls GCC's OpenMP entry points ({@code GOMP_*}): built by gcc or gfortran with -fopenmp. */
     public static boolean usesGompAbi(Path program) {
         return !undefinedGompSymbols(program).isEmpty();
