@@ -669,6 +669,43 @@ Other threads run meanwhile, as with `step`. Needs a live process."""
             return None
 
 
+class JompdRunCommand(gdb.Command):
+    """Runs the program, like `run`, on jompd's OMPD-enabled libomp.
+
+Usage: ompd run [ARGS]
+Programs built with gcc or gfortran -fopenmp run on GCC's libgomp, which has no OpenMP debugging
+interface; LLVM's libomp runs them unchanged. This sets, in the environment gdb starts the program with,
+what `jompd run` sets (see `show environment`): LD_LIBRARY_PATH first names a directory where libomp.so.5
+and libgomp.so.1 are jompd's libomp, and OMP_DEBUG=enabled. Then it runs the program with ARGS.
+By hand, the same: `set environment NAME=VALUE` for each line of
+`jompd run --print-environment -- PROGRAM`, then `run`. The runtime is built on first use."""
+
+    def __init__(self):
+        super().__init__("ompd run", gdb.COMMAND_RUNNING, gdb.COMPLETE_FILENAME)
+
+    def invoke(self, arg, from_tty):
+        self.dont_repeat()
+        program = gdb.current_progspace().filename
+        if not program:
+            raise gdb.GdbError("ompd run: no program loaded (file PROGRAM first)")
+        launcher = os.path.join(os.path.dirname(JompdBridge.find_engine()), "bin", "jompd")
+        if not os.access(launcher, os.X_OK):
+            raise gdb.GdbError("ompd run: no jompd launcher at %s" % launcher)
+        # jompd run decides the environment (jompd's core, the same for every door); its progress
+        # (a first-use build of the runtime) goes to gdb's console.
+        result = subprocess.run([launcher, "run", "--print-environment", "--", program],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if result.stderr:
+            gdb.write(result.stderr)
+        if result.returncode != 0:
+            raise gdb.GdbError("ompd run: %s cannot run on jompd's libomp (see above)" % program)
+        for line in result.stdout.splitlines():
+            if "=" in line:
+                gdb.execute("set environment %s" % line, to_string=True)
+                gdb.write("jompd: %s\n" % line)
+        gdb.execute("run %s" % arg, from_tty=from_tty)
+
+
 _JOMPD_SUBCOMMANDS = [
     ("init", "Checks that OMPD works on this target and says what it found.\n"
              "Usage: ompd init\nNot needed (the other commands initialise what they need); kept for users of "
@@ -694,6 +731,7 @@ _JOMPD_SUBCOMMANDS = [
 def jompd_register():
     JompdPrefixCommand()
     JompdStepCommand()
+    JompdRunCommand()
     for entry in _JOMPD_SUBCOMMANDS:
         JompdSubcommand(*entry)
     JompdJsonCommand("json", "Prints the whole OpenMP picture as JSON (schema jompd-inspect/1, as "

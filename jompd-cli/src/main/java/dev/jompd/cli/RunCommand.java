@@ -47,6 +47,10 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--exec-plan", hidden = true, description = "for the launcher: write the plan here, don't run")
     Path execPlan;
 
+    @Option(names = "--print-environment", description = "print what the program's environment gets (NAME=VALUE "
+            + "lines, for gdb's `set environment`) instead of running it")
+    boolean printEnvironment;
+
     @Parameters(arity = "1..*", paramLabel = "PROGRAM", description = "the program and its arguments")
     List<String> command;
 
@@ -81,6 +85,12 @@ public final class RunCommand implements Callable<Integer> {
         }
         Path aliases = OpenMpLaunch.aliasDirectory(libomp, environment);
         Map<String, String> changes = OpenMpLaunch.environmentChanges(environment, aliases);
+        if (printEnvironment) {
+            PrintWriter out = spec.commandLine().getOut();
+            changes.forEach((name, value) -> out.println(name + "=" + value));
+            out.flush();
+            return ExitCode.OK;
+        }
         if (execPlan != null) {
             return writePlan(changes, err);
         }
