@@ -90,6 +90,26 @@ class RunCommandIT {
     }
 
     @Test
+    void gccTaskChainNamesEachTasksOutlinedFunctionInTheOrderGdbUnwindsThem() {
+        StoppedFixture fixture = Fixtures.core(onJompdsLibomp(FixtureRun.of(Fixture.TASKS_GCC, "20", "3")));
+        InspectCommandIT.Result result = InspectCommandIT.jompd("inspect", "--core", fixture.core().toString(), "--json");
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        Facts.ThreadFacts marker = fixture.facts().thread((int) fixture.facts().number("marker_thread"));
+        JsonObject thread = threadsByLwp(JsonParser.parseString(result.out()).getAsJsonObject()).get(marker.lwp());
+        List<String> chain = new java.util.ArrayList<>();
+        for (JsonElement task : thread.getAsJsonArray("tasks")) {
+            JsonObject function = task.getAsJsonObject().getAsJsonObject("function");
+            if (function != null && function.has("symbol")) {
+                chain.add(function.get("symbol").getAsString());
+            }
+        }
+        // C -> B -> A -> implicit task (facts: task_chain_depth explicit tasks), each frame on the stack
+        List<String> frames = fixture.gdb().backtraces().get(marker.lwp()).stream().map(GdbProbe.Frame::function)
+                .filter(name -> name.contains("._omp_fn.")).toList();
+        assertThat(chain).hasSize((int) fixture.facts().number("task_chain_depth") + 1).isEqualTo(frames);
+    }
+
+    @Test
     void gccProgramStartedByJompdRunIsReadLiveWithItsOutlinedFunctions() {
         FixtureRun run = FixtureRun.of(Fixture.NESTED_GCC, "3", "2");
         try (LiveFixture live = Fixtures.live(run, List.of(launcher.toString(), "run", "--"))) {
