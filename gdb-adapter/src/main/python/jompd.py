@@ -661,8 +661,9 @@ Other threads run meanwhile, as with `step`. Needs a live process."""
                 return int(jompd_bridge().run("task-function", "").strip(), 16)
             entry = int(gdb.parse_and_eval("$rdi")) & 0xFFFFFFFFFFFFFFFF
             # __kmp_invoke_microtask(pkfn, &gtid, &tid, argc, argv) with libomp's wrapper as pkfn: argv[0]
+            # (libomp by its real name: under `ompd run` a gcc program loads it as libgomp.so.1)
             if location == self.REGION_STARTS[0] and int(gdb.parse_and_eval("$rcx")) >= 1 \
-                    and "libomp" in os.path.basename(gdb.current_progspace().solib_name(entry) or ""):
+                    and "libomp" in os.path.basename(os.path.realpath(gdb.current_progspace().solib_name(entry) or "")):
                 entry = int(gdb.parse_and_eval("*(unsigned long *) $r8")) & 0xFFFFFFFFFFFFFFFF
             return entry
         except (gdb.error, gdb.GdbError, ValueError):
