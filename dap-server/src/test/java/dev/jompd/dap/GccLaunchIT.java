@@ -53,6 +53,7 @@ class GccLaunchIT {
                 assertThat(implicit.getAsJsonObject("function").get("symbol").getAsString()).isEqualTo("region._omp_fn.0");
                 assertThat(implicit.getAsJsonObject("function").get("resolvedBy").getAsString())
                         .isEqualTo("argument of libomp's GOMP wrapper");
+                assertThat(implicit.getAsJsonObject("function").get("source").getAsString()).contains("nested.c:");
             }
             client.request("disconnect", args("terminateDebuggee", true));
         }

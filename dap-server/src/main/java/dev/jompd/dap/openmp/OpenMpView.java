@@ -3,6 +3,7 @@ package dev.jompd.dap.openmp;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 import dev.jompd.cli.JsonReport;
+import dev.jompd.cli.SourceLines;
 import dev.jompd.cli.TargetDescription;
 import dev.jompd.core.ompd.AddressSpaceHandle;
 import dev.jompd.core.ompd.Icv;
@@ -277,7 +278,9 @@ public final class OpenMpView {
 
     /** The whole OpenMP picture in the command line's JSON schema ({@code jompd-inspect/1}). */
     public JsonObject tree() {
-        String json = JsonReport.render(target, ProcessSnapshot.take(process), symbols);
+        // With file:line of each task's function (one addr2line run per module), as jompd inspect --json.
+        ProcessSnapshot snapshot = ProcessSnapshot.take(process);
+        String json = JsonReport.render(target, snapshot, symbols, SourceLines.ofTasks(snapshot, symbols));
         return JsonParser.parseString(json).getAsJsonObject();
     }
 
