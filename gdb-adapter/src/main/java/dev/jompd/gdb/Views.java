@@ -3,9 +3,9 @@ package dev.jompd.gdb;
 import dev.jompd.core.ompd.OmpdException;
 import dev.jompd.core.ompd.OmpdRc;
 import dev.jompd.core.ompd.ParallelHandle;
+import dev.jompd.core.ompd.ProcessSnapshot;
 import dev.jompd.core.ompd.TaskHandle;
 import dev.jompd.core.ompd.ThreadHandle;
-import dev.jompd.core.ompd.ProcessSnapshot;
 import dev.jompd.core.target.Symbolizer;
 
 import java.util.Optional;

@@ -28,7 +28,7 @@ import java.util.concurrent.Callable;
  * prepares, and writes the environment and command line to the launcher's plan file
  * ({@code --exec-plan}). Run without the launcher it starts the program as a child and waits for it.
  */
-@Command(name = "run", sortOptions = false,
+@Command(name = "run", sortOptions = false, mixinStandardHelpOptions = true,
         description = {"Runs PROGRAM on jompd's OMPD-enabled libomp (as libomp.so.5 and libgomp.so.1, with "
                 + "OMP_DEBUG=enabled), so that jompd can read it: needed for programs built with gcc or gfortran "
                 + "-fopenmp, whose runtime (GCC's libgomp) has no debugging interface.",
