@@ -108,7 +108,7 @@ public final class RunCommand implements Callable<Integer> {
                 + "building it now with " + script + " (once; about a minute)");
         err.flush();
         Path built = OpenMpLaunch.buildRuntime(script, environment, line -> {
-            err.println("jompd: build: " + line);
+            err.println("jompd: build: " + line.replaceAll("\u001B\\[[0-9;]*m", "")); // the script's bold
             err.flush();
         });
         err.println("jompd: libomp built: " + built);
