@@ -136,6 +136,25 @@ class RunCommandIT {
     }
 
     @Test
+    void gfortranProgramStartedByJompdRunIsReadLiveWithItsOutlinedFunctions() {
+        FixtureRun run = FixtureRun.of(Fixture.NESTED_FORTRAN_GCC, "2", "2");
+        try (LiveFixture live = Fixtures.live(run, List.of(launcher.toString(), "run", "--"))) {
+            InspectCommandIT.Result result = InspectCommandIT.jompd("inspect", "--pid", Long.toString(live.pid()), "--json");
+            assertThat(result.exitCode()).as(result.err()).isZero();
+            Map<Long, JsonObject> threads = threadsByLwp(JsonParser.parseString(result.out()).getAsJsonObject());
+            for (Facts.ThreadFacts facts : live.facts().threads()) {
+                JsonObject thread = threads.get(facts.lwp());
+                assertThat(thread.get("threadNum").getAsInt()).isEqualTo(facts.threadNum());
+                JsonObject function = implicitTask(thread).getAsJsonObject("function");
+                // the inner region's outlined function (the outer one is MAIN__._omp_fn.0)
+                assertThat(function.get("symbol").getAsString()).isEqualTo("MAIN__._omp_fn.1");
+                assertThat(function.get("source").getAsString()).contains("nested_fortran.f90:");
+            }
+            assertThat(live.release()).contains("JOMPD_RESULT ok");
+        }
+    }
+
+    @Test
     void libgompProgramIsRefusedWithExitFiveAndTheWayForward() {
         StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.NESTED_GCC, "2", "2"));
         assertThat(fixture.facts().get("runtime_library")).contains("libgomp.so.1").doesNotContain(aliases.toString());
