@@ -10,6 +10,8 @@ export interface ToolData { value: string; ptr: string }
 export interface InspectFunction {
   address: string; symbol?: string; module?: string; source?: string;
   displayName?: string; // report module
+  // report module: when the user's function was found behind the runtime's entry point
+  entryPoint?: string; entrySymbol?: string; resolvedBy?: string; note?: string;
 }
 
 export interface InspectTask {

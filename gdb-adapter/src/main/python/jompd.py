@@ -671,8 +671,9 @@ Other threads run meanwhile, as with `step`. Needs a live process."""
                 return int(jompd_bridge().run("task-function", "").strip(), 16)
             entry = int(gdb.parse_and_eval("$rdi")) & 0xFFFFFFFFFFFFFFFF
             # __kmp_invoke_microtask(pkfn, &gtid, &tid, argc, argv) with libomp's wrapper as pkfn: argv[0]
+            # (libomp by its real name: under `ompd run` a gcc program loads it as libgomp.so.1)
             if location == self.REGION_STARTS[0] and int(gdb.parse_and_eval("$rcx")) >= 1 \
-                    and "libomp" in os.path.basename(gdb.current_progspace().solib_name(entry) or ""):
+                    and "libomp" in os.path.basename(os.path.realpath(gdb.current_progspace().solib_name(entry) or "")):
                 entry = int(gdb.parse_and_eval("*(unsigned long *) $r8")) & 0xFFFFFFFFFFFFFFFF
             return entry
         except (gdb.error, gdb.GdbError, ValueError):
@@ -835,6 +836,43 @@ Usage: ompd bt [N]      the marked backtrace; N: at most N frames (default 256)
         gdb.write('Enabled filter for "bt" output successfully.\n')
 
 
+class JompdRunCommand(gdb.Command):
+    """Runs the program, like `run`, on jompd's OMPD-enabled libomp.
+
+Usage: ompd run [ARGS]
+Programs built with gcc or gfortran -fopenmp run on GCC's libgomp, which has no OpenMP debugging
+interface; LLVM's libomp runs them unchanged. This sets, in the environment gdb starts the program with,
+what `jompd run` sets (see `show environment`): LD_LIBRARY_PATH first names a directory where libomp.so.5
+and libgomp.so.1 are jompd's libomp, and OMP_DEBUG=enabled. Then it runs the program with ARGS.
+By hand, the same: `set environment NAME=VALUE` for each line of
+`jompd run --print-environment -- PROGRAM`, then `run`. The runtime is built on first use."""
+
+    def __init__(self):
+        super().__init__("ompd run", gdb.COMMAND_RUNNING, gdb.COMPLETE_FILENAME)
+
+    def invoke(self, arg, from_tty):
+        self.dont_repeat()
+        program = gdb.current_progspace().filename
+        if not program:
+            raise gdb.GdbError("ompd run: no program loaded (file PROGRAM first)")
+        launcher = os.path.join(os.path.dirname(JompdBridge.find_engine()), "bin", "jompd")
+        if not os.access(launcher, os.X_OK):
+            raise gdb.GdbError("ompd run: no jompd launcher at %s" % launcher)
+        # jompd run decides the environment (jompd's core, the same for every door); its progress
+        # (a first-use build of the runtime) goes to gdb's console.
+        result = subprocess.run([launcher, "run", "--print-environment", "--", program],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if result.stderr:
+            gdb.write(result.stderr)
+        if result.returncode != 0:
+            raise gdb.GdbError("ompd run: %s cannot run on jompd's libomp (see above)" % program)
+        for line in result.stdout.splitlines():
+            if "=" in line:
+                gdb.execute("set environment %s" % line, to_string=True)
+                gdb.write("jompd: %s\n" % line)
+        gdb.execute("run %s" % arg, from_tty=from_tty)
+
+
 _JOMPD_SUBCOMMANDS = [
     ("threads", "Lists every OpenMP thread: gdb thread, LWP, gtid, OpenMP thread number, level, team size, "
                 "state.\nUsage: ompd threads\nThe selected thread is marked with *; threads outside the OpenMP "
@@ -857,6 +895,7 @@ def jompd_register():
     JompdStepCommand()
     JompdInitCommand("init", JompdInitCommand.__doc__)
     JompdBacktraceCommand("bt", JompdBacktraceCommand.__doc__, ("on", "off"))
+    JompdRunCommand()
     for entry in _JOMPD_SUBCOMMANDS:
         JompdSubcommand(*entry)
     JompdJsonCommand("json", "Prints the whole OpenMP picture as JSON (schema jompd-inspect/1, as "

@@ -295,9 +295,16 @@ static void fx_record_process_icvs(void) {
   fx_put("icv.num_devices", "%d", omp_get_num_devices());
   fx_put("icv.initial_device", "%d", omp_get_initial_device());
   fx_put("icv.num_places", "%d", omp_get_num_places());
+  /* OpenMP 5.0/5.1 API functions, called only by compilers that claim those versions: a gcc 12 program
+   * (_OPENMP 201511) binds them to libgomp's OMP_5.0.1/OMP_5.1 symbol versions, which LLVM's libomp does
+   * not define, so the dynamic linker would refuse to run it on libomp (jompd run). */
+#if _OPENMP >= 201811
   fx_put("icv.supported_active_levels", "%d", omp_get_supported_active_levels());
+#endif
+#if _OPENMP >= 202011
   fx_put("icv.num_teams", "%d", omp_get_max_teams());
   fx_put("icv.teams_thread_limit", "%d", omp_get_teams_thread_limit());
+#endif
   Dl_info info;
   if (dladdr((void *)&omp_get_num_procs, &info) && info.dli_fname)
     fx_put("runtime_library", "%s", info.dli_fname);

@@ -121,9 +121,11 @@ final class Handlers {
         while (region.isPresent() && seen.add(region.get().toString()) && seen.size() <= MAX_CHAIN) {
             ParallelHandle current = region.get();
             out.append(views.region(current));
-            long function = Views.attempt(current::function).orElse(0L);
-            if (function != 0 && Views.attempt(current::level).orElse(0L) > 0) {
-                out.append("  ").append(views.function(function));
+            if (Views.attempt(current::level).orElse(0L) > 0) {
+                String function = views.function(current);
+                if (!function.isEmpty()) {
+                    out.append("  ").append(function);
+                }
             }
             Views.attempt(current::activeLevel).ifPresent(a -> out.append("  (active level ").append(a).append(')'));
             out.append('\n');

@@ -3,6 +3,7 @@ package dev.jompd.gdb;
 import dev.jompd.core.ompd.AddressSpaceHandle;
 import dev.jompd.core.ompd.Ompd;
 import dev.jompd.core.target.AddressSpace;
+import dev.jompd.core.ompd.FunctionNames;
 import dev.jompd.core.target.Symbolizer;
 import dev.jompd.core.target.TargetException;
 import dev.jompd.core.target.TargetThread;
@@ -38,6 +39,7 @@ final class Session implements AutoCloseable {
     private AddressSpace space;
     private GdbAddressSpace inferior;
     private Symbolizer symbols;
+    private FunctionNames names;
     private AddressSpaceHandle process;
     private String kind;
     private String name;
@@ -50,7 +52,8 @@ final class Session implements AutoCloseable {
 
     /** What a command works on: the OMPD process, gdb's threads and the selected thread. */
     record Target(AddressSpaceHandle process, Symbolizer symbols, GdbThreads gdbThreads, TargetContext context,
-                  TargetDescription description, boolean coreFile, java.util.function.Supplier<OpenMpPicture> pictures) {
+                  TargetDescription description, boolean coreFile, FunctionNames names,
+                  java.util.function.Supplier<OpenMpPicture> pictures) {
         /** The OpenMP picture of this stop, taken once for all commands of the stop. */
         OpenMpPicture picture() {
             return pictures.get();
@@ -89,7 +92,7 @@ final class Session implements AutoCloseable {
         }
         TargetDescription description = new TargetDescription(kind, name, space.name(), process.layout().runtimeModule());
         return new Target(process, symbols, gdbThreads, context, description, context.kind() == TargetContext.Kind.CORE,
-                () -> picture(description));
+                names, () -> picture(description));
     }
 
     private synchronized OpenMpPicture picture(TargetDescription description) {
@@ -160,6 +163,7 @@ final class Session implements AutoCloseable {
             case NONE -> throw new IllegalStateException("no target to open");
         }
         symbols = new Symbolizer(space);
+        names = new FunctionNames(symbols);
     }
 
     private static Path chooseCore(TargetContext context) {
@@ -189,6 +193,9 @@ final class Session implements AutoCloseable {
 
     @Override
     public void close() {
+        if (names != null) {
+            names.close();
+        }
         if (symbols != null) {
             symbols.close();
         }
@@ -198,8 +205,12 @@ final class Session implements AutoCloseable {
         space = null;
         inferior = null;
         symbols = null;
+        if (codeNames != null) {
+            codeNames.close();
+        }
         codeNames = null;
         picture = null;
+        names = null;
         process = null;
         identity = null;
         gdbThreads.invalidate();

@@ -74,12 +74,12 @@ final class InspectCommand implements Callable<Integer> {
             err.println("jompd: " + e.getMessage());
             return ExitCode.BAD_INPUT;
         }
-        try (space; Symbolizer symbols = new Symbolizer(space)) {
+        try (space; Symbolizer symbols = new Symbolizer(space); CodeNames names = new CodeNames(symbols)) {
             AddressSpaceHandle process = Ompd.processInitialize(space);
             TargetDescription description = new TargetDescription(target.core != null ? "core" : "pid",
                     target.core != null ? target.core.toString() : Long.toString(target.pid), space.name(),
                     process.layout().runtimeModule());
-            OpenMpPicture picture = OpenMpPicture.take(process, description, new CodeNames(symbols));
+            OpenMpPicture picture = OpenMpPicture.take(process, description, names);
             if (json) {
                 // the text report shows the notices itself
                 picture.notices().forEach(notice -> err.println("jompd: note: " + notice));

@@ -6,7 +6,7 @@ import picocli.CommandLine.Command;
 /** The {@code jompd} command: OpenMP debugging from the command line. */
 @Command(name = "jompd", mixinStandardHelpOptions = true, versionProvider = Jompd.Version.class,
         description = "Shows what an OpenMP program (LLVM libomp) is doing: teams, threads, tasks, ICVs.",
-        subcommands = {InspectCommand.class, CommandLine.HelpCommand.class},
+        subcommands = {InspectCommand.class, RunCommand.class, CommandLine.HelpCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
                 "0:the report was produced",
@@ -14,7 +14,9 @@ import picocli.CommandLine.Command;
                 "2:invalid command line",
                 "3:bad input: no such file or process, unreadable or corrupt core, permission denied",
                 "4:not an OpenMP process (no OpenMP runtime, or not initialised yet)",
-                "5:unsupported runtime: libomp without OMPD breadcrumbs (built without OMPD, or stripped with no debug file and no runtime profile that validates)"})
+                "5:unsupported runtime: libomp without OMPD breadcrumbs (built without OMPD, or stripped with no debug "
+                        + "file and no runtime profile that validates), GCC's libgomp (use jompd run), or a GOMP "
+                        + "entry point jompd's libomp lacks"})
 public final class Jompd {
     public static void main(String[] args) {
         System.exit(run(args));
@@ -23,6 +25,8 @@ public final class Jompd {
     /** Runs the command line and answers its exit code (for tests and embedding). */
     public static int run(String... args) {
         CommandLine commandLine = new CommandLine(new Jompd());
+        // jompd run PROGRAM --its-options: everything from PROGRAM on belongs to the program.
+        commandLine.getSubcommands().get("run").setStopAtPositional(true);
         commandLine.setExecutionExceptionHandler((exception, cmd, parseResult) -> {
             cmd.getErr().println("jompd: internal error: " + exception);
             exception.printStackTrace(cmd.getErr());

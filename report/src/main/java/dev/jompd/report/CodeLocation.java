@@ -12,14 +12,14 @@ import java.util.function.Supplier;
  * @param symbol      the symbol and offset as the symbol table has it ({@code main.omp_outlined+0x12})
  * @param displayName the function's name for people; the symbol's name where nothing better is known
  * @param module      the file name of the module holding the code
+ * @param entryPoint  the runtime's entry point when the user's code was found behind it
+ * @param entrySymbol the entry point's symbol ({@code __kmp_GOMP_microtask_wrapper})
+ * @param resolvedBy  how: "argument of libomp's GOMP wrapper", "callee of clang's task entry"
+ * @param note        why a resolution that applied could not be made (the entry point is shown then)
  */
 public record CodeLocation(long address, Optional<String> symbol, String displayName, Optional<String> module,
-                           Supplier<Optional<String>> sourceLine) {
-
-    /** An address no symbol table covers: shown as hex. */
-    public static CodeLocation unknown(long address) {
-        return new CodeLocation(address, Optional.empty(), Text.hex(address), Optional.empty(), Optional::empty);
-    }
+                           Supplier<Optional<String>> sourceLine, Optional<Long> entryPoint,
+                           Optional<String> entrySymbol, Optional<String> resolvedBy, Optional<String> note) {
 
     /** The full path and line, {@code /src/nested.c:42}, when debug information has it. */
     public Optional<String> source() {

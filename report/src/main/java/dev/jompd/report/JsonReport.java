@@ -187,6 +187,10 @@ public final class JsonReport {
         json.addProperty("displayName", location.displayName());
         location.module().ifPresent(module -> json.addProperty("module", module));
         location.source().ifPresent(line -> json.addProperty("source", line));
+        location.entryPoint().ifPresent(entry -> json.addProperty("entryPoint", Text.hex(entry)));
+        location.entrySymbol().ifPresent(symbol -> json.addProperty("entrySymbol", symbol));
+        location.resolvedBy().ifPresent(how -> json.addProperty("resolvedBy", how));
+        location.note().ifPresent(note -> json.addProperty("note", note));
         return json;
     }
 

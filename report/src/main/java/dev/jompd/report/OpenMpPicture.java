@@ -187,8 +187,7 @@ public final class OpenMpPicture {
         long level = region.map(regions::get).map(ParallelRegion::level).orElse(-1L);
         TaskKind kind = view.flags().map(flags -> flags.explicit() ? TaskKind.EXPLICIT
                 : level == 0 || (level < 0 && outermost) ? TaskKind.INITIAL : TaskKind.IMPLICIT).orElse(TaskKind.UNKNOWN);
-        Optional<CodeLocation> function = kind == TaskKind.INITIAL ? Optional.empty()
-                : view.function().isPresent() ? names.name(view.function().getAsLong()) : Optional.empty();
+        Optional<CodeLocation> function = kind == TaskKind.INITIAL ? Optional.empty() : names.task(view);
         return new Task(id, view.address(), view.lightweightTeam(), kind, TaskStatus.of(view.flags()), view.flags(),
                 function, view.frames(), view.toolData(), region, view.icvs());
     }

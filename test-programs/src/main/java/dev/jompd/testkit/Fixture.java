@@ -17,12 +17,40 @@ public enum Fixture {
     RECORDER_CONTROL("recorder_control.c"),
     RECORDER_CONTROL_FORTRAN("recorder_control_fortran.f90"),
     /** Built with host offload against Debian's LLVM 19 runtime, not the OMPD build (see FIXTURES.md). */
-    RECORDER_OFFLOAD("recorder_offload.c");
+    RECORDER_OFFLOAD("recorder_offload.c"),
+    /** nested.c built by gcc -fopenmp: linked against GCC's libgomp; run it on libomp with jompd run. */
+    NESTED_GCC("nested.c", "nested_gcc", Toolchain.GCC),
+    /** tasks.c built by gcc -fopenmp (libgomp; jompd run). */
+    TASKS_GCC("tasks.c", "tasks_gcc", Toolchain.GCC),
+    /** nested_fortran.f90 built by gfortran -fopenmp as users do: linked against GCC's libgomp. */
+    NESTED_FORTRAN_GCC("nested_fortran.f90", "nested_fortran_gcc", Toolchain.GCC),
+    /** C++ names and clang's task thunk, built by clang++. */
+    CXX_TASKS("cxx_tasks.cpp");
+
+    /** Who compiles and links a fixture, and so which OpenMP runtime it is linked against. */
+    public enum Toolchain {
+        /** clang-19 / clang++-19 (gfortran for Fortran), linked against the OMPD-enabled libomp. */
+        LLVM,
+        /** gcc / gfortran with -fopenmp, linked against GCC's libgomp. */
+        GCC
+    }
 
     private final String source;
+    private final String programName;
+    private final Toolchain toolchain;
 
     Fixture(String source) {
+        this(source, source.substring(0, source.lastIndexOf('.')), Toolchain.LLVM);
+    }
+
+    Fixture(String source, String programName, Toolchain toolchain) {
         this.source = source;
+        this.programName = programName;
+        this.toolchain = toolchain;
+    }
+
+    public Toolchain toolchain() {
+        return toolchain;
     }
 
     /** The main source file's name. */
@@ -32,7 +60,7 @@ public enum Fixture {
 
     /** The executable's name. */
     public String programName() {
-        return source.substring(0, source.lastIndexOf('.'));
+        return programName;
     }
 
     /** Target regions offloaded to the host: built against Debian's libomp and libomptarget. */
@@ -42,5 +70,9 @@ public enum Fixture {
 
     public boolean isFortran() {
         return source.endsWith(".f90");
+    }
+
+    public boolean isCxx() {
+        return source.endsWith(".cpp");
     }
 }

@@ -88,7 +88,25 @@ public final class FixtureBuilder {
         String rpath = "-Wl,-rpath," + runtime.resolve("lib");
         String out = "@OUT@/" + fixture.programName();
         List<List<String>> commands = new ArrayList<>();
-        if (fixture.isFortran()) {
+        if (fixture.toolchain() == Fixture.Toolchain.GCC && fixture.isFortran()) {
+            // As users build: gfortran -fopenmp links GCC's libgomp (jompd run puts libomp in its place).
+            commands.add(List.of("gcc", "-fopenmp", "-g", "-O0", "-fno-omit-frame-pointer", "-c",
+                    "@SRC@/fixture.c", "-o", "@OUT@/fixture.o"));
+            commands.add(List.of("gfortran", "-fopenmp", "-g", "-O0", "-fno-omit-frame-pointer", "-J", "@OUT@",
+                    "-c", "@SRC@/" + fixture.source(), "-o", out + ".o"));
+            commands.add(List.of("gfortran", "-fopenmp", "-g", "-o", out, out + ".o", "@OUT@/fixture.o", "-lpthread"));
+        } else if (fixture.toolchain() == Fixture.Toolchain.GCC) {
+            List<String> command = new ArrayList<>(List.of("gcc"));
+            command.addAll(C_FLAGS);
+            command.addAll(List.of("-o", out, "@SRC@/" + fixture.source(), "@SRC@/fixture.c", "-lpthread"));
+            commands.add(command);
+        } else if (fixture.isCxx()) {
+            List<String> command = new ArrayList<>(List.of("clang++-19"));
+            command.addAll(C_FLAGS);
+            command.addAll(List.of(include, libraryPath, rpath, "-o", out, "@SRC@/" + fixture.source(),
+                    "-x", "c", "@SRC@/fixture.c", "-lpthread"));
+            commands.add(command);
+        } else if (fixture.isFortran()) {
             // gfortran's -fopenmp would link libgomp; compile with it, then link libomp (which carries
             // the GOMP_* entry points) explicitly.
             commands.add(List.of("clang-19", "-fopenmp", "-g", "-O0", "-fno-omit-frame-pointer", include, "-c",

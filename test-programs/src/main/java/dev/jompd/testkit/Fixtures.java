@@ -71,6 +71,20 @@ public final class Fixtures {
     }
 
     /**
+     * Starts {@code run} live through {@code launcher}, a command that execs the program it is given
+     * (such as {@code jompd run --}), and waits until it holds at its marker.
+     */
+    public static LiveFixture live(FixtureRun run, List<String> launcher) {
+        return LiveFixture.start(run, launcher, FixtureBuilder.executable(run.fixture(), run.runtimeVersion()),
+                workDirectory().resolve(run.label() + "-live-" + System.nanoTime()));
+    }
+
+    /** The executable of {@code run}'s fixture, built once. */
+    public static Path executable(FixtureRun run) {
+        return FixtureBuilder.executable(run.fixture(), run.runtimeVersion());
+    }
+
+    /**
      * Where cores and facts go: the module's target directory under Maven (kept for inspection, gone
      * with mvn clean), otherwise a temporary directory deleted when the JVM exits (cores can be GBs).
      */

@@ -44,6 +44,40 @@ public final class GdbProbe {
             out.close()
             """;
 
+    /** Every thread's frames, innermost first, by gdb's unwinder: name, function start, its line. */
+    private static final String BACKTRACE_SCRIPT = """
+            import gdb
+            out = open(OUT_PATH, "w")
+            for t in sorted(gdb.selected_inferior().threads(), key=lambda t: t.num):
+                t.switch()
+                f = gdb.newest_frame()
+                depth = 0
+                while f is not None and depth < 256:
+                    name = f.name() or "??"
+                    start = 0
+                    line = 0
+                    fname = ""
+                    try:
+                        fn = f.function()
+                        if fn is not None:
+                            start = int(fn.value().address)
+                            sal = gdb.find_pc_line(start)
+                            line = sal.line
+                            fname = sal.symtab.filename if sal.symtab else ""
+                    except Exception:
+                        pass
+                    out.write("F\\t%d\\t%d\\t%s\\t%d\\t%d\\t%s\\n" % (t.ptid[1], depth, name, start, line, fname))
+                    depth += 1
+                    try:
+                        f = f.older()
+                    except Exception:
+                        f = None
+            out.close()
+            """;
+
+    /** One frame of a thread as gdb unwinds it from DWARF CFI: its function's name, start address and line. */
+    public record Frame(String function, long functionStart, int line, String file) {}
+
     private final Path executable;
     private final Path core;
 
@@ -82,6 +116,41 @@ public final class GdbProbe {
     /** Evaluates each expression in every thread of the core: LWP → expression → value. */
     public Map<Long, Map<String, Value>> evaluatePerThread(List<String> expressions) {
         return run(expressions, true);
+    }
+
+    /** Every thread's backtrace, innermost frame first: LWP → frames. */
+    public Map<Long, List<Frame>> backtraces() {
+        Fixtures.requireTool("gdb");
+        try {
+            Path scratch = Files.createTempDirectory("jompd-gdbprobe");
+            try {
+                Path out = scratch.resolve("out.tsv");
+                Path script = scratch.resolve("bt.py");
+                Files.writeString(script, "OUT_PATH = " + pythonString(out.toString()) + "\n" + BACKTRACE_SCRIPT);
+                Commands.Result result = Commands.run(List.of("gdb", "-batch", "-nx",
+                        "-ex", "set pagination off", "-ex", "set print thread-events off",
+                        executable.toString(), core.toString(), "-x", script.toString()),
+                        Map.of(), null, Duration.ofMinutes(5));
+                if (!Files.exists(out)) {
+                    throw new IllegalStateException("gdb backtraces produced nothing:\n" + result.output());
+                }
+                Map<Long, List<Frame>> frames = new LinkedHashMap<>();
+                for (String line : Files.readAllLines(out, StandardCharsets.UTF_8)) {
+                    String[] fields = line.split("\t", 7);
+                    if (fields.length == 7 && fields[0].equals("F")) {
+                        frames.computeIfAbsent(Long.parseLong(fields[1]), k -> new java.util.ArrayList<>())
+                                .add(new Frame(fields[3], Long.parseLong(fields[4]), Integer.parseInt(fields[5]), fields[6]));
+                    }
+                }
+                return frames;
+            } finally {
+                try (var files = Files.walk(scratch)) {
+                    files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private Map<Long, Map<String, Value>> run(List<String> expressions, boolean perThread) {

@@ -50,13 +50,20 @@ public final class LiveFixture implements AutoCloseable {
     }
 
     static LiveFixture start(FixtureRun run, Path executable, Path directory) {
+        return start(run, List.of(), executable, directory);
+    }
+
+    /** Starts the program through {@code launcher} (such as {@code jompd run --}), which must exec it. */
+    static LiveFixture start(FixtureRun run, List<String> launcher, Path executable, Path directory) {
         try {
             Files.createDirectories(directory);
             Path facts = directory.resolve("facts.properties");
             // sh keeps our stdin pipe on fd 3 for the program, runs it in the background (so it is the
             // shell's child, not the JVM's) and waits for it, passing its exit status on.
             List<String> command = new ArrayList<>(List.of("/bin/sh", "-c",
-                    "exec 3<&0; \"$@\" <&3 3<&- & wait $!", "sh", executable.toString()));
+                    "exec 3<&0; \"$@\" <&3 3<&- & wait $!", "sh"));
+            command.addAll(launcher);
+            command.add(executable.toString());
             command.addAll(run.arguments());
             ProcessBuilder builder = new ProcessBuilder(command).directory(directory.toFile())
                     .redirectError(directory.resolve("stderr.txt").toFile());

@@ -45,6 +45,29 @@ public final class Runtimes {
     }
 
     /** LLVM's reference gdb plugin directory ({@code share/gdb/python}); absent in LLVM 14. */
+    /**
+     * A directory where {@code libgomp.so.1} and {@code libomp.so.5} link to the OMPD-enabled libomp
+     * {@code version}: on {@code LD_LIBRARY_PATH} it runs a gcc-built fixture on libomp, as {@code jompd run}
+     * does (the tests of jompd run itself use its own directory, from ompd-core's OpenMpLaunch).
+     */
+    public static synchronized Path gompAliasDirectory(int version) {
+        Path directory = cacheDirectory().resolve("fixtures").resolve("gomp-aliases-llvm-" + version);
+        Path libomp = libraryDirectory(version).resolve("libomp.so");
+        try {
+            Files.createDirectories(directory);
+            for (String alias : List.of("libgomp.so.1", "libomp.so.5")) {
+                Path link = directory.resolve(alias);
+                if (!Files.isSymbolicLink(link)) {
+                    Files.deleteIfExists(link);
+                    Files.createSymbolicLink(link, libomp);
+                }
+            }
+            return directory;
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException("cannot make " + directory, e);
+        }
+    }
+
     public static Path referenceGdbPluginDirectory(int version) {
         return prefix(version).resolve("share/gdb/python");
     }

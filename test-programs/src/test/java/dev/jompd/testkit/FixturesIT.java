@@ -27,9 +27,13 @@ class FixturesIT {
                 Assumptions.abort(reason);
             });
         }
-        StoppedFixture stopped = Fixtures.core(FixtureRun.of(fixture));
+        FixtureRun run = FixtureRun.of(fixture);
+        if (fixture.toolchain() == Fixture.Toolchain.GCC) { // built for GCC's libgomp: run it on libomp
+            run = run.withEnvironment("LD_LIBRARY_PATH", Runtimes.gompAliasDirectory(run.runtimeVersion()).toString());
+        }
+        StoppedFixture stopped = Fixtures.core(run);
         Facts facts = stopped.facts();
-        assertThat(facts.get("fixture")).isEqualTo(fixture.programName());
+        assertThat(facts.get("fixture")).isEqualTo(fixture.source().substring(0, fixture.source().lastIndexOf('.')));
         assertThat(facts.threadCount()).isPositive();
         assertThat(Files.exists(stopped.core())).isTrue();
         if (fixture.isOffload()) {

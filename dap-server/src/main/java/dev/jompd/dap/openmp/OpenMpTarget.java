@@ -77,6 +77,7 @@ public abstract sealed class OpenMpTarget implements AutoCloseable {
         private AddressSpace space;
         private AddressSpaceHandle process;
         private OpenMpView view;
+        private CodeNames names;
 
         Core(Path core) {
             this.core = core;
@@ -96,8 +97,8 @@ public abstract sealed class OpenMpTarget implements AutoCloseable {
                 TargetDescription description = new TargetDescription("core", core.toString(), space.name(),
                         process.layout().runtimeModule());
                 Symbolizer symbols = new Symbolizer(space);
-                view = new OpenMpView(process, description, symbols,
-                        OpenMpView.picture(process, description, new CodeNames(symbols)));
+                names = new CodeNames(symbols);
+                view = new OpenMpView(process, description, symbols, OpenMpView.picture(process, description, names));
             }
             return view;
         }
@@ -109,6 +110,9 @@ public abstract sealed class OpenMpTarget implements AutoCloseable {
 
         @Override
         public void close() {
+            if (names != null) {
+                names.close();
+            }
             if (space != null) {
                 space.close();
             }
@@ -261,6 +265,9 @@ public abstract sealed class OpenMpTarget implements AutoCloseable {
         private void closeSpace() {
             view = null;
             picture = null;
+            if (codeNames != null) {
+                codeNames.close();
+            }
             codeNames = null;
             process = null;
             if (held != null) {

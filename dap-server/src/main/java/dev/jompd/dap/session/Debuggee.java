@@ -1,5 +1,6 @@
 package dev.jompd.dap.session;
 
+import dev.jompd.core.launch.OpenMpLaunch;
 import dev.jompd.dap.gdb.Gdb;
 import dev.jompd.dap.gdb.GdbDebugger;
 import dev.jompd.dap.gdb.GdbException;
@@ -65,7 +66,7 @@ final class Debuggee implements Gdb.Listener {
     static Debuggee rehearsal(DapSession session, List<GdbThread> threads) {
         Debuggee debuggee = new Debuggee(session, new LaunchConfig(LaunchConfig.Kind.LAUNCH, Optional.empty(),
                 List.of(), Optional.empty(), Map.of(), Optional.empty(), OptionalLong.empty(), "gdb", false,
-                LaunchConfig.DEFAULT_GDB_TIMEOUT, List.of()));
+                LaunchConfig.DEFAULT_GDB_TIMEOUT, List.of(), OpenMpLaunch.RuntimeChoice.PROGRAM));
         debuggee.configured = true;
         debuggee.rehearseStop(threads);
         return debuggee;
@@ -89,6 +90,15 @@ final class Debuggee implements Gdb.Listener {
             environment.putAll(config.environment());
             // libomp tracks thread states, task frames and tool data only with OMP_DEBUG=enabled
             environment.putIfAbsent("OMP_DEBUG", "enabled");
+            if (config.program().isPresent()) {
+                // gcc/gfortran programs run on jompd's libomp (GCC's libgomp has no debugging interface): said
+                // in the debug console, as the launch attribute openmpRuntime chooses.
+                OpenMpLaunch.Launch launch = OpenMpLaunch.decide(config.program().get(), config.openmpRuntime(), environment);
+                environment = new LinkedHashMap<>(launch.environment());
+                if (!launch.message().isEmpty()) {
+                    session.output("console", "jompd: " + launch.message() + "\n");
+                }
+            }
         }
         gdb = Gdb.start(config.gdbPath(), List.of(), environment, config.cwd().orElse(null), config.gdbTimeout(), this);
         debugger = new GdbDebugger(gdb);

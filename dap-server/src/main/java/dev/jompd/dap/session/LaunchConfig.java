@@ -4,6 +4,7 @@ import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonPrimitive;
+import dev.jompd.core.launch.OpenMpLaunch;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,12 +19,14 @@ import java.util.OptionalLong;
 /**
  * A launch or attach request's arguments, with the attribute names VS Code's C/C++ users already write:
  * {@code program}, {@code args}, {@code cwd}, {@code environment}, {@code coreDumpPath}, {@code processId},
- * {@code miDebuggerPath}, {@code stopOnEntry}, {@code setupCommands}; plus {@code gdbTimeout} (ms).
+ * {@code miDebuggerPath}, {@code stopOnEntry}, {@code setupCommands}; plus {@code gdbTimeout} (ms) and
+ * {@code openmpRuntime} ({@code "jompd"} or {@code "program"}: which OpenMP runtime a launched program runs on).
  * Each attribute's type is checked, with a message naming it.
  */
 public record LaunchConfig(Kind kind, Optional<Path> program, List<String> args, Optional<Path> cwd,
                            Map<String, String> environment, Optional<Path> core, OptionalLong processId,
-                           String gdbPath, boolean stopOnEntry, Duration gdbTimeout, List<String> setupCommands) {
+                           String gdbPath, boolean stopOnEntry, Duration gdbTimeout, List<String> setupCommands,
+                           OpenMpLaunch.RuntimeChoice openmpRuntime) {
 
     /** Run the program, attach to a process, or open a core file (post-mortem). */
     public enum Kind { LAUNCH, ATTACH, CORE }
@@ -46,7 +49,24 @@ public record LaunchConfig(Kind kind, Optional<Path> program, List<String> args,
         });
         return new LaunchConfig(core.isPresent() ? Kind.CORE : Kind.LAUNCH, program, strings(arguments, "args"), cwd,
                 environment(arguments), core, OptionalLong.empty(), gdbPath(arguments, defaultGdb),
-                bool(arguments, "stopOnEntry"), timeout(arguments), setupCommands(arguments));
+                bool(arguments, "stopOnEntry"), timeout(arguments), setupCommands(arguments), openmpRuntime(arguments));
+    }
+
+    /**
+     * {@code openmpRuntime}: {@code "jompd"} runs the program on jompd's OMPD-enabled libomp, {@code "program"}
+     * on its own runtime; absent: jompd's when the program was built for GCC's libgomp ({@link OpenMpLaunch#decide}).
+     */
+    private static OpenMpLaunch.RuntimeChoice openmpRuntime(JsonObject arguments) {
+        JsonElement value = arguments.get("openmpRuntime");
+        if (value == null || value.isJsonNull()) {
+            return OpenMpLaunch.RuntimeChoice.AUTO;
+        }
+        String text = value.isJsonPrimitive() ? value.getAsString() : "";
+        return switch (text) {
+            case "jompd" -> OpenMpLaunch.RuntimeChoice.JOMPD;
+            case "program" -> OpenMpLaunch.RuntimeChoice.PROGRAM;
+            default -> throw new DapException(ErrorId.LAUNCH_FAILED, "launch: `openmpRuntime` must be \"jompd\" or \"program\", not " + value);
+        };
     }
 
     public static LaunchConfig attach(JsonObject arguments, String defaultGdb) {
@@ -70,7 +90,7 @@ public record LaunchConfig(Kind kind, Optional<Path> program, List<String> args,
         program.ifPresent(file -> requireFile(file, "program"));
         return new LaunchConfig(Kind.ATTACH, program, List.of(), Optional.empty(), Map.of(), Optional.empty(),
                 OptionalLong.of(pid), gdbPath(arguments, defaultGdb), bool(arguments, "stopOnEntry"), timeout(arguments),
-                setupCommands(arguments));
+                setupCommands(arguments), OpenMpLaunch.RuntimeChoice.PROGRAM);
     }
 
     private static void requireFile(Path file, String attribute) {

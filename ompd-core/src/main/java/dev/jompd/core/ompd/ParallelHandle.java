@@ -183,6 +183,27 @@ public final class ParallelHandle {
         return t().field("kmp_base_team_t", "t_pkfn").pointerValue();
     }
 
+    /**
+     * The user's outlined function the team runs: {@link #function()}, or for a region a gcc/gfortran-built
+     * program started through libomp's GOMP wrapper, the wrapper's argument ({@link GnuWrappers}). Name it
+     * through {@link FunctionNames#ofCode(long)}, which checks that a function starts there.
+     *
+     * @throws OmpdException {@code unavailable} with the reason when the wrapper's argument cannot be read
+     *                       with confidence (a serialized level, an unexpected layout)
+     */
+    public long outlinedFunction() {
+        long entry = function();
+        java.util.Optional<String> wrapper = GnuWrappers.wrapperAt(space(), entry);
+        if (wrapper.isEmpty()) {
+            return entry;
+        }
+        if (lightweight != 0) {
+            throw new OmpdException(OmpdRc.UNAVAILABLE, "serialized region run by " + wrapper.get()
+                    + ": libomp keeps no argument for it");
+        }
+        return GnuWrappers.outlinedFunction(space(), t(), wrapper.get());
+    }
+
     /** ompd_parallel_handle_compare: by team address, then lightweight team, all 64 bits. */
     public int compareTo(ParallelHandle other) {
         int byTeam = Long.compareUnsigned(team, other.team);

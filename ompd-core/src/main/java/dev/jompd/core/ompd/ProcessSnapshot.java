@@ -34,18 +34,23 @@ public record ProcessSnapshot(long ompVersion, Map<String, String> processIcvs, 
 
     /**
      * A parallel region (or serialized level): key, level, size, tool data, enclosing region's key, the
-     * number of the thread that encountered it in the enclosing region (-1: unreadable), the outlined
-     * function its team runs, the lightweight team holding a serialized level (0: the team's own level).
+     * number of the thread that encountered it in the enclosing region (-1: unreadable), the user's outlined
+     * function its team runs (behind libomp's GOMP wrapper for gcc-built code), the lightweight team holding a serialized level (0: the team's own level).
      */
     public record RegionView(String key, long level, long activeLevel, long teamSize, long lightweightTeam,
                              ToolData toolData,
                              Optional<String> enclosing, long encounteringThreadNum, OptionalLong function,
                              Map<String, String> icvs) {}
 
-    /** A task: address, flags, entry point, frames, tool data, its region's key, task ICVs. */
+    /**
+     * A task: address, flags, entry point, frames, tool data, its region's key, task ICVs, and the user's
+     * function behind the entry point ({@link TaskHandle#outlinedFunction()}, or why it could not be read):
+     * name both through {@link FunctionNames}.
+     */
     public record TaskView(long address, long lightweightTeam, Optional<TaskHandle.TaskFlags> flags,
                            OptionalLong function, Optional<TaskHandle.TaskFrames> frames,
-                           Optional<ToolData> toolData, Optional<String> region, Map<String, String> icvs) {}
+                           Optional<ToolData> toolData, Optional<String> region, Map<String, String> icvs,
+                           OptionalLong outlinedFunction, Optional<String> outlinedFunctionProblem) {}
 
     /** Takes the snapshot of {@code process} at its current stop. */
     public static ProcessSnapshot take(AddressSpaceHandle process) {
@@ -119,7 +124,8 @@ public record ProcessSnapshot(long ompVersion, Map<String, String> processIcvs, 
                     attempt(problems, region + " tool data", region::toolData).orElse(new ToolData(0, 0)),
                     enclosing.map(ParallelHandle::toString),
                     attempt(problems, region + " encountering thread", region::encounteringThreadNum).orElse(-1L),
-                    attempt(problems, null, region::function).map(OptionalLong::of).orElse(OptionalLong.empty()),
+                    attempt(problems, null, region::outlinedFunction).or(() -> attempt(problems, null, region::function))
+                            .map(OptionalLong::of).orElse(OptionalLong.empty()),
                     icvs(region, Scope.PARALLEL)));
             at = enclosing.orElse(null);
         }
@@ -128,12 +134,23 @@ public record ProcessSnapshot(long ompVersion, Map<String, String> processIcvs, 
 
     private static TaskView task(TaskHandle task, Map<String, RegionView> regions, List<String> problems) {
         Optional<String> region = attempt(problems, null, task::parallel).map(r -> region(r, regions, problems));
+        OptionalLong function = attempt(problems, null, task::function).map(OptionalLong::of)
+                .orElse(OptionalLong.empty());
+        OptionalLong outlined = OptionalLong.empty();
+        Optional<String> outlinedProblem = Optional.empty();
+        if (function.isPresent()) {
+            try {
+                outlined = OptionalLong.of(task.outlinedFunction());
+            } catch (OmpdException e) {
+                outlinedProblem = Optional.of(e.getMessage()); // the entry point is shown, with this reason
+            }
+        }
         return new TaskView(task.address(), task.lightweightTeam(),
                 attempt(problems, task + " flags", task::flags),
-                attempt(problems, null, task::function).map(OptionalLong::of).orElse(OptionalLong.empty()),
+                function,
                 attempt(problems, null, task::frames),
                 attempt(problems, task + " tool data", task::toolData),
-                region, icvs(task, Scope.TASK));
+                region, icvs(task, Scope.TASK), outlined, outlinedProblem);
     }
 
     /**

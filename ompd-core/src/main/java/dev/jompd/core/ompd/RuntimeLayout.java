@@ -89,6 +89,9 @@ public final class RuntimeLayout {
             return layout;
         }
         if (marker.isEmpty()) {
+            LibgompRuntimeException.libgompOf(target).ifPresent(libgomp -> {
+                throw new LibgompRuntimeException(libgomp);
+            });
             boolean openmpLoaded = target.lookupSymbol("__kmp_threads").isPresent()
                     || target.lookupSymbol("omp_get_thread_num").isPresent()
                     || target.modules().stream().anyMatch(m -> m.path().getFileName().toString().matches("lib(i?omp|gomp).*"));

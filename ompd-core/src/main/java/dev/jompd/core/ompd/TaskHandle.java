@@ -1,6 +1,7 @@
 package dev.jompd.core.ompd;
 
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * A task ({@code ompd_task_handle_t}): a {@code kmp_taskdata_t} and, for the implicit task of an outer
@@ -127,6 +128,32 @@ public final class TaskHandle {
                     .field("kmp_task_t", "routine").pointerValue();
         }
         return teamBase().field("kmp_base_team_t", "t_pkfn").pointerValue();
+    }
+
+    /**
+     * The user's code behind the task's entry point: {@link #function()} itself, except for the implicit
+     * task of a region a gcc/gfortran-built program started through libomp's GOMP ABI, whose entry point
+     * is libomp's wrapper: then the outlined function the wrapper calls ({@code main._omp_fn.0}), read
+     * from the team ({@link GnuWrappers}). A code address read from memory: {@link FunctionNames} names it
+     * only where a symbol table has a function starting there.
+     *
+     * @throws OmpdException as {@link #function()}; {@code unavailable} with the reason when the entry
+     *                       point is a GOMP wrapper whose argument cannot be read with confidence
+     */
+    public long outlinedFunction() {
+        long entry = function();
+        if (flags().explicit()) {
+            return entry; // GOMP_task stores the user's function itself as the task's routine
+        }
+        Optional<String> wrapper = GnuWrappers.wrapperAt(space(), entry);
+        if (wrapper.isEmpty()) {
+            return entry;
+        }
+        if (flags().teamSerial()) {
+            throw new OmpdException(OmpdRc.UNAVAILABLE, "serialized region run by " + wrapper.get()
+                    + ": libomp keeps no argument for it");
+        }
+        return GnuWrappers.outlinedFunction(space(), teamBase(), wrapper.get());
     }
 
     /** ompd_get_task_frame: the task's exit and enter frames with their flags. */

@@ -67,6 +67,48 @@ public final class Symbolizer implements AutoCloseable {
         return Optional.empty();
     }
 
+    /**
+     * Whether {@code address} is the first instruction of a function named by a symbol table (what a
+     * code pointer read from memory must be before jompd names it).
+     */
+    public boolean isFunctionStart(long address) {
+        return locate(address).filter(location -> location.offset() == 0).isPresent();
+    }
+
+    /**
+     * The machine code of the function that starts at {@code address}, at most {@code maxBytes} of it, as
+     * its module's file holds it (a live process may carry a debugger's breakpoints in its own copy).
+     * Empty when no symbol table names a function there or the file cannot be read.
+     */
+    public Optional<byte[]> functionCode(long address, int maxBytes) {
+        Optional<Location> location = locate(address).filter(l -> l.offset() == 0);
+        if (location.isEmpty()) {
+            return Optional.empty();
+        }
+        LoadedModule module = modules.stream().filter(m -> m.path().equals(location.get().modulePath()))
+                .findFirst().orElseThrow();
+        long fileAddress = location.get().moduleOffset();
+        long size = functions.get(module).stream().filter(f -> f.start() == fileAddress).mapToLong(Function::size)
+                .findFirst().orElse(0);
+        int length = (int) Math.min(Math.max(size, 1), maxBytes);
+        try (ElfFile elf = ElfFile.open(module.path())) {
+            for (var segment : elf.programHeaders(dev.jompd.core.elf.ProgramHeader.PT_LOAD)) {
+                long into = fileAddress - segment.virtualAddress();
+                if (into >= 0 && into + length <= segment.fileSize()) {
+                    var bytes = elf.segmentBytes(segment);
+                    byte[] code = new byte[length];
+                    for (int i = 0; i < length; i++) {
+                        code[i] = (byte) bytes.u8(into + i);
+                    }
+                    return Optional.of(code);
+                }
+            }
+        } catch (IOException | TargetException unreadable) {
+            return Optional.empty(); // a file we cannot read shows no code: the caller names what it has
+        }
+        return Optional.empty();
+    }
+
     private static List<Function> load(LoadedModule module) {
         List<Function> table = new ArrayList<>();
         if (!Files.isRegularFile(module.path())) {

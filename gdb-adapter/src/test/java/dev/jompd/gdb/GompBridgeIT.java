@@ -1,0 +1,56 @@
+package dev.jompd.gdb;
+
+import dev.jompd.testkit.Facts;
+import dev.jompd.testkit.Fixture;
+import dev.jompd.testkit.FixtureBuilder;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A gcc-built program (GCC's libgomp) started in gdb with {@code ompd run}: it runs on jompd's libomp, and
+ * the ompd commands name each implicit task's and region's outlined function, not libomp's GOMP wrapper.
+ * Truth: the runtime library and team shapes the program recorded.
+ */
+class GompBridgeIT {
+    private static final Duration TIMEOUT = Duration.ofMinutes(3);
+
+    @Test
+    void ompdRunStartsAGccProgramOnJompdsLibompAndTasksNameTheOutlinedFunction(@TempDir Path directory) throws Exception {
+        Path program = FixtureBuilder.executable(Fixture.NESTED_GCC);
+        Path facts = directory.resolve("facts.properties");
+        GdbDriver.Output output = GdbDriver.run(GdbDriver.withBridge(List.of("-ex", "break jompd_marker",
+                        "-ex", "ompd run 2 3")), List.of("ompd tasks", "ompd parallel", "ompd tree all"),
+                List.of(program.toString()), Map.of("JOMPD_FACTS", facts.toString()), directory, TIMEOUT);
+        Facts recorded = Facts.read(facts);
+        assertThat(recorded.get("runtime_library")).as(output.text()).contains("/run/libomp-").endsWith("libgomp.so.1");
+        assertThat(output.text()).contains("jompd: OMP_DEBUG=enabled").contains("jompd: LD_LIBRARY_PATH=");
+
+        String tasks = output.section("ompd tasks");
+        assertThat(tasks).contains("#0  implicit task").contains("region._omp_fn.0").doesNotContain("__kmp_GOMP");
+        String parallel = output.section("ompd parallel");
+        assertThat(parallel.lines().filter(line -> line.startsWith("level ") && !line.startsWith("level 0")))
+                .hasSize(2).allSatisfy(line -> assertThat(line).contains("region._omp_fn.0"));
+        String tree = output.section("ompd tree all");
+        assertThat(tree).doesNotContain("__kmp_GOMP");
+        assertThat(tree.lines().filter(line -> line.contains("implicit task") && line.contains("region._omp_fn.0")))
+                .hasSizeGreaterThanOrEqualTo(recorded.threadCount());
+    }
+
+    @Test
+    void ompdStepGoesFromAGccParallelLineIntoTheOutlinedFunction(@TempDir Path directory) {
+        Path program = FixtureBuilder.executable(Fixture.NESTED_GCC);
+        GdbDriver.Output output = GdbDriver.run(GdbDriver.withBridge(List.of("-ex", "break region",
+                        "-ex", "ompd run 2")), List.of("ompd step", "bt 1"),
+                List.of(program.toString()), Map.of(), directory, TIMEOUT);
+        // One level (argument 2): region() runs once, its first line is #pragma omp parallel (GOMP_parallel on
+        // libomp, whose wrapper ompd step goes through)
+        assertThat(output.section("bt 1")).as(output.text()).startsWith("#0  region._omp_fn.0 ");
+    }
+}
