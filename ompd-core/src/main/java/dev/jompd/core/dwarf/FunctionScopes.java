@@ -44,7 +44,12 @@ public final class FunctionScopes {
 
     private record Unit(long offset, long end, int version, boolean dwarf64, int addressSize, long abbrevOffset,
                         long dieStart, long lowPc, long[] ranges, long lineOffset, String compilationDirectory,
-                        long stringOffsetsBase, long addressBase, long rangeListsBase) {}
+                        long stringOffsetsBase, long addressBase, long rangeListsBase, int language) {
+        /** C (89, 99, 11, 17): gdb names C functions by their linkage name when they have one. */
+        boolean isC() {
+            return language == 0x01 || language == 0x02 || language == 0x0c || language == 0x1d || language == 0x2c;
+        }
+    }
 
     private record Attribute(int name, int form, long implicitConstant) {}
 
@@ -56,7 +61,7 @@ public final class FunctionScopes {
         final List<ScopeEntry> topLevel = new ArrayList<>();
     }
 
-    private record NamedEntry(int tag, String name, long parent, long reference) {}
+    private record NamedEntry(int tag, String name, String linkageName, long parent, long reference) {}
 
     private static final class ScopeEntry {
         long[] ranges;
@@ -122,8 +127,7 @@ public final class FunctionScopes {
                 ScopeEntry inside = null;
                 for (ScopeEntry entry : level) {
                     if (contains(entry.ranges, address)) {
-                        inside = entry;
-                        break;
+                        inside = entry; // the last one, as gdb: assembler units list each alias of a function
                     }
                 }
                 if (inside == null) {
@@ -162,6 +166,9 @@ public final class FunctionScopes {
             NamedEntry entry = parsedUnit.entries.get(offset);
             if (entry == null) {
                 return Optional.empty(); // another unit's entry (DW_FORM_ref_addr): not followed
+            }
+            if (unit.isC() && entry.linkageName() != null) {
+                return Optional.of(entry.linkageName()); // glibc's __GI_ aliases, as gdb shows them
             }
             if (entry.name() != null) {
                 return Optional.of(qualifier(parsedUnit, entry.parent()) + entry.name());
@@ -226,7 +233,7 @@ public final class FunctionScopes {
                 throw new DwarfFormatException(info.source(), "unit at 0x%x has version %d".formatted(offset, version));
             }
             Unit header = new Unit(offset, end, version, dwarf64, addressSize, abbrevOffset, cursor.position(),
-                    0, null, -1, "", 0, 0, 0);
+                    0, null, -1, "", 0, 0, 0, 0);
             units.add(readUnitEntry(header));
             cursor.seek(end);
         }
@@ -256,19 +263,20 @@ public final class FunctionScopes {
         long rangeListsBase = number(values.get(0x74), 0);
         Unit withBases = new Unit(header.offset(), header.end(), header.version(), header.dwarf64(),
                 header.addressSize(), header.abbrevOffset(), header.dieStart(), 0, null, number(values.get(0x10), -1),
-                "", stringOffsetsBase, addressBase, rangeListsBase);
+                "", stringOffsetsBase, addressBase, rangeListsBase, 0);
+        int language = (int) number(values.get(0x13), 0);
         String directory = values.containsKey(0x1b) ? string(withBases, values.get(0x1b)) : "";
         long lowPc = values.containsKey(0x11) ? address(withBases, values.get(0x11)) : 0;
         Unit based = new Unit(withBases.offset(), withBases.end(), withBases.version(), withBases.dwarf64(),
                 withBases.addressSize(), withBases.abbrevOffset(), withBases.dieStart(), lowPc, null,
-                withBases.lineOffset(), directory, stringOffsetsBase, addressBase, rangeListsBase);
+                withBases.lineOffset(), directory, stringOffsetsBase, addressBase, rangeListsBase, language);
         long[] ranges = rangesOf(based, values.get(0x11), values.get(0x12), values.get(0x55));
         if (ranges.length == 0) {
             ranges = null; // unknown: the unit is parsed when an address is looked up
         }
         return new Unit(based.offset(), based.end(), based.version(), based.dwarf64(), based.addressSize(),
                 based.abbrevOffset(), based.dieStart(), lowPc, ranges, based.lineOffset(), directory,
-                stringOffsetsBase, addressBase, rangeListsBase);
+                stringOffsetsBase, addressBase, rangeListsBase, language);
     }
 
     private ParsedUnit parseUnit(Unit unit) {
@@ -310,9 +318,11 @@ public final class FunctionScopes {
             ScopeEntry scope = null;
             if (interesting) {
                 String name = values.containsKey(0x03) ? string(unit, values.get(0x03)) : null;
+                String linkageName = values.containsKey(0x6e) ? string(unit, values.get(0x6e))
+                        : values.containsKey(0x2007) ? string(unit, values.get(0x2007)) : null;
                 long reference = values.containsKey(0x31) ? reference(unit, values.get(0x31))
                         : values.containsKey(0x47) ? reference(unit, values.get(0x47)) : -1;
-                result.entries.put(dieOffset, new NamedEntry(tag, name, parents[depth], reference));
+                result.entries.put(dieOffset, new NamedEntry(tag, name, linkageName, parents[depth], reference));
                 if ((tag == DW_TAG_SUBPROGRAM || tag == DW_TAG_INLINED_SUBROUTINE)
                         && (values.containsKey(0x11) || values.containsKey(0x55))) {
                     long[] ranges = rangesOf(unit, values.get(0x11), values.get(0x12), values.get(0x55));

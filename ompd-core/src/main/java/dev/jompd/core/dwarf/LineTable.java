@@ -153,6 +153,8 @@ public final class LineTable {
         boolean isStatement = defaultIsStatement;
         int sequenceStartRow = rowCount;
         long sequenceStartAddress = -1;
+        int lastFile = -1;
+        long lastAddress = -1;
         while (cursor.position() < end) {
             int opcode = cursor.u8();
             if (opcode >= opcodeBase) {
@@ -162,7 +164,11 @@ public final class LineTable {
                 if (sequenceStartAddress == -1) {
                     sequenceStartAddress = address;
                 }
-                addRow(address, line, column, fileIds, file, isStatement);
+                if (recordable(line, file, lastFile, address, lastAddress, isStatement)) {
+                    addRow(address, line, column, fileIds, file, isStatement);
+                    lastFile = file;
+                    lastAddress = address;
+                }
                 continue;
             }
             switch (opcode) {
@@ -181,6 +187,8 @@ public final class LineTable {
                             endSequence(sequenceStartRow, sequenceStartAddress, address);
                             sequenceStartRow = rowCount;
                             sequenceStartAddress = -1;
+                            lastFile = -1;
+                            lastAddress = -1;
                             address = 0;
                             file = 1;
                             line = 1;
@@ -201,7 +209,11 @@ public final class LineTable {
                     if (sequenceStartAddress == -1) {
                         sequenceStartAddress = address;
                     }
-                    addRow(address, line, column, fileIds, file, isStatement);
+                    if (recordable(line, file, lastFile, address, lastAddress, isStatement)) {
+                        addRow(address, line, column, fileIds, file, isStatement);
+                        lastFile = file;
+                        lastAddress = address;
+                    }
                 }
                 case 2 -> address += cursor.uleb() * minimumInstructionLength;
                 case 3 -> line += (int) cursor.sleb();
@@ -218,6 +230,18 @@ public final class LineTable {
                 }
             }
         }
+    }
+
+    /**
+     * Which rows gdb keeps: not line 0 (the previous row goes on instead), and not a non-statement row
+     * that switches files at the address of the row before it.
+     */
+    private static boolean recordable(int line, int file, int lastFile, long address, long lastAddress,
+                                      boolean isStatement) {
+        if (line == 0) {
+            return false;
+        }
+        return !(file != lastFile && lastFile != -1 && address == lastAddress && !isStatement);
     }
 
     private void addRow(long address, int line, int column, List<Integer> fileIds, int file, boolean isStatement) {

@@ -86,7 +86,8 @@ public final class Symbolizer implements AutoCloseable {
         } catch (IOException | TargetException unreadable) {
             return table; // a module we cannot read simply names nothing
         }
-        table.sort(Comparator.comparingLong(Function::start));
+        // Aliases at one address: the greatest name wins, as in gdb's minimal symbols (clone3, not __clone3).
+        table.sort(Comparator.comparingLong(Function::start).thenComparing(Function::name));
         return table;
     }
 

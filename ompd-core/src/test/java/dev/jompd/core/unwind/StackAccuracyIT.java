@@ -1,0 +1,104 @@
+package dev.jompd.core.unwind;
+
+import dev.jompd.core.target.core.CoreFileAddressSpace;
+import dev.jompd.core.target.live.LiveProcessAddressSpace;
+import dev.jompd.testkit.Commands;
+import dev.jompd.testkit.Fixture;
+import dev.jompd.testkit.FixtureBuilder;
+import dev.jompd.testkit.FixtureBuilder.Optimization;
+import dev.jompd.testkit.FixtureRun;
+import dev.jompd.testkit.Fixtures;
+import dev.jompd.testkit.LiveFixture;
+import dev.jompd.testkit.Runtimes;
+import dev.jompd.testkit.StoppedFixture;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Every thread's native stack, frame by frame (function, source file, line), against gdb's own
+ * unwinder on the same core or the same held process: C and Fortran fixtures, built -O0 with frame
+ * pointers and -O2, and on a stripped copy of the runtime.
+ */
+class StackAccuracyIT {
+    private static final DebugInfoCache CACHE = new DebugInfoCache();
+
+    @AfterAll
+    static void closeCache() {
+        CACHE.close();
+    }
+
+    static Stream<Arguments> fixtures() {
+        List<FixtureRun> runs = List.of(FixtureRun.of(Fixture.NESTED, "2", "3"), FixtureRun.of(Fixture.TASKS, "10", "4"),
+                FixtureRun.of(Fixture.WAITS), FixtureRun.of(Fixture.NESTED_FORTRAN, "2", "2"));
+        return runs.stream().flatMap(run -> Stream.of(Optimization.NONE, Optimization.O2).map(o -> Arguments.of(run, o)));
+    }
+
+    @ParameterizedTest(name = "core of {0} built {1}")
+    @MethodSource("fixtures")
+    void coreStacksMatchGdbFrameByFrame(FixtureRun run, Optimization optimization) {
+        Path executable = FixtureBuilder.executable(run.fixture(), run.runtimeVersion(), optimization);
+        StoppedFixture stopped = Fixtures.makeCore(run, executable,
+                Fixtures.workDirectory("stacks-" + run.label() + "-" + optimization));
+        assertMatchesGdbOnCore(stopped);
+    }
+
+    @ParameterizedTest(name = "live {0} built {1}")
+    @MethodSource("fixtures")
+    void liveStacksMatchGdbFrameByFrame(FixtureRun run, Optimization optimization) {
+        Path executable = FixtureBuilder.executable(run.fixture(), run.runtimeVersion(), optimization);
+        try (LiveFixture held = Fixtures.live(run, executable)) {
+            Map<Long, List<GdbBacktrace.Frame>> truth = GdbBacktrace.ofProcess(held.pid());
+            Assumptions.assumeFalse(truth.isEmpty(), "gdb cannot attach to the held fixture (ptrace not permitted)");
+            List<NativeStack> stacks;
+            try (LiveProcessAddressSpace space = LiveProcessAddressSpace.attach(held.pid());
+                 Unwinder unwinder = new Unwinder(space, CACHE)) {
+                stacks = unwinder.unwindAll();
+            }
+            assertThat(StackComparison.differences(truth, stacks)).isEmpty();
+            assertThat(held.release()).contains("JOMPD_RESULT");
+        }
+    }
+
+    @Test
+    void stacksThroughAStrippedRuntimeMatchGdb() throws IOException, InterruptedException {
+        Path directory = Fixtures.workDirectory("stripped-runtime");
+        Path library = directory.resolve("libomp.so");
+        Files.copy(Runtimes.libraryDirectory(Runtimes.DEFAULT_VERSION).resolve("libomp.so"), library,
+                StandardCopyOption.REPLACE_EXISTING);
+        Commands.Result strip = Commands.run(List.of("strip", "--strip-all", library.toString()), Map.of(), directory,
+                Duration.ofMinutes(1));
+        assertThat(strip.exitCode()).as(strip.output()).isZero();
+        FixtureRun run = FixtureRun.of(Fixture.NESTED, "2", "3").withEnvironment("LD_LIBRARY_PATH", directory.toString());
+        StoppedFixture stopped = Fixtures.makeCore(run, FixtureBuilder.executable(Fixture.NESTED),
+                directory.resolve("core-" + System.nanoTime()));
+        assertThat(stopped.facts().get("runtime_library")).startsWith(directory.toString());
+        assertMatchesGdbOnCore(stopped);
+    }
+
+    private static void assertMatchesGdbOnCore(StoppedFixture stopped) {
+        Map<Long, List<GdbBacktrace.Frame>> truth = GdbBacktrace.ofCore(stopped.executable(), stopped.core());
+        List<NativeStack> stacks;
+        try (CoreFileAddressSpace space = CoreFileAddressSpace.builder(stopped.core())
+                .withExecutable(stopped.executable()).open();
+             Unwinder unwinder = new Unwinder(space, CACHE)) {
+            stacks = unwinder.unwindAll();
+        }
+        assertThat(truth).isNotEmpty();
+        assertThat(StackComparison.differences(truth, stacks)).isEmpty();
+    }
+}
