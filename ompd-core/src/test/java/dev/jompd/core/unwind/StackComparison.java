@@ -14,6 +14,15 @@ final class StackComparison {
     private StackComparison() {}
 
     static List<String> differences(Map<Long, List<GdbBacktrace.Frame>> truth, List<NativeStack> stacks) {
+        return differences(truth, stacks, false);
+    }
+
+    /**
+     * @param skipMovedThreads live processes: a thread that ran between gdb's look and jompd's (a
+     *                         spinning waiter; its innermost pc differs) is not compared
+     */
+    static List<String> differences(Map<Long, List<GdbBacktrace.Frame>> truth, List<NativeStack> stacks,
+                                    boolean skipMovedThreads) {
         List<String> problems = new ArrayList<>();
         if (truth.size() != stacks.size()) {
             problems.add("gdb sees %d threads, jompd %d".formatted(truth.size(), stacks.size()));
@@ -25,14 +34,19 @@ final class StackComparison {
                 continue;
             }
             List<GdbBacktrace.Frame> gdbFrames = expected.stream().filter(f -> !f.kind().equals("tailcall")).toList();
-            // gdb stops at C's main ("backtrace past-main" off); for Fortran its main is the program, which
-            // it does not find among the symbols, so it goes on to _start there.
-            boolean cutAtMain = !gdbFrames.isEmpty() && gdbFrames.getLast().function().equals("main");
-            List<NativeFrame> ours = new ArrayList<>();
-            for (NativeFrame frame : stack.frames()) {
-                ours.add(frame);
-                if (cutAtMain && frame.function().filter("main"::equals).isPresent() && !frame.inlined()) {
-                    break;
+            if (skipMovedThreads && !gdbFrames.isEmpty() && !stack.frames().isEmpty()
+                    && gdbFrames.getFirst().pc() != stack.frames().getFirst().pc()) {
+                continue;
+            }
+            // gdb stops at its main function ("backtrace past-main" off): C's main, or for Fortran the
+            // program's procedure (called by main) when gdb finds it, which it does live but not on cores.
+            List<NativeFrame> ours = new ArrayList<>(stack.frames());
+            int shown = gdbFrames.size();
+            if (shown > 0 && ours.size() > shown) {
+                boolean gdbEndsAtMain = gdbFrames.getLast().function().equals("main")
+                        || ours.get(shown).function().filter("main"::equals).isPresent();
+                if (gdbEndsAtMain) {
+                    ours = ours.subList(0, shown);
                 }
             }
             if (gdbFrames.size() != ours.size()) {
