@@ -69,10 +69,10 @@ public final class Symbolizer implements AutoCloseable {
 
     private static List<Function> load(LoadedModule module) {
         List<Function> table = new ArrayList<>();
-        if (!Files.isRegularFile(module.path())) {
+        if (!Files.isRegularFile(module.file())) {
             return table;
         }
-        try (ElfFile elf = ElfFile.open(module.path())) {
+        try (ElfFile elf = ElfFile.open(module.file())) {
             for (ElfSymbolTable symbols : List.of(elf.symbolTable(), elf.dynamicSymbolTable())) {
                 for (ElfSymbol symbol : symbols.all()) {
                     if (symbol.type() == ElfSymbol.STT_FUNC && symbol.value() != 0 && !symbol.name().isEmpty()) {

@@ -36,10 +36,10 @@ public final class DebugInfoCache implements AutoCloseable {
     public ModuleDebugInfo of(LoadedModule module) {
         Key key;
         try {
-            BasicFileAttributes attributes = Files.readAttributes(module.path(), BasicFileAttributes.class);
-            key = new Key(module.path(), attributes.size(), attributes.lastModifiedTime().toMillis(), module.buildId());
+            BasicFileAttributes attributes = Files.readAttributes(module.file(), BasicFileAttributes.class);
+            key = new Key(module.file(), attributes.size(), attributes.lastModifiedTime().toMillis(), module.buildId());
         } catch (IOException | SecurityException e) {
-            key = new Key(module.path(), -1, -1, module.buildId());
+            key = new Key(module.file(), -1, -1, module.buildId());
         }
         return modules.computeIfAbsent(key, k -> new ModuleDebugInfo(k.path(), k.buildId(), debugDirectories));
     }

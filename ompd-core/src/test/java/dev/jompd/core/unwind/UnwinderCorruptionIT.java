@@ -185,7 +185,7 @@ class UnwinderCorruptionIT {
             }
             try (CoreFileAddressSpace space = open(List.of(directory)); DebugInfoCache cache = new DebugInfoCache();
                  Unwinder unwinder = new Unwinder(space, cache)) {
-                assertThat(space.modules()).anySatisfy(module -> assertThat(module.path()).isEqualTo(library));
+                assertThat(space.modules()).anySatisfy(module -> assertThat(module.file()).isEqualTo(library));
                 List<NativeStack> stacks = unwinder.unwindAll();
                 assertWellFormed(stacks, Unwinder.Options.DEFAULT.maxFrames());
                 assertThat(stacks).allSatisfy(stack -> assertThat(stack.frames()).isNotEmpty());
