@@ -36,7 +36,9 @@ public final class FixtureBuilder {
         /** The default: -O0 with frame pointers, as FIXTURES.md gives the commands. */
         NONE(List.of("-O0", "-fno-omit-frame-pointer")),
         /** -O2 (frame pointers omitted, calls inlined): what unwinders must cope with in production. */
-        O2(List.of("-O2"));
+        O2(List.of("-O2")),
+        /** -O2 with DWARF 4 debug information (the line program and unit formats before DWARF 5). */
+        O2_DWARF4(List.of("-O2", "-gdwarf-4"));
 
         private final List<String> flags;
 

@@ -25,6 +25,9 @@ public final class CallFrameInfo {
     private final long[] starts;
     private final long[] fdeOffsets;
     private final Map<Long, Cie> cies = new HashMap<>();
+    /** Rows already computed, by pc: the threads of one program share their return addresses. */
+    private final Map<Long, Optional<UnwindRow>> rows = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final int MAX_CACHED_ROWS = 1 << 16;
 
     private record Cie(int codeAlignment, long dataAlignment, int returnAddressRegister, int fdeEncoding,
                        boolean hasAugmentationData, boolean signalFrame, long instructionsStart,
@@ -157,6 +160,19 @@ public final class CallFrameInfo {
      * @throws DwarfFormatException when the covering FDE or its CIE is malformed
      */
     public Optional<UnwindRow> rowFor(long pc) {
+        Optional<UnwindRow> cached = rows.get(pc);
+        if (cached != null) {
+            return cached;
+        }
+        Optional<UnwindRow> row = computeRow(pc);
+        if (rows.size() >= MAX_CACHED_ROWS) {
+            rows.clear();
+        }
+        rows.put(pc, row);
+        return row;
+    }
+
+    private Optional<UnwindRow> computeRow(long pc) {
         int low = 0;
         int high = starts.length - 1;
         int found = -1;

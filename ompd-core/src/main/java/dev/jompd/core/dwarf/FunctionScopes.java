@@ -76,27 +76,25 @@ public final class FunctionScopes {
     private final DebugSections sections;
     private final ByteView info;
     private final ByteView abbrev;
-    private final List<Unit> units = new ArrayList<>();
     private final Map<Long, Abbreviation[]> abbreviations = new ConcurrentHashMap<>();
     private final Map<Long, ParsedUnit> parsed = new ConcurrentHashMap<>();
-    private final Optional<LineTable> lines;
+    private final Map<Long, Unit> unitsByOffset = new ConcurrentHashMap<>();
+    private final Map<Long, Optional<LineTable>> unitLines = new ConcurrentHashMap<>();
+    /** {@code .debug_aranges}: sorted [start, end) → unit offset; empty when the file has none. */
+    private long[] arangeStarts = new long[0];
+    private long[] arangeEnds = new long[0];
+    private long[] arangeUnits = new long[0];
+    /** Every unit (only built when .debug_aranges does not cover an address). */
+    private List<Unit> allUnits;
 
     private FunctionScopes(DebugSections sections, ByteView info, ByteView abbrev) {
         this.sections = sections;
         this.info = info;
         this.abbrev = abbrev;
-        indexUnits();
-        Map<Long, String> directories = new HashMap<>();
-        for (Unit unit : units) {
-            if (unit.lineOffset() >= 0) {
-                directories.put(unit.lineOffset(), unit.compilationDirectory());
-            }
-        }
-        this.lines = sections.section(".debug_line").map(line -> LineTable.parse(line,
-                sections.section(".debug_line_str"), sections.section(".debug_str"), directories));
+        sections.section(".debug_aranges").ifPresent(this::indexAddressRanges);
     }
 
-    /** The scopes of a file with {@code .debug_info}; empty without it. Also parses {@code .debug_line}. */
+    /** The scopes of a file with {@code .debug_info}; empty without it. Units are read when asked about. */
     public static Optional<FunctionScopes> of(DebugSections sections) {
         Optional<ByteView> info = sections.section(".debug_info");
         Optional<ByteView> abbrev = sections.section(".debug_abbrev");
@@ -106,9 +104,111 @@ public final class FunctionScopes {
         return Optional.of(new FunctionScopes(sections, info.get(), abbrev.get()));
     }
 
-    /** The file's line table (parsed with the units' compilation directories). */
-    public Optional<LineTable> lines() {
-        return lines;
+    /**
+     * The line table row for {@code address}, from the line program of the unit that contains it (as
+     * gdb looks lines up by unit); empty when no unit or row covers it.
+     */
+    public Optional<LineTable.Row> lineAt(long address) {
+        for (Unit unit : unitsFor(address)) {
+            Optional<LineTable.Row> row = linesOf(unit).flatMap(table -> table.lookup(address));
+            if (row.isPresent()) {
+                return row;
+            }
+        }
+        return Optional.empty();
+    }
+
+    private Optional<LineTable> linesOf(Unit unit) {
+        if (unit.lineOffset() < 0) {
+            return Optional.empty();
+        }
+        return unitLines.computeIfAbsent(unit.lineOffset(), offset -> sections.section(".debug_line").map(line ->
+                LineTable.parseUnitAt(line, offset, sections.section(".debug_line_str"), sections.section(".debug_str"),
+                        unit.compilationDirectory())));
+    }
+
+    /** The units that may contain {@code address}: by .debug_aranges, else by every unit's own ranges. */
+    private synchronized List<Unit> unitsFor(long address) {
+        int low = 0;
+        int high = arangeStarts.length - 1;
+        int found = -1;
+        while (low <= high) {
+            int mid = (low + high) >>> 1;
+            if (Long.compareUnsigned(arangeStarts[mid], address) <= 0) {
+                found = mid;
+                low = mid + 1;
+            } else {
+                high = mid - 1;
+            }
+        }
+        for (int i = found; i >= 0 && i > found - 8; i--) {
+            if (Long.compareUnsigned(address, arangeStarts[i]) >= 0 && Long.compareUnsigned(address, arangeEnds[i]) < 0) {
+                return List.of(unitAt(arangeUnits[i]));
+            }
+        }
+        if (allUnits == null) {
+            allUnits = indexUnits();
+        }
+        List<Unit> candidates = new ArrayList<>();
+        for (Unit unit : allUnits) {
+            if (unit.ranges() == null || contains(unit.ranges(), address)) {
+                candidates.add(unit);
+            }
+        }
+        return candidates;
+    }
+
+    private Unit unitAt(long offset) {
+        Unit known = unitsByOffset.get(offset);
+        if (known != null) {
+            return known;
+        }
+        Unit unit = readUnitHeader(new DwarfCursor(info, offset));
+        if (unit == null) {
+            throw new DwarfFormatException(info.source(), ".debug_aranges names no compilation unit at 0x%x".formatted(offset));
+        }
+        unitsByOffset.put(offset, unit);
+        return unit;
+    }
+
+    private void indexAddressRanges(ByteView aranges) {
+        List<long[]> entries = new ArrayList<>();
+        DwarfCursor cursor = new DwarfCursor(aranges, 0);
+        for (int sets = 0; cursor.position() + 4 <= aranges.size() && sets < MAX_UNITS; sets++) {
+            long setStart = cursor.position();
+            long length = cursor.initialLength();
+            boolean dwarf64 = cursor.lastWas64Bit;
+            long end = cursor.position() + length;
+            if (end > aranges.size() || end < cursor.position()) {
+                throw new DwarfFormatException(aranges.source(), "address range set at 0x%x runs past .debug_aranges".formatted(setStart));
+            }
+            cursor.u16(); // version 2
+            long unitOffset = cursor.offset(dwarf64);
+            int addressSize = cursor.u8();
+            int segmentSize = cursor.u8();
+            if (addressSize != 8 || segmentSize != 0) {
+                cursor.seek(end);
+                continue;
+            }
+            long tupleSize = 16;
+            long headerSize = cursor.position() - setStart;
+            cursor.seek(setStart + ((headerSize + tupleSize - 1) / tupleSize) * tupleSize); // tuples are aligned
+            while (cursor.position() + 16 <= end) {
+                long start = cursor.u64();
+                long size = cursor.u64();
+                if (start == 0 && size == 0) {
+                    break;
+                }
+                if (size > 0 && start != 0) {
+                    entries.add(new long[] {start, start + size, unitOffset});
+                }
+            }
+            cursor.seek(end);
+        }
+        entries.sort((a, b) -> Long.compareUnsigned(a[0], b[0]));
+        arangeStarts = entries.stream().mapToLong(e -> e[0]).toArray();
+        arangeEnds = entries.stream().mapToLong(e -> e[1]).toArray();
+        arangeUnits = entries.stream().mapToLong(e -> e[2]).toArray();
     }
 
     /**
@@ -116,10 +216,7 @@ public final class FunctionScopes {
      * inlined call inside it; empty when no unit describes the address.
      */
     public List<Scope> scopesAt(long address) {
-        for (Unit unit : units) {
-            if (unit.ranges() != null && !contains(unit.ranges(), address)) {
-                continue;
-            }
+        for (Unit unit : unitsFor(address)) {
             ParsedUnit parsedUnit = parsed.computeIfAbsent(unit.offset(), offset -> parseUnit(unit));
             List<ScopeEntry> chain = new ArrayList<>();
             List<ScopeEntry> level = parsedUnit.topLevel;
@@ -139,9 +236,10 @@ public final class FunctionScopes {
             if (chain.isEmpty()) {
                 continue;
             }
+            Optional<LineTable> lines = chain.size() > 1 ? linesOf(unit) : Optional.empty();
             List<Scope> scopes = new ArrayList<>(chain.size());
             for (ScopeEntry entry : chain) {
-                Optional<String> callFile = entry.inlined && unit.lineOffset() >= 0 && lines.isPresent()
+                Optional<String> callFile = entry.inlined && lines.isPresent()
                         ? lines.get().file(unit.lineOffset(), entry.callFile) : Optional.empty();
                 scopes.add(new Scope(nameOf(unit, parsedUnit, entry.dieOffset).orElse("??"), entry.inlined, callFile,
                         entry.callLine, entry.callColumn));
@@ -201,42 +299,68 @@ public final class FunctionScopes {
         return prefix.toString();
     }
 
-    private void indexUnits() {
+    private List<Unit> indexUnits() {
+        List<Unit> units = new ArrayList<>();
         DwarfCursor cursor = new DwarfCursor(info, 0);
         int count = 0;
         while (cursor.position() + 11 <= info.size() && count++ < MAX_UNITS) {
             long offset = cursor.position();
-            long length = cursor.initialLength();
-            boolean dwarf64 = cursor.lastWas64Bit;
-            long end = cursor.position() + length;
-            if (end > info.size() || end < cursor.position()) {
-                throw new DwarfFormatException(info.source(), "unit at 0x%x runs past .debug_info".formatted(offset));
-            }
-            int version = cursor.u16();
-            int addressSize;
-            long abbrevOffset;
-            if (version >= 5) {
-                int unitType = cursor.u8();
-                addressSize = cursor.u8();
-                abbrevOffset = cursor.offset(dwarf64);
-                if (unitType == 2 || unitType == 6) { // type unit, split type unit
-                    cursor.seek(end);
-                    continue;
+            Unit unit = unitsByOffset.get(offset);
+            if (unit == null) {
+                unit = readUnitHeader(cursor);
+                if (unit != null) {
+                    unitsByOffset.put(offset, unit);
                 }
-                if (unitType == 4 || unitType == 5) { // skeleton, split compile: dwo id
-                    cursor.u64();
-                }
-            } else if (version >= 2) {
-                abbrevOffset = cursor.offset(dwarf64);
-                addressSize = cursor.u8();
-            } else {
-                throw new DwarfFormatException(info.source(), "unit at 0x%x has version %d".formatted(offset, version));
             }
-            Unit header = new Unit(offset, end, version, dwarf64, addressSize, abbrevOffset, cursor.position(),
-                    0, null, -1, "", 0, 0, 0, 0);
-            units.add(readUnitEntry(header));
-            cursor.seek(end);
+            if (unit != null) {
+                units.add(unit);
+            }
+            cursor.seek(endOfUnit(offset));
         }
+        return units;
+    }
+
+    private long endOfUnit(long offset) {
+        DwarfCursor cursor = new DwarfCursor(info, offset);
+        long length = cursor.initialLength();
+        long end = cursor.position() + length;
+        if (end > info.size() || end < cursor.position()) {
+            throw new DwarfFormatException(info.source(), "unit at 0x%x runs past .debug_info".formatted(offset));
+        }
+        return end;
+    }
+
+    /** The unit whose header is at the cursor, with its first entry read; null for type units. */
+    private Unit readUnitHeader(DwarfCursor cursor) {
+        long offset = cursor.position();
+        long length = cursor.initialLength();
+        boolean dwarf64 = cursor.lastWas64Bit;
+        long end = cursor.position() + length;
+        if (end > info.size() || end < cursor.position()) {
+            throw new DwarfFormatException(info.source(), "unit at 0x%x runs past .debug_info".formatted(offset));
+        }
+        int version = cursor.u16();
+        int addressSize;
+        long abbrevOffset;
+        if (version >= 5) {
+            int unitType = cursor.u8();
+            addressSize = cursor.u8();
+            abbrevOffset = cursor.offset(dwarf64);
+            if (unitType == 2 || unitType == 6) { // type unit, split type unit
+                return null;
+            }
+            if (unitType == 4 || unitType == 5) { // skeleton, split compile: dwo id
+                cursor.u64();
+            }
+        } else if (version >= 2) {
+            abbrevOffset = cursor.offset(dwarf64);
+            addressSize = cursor.u8();
+        } else {
+            throw new DwarfFormatException(info.source(), "unit at 0x%x has version %d".formatted(offset, version));
+        }
+        Unit header = new Unit(offset, end, version, dwarf64, addressSize, abbrevOffset, cursor.position(),
+                0, null, -1, "", 0, 0, 0, 0);
+        return readUnitEntry(header);
     }
 
     /** The unit's first entry gives its pc ranges, line program, directory and DWARF 5 bases. */
@@ -590,8 +714,4 @@ public final class FunctionScopes {
         }
     }
 
-    /** For tests: how many compilation units the index holds. */
-    int unitCount() {
-        return units.size();
-    }
 }

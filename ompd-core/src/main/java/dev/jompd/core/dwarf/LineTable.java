@@ -67,6 +67,24 @@ public final class LineTable {
         return table;
     }
 
+    /** Only the line program at {@code offset} (one compilation unit's), with its unit's directory. */
+    public static LineTable parseUnitAt(ByteView debugLine, long offset, Optional<ByteView> lineStrings,
+                                        Optional<ByteView> strings, String compilationDirectory) {
+        if (offset < 0 || offset >= debugLine.size()) {
+            throw new DwarfFormatException(debugLine.source(), "line program offset 0x%x outside .debug_line".formatted(offset));
+        }
+        LineTable table = new LineTable();
+        DwarfCursor cursor = new DwarfCursor(debugLine, offset);
+        long length = cursor.initialLength();
+        long end = cursor.position() + length;
+        if (end > debugLine.size() || end < cursor.position()) {
+            throw new DwarfFormatException(debugLine.source(), "line program at 0x%x runs past the section".formatted(offset));
+        }
+        table.parseUnit(offset, cursor, end, cursor.lastWas64Bit, lineStrings, strings, compilationDirectory);
+        table.sortSequences();
+        return table;
+    }
+
     private void parseUnit(long unitOffset, DwarfCursor cursor, long end, boolean dwarf64, Optional<ByteView> lineStrings,
                            Optional<ByteView> strings, String compilationDirectory) {
         String source = cursor.bytes().source();

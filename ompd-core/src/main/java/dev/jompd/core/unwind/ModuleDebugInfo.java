@@ -34,6 +34,9 @@ public final class ModuleDebugInfo implements AutoCloseable {
     private Optional<CallFrameInfo> debugFrame;
     private Optional<FunctionScopes> scopes;
     private Optional<LineTable> lines;
+    /** Scope frames already found, by file address (what a stop's threads share). */
+    private final Map<Long, List<SourceLocator.ScopeFrame>> scopeFrames = new ConcurrentHashMap<>();
+    private static final int MAX_CACHED_ADDRESSES = 1 << 16;
 
     ModuleDebugInfo(Path path, Optional<String> buildId, List<Path> debugDirectories) {
         this.path = path;
@@ -68,6 +71,20 @@ public final class ModuleDebugInfo implements AutoCloseable {
 
     /** The executable segments' file addresses, as [start, end) pairs. */
     long[] executableSegments() { return segments; }
+
+    /** The scope frames of a file address, computed once. */
+    List<SourceLocator.ScopeFrame> scopeFrames(long fileAddress, java.util.function.LongFunction<List<SourceLocator.ScopeFrame>> compute) {
+        List<SourceLocator.ScopeFrame> cached = scopeFrames.get(fileAddress);
+        if (cached != null) {
+            return cached;
+        }
+        List<SourceLocator.ScopeFrame> found = List.copyOf(compute.apply(fileAddress));
+        if (scopeFrames.size() >= MAX_CACHED_ADDRESSES) {
+            scopeFrames.clear();
+        }
+        scopeFrames.put(fileAddress, found);
+        return found;
+    }
 
     /** Parts of the module's debug data that could not be read, and why. */
     public Map<String, String> problems() { return Map.copyOf(problems); }
@@ -117,11 +134,22 @@ public final class ModuleDebugInfo implements AutoCloseable {
         return scopes;
     }
 
-    /** The line table: parsed with the scopes when there is {@code .debug_info}, alone otherwise. */
-    public synchronized Optional<LineTable> lines() {
+    /**
+     * The line table row of a file address: from its compilation unit's line program when the module
+     * has {@code .debug_info} (only the units asked about are parsed), else from the whole
+     * {@code .debug_line}.
+     */
+    public Optional<LineTable.Row> lineAt(long fileAddress) {
+        Optional<FunctionScopes> withInfo = scopes();
+        if (withInfo.isPresent()) {
+            return withInfo.get().lineAt(fileAddress);
+        }
+        return wholeLineTable().flatMap(table -> table.lookup(fileAddress));
+    }
+
+    private synchronized Optional<LineTable> wholeLineTable() {
         if (lines == null) {
-            Optional<FunctionScopes> withInfo = scopes();
-            lines = withInfo.isPresent() ? withInfo.get().lines() : guarded(".debug_line", () -> {
+            lines = guarded(".debug_line", () -> {
                 for (ElfFile elf : filesWithDebugData()) {
                     DebugSections sections = new DebugSections(elf);
                     Optional<ByteView> bytes = sections.section(".debug_line");
@@ -134,6 +162,64 @@ public final class ModuleDebugInfo implements AutoCloseable {
             });
         }
         return lines;
+    }
+
+    /** A function symbol covering a file address, as {@code name} and offset, from the module's own file. */
+    public Optional<Map.Entry<String, Long>> symbolAt(long fileAddress) {
+        SymbolTable table = symbols();
+        int low = 0;
+        int high = table.starts.length - 1;
+        int found = -1;
+        while (low <= high) {
+            int mid = (low + high) >>> 1;
+            if (Long.compareUnsigned(table.starts[mid], fileAddress) <= 0) {
+                found = mid;
+                low = mid + 1;
+            } else {
+                high = mid - 1;
+            }
+        }
+        if (found < 0 || Long.compareUnsigned(fileAddress - table.starts[found], Math.max(table.sizes[found], 1)) >= 0) {
+            return Optional.empty();
+        }
+        return Optional.of(Map.entry(table.names[found], fileAddress - table.starts[found]));
+    }
+
+    private record SymbolTable(long[] starts, long[] sizes, String[] names) {}
+
+    private SymbolTable symbolTable;
+
+    /**
+     * The function symbols as the {@link dev.jompd.core.target.Symbolizer} reads them ({@code .symtab},
+     * else {@code .dynsym}; aliases at one address: the greatest name), kept across stops.
+     */
+    private synchronized SymbolTable symbols() {
+        if (symbolTable == null) {
+            List<dev.jompd.core.elf.ElfSymbol> functions = new ArrayList<>();
+            try {
+                if (file.isPresent()) {
+                    for (var table : List.of(file.get().symbolTable(), file.get().dynamicSymbolTable())) {
+                        for (var symbol : table.all()) {
+                            if (symbol.type() == dev.jompd.core.elf.ElfSymbol.STT_FUNC && symbol.value() != 0
+                                    && !symbol.name().isEmpty()) {
+                                functions.add(symbol);
+                            }
+                        }
+                        if (!functions.isEmpty()) {
+                            break;
+                        }
+                    }
+                }
+            } catch (ElfFormatException e) {
+                problems.put("symbols", e.getMessage());
+            }
+            functions.sort(java.util.Comparator.comparingLong(dev.jompd.core.elf.ElfSymbol::value)
+                    .thenComparing(dev.jompd.core.elf.ElfSymbol::name));
+            symbolTable = new SymbolTable(functions.stream().mapToLong(dev.jompd.core.elf.ElfSymbol::value).toArray(),
+                    functions.stream().mapToLong(dev.jompd.core.elf.ElfSymbol::size).toArray(),
+                    functions.stream().map(dev.jompd.core.elf.ElfSymbol::name).toArray(String[]::new));
+        }
+        return symbolTable;
     }
 
     private List<ElfFile> filesWithDebugData() {

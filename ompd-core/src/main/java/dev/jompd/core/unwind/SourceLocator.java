@@ -1,7 +1,6 @@
 package dev.jompd.core.unwind;
 
 import dev.jompd.core.dwarf.FunctionScopes;
-import dev.jompd.core.dwarf.LineTable;
 import dev.jompd.core.elf.ElfFormatException;
 import dev.jompd.core.target.AddressSpace;
 
@@ -40,11 +39,15 @@ public final class SourceLocator {
      * Without debug information one frame with the line table's location, if any.
      */
     List<ScopeFrame> scopeFrames(ModuleMap.Mapping mapping, long lookupAddress) {
-        long fileAddress = lookupAddress - mapping.module().loadBias();
-        Optional<SourceLocation> innermost = lineAt(mapping.info(), fileAddress);
+        ModuleDebugInfo info = mapping.info();
+        return info.scopeFrames(lookupAddress - mapping.module().loadBias(), fileAddress -> scopeFramesAt(info, fileAddress));
+    }
+
+    private static List<ScopeFrame> scopeFramesAt(ModuleDebugInfo info, long fileAddress) {
+        Optional<SourceLocation> innermost = lineAt(info, fileAddress);
         List<FunctionScopes.Scope> scopes;
         try {
-            scopes = mapping.info().scopes().map(found -> found.scopesAt(fileAddress)).orElse(List.of());
+            scopes = info.scopes().map(found -> found.scopesAt(fileAddress)).orElse(List.of());
         } catch (ElfFormatException e) {
             scopes = List.of(); // damaged .debug_info: the symbol tables name the function
         }
@@ -66,11 +69,7 @@ public final class SourceLocator {
 
     private static Optional<SourceLocation> lineAt(ModuleDebugInfo info, long fileAddress) {
         try {
-            Optional<LineTable> lines = info.lines();
-            if (lines.isEmpty()) {
-                return Optional.empty();
-            }
-            return lines.get().lookup(fileAddress).map(row -> new SourceLocation(row.file(), row.line(),
+            return info.lineAt(fileAddress).map(row -> new SourceLocation(row.file(), row.line(),
                     row.column() > 0 ? OptionalInt.of(row.column()) : OptionalInt.empty()));
         } catch (ElfFormatException e) {
             return Optional.empty();

@@ -7,7 +7,6 @@ import dev.jompd.core.dwarf.UnwindRule;
 import dev.jompd.core.elf.ElfFormatException;
 import dev.jompd.core.target.AddressSpace;
 import dev.jompd.core.target.MemoryReadException;
-import dev.jompd.core.target.Symbolizer;
 import dev.jompd.core.target.TargetException;
 import dev.jompd.core.target.TargetThread;
 import dev.jompd.core.unwind.NativeStack.Reason;
@@ -58,7 +57,6 @@ public final class Unwinder implements AutoCloseable {
     private final Options options;
     private final ModuleMap modules;
     private final SourceLocator locator;
-    private final Symbolizer symbolizer;
     private final Map<Long, byte[]> pages = new HashMap<>();
 
     public Unwinder(AddressSpace space, DebugInfoCache cache) {
@@ -70,7 +68,6 @@ public final class Unwinder implements AutoCloseable {
         this.options = options;
         this.modules = new ModuleMap(space.modules(), cache);
         this.locator = new SourceLocator(modules);
-        this.symbolizer = new Symbolizer(space);
     }
 
     /** This stop's source locator (sharing the module map). */
@@ -134,8 +131,9 @@ public final class Unwinder implements AutoCloseable {
                     cfiProblem = e.getMessage();
                 }
             }
-            Optional<String> symbol = symbolizer.locate(pc).map(Symbolizer.Location::toString);
-            Optional<String> symbolName = symbolizer.locate(lookup).map(Symbolizer.Location::function);
+            Optional<String> symbol = symbolAt(pc).map(entry -> entry.getValue() == 0 ? entry.getKey()
+                    : entry.getKey() + "+0x" + Long.toHexString(entry.getValue()));
+            Optional<String> symbolName = symbolAt(lookup).map(Map.Entry::getKey);
             long cfa;
             Optional<Truncation> stop = Optional.empty();
             long[] caller = registers.clone();
@@ -214,6 +212,11 @@ public final class Unwinder implements AutoCloseable {
             exactPc = signalTrampoline;
             method = callerMethod;
         }
+    }
+
+    /** The symbol table's function at a run-time address (the tables are cached across stops). */
+    private Optional<Map.Entry<String, Long>> symbolAt(long address) {
+        return modules.at(address).flatMap(mapping -> mapping.info().symbolAt(address - mapping.module().loadBias()));
     }
 
     private Optional<UnwindRow> rowFor(ModuleMap.Mapping mapping, long lookup) {
@@ -345,6 +348,5 @@ public final class Unwinder implements AutoCloseable {
     @Override
     public void close() {
         pages.clear();
-        symbolizer.close();
     }
 }

@@ -87,7 +87,7 @@ public final class StackBenchmark {
             double[] times = new double[repeats];
             long frames = 0;
             int threads = 0;
-            for (int i = -3; i < repeats; i++) { // three warm-up stops first
+            for (int i = -20; i < repeats; i++) { // twenty warm-up stops first (the JIT)
                 long start = System.nanoTime();
                 // A new Unwinder per repeat: a new stop, with the module data cached across stops.
                 try (Unwinder unwinder = new Unwinder(space, cache)) {

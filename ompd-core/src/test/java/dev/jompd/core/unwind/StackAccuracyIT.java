@@ -45,7 +45,9 @@ class StackAccuracyIT {
     static Stream<Arguments> fixtures() {
         List<FixtureRun> runs = List.of(FixtureRun.of(Fixture.NESTED, "2", "3"), FixtureRun.of(Fixture.TASKS, "10", "4"),
                 FixtureRun.of(Fixture.WAITS), FixtureRun.of(Fixture.NESTED_FORTRAN, "2", "2"));
-        return runs.stream().flatMap(run -> Stream.of(Optimization.NONE, Optimization.O2).map(o -> Arguments.of(run, o)));
+        return Stream.concat(
+                runs.stream().flatMap(run -> Stream.of(Optimization.NONE, Optimization.O2).map(o -> Arguments.of(run, o))),
+                Stream.of(Arguments.of(runs.getFirst(), Optimization.O2_DWARF4), Arguments.of(runs.getLast(), Optimization.O2_DWARF4)));
     }
 
     @ParameterizedTest(name = "core of {0} built {1}")
