@@ -31,6 +31,8 @@ public final class FunctionScopes {
     private static final int DW_TAG_COMPILE_UNIT = 0x11;
     private static final int DW_TAG_PARTIAL_UNIT = 0x3c;
     private static final int DW_TAG_SKELETON_UNIT = 0x4a;
+    private static final int DW_TAG_CALL_SITE = 0x48;
+    private static final int DW_TAG_GNU_CALL_SITE = 0x4109;
 
     /**
      * One scope containing an address: a function, or a call inlined into the scope before it.
@@ -59,7 +61,19 @@ public final class FunctionScopes {
     private static final class ParsedUnit {
         final Map<Long, NamedEntry> entries = new HashMap<>();
         final List<ScopeEntry> topLevel = new ArrayList<>();
+        /** Concrete functions by their own entry offset and by the declaration they define. */
+        final Map<Long, ScopeEntry> functionsByEntry = new HashMap<>();
+        final List<RawCallSite> callSites = new ArrayList<>();
     }
+
+    private record RawCallSite(long returnPc, boolean tailCall, long target, ScopeEntry function) {}
+
+    /**
+     * A call the compiler described ({@code DW_TAG_call_site}): its return address, whether it is a
+     * tail call (a jump), and its target function: its entry address when this unit defines it, and
+     * its name (for the symbol tables) otherwise.
+     */
+    public record CallSite(long returnPc, boolean tailCall, java.util.OptionalLong targetEntry, Optional<String> targetName) {}
 
     private record NamedEntry(int tag, String name, String linkageName, long parent, long reference) {}
 
@@ -249,6 +263,70 @@ public final class FunctionScopes {
         return List.of();
     }
 
+    /** The call site whose return address is {@code returnPc} (a file address), when described. */
+    public Optional<CallSite> callSiteReturningTo(long returnPc) {
+        for (Unit unit : unitsFor(returnPc - 1)) {
+            ParsedUnit parsedUnit = parsed.computeIfAbsent(unit.offset(), offset -> parseUnit(unit));
+            for (RawCallSite site : parsedUnit.callSites) {
+                if (site.returnPc() == returnPc) {
+                    return Optional.of(resolve(unit, parsedUnit, site));
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** The entry address of the function containing {@code address}, when a unit describes it. */
+    public java.util.OptionalLong functionEntryAt(long address) {
+        for (Unit unit : unitsFor(address)) {
+            ParsedUnit parsedUnit = parsed.computeIfAbsent(unit.offset(), offset -> parseUnit(unit));
+            ScopeEntry found = null;
+            for (ScopeEntry entry : parsedUnit.topLevel) {
+                if (contains(entry.ranges, address)) {
+                    found = entry;
+                }
+            }
+            if (found != null) {
+                return java.util.OptionalLong.of(found.ranges[0]);
+            }
+        }
+        return java.util.OptionalLong.empty();
+    }
+
+    /** The tail calls made by the function whose entry address is {@code entry}. */
+    public List<CallSite> tailCallsOf(long entry) {
+        List<CallSite> sites = new ArrayList<>();
+        for (Unit unit : unitsFor(entry)) {
+            ParsedUnit parsedUnit = parsed.computeIfAbsent(unit.offset(), offset -> parseUnit(unit));
+            for (RawCallSite site : parsedUnit.callSites) {
+                if (site.tailCall() && site.function() != null && site.function().ranges[0] == entry) {
+                    sites.add(resolve(unit, parsedUnit, site));
+                }
+            }
+        }
+        return sites;
+    }
+
+    private CallSite resolve(Unit unit, ParsedUnit parsedUnit, RawCallSite site) {
+        java.util.OptionalLong entry = java.util.OptionalLong.empty();
+        Optional<String> name = Optional.empty();
+        if (site.target() >= 0) {
+            ScopeEntry function = parsedUnit.functionsByEntry.get(site.target());
+            if (function != null) {
+                entry = java.util.OptionalLong.of(function.ranges[0]);
+            }
+            NamedEntry named = parsedUnit.entries.get(site.target());
+            for (int hop = 0; named != null && hop < MAX_REFERENCE_HOPS; hop++) {
+                if (named.linkageName() != null || named.name() != null) {
+                    name = Optional.ofNullable(named.linkageName() != null ? named.linkageName() : named.name());
+                    break;
+                }
+                named = named.reference() >= 0 ? parsedUnit.entries.get(named.reference()) : null;
+            }
+        }
+        return new CallSite(site.returnPc(), site.tailCall(), entry, name);
+    }
+
     private static boolean contains(long[] ranges, long address) {
         for (int i = 0; i + 1 < ranges.length; i += 2) {
             if (Long.compareUnsigned(address, ranges[i]) >= 0 && Long.compareUnsigned(address, ranges[i + 1]) < 0) {
@@ -423,7 +501,8 @@ public final class FunctionScopes {
             }
             Abbreviation abbreviation = abbreviation(unit, code);
             int tag = abbreviation.tag();
-            boolean interesting = tag == DW_TAG_SUBPROGRAM || tag == DW_TAG_INLINED_SUBROUTINE
+            boolean callSite = tag == DW_TAG_CALL_SITE || tag == DW_TAG_GNU_CALL_SITE;
+            boolean interesting = tag == DW_TAG_SUBPROGRAM || tag == DW_TAG_INLINED_SUBROUTINE || callSite
                     || tag == DW_TAG_NAMESPACE || tag == DW_TAG_CLASS || tag == DW_TAG_STRUCTURE || tag == DW_TAG_UNION;
             values.clear();
             for (Attribute attribute : abbreviation.attributes()) {
@@ -447,6 +526,21 @@ public final class FunctionScopes {
                 long reference = values.containsKey(0x31) ? reference(unit, values.get(0x31))
                         : values.containsKey(0x47) ? reference(unit, values.get(0x47)) : -1;
                 result.entries.put(dieOffset, new NamedEntry(tag, name, linkageName, parents[depth], reference));
+                if (callSite) {
+                    Object[] returnPc = values.containsKey(0x7d) ? values.get(0x7d) : values.get(0x11);
+                    Object[] target = values.containsKey(0x7f) ? values.get(0x7f) : values.get(0x31);
+                    ScopeEntry function = null;
+                    for (int d = depth; d >= 0 && function == null; d--) {
+                        if (scopeAtDepth[d] != null && !scopeAtDepth[d].inlined) {
+                            function = scopeAtDepth[d];
+                        }
+                    }
+                    if (returnPc != null) {
+                        result.callSites.add(new RawCallSite(address(unit, returnPc),
+                                values.containsKey(0x82) || values.containsKey(0x2115),
+                                target != null ? reference(unit, target) : -1, function));
+                    }
+                }
                 if ((tag == DW_TAG_SUBPROGRAM || tag == DW_TAG_INLINED_SUBROUTINE)
                         && (values.containsKey(0x11) || values.containsKey(0x55))) {
                     long[] ranges = rangesOf(unit, values.get(0x11), values.get(0x12), values.get(0x55));
@@ -462,6 +556,10 @@ public final class FunctionScopes {
                             enclosingScope.children.add(scope);
                         } else if (!scope.inlined) {
                             result.topLevel.add(scope);
+                            result.functionsByEntry.put(dieOffset, scope);
+                            if (reference >= 0) {
+                                result.functionsByEntry.putIfAbsent(reference, scope);
+                            }
                         }
                     }
                 }

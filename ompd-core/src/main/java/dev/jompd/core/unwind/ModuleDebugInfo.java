@@ -164,6 +164,16 @@ public final class ModuleDebugInfo implements AutoCloseable {
         return lines;
     }
 
+    /** The file address of a symbol, looked up as debuggers do (.symtab, the debug file's, .dynsym). */
+    public java.util.OptionalLong addressOf(String name) {
+        try {
+            return LinkMap.lookup(file, debugFile, name, 0, path.getFileName().toString())
+                    .map(symbol -> java.util.OptionalLong.of(symbol.address())).orElse(java.util.OptionalLong.empty());
+        } catch (ElfFormatException e) {
+            return java.util.OptionalLong.empty();
+        }
+    }
+
     /** A function symbol covering a file address, as {@code name} and offset, from the module's own file. */
     public Optional<Map.Entry<String, Long>> symbolAt(long fileAddress) {
         SymbolTable table = symbols();

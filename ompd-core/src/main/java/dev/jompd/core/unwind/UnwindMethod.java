@@ -11,5 +11,11 @@ public enum UnwindMethod {
     /** The frame a signal interrupted: registers from the signal frame's saved context. */
     SIGNAL_CONTEXT,
     /** An inlined call: the same registers as the frame it was inlined into. */
-    INLINED
+    INLINED,
+    /**
+     * A function that left the stack by a tail call (a jump) on the way to the frame before it: no
+     * registers of its own, found as gdb finds them, from the call sites the compiler described
+     * ({@code DW_TAG_call_site}) when they name exactly one chain of tail calls.
+     */
+    TAIL_CALL
 }

@@ -205,6 +205,14 @@ public final class Unwinder implements AutoCloseable {
                 caller[RSP] = cfa;
                 callerKnown[RSP] = true;
             }
+            if (!signalTrampoline) {
+                for (NativeFrame tailCall : tailCallFrames(mapping, lookup, caller[RIP], cfa)) {
+                    if (frames.size() >= options.maxFrames()) {
+                        break;
+                    }
+                    frames.add(tailCall);
+                }
+            }
             previousCfa = cfa;
             previousWasSignalTrampoline = signalTrampoline;
             System.arraycopy(caller, 0, registers, 0, registers.length);
@@ -212,6 +220,90 @@ public final class Unwinder implements AutoCloseable {
             exactPc = signalTrampoline;
             method = callerMethod;
         }
+    }
+
+    private static final int MAX_TAIL_CALL_CHAIN = 8;
+    private static final int MAX_TAIL_CALL_PATHS = 64;
+
+    /**
+     * Frames of functions that tail-called their way from the caller's call (returning to
+     * {@code returnAddress}) to the callee at {@code calleeLookup}: gdb's tail-call frames. Only when
+     * the call site's target is not the callee and exactly one chain of described tail calls leads from
+     * it to the callee, within one module.
+     */
+    private List<NativeFrame> tailCallFrames(Optional<ModuleMap.Mapping> calleeMapping, long calleeLookup,
+                                             long returnAddress, long cfa) {
+        Optional<ModuleMap.Mapping> callerMapping = modules.at(returnAddress - 1);
+        if (calleeMapping.isEmpty() || callerMapping.isEmpty()
+                || calleeMapping.get().info() != callerMapping.get().info()) {
+            return List.of();
+        }
+        ModuleMap.Mapping mapping = callerMapping.get();
+        long bias = mapping.module().loadBias();
+        try {
+            Optional<dev.jompd.core.dwarf.FunctionScopes> scopes = mapping.info().scopes();
+            if (scopes.isEmpty()) {
+                return List.of();
+            }
+            OptionalLong calleeEntry = scopes.get().functionEntryAt(calleeLookup - bias);
+            Optional<dev.jompd.core.dwarf.FunctionScopes.CallSite> site = scopes.get().callSiteReturningTo(returnAddress - bias);
+            if (calleeEntry.isEmpty() || site.isEmpty() || site.get().tailCall()) {
+                return List.of();
+            }
+            OptionalLong target = entryOf(mapping.info(), site.get());
+            if (target.isEmpty() || target.getAsLong() == calleeEntry.getAsLong()) {
+                return List.of();
+            }
+            List<List<Long>> paths = new ArrayList<>();
+            findTailCallPaths(scopes.get(), mapping.info(), target.getAsLong(), calleeEntry.getAsLong(),
+                    new ArrayList<>(), new ArrayList<>(), paths);
+            if (paths.size() != 1) {
+                return List.of(); // none or ambiguous: gdb shows no tail-call frames either then
+            }
+            List<Long> returnPcs = paths.getFirst();
+            List<NativeFrame> frames = new ArrayList<>();
+            for (int i = returnPcs.size() - 1; i >= 0; i--) {
+                long pc = returnPcs.get(i) + bias;
+                for (SourceLocator.ScopeFrame scope : locator.scopeFrames(mapping, pc - 1)) {
+                    frames.add(new NativeFrame(pc, Optional.of(cfa), scope.function().or(() -> symbolAt(pc - 1).map(Map.Entry::getKey)),
+                            Optional.empty(), Optional.of(mapping.module().path().getFileName().toString()), scope.source(),
+                            scope.inlined(), scope.inlined() ? UnwindMethod.INLINED : UnwindMethod.TAIL_CALL));
+                }
+            }
+            return frames;
+        } catch (ElfFormatException e) {
+            return List.of(); // damaged call sites: the physical frames stand on their own
+        }
+    }
+
+    private static OptionalLong entryOf(ModuleDebugInfo info, dev.jompd.core.dwarf.FunctionScopes.CallSite site) {
+        if (site.targetEntry().isPresent()) {
+            return site.targetEntry();
+        }
+        return site.targetName().map(info::addressOf).orElse(OptionalLong.empty());
+    }
+
+    /** Depth-first over tail calls from {@code function} to {@code callee}, bounded in depth and paths. */
+    private static void findTailCallPaths(dev.jompd.core.dwarf.FunctionScopes scopes, ModuleDebugInfo info, long function,
+                                          long callee, List<Long> visited, List<Long> returnPcs, List<List<Long>> paths) {
+        if (visited.size() >= MAX_TAIL_CALL_CHAIN || visited.contains(function) || paths.size() >= MAX_TAIL_CALL_PATHS) {
+            return;
+        }
+        visited.add(function);
+        for (dev.jompd.core.dwarf.FunctionScopes.CallSite site : scopes.tailCallsOf(function)) {
+            OptionalLong target = entryOf(info, site);
+            if (target.isEmpty()) {
+                continue;
+            }
+            returnPcs.add(site.returnPc());
+            if (target.getAsLong() == callee) {
+                paths.add(List.copyOf(returnPcs));
+            } else {
+                findTailCallPaths(scopes, info, target.getAsLong(), callee, visited, returnPcs, paths);
+            }
+            returnPcs.removeLast();
+        }
+        visited.removeLast();
     }
 
     /** The symbol table's function at a run-time address (the tables are cached across stops). */

@@ -7,8 +7,8 @@ import java.util.Map;
 /**
  * Compares jompd's stacks with gdb's frame by frame (function, source file name, line) and lists every
  * difference. gdb stops at {@code main} (its "backtrace past-main" is off), so jompd's frames after
- * {@code main} are not compared; gdb's tail-call frames, synthesised from DW_TAG_call_site, are skipped
- * (jompd does not synthesise them: the physical frames around them must still agree).
+ * {@code main} are not compared. gdb's tail-call frames (from DW_TAG_call_site) are compared too: jompd
+ * finds them the same way.
  */
 final class StackComparison {
     private StackComparison() {}
@@ -33,7 +33,7 @@ final class StackComparison {
                 problems.add("thread %d: gdb does not know it".formatted(stack.lwp()));
                 continue;
             }
-            List<GdbBacktrace.Frame> gdbFrames = expected.stream().filter(f -> !f.kind().equals("tailcall")).toList();
+            List<GdbBacktrace.Frame> gdbFrames = expected;
             if (skipMovedThreads && !gdbFrames.isEmpty() && !stack.frames().isEmpty()
                     && gdbFrames.getFirst().pc() != stack.frames().getFirst().pc()) {
                 continue;
