@@ -4,7 +4,8 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-packages=(clang-19 gfortran cmake ninja-build gdb gdbserver python3 dpkg-dev xz-utils file binutils maven)
+# libc6-dbg: glibc's separate debug files, so that the native-stack tests see glibc as gdb does
+packages=(clang-19 gfortran cmake ninja-build gdb gdbserver python3 dpkg-dev xz-utils file binutils maven libc6-dbg)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
