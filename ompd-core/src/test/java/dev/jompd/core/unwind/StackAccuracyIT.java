@@ -100,12 +100,24 @@ class StackAccuracyIT {
     private static void assertMatchesGdbOnCore(StoppedFixture stopped) {
         Map<Long, List<GdbBacktrace.Frame>> truth = GdbBacktrace.ofCore(stopped.executable(), stopped.core());
         List<NativeStack> stacks;
+        List<String> lineDifferences = new java.util.ArrayList<>();
         try (CoreFileAddressSpace space = CoreFileAddressSpace.builder(stopped.core())
                 .withExecutable(stopped.executable()).open();
              Unwinder unwinder = new Unwinder(space, CACHE)) {
             stacks = unwinder.unwindAll();
+            // The SourceLocator alone (what replaces addr2line): each thread's pc at gdb's line for it.
+            SourceLocator locator = new SourceLocator(space, CACHE);
+            truth.forEach((lwp, frames) -> {
+                GdbBacktrace.Frame innermost = frames.getFirst();
+                int located = locator.locate(innermost.pc()).map(SourceLocation::line).orElse(0);
+                if (located != innermost.line()) {
+                    lineDifferences.add("thread %d pc 0x%x: gdb line %d, SourceLocator %d".formatted(lwp, innermost.pc(),
+                            innermost.line(), located));
+                }
+            });
         }
         assertThat(truth).isNotEmpty();
         assertThat(StackComparison.differences(truth, stacks)).isEmpty();
+        assertThat(lineDifferences).isEmpty();
     }
 }
