@@ -506,9 +506,10 @@ public final class FunctionScopes {
                     || tag == DW_TAG_NAMESPACE || tag == DW_TAG_CLASS || tag == DW_TAG_STRUCTURE || tag == DW_TAG_UNION;
             values.clear();
             for (Attribute attribute : abbreviation.attributes()) {
-                Object value = readValue(cursor, unit, attribute, interesting);
                 if (interesting) {
-                    values.put(attribute.name(), new Object[] {attribute.form(), value});
+                    values.put(attribute.name(), new Object[] {attribute.form(), readValue(cursor, unit, attribute, true)});
+                } else {
+                    skipValue(cursor, unit, attribute);
                 }
             }
             ScopeEntry enclosingScope = null;
@@ -655,6 +656,29 @@ public final class FunctionScopes {
             default -> throw new DwarfFormatException(info.source(), "unknown attribute form 0x%x at 0x%x"
                     .formatted(form, cursor.position()));
         };
+    }
+
+    /** Steps over an attribute's value without decoding it (most entries are types and variables). */
+    private void skipValue(DwarfCursor cursor, Unit unit, Attribute attribute) {
+        int form = attribute.form();
+        long position = cursor.position();
+        switch (form) {
+            case 0x01 -> cursor.seek(position + unit.addressSize());
+            case 0x0b, 0x0c, 0x11, 0x25, 0x29 -> cursor.seek(position + 1);
+            case 0x05, 0x12, 0x26, 0x2a -> cursor.seek(position + 2);
+            case 0x27, 0x2b -> cursor.seek(position + 3);
+            case 0x06, 0x13, 0x1c, 0x28, 0x2c -> cursor.seek(position + 4);
+            case 0x07, 0x14, 0x20, 0x24 -> cursor.seek(position + 8);
+            case 0x0e, 0x10, 0x17, 0x1d, 0x1f, 0x1f20, 0x1f21 -> cursor.seek(position + (unit.dwarf64() ? 8 : 4));
+            case 0x19, 0x21 -> { }
+            default -> {
+                readValue(cursor, unit, attribute, false);
+                return;
+            }
+        }
+        if (cursor.position() > info.size()) {
+            throw new DwarfFormatException(info.source(), "attribute at 0x%x runs past .debug_info".formatted(position));
+        }
     }
 
     private static Object skipBlock(DwarfCursor cursor, long length) {
