@@ -87,7 +87,16 @@ public final class StackBenchmark {
             double[] times = new double[repeats];
             long frames = 0;
             int threads = 0;
-            for (int i = -20; i < repeats; i++) { // twenty warm-up stops first (the JIT)
+            // Warm-up stops first, at least 30 of them and 10 s: the JIT needs them (more on a busy machine).
+            long warmUntil = System.nanoTime() + 10_000_000_000L;
+            int warmUps = 0;
+            while (warmUps < 30 || System.nanoTime() < warmUntil) {
+                try (Unwinder unwinder = new Unwinder(space, cache)) {
+                    unwinder.unwindAll();
+                }
+                warmUps++;
+            }
+            for (int i = 0; i < repeats; i++) {
                 long start = System.nanoTime();
                 // A new Unwinder per repeat: a new stop, with the module data cached across stops.
                 try (Unwinder unwinder = new Unwinder(space, cache)) {
@@ -95,9 +104,7 @@ public final class StackBenchmark {
                     frames = stacks.stream().mapToLong(stack -> stack.frames().size()).sum();
                     threads = stacks.size();
                 }
-                if (i >= 0) {
-                    times[i] = (System.nanoTime() - start) / 1e6;
-                }
+                times[i] = (System.nanoTime() - start) / 1e6;
             }
             return new Warm(median(times), threads, frames);
         }
