@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -73,7 +74,7 @@ public final class FunctionScopes {
      * tail call (a jump), and its target function: its entry address when this unit defines it, and
      * its name (for the symbol tables) otherwise.
      */
-    public record CallSite(long returnPc, boolean tailCall, java.util.OptionalLong targetEntry, Optional<String> targetName) {}
+    public record CallSite(long returnPc, boolean tailCall, OptionalLong targetEntry, Optional<String> targetName) {}
 
     private record NamedEntry(int tag, String name, String linkageName, long parent, long reference) {}
 
@@ -277,7 +278,7 @@ public final class FunctionScopes {
     }
 
     /** The entry address of the function containing {@code address}, when a unit describes it. */
-    public java.util.OptionalLong functionEntryAt(long address) {
+    public OptionalLong functionEntryAt(long address) {
         for (Unit unit : unitsFor(address)) {
             ParsedUnit parsedUnit = parsed.computeIfAbsent(unit.offset(), offset -> parseUnit(unit));
             ScopeEntry found = null;
@@ -287,10 +288,10 @@ public final class FunctionScopes {
                 }
             }
             if (found != null) {
-                return java.util.OptionalLong.of(found.ranges[0]);
+                return OptionalLong.of(found.ranges[0]);
             }
         }
-        return java.util.OptionalLong.empty();
+        return OptionalLong.empty();
     }
 
     /** The tail calls made by the function whose entry address is {@code entry}. */
@@ -308,12 +309,12 @@ public final class FunctionScopes {
     }
 
     private CallSite resolve(Unit unit, ParsedUnit parsedUnit, RawCallSite site) {
-        java.util.OptionalLong entry = java.util.OptionalLong.empty();
+        OptionalLong entry = OptionalLong.empty();
         Optional<String> name = Optional.empty();
         if (site.target() >= 0) {
             ScopeEntry function = parsedUnit.functionsByEntry.get(site.target());
             if (function != null) {
-                entry = java.util.OptionalLong.of(function.ranges[0]);
+                entry = OptionalLong.of(function.ranges[0]);
             }
             NamedEntry named = parsedUnit.entries.get(site.target());
             for (int hop = 0; named != null && hop < MAX_REFERENCE_HOPS; hop++) {

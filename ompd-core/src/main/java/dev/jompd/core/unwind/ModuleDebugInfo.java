@@ -7,16 +7,20 @@ import dev.jompd.core.dwarf.LineTable;
 import dev.jompd.core.elf.ByteView;
 import dev.jompd.core.elf.ElfFile;
 import dev.jompd.core.elf.ElfFormatException;
+import dev.jompd.core.elf.ElfSymbol;
 import dev.jompd.core.elf.ProgramHeader;
 import dev.jompd.core.target.LinkMap;
 
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongFunction;
 
 /**
  * What one module file (and its separate debug file) says about unwinding and source: the loadable
@@ -73,7 +77,7 @@ public final class ModuleDebugInfo implements AutoCloseable {
     long[] executableSegments() { return segments; }
 
     /** The scope frames of a file address, computed once. */
-    List<SourceLocator.ScopeFrame> scopeFrames(long fileAddress, java.util.function.LongFunction<List<SourceLocator.ScopeFrame>> compute) {
+    List<SourceLocator.ScopeFrame> scopeFrames(long fileAddress, LongFunction<List<SourceLocator.ScopeFrame>> compute) {
         List<SourceLocator.ScopeFrame> cached = scopeFrames.get(fileAddress);
         if (cached != null) {
             return cached;
@@ -165,12 +169,12 @@ public final class ModuleDebugInfo implements AutoCloseable {
     }
 
     /** The file address of a symbol, looked up as debuggers do (.symtab, the debug file's, .dynsym). */
-    public java.util.OptionalLong addressOf(String name) {
+    public OptionalLong addressOf(String name) {
         try {
             return LinkMap.lookup(file, debugFile, name, 0, path.getFileName().toString())
-                    .map(symbol -> java.util.OptionalLong.of(symbol.address())).orElse(java.util.OptionalLong.empty());
+                    .map(symbol -> OptionalLong.of(symbol.address())).orElse(OptionalLong.empty());
         } catch (ElfFormatException e) {
-            return java.util.OptionalLong.empty();
+            return OptionalLong.empty();
         }
     }
 
@@ -205,12 +209,12 @@ public final class ModuleDebugInfo implements AutoCloseable {
      */
     private synchronized SymbolTable symbols() {
         if (symbolTable == null) {
-            List<dev.jompd.core.elf.ElfSymbol> functions = new ArrayList<>();
+            List<ElfSymbol> functions = new ArrayList<>();
             try {
                 if (file.isPresent()) {
                     for (var table : List.of(file.get().symbolTable(), file.get().dynamicSymbolTable())) {
                         for (var symbol : table.all()) {
-                            if (symbol.type() == dev.jompd.core.elf.ElfSymbol.STT_FUNC && symbol.value() != 0
+                            if (symbol.type() == ElfSymbol.STT_FUNC && symbol.value() != 0
                                     && !symbol.name().isEmpty()) {
                                 functions.add(symbol);
                             }
@@ -223,11 +227,11 @@ public final class ModuleDebugInfo implements AutoCloseable {
             } catch (ElfFormatException e) {
                 problems.put("symbols", e.getMessage());
             }
-            functions.sort(java.util.Comparator.comparingLong(dev.jompd.core.elf.ElfSymbol::value)
-                    .thenComparing(dev.jompd.core.elf.ElfSymbol::name));
-            symbolTable = new SymbolTable(functions.stream().mapToLong(dev.jompd.core.elf.ElfSymbol::value).toArray(),
-                    functions.stream().mapToLong(dev.jompd.core.elf.ElfSymbol::size).toArray(),
-                    functions.stream().map(dev.jompd.core.elf.ElfSymbol::name).toArray(String[]::new));
+            functions.sort(Comparator.comparingLong(ElfSymbol::value)
+                    .thenComparing(ElfSymbol::name));
+            symbolTable = new SymbolTable(functions.stream().mapToLong(ElfSymbol::value).toArray(),
+                    functions.stream().mapToLong(ElfSymbol::size).toArray(),
+                    functions.stream().map(ElfSymbol::name).toArray(String[]::new));
         }
         return symbolTable;
     }

@@ -2,6 +2,8 @@ package dev.jompd.core.unwind;
 
 import dev.jompd.core.dwarf.CallFrameInfo;
 import dev.jompd.core.dwarf.DwarfExpression;
+import dev.jompd.core.dwarf.DwarfFormatException;
+import dev.jompd.core.dwarf.FunctionScopes;
 import dev.jompd.core.dwarf.UnwindRow;
 import dev.jompd.core.dwarf.UnwindRule;
 import dev.jompd.core.elf.ElfFormatException;
@@ -193,7 +195,7 @@ public final class Unwinder implements AutoCloseable {
             if (!callerKnown[RIP] || caller[RIP] == 0) {
                 return Optional.empty(); // no return address: the outermost frame
             }
-            if (!frames.isEmpty() && frames.size() > 1 && !previousWasSignalTrampoline
+            if (!previousWasSignalTrampoline
                     && Long.compareUnsigned(cfa, previousCfa) <= 0 && method != UnwindMethod.THREAD_REGISTERS) {
                 return Optional.of(new Truncation(Reason.CFA_NOT_INCREASING,
                         "the CFA 0x%x of the frame at pc 0x%x is not above its callee's 0x%x".formatted(cfa, pc, previousCfa)));
@@ -241,12 +243,12 @@ public final class Unwinder implements AutoCloseable {
         ModuleMap.Mapping mapping = callerMapping.get();
         long bias = mapping.module().loadBias();
         try {
-            Optional<dev.jompd.core.dwarf.FunctionScopes> scopes = mapping.info().scopes();
+            Optional<FunctionScopes> scopes = mapping.info().scopes();
             if (scopes.isEmpty()) {
                 return List.of();
             }
             OptionalLong calleeEntry = scopes.get().functionEntryAt(calleeLookup - bias);
-            Optional<dev.jompd.core.dwarf.FunctionScopes.CallSite> site = scopes.get().callSiteReturningTo(returnAddress - bias);
+            Optional<FunctionScopes.CallSite> site = scopes.get().callSiteReturningTo(returnAddress - bias);
             if (calleeEntry.isEmpty() || site.isEmpty() || site.get().tailCall()) {
                 return List.of();
             }
@@ -276,7 +278,7 @@ public final class Unwinder implements AutoCloseable {
         }
     }
 
-    private static OptionalLong entryOf(ModuleDebugInfo info, dev.jompd.core.dwarf.FunctionScopes.CallSite site) {
+    private static OptionalLong entryOf(ModuleDebugInfo info, FunctionScopes.CallSite site) {
         if (site.targetEntry().isPresent()) {
             return site.targetEntry();
         }
@@ -284,13 +286,13 @@ public final class Unwinder implements AutoCloseable {
     }
 
     /** Depth-first over tail calls from {@code function} to {@code callee}, bounded in depth and paths. */
-    private static void findTailCallPaths(dev.jompd.core.dwarf.FunctionScopes scopes, ModuleDebugInfo info, long function,
+    private static void findTailCallPaths(FunctionScopes scopes, ModuleDebugInfo info, long function,
                                           long callee, List<Long> visited, List<Long> returnPcs, List<List<Long>> paths) {
         if (visited.size() >= MAX_TAIL_CALL_CHAIN || visited.contains(function) || paths.size() >= MAX_TAIL_CALL_PATHS) {
             return;
         }
         visited.add(function);
-        for (dev.jompd.core.dwarf.FunctionScopes.CallSite site : scopes.tailCallsOf(function)) {
+        for (FunctionScopes.CallSite site : scopes.tailCallsOf(function)) {
             OptionalLong target = entryOf(info, site);
             if (target.isEmpty()) {
                 continue;
@@ -345,14 +347,14 @@ public final class Unwinder implements AutoCloseable {
     private long computeCfa(UnwindRow row, long[] registers, boolean[] known) {
         if (row.cfa() instanceof UnwindRule.CfaRegisterOffset(int register, long offset)) {
             if (register >= registers.length || !known[register]) {
-                throw new dev.jompd.core.dwarf.DwarfFormatException("CFI", "the CFA's register %d has no known value".formatted(register));
+                throw new DwarfFormatException("CFI", "the CFA's register %d has no known value".formatted(register));
             }
             return registers[register] + offset;
         }
         if (row.cfa() instanceof UnwindRule.CfaExpression(var expression)) {
             return DwarfExpression.evaluate(expression, OptionalLong.empty(), registerSource(registers, known), this::read);
         }
-        throw new dev.jompd.core.dwarf.DwarfFormatException("CFI", "no CFA rule");
+        throw new DwarfFormatException("CFI", "no CFA rule");
     }
 
     private void applyRules(UnwindRow row, long cfa, long[] registers, boolean[] known, long[] caller, boolean[] callerKnown) {
