@@ -204,15 +204,19 @@ public final class ModuleDebugInfo implements AutoCloseable {
     private SymbolTable symbolTable;
 
     /**
-     * The function symbols as the {@link dev.jompd.core.target.Symbolizer} reads them ({@code .symtab},
-     * else {@code .dynsym}; aliases at one address: the greatest name), kept across stops.
+     * The function symbols where gdb finds them: the file's {@code .symtab}, else the separate debug
+     * file's, else {@code .dynsym} (aliases at one address: the greatest name), kept across stops.
      */
     private synchronized SymbolTable symbols() {
         if (symbolTable == null) {
             List<ElfSymbol> functions = new ArrayList<>();
             try {
-                if (file.isPresent()) {
-                    for (var table : List.of(file.get().symbolTable(), file.get().dynamicSymbolTable())) {
+                List<dev.jompd.core.elf.ElfSymbolTable> tables = new ArrayList<>();
+                file.ifPresent(elf -> tables.add(elf.symbolTable()));
+                debugFile.ifPresent(elf -> tables.add(elf.symbolTable())); // glibc's local symbols (__restore_rt)
+                file.ifPresent(elf -> tables.add(elf.dynamicSymbolTable()));
+                {
+                    for (var table : tables) {
                         for (var symbol : table.all()) {
                             if (symbol.type() == ElfSymbol.STT_FUNC && symbol.value() != 0
                                     && !symbol.name().isEmpty()) {

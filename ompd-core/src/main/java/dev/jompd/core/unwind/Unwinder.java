@@ -135,6 +135,13 @@ public final class Unwinder implements AutoCloseable {
             }
             Optional<String> symbol = symbolAt(pc).map(entry -> entry.getValue() == 0 ? entry.getKey()
                     : entry.getKey() + "+0x" + Long.toHexString(entry.getValue()));
+            // A signal trampoline is entered by the kernel, not called: its name is at its pc (the
+            // byte before it, where a return address would be looked up, is outside the function).
+            boolean trampolineRow = row.isPresent() && row.get().signalFrame();
+            Optional<String> trampolineName = symbolAt(pc).map(Map.Entry::getKey).filter("__restore_rt"::equals);
+            if (trampolineRow || trampolineName.isPresent()) {
+                lookup = pc;
+            }
             Optional<String> symbolName = symbolAt(lookup).map(Map.Entry::getKey);
             long cfa;
             Optional<Truncation> stop = Optional.empty();
@@ -266,11 +273,12 @@ public final class Unwinder implements AutoCloseable {
             List<NativeFrame> frames = new ArrayList<>();
             for (int i = returnPcs.size() - 1; i >= 0; i--) {
                 long pc = returnPcs.get(i) + bias;
-                for (SourceLocator.ScopeFrame scope : locator.scopeFrames(mapping, pc - 1)) {
-                    frames.add(new NativeFrame(pc, Optional.of(cfa), scope.function().or(() -> symbolAt(pc - 1).map(Map.Entry::getKey)),
-                            Optional.empty(), Optional.of(mapping.module().path().getFileName().toString()), scope.source(),
-                            scope.inlined(), scope.inlined() ? UnwindMethod.INLINED : UnwindMethod.TAIL_CALL));
-                }
+                // One frame per tail call, named by the innermost scope at the jump, as gdb shows them
+                // (no frames for the functions that scope was inlined into).
+                SourceLocator.ScopeFrame scope = locator.scopeFrames(mapping, pc - 1).getFirst();
+                frames.add(new NativeFrame(pc, Optional.of(cfa), scope.function().or(() -> symbolAt(pc - 1).map(Map.Entry::getKey)),
+                        Optional.empty(), Optional.of(mapping.module().path().getFileName().toString()), scope.source(),
+                        false, UnwindMethod.TAIL_CALL));
             }
             return frames;
         } catch (ElfFormatException e) {
