@@ -59,6 +59,21 @@ class StackAccuracyIT {
         assertMatchesGdbOnCore(stopped);
     }
 
+    /** Every other fixture, on a core, as the kit builds it (their default argv; nested needs sizes). */
+    static Stream<FixtureRun> everyOtherFixture() {
+        return Stream.of(Fixture.values())
+                .filter(fixture -> fixture != Fixture.NESTED && fixture != Fixture.TASKS && fixture != Fixture.WAITS
+                        && fixture != Fixture.NESTED_FORTRAN)
+                .map(fixture -> FixtureRun.of(fixture));
+    }
+
+    @ParameterizedTest(name = "core of {0}")
+    @MethodSource("everyOtherFixture")
+    void everyOtherFixturesStacksMatchGdb(FixtureRun run) {
+        assertMatchesGdbOnCore(Fixtures.makeCore(run, FixtureBuilder.executable(run.fixture()),
+                Fixtures.workDirectory("stacks-" + run.label())));
+    }
+
     @ParameterizedTest(name = "live {0} built {1}")
     @MethodSource("fixtures")
     void liveStacksMatchGdbFrameByFrame(FixtureRun run, Optimization optimization) {
