@@ -6,6 +6,7 @@ import dev.jompd.core.target.AddressSpace;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 
@@ -28,6 +29,18 @@ public final class SourceLocator {
     /** The file and line of the instruction at {@code address}; empty when no line table covers it. */
     public Optional<SourceLocation> locate(long address) {
         return modules.at(address).flatMap(mapping -> lineAt(mapping.info(), address - mapping.module().loadBias()));
+    }
+
+    /**
+     * The name of the function whose code holds {@code address} (not a function inlined there), as gdb
+     * names it: from {@code .debug_info}, else from the symbol tables.
+     */
+    public Optional<String> functionAt(long address) {
+        return modules.at(address).flatMap(mapping -> {
+            List<ScopeFrame> scopes = scopeFrames(mapping, address);
+            return scopes.getLast().function()
+                    .or(() -> mapping.info().symbolAt(address - mapping.module().loadBias()).map(Map.Entry::getKey));
+        });
     }
 
     /** A function, or a call inlined into it, containing an address: its name and where it is at. */

@@ -129,6 +129,13 @@ class StackAccuracyIT {
                     lineDifferences.add("thread %d pc 0x%x: gdb line %d, SourceLocator %d".formatted(lwp, innermost.pc(),
                             innermost.line(), located));
                 }
+                String function = frames.stream().filter(frame -> !frame.kind().equals("inline")).findFirst()
+                        .map(GdbBacktrace.Frame::function).orElse("??");
+                String locatedFunction = locator.functionAt(innermost.pc()).orElse("??");
+                if (!function.equals(locatedFunction)) {
+                    lineDifferences.add("thread %d pc 0x%x: gdb function %s, SourceLocator %s".formatted(lwp,
+                            innermost.pc(), function, locatedFunction));
+                }
             });
         }
         assertThat(truth).isNotEmpty();
