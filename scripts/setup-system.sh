@@ -11,6 +11,8 @@ packages+=(debuginfod)
 # the VS Code browser test (VscodeBrowserIT): Chromium, and for code-server (scripts/install-code-server.sh)
 # Debian's rg instead of a GitHub download, and what its native modules build with
 packages+=(chromium ripgrep libkrb5-dev build-essential pkg-config)
+# libc6-dbg: glibc's separate debug files, so that the native-stack tests see glibc as gdb does
+packages+=(libc6-dbg)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

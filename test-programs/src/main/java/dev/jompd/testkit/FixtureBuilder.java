@@ -31,24 +31,46 @@ public final class FixtureBuilder {
     private static final List<String> C_FLAGS = List.of("-fopenmp", "-g", "-O0", "-fno-omit-frame-pointer");
     private static final Map<String, Path> BUILT = new ConcurrentHashMap<>();
 
+    /** How the fixture's own code is compiled (the runtime is what it is). */
+    public enum Optimization {
+        /** The default: -O0 with frame pointers, as FIXTURES.md gives the commands. */
+        NONE(List.of("-O0", "-fno-omit-frame-pointer")),
+        /** -O2 (frame pointers omitted, calls inlined): what unwinders must cope with in production. */
+        O2(List.of("-O2")),
+        /** -O2 with DWARF 4 debug information (the line program and unit formats before DWARF 5). */
+        O2_DWARF4(List.of("-O2", "-gdwarf-4"));
+
+        private final List<String> flags;
+
+        Optimization(List<String> flags) {
+            this.flags = flags;
+        }
+    }
+
     private FixtureBuilder() {}
 
     /** The executable of {@code fixture} built against libomp {@code runtimeVersion}. */
     public static Path executable(Fixture fixture, int runtimeVersion) {
-        return BUILT.computeIfAbsent(fixture + "@" + runtimeVersion, key -> build(fixture, runtimeVersion));
+        return executable(fixture, runtimeVersion, Optimization.NONE);
+    }
+
+    /** The executable of {@code fixture} built against libomp {@code runtimeVersion} with {@code optimization}. */
+    public static Path executable(Fixture fixture, int runtimeVersion, Optimization optimization) {
+        String key = fixture + "@" + runtimeVersion + (optimization == Optimization.NONE ? "" : "@" + optimization);
+        return BUILT.computeIfAbsent(key, k -> build(fixture, runtimeVersion, optimization));
     }
 
     public static Path executable(Fixture fixture) {
         return executable(fixture, Runtimes.DEFAULT_VERSION);
     }
 
-    private static synchronized Path build(Fixture fixture, int runtimeVersion) {
+    private static synchronized Path build(Fixture fixture, int runtimeVersion, Optimization optimization) {
         Path runtime = Runtimes.prefix(runtimeVersion);
         Map<String, byte[]> sources = fixtureSources();
         if (!sources.containsKey(fixture.source())) {
             throw new IllegalStateException("no fixture source " + fixture.source() + " among " + sources.keySet());
         }
-        List<List<String>> commands = compileCommands(fixture, runtime);
+        List<List<String>> commands = compileCommands(fixture, runtime, optimization);
         Path directory = Runtimes.cacheDirectory().resolve("fixtures")
                 .resolve("llvm-" + runtimeVersion).resolve(hash(sources, commands));
         Path executable = directory.resolve(fixture.programName());
@@ -83,6 +105,20 @@ public final class FixtureBuilder {
 
     /** The exact commands that build a fixture; @SRC@ is the source directory, @OUT@ the output one. */
     static List<List<String>> compileCommands(Fixture fixture, Path runtime) {
+        return compileCommands(fixture, runtime, Optimization.NONE);
+    }
+
+    static List<List<String>> compileCommands(Fixture fixture, Path runtime, Optimization optimization) {
+        if (optimization != Optimization.NONE) {
+            List<String> replaced = Optimization.NONE.flags;
+            return compileCommands(fixture, runtime).stream().map(command -> {
+                List<String> changed = new ArrayList<>(command.stream().filter(a -> !replaced.contains(a)).toList());
+                if (changed.contains("-g")) {
+                    changed.addAll(changed.indexOf("-g") + 1, optimization.flags);
+                }
+                return List.copyOf(changed);
+            }).toList();
+        }
         String include = "-I" + runtime.resolve("include");
         String libraryPath = "-L" + runtime.resolve("lib");
         String rpath = "-Wl,-rpath," + runtime.resolve("lib");

@@ -36,8 +36,12 @@ public final class Fixtures {
 
     /** Makes a fresh core of {@code run} in {@code directory} (not cached). */
     public static StoppedFixture makeCore(FixtureRun run, Path directory) {
+        return makeCore(run, FixtureBuilder.executable(run.fixture(), run.runtimeVersion()), directory);
+    }
+
+    /** Makes a fresh core of {@code run} of a given build of its program (another optimization level). */
+    public static StoppedFixture makeCore(FixtureRun run, Path executable, Path directory) {
         requireTool("gdb");
-        Path executable = FixtureBuilder.executable(run.fixture(), run.runtimeVersion());
         try {
             Files.createDirectories(directory);
             Path core = directory.resolve("core");
@@ -68,6 +72,20 @@ public final class Fixtures {
     public static LiveFixture live(FixtureRun run) {
         return LiveFixture.start(run, FixtureBuilder.executable(run.fixture(), run.runtimeVersion()),
                 workDirectory().resolve(run.label() + "-live-" + System.nanoTime()));
+    }
+
+    /** Starts {@code run} of a given build of its program live, held at its marker. */
+    public static LiveFixture live(FixtureRun run, Path executable) {
+        return LiveFixture.start(run, executable, workDirectory().resolve(run.label() + "-live-" + System.nanoTime()));
+    }
+
+    /** Where cores and facts go (a directory for a test's own files, such as a stripped library). */
+    public static Path workDirectory(String name) {
+        try {
+            return Files.createDirectories(workDirectory().resolve(name));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /**

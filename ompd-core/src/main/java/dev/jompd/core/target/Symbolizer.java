@@ -111,10 +111,10 @@ public final class Symbolizer implements AutoCloseable {
 
     private static List<Function> load(LoadedModule module) {
         List<Function> table = new ArrayList<>();
-        if (!Files.isRegularFile(module.path())) {
+        if (!Files.isRegularFile(module.file())) {
             return table;
         }
-        try (ElfFile elf = ElfFile.open(module.path())) {
+        try (ElfFile elf = ElfFile.open(module.file())) {
             for (ElfSymbolTable symbols : List.of(elf.symbolTable(), elf.dynamicSymbolTable())) {
                 for (ElfSymbol symbol : symbols.all()) {
                     if (symbol.type() == ElfSymbol.STT_FUNC && symbol.value() != 0 && !symbol.name().isEmpty()) {
@@ -128,7 +128,8 @@ public final class Symbolizer implements AutoCloseable {
         } catch (IOException | TargetException unreadable) {
             return table; // a module we cannot read simply names nothing
         }
-        table.sort(Comparator.comparingLong(Function::start));
+        // Aliases at one address: the greatest name wins, as in gdb's minimal symbols (clone3, not __clone3).
+        table.sort(Comparator.comparingLong(Function::start).thenComparing(Function::name));
         return table;
     }
 

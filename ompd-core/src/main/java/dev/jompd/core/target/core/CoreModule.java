@@ -71,7 +71,7 @@ final class CoreModule implements LinkMap.Module {
     }
 
     LoadedModule toLoadedModule() {
-        return new LoadedModule(Path.of(targetPath), loadBias, coreBuildId);
+        return new LoadedModule(Path.of(targetPath), loadBias, coreBuildId, diskPath.filter(path -> !path.equals(Path.of(targetPath))));
     }
 
     /**

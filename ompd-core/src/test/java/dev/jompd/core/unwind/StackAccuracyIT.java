@@ -1,0 +1,145 @@
+package dev.jompd.core.unwind;
+
+import dev.jompd.core.target.core.CoreFileAddressSpace;
+import dev.jompd.core.target.live.LiveProcessAddressSpace;
+import dev.jompd.testkit.Commands;
+import dev.jompd.testkit.Fixture;
+import dev.jompd.testkit.FixtureBuilder;
+import dev.jompd.testkit.FixtureBuilder.Optimization;
+import dev.jompd.testkit.FixtureRun;
+import dev.jompd.testkit.Fixtures;
+import dev.jompd.testkit.LiveFixture;
+import dev.jompd.testkit.Runtimes;
+import dev.jompd.testkit.StoppedFixture;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Every thread's native stack, frame by frame (function, source file, line), against gdb's own
+ * unwinder on the same core or the same held process: C and Fortran fixtures, built -O0 with frame
+ * pointers and -O2, and on a stripped copy of the runtime.
+ */
+class StackAccuracyIT {
+    private static final DebugInfoCache CACHE = new DebugInfoCache();
+
+    @AfterAll
+    static void closeCache() {
+        CACHE.close();
+    }
+
+    static Stream<Arguments> fixtures() {
+        List<FixtureRun> runs = List.of(FixtureRun.of(Fixture.NESTED, "2", "3"), FixtureRun.of(Fixture.TASKS, "10", "4"),
+                FixtureRun.of(Fixture.WAITS), FixtureRun.of(Fixture.NESTED_FORTRAN, "2", "2"));
+        return Stream.concat(
+                runs.stream().flatMap(run -> Stream.of(Optimization.NONE, Optimization.O2).map(o -> Arguments.of(run, o))),
+                Stream.of(Arguments.of(runs.getFirst(), Optimization.O2_DWARF4), Arguments.of(runs.getLast(), Optimization.O2_DWARF4)));
+    }
+
+    @ParameterizedTest(name = "core of {0} built {1}")
+    @MethodSource("fixtures")
+    void coreStacksMatchGdbFrameByFrame(FixtureRun run, Optimization optimization) {
+        Path executable = FixtureBuilder.executable(run.fixture(), run.runtimeVersion(), optimization);
+        StoppedFixture stopped = Fixtures.makeCore(run, executable,
+                Fixtures.workDirectory("stacks-" + run.label() + "-" + optimization));
+        assertMatchesGdbOnCore(stopped);
+    }
+
+    /** Every other fixture, on a core, as the kit builds it (their default argv; nested needs sizes). */
+    static Stream<FixtureRun> everyOtherFixture() {
+        return Stream.of(Fixture.values())
+                .filter(fixture -> fixture != Fixture.NESTED && fixture != Fixture.TASKS && fixture != Fixture.WAITS
+                        && fixture != Fixture.NESTED_FORTRAN)
+                .map(fixture -> FixtureRun.of(fixture));
+    }
+
+    @ParameterizedTest(name = "core of {0}")
+    @MethodSource("everyOtherFixture")
+    void everyOtherFixturesStacksMatchGdb(FixtureRun run) {
+        assertMatchesGdbOnCore(Fixtures.makeCore(run, FixtureBuilder.executable(run.fixture()),
+                Fixtures.workDirectory("stacks-" + run.label())));
+    }
+
+    @ParameterizedTest(name = "live {0} built {1}")
+    @MethodSource("fixtures")
+    void liveStacksMatchGdbFrameByFrame(FixtureRun run, Optimization optimization) {
+        Path executable = FixtureBuilder.executable(run.fixture(), run.runtimeVersion(), optimization);
+        try (LiveFixture held = Fixtures.live(run, executable)) {
+            Map<Long, List<GdbBacktrace.Frame>> truth = GdbBacktrace.ofProcess(held.pid());
+            Assumptions.assumeFalse(truth.isEmpty(), "gdb cannot attach to the held fixture (ptrace not permitted)");
+            List<NativeStack> stacks;
+            try (LiveProcessAddressSpace space = LiveProcessAddressSpace.attach(held.pid());
+                 Unwinder unwinder = new Unwinder(space, CACHE)) {
+                stacks = unwinder.unwindAll();
+            }
+            assertThat(StackComparison.differences(truth, stacks, true)).isEmpty();
+            long unmoved = stacks.stream().filter(stack -> !stack.frames().isEmpty()
+                    && truth.getOrDefault(stack.lwp(), List.of()).stream().findFirst()
+                    .filter(frame -> frame.pc() == stack.frames().getFirst().pc()).isPresent()).count();
+            assertThat(unmoved).as("threads that stood still between gdb's look and jompd's")
+                    .isGreaterThanOrEqualTo(stacks.size() / 2);
+            assertThat(held.release()).contains("JOMPD_RESULT");
+        }
+    }
+
+    @Test
+    void stacksThroughAStrippedRuntimeMatchGdb() throws IOException, InterruptedException {
+        Path directory = Fixtures.workDirectory("stripped-runtime");
+        Path library = directory.resolve("libomp.so");
+        Files.copy(Runtimes.libraryDirectory(Runtimes.DEFAULT_VERSION).resolve("libomp.so"), library,
+                StandardCopyOption.REPLACE_EXISTING);
+        Commands.Result strip = Commands.run(List.of("strip", "--strip-all", library.toString()), Map.of(), directory,
+                Duration.ofMinutes(1));
+        assertThat(strip.exitCode()).as(strip.output()).isZero();
+        FixtureRun run = FixtureRun.of(Fixture.NESTED, "2", "3").withEnvironment("LD_LIBRARY_PATH", directory.toString());
+        StoppedFixture stopped = Fixtures.makeCore(run, FixtureBuilder.executable(Fixture.NESTED),
+                directory.resolve("core-" + System.nanoTime()));
+        assertThat(stopped.facts().get("runtime_library")).startsWith(directory.toString());
+        assertMatchesGdbOnCore(stopped);
+    }
+
+    private static void assertMatchesGdbOnCore(StoppedFixture stopped) {
+        Map<Long, List<GdbBacktrace.Frame>> truth = GdbBacktrace.ofCore(stopped.executable(), stopped.core());
+        List<NativeStack> stacks;
+        List<String> lineDifferences = new java.util.ArrayList<>();
+        try (CoreFileAddressSpace space = CoreFileAddressSpace.builder(stopped.core())
+                .withExecutable(stopped.executable()).open();
+             Unwinder unwinder = new Unwinder(space, CACHE)) {
+            stacks = unwinder.unwindAll();
+            // The SourceLocator alone (what replaces addr2line): each thread's pc at gdb's line for it.
+            SourceLocator locator = new SourceLocator(space, CACHE);
+            truth.forEach((lwp, frames) -> {
+                GdbBacktrace.Frame innermost = frames.getFirst();
+                int located = locator.locate(innermost.pc()).map(SourceLocation::line).orElse(0);
+                if (located != innermost.line()) {
+                    lineDifferences.add("thread %d pc 0x%x: gdb line %d, SourceLocator %d".formatted(lwp, innermost.pc(),
+                            innermost.line(), located));
+                }
+                String function = frames.stream().filter(frame -> !frame.kind().equals("inline")).findFirst()
+                        .map(GdbBacktrace.Frame::function).orElse("??");
+                String locatedFunction = locator.functionAt(innermost.pc()).orElse("??");
+                if (!function.equals(locatedFunction)) {
+                    lineDifferences.add("thread %d pc 0x%x: gdb function %s, SourceLocator %s".formatted(lwp,
+                            innermost.pc(), function, locatedFunction));
+                }
+            });
+        }
+        assertThat(truth).isNotEmpty();
+        assertThat(StackComparison.differences(truth, stacks)).isEmpty();
+        assertThat(lineDifferences).isEmpty();
+    }
+}
