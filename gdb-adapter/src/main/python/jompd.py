@@ -887,6 +887,10 @@ _JOMPD_SUBCOMMANDS = [
               "Usage: ompd tasks"),
     ("tree", "Shows the whole process: the tree of parallel regions, each team's threads and their tasks.\n"
              "Usage: ompd tree [all]\nAlike threads of a team are grouped unless `all` is given."),
+    ("stacks", "Shows where every OpenMP thread is: the threads' native stacks merged by common call path\n"
+               "(parallel stacks), runs of libomp's frames folded to what they do, each end with its threads.\n"
+               "Usage: ompd stacks\njompd unwinds the stacks itself (CFI, frame pointers), on cores; in a process"
+               "\ngdb holds, threads whose registers gdb does not pass say so."),
 ]
 
 

@@ -11,7 +11,11 @@ import dev.jompd.core.ompd.ProcessSnapshot;
 import dev.jompd.core.ompd.Scope;
 import dev.jompd.core.ompd.TaskHandle;
 import dev.jompd.core.ompd.ThreadHandle;
+import dev.jompd.core.target.AddressSpace;
+import dev.jompd.core.unwind.DebugInfoCache;
+import dev.jompd.core.unwind.Unwinder;
 import dev.jompd.report.FrameOwnership;
+import dev.jompd.report.ParallelStacks;
 import dev.jompd.report.JsonReport;
 import dev.jompd.report.OpenMpPicture;
 import dev.jompd.report.OpenMpPicture.OpenMpThread;
@@ -44,17 +48,18 @@ final class Handlers {
         String handle(Views views, String arguments, GdbChannel gdb);
     }
 
-    static final Map<String, Handler> ALL = Map.of(
-            "init", Handlers::init,
-            "threads", Handlers::threads,
-            "parallel", Handlers::parallel,
-            "icvs", Handlers::icvs,
-            "tasks", Handlers::tasks,
-            "tree", Handlers::tree,
-            "bt", Handlers::backtrace,
-            "json", Handlers::json,
-            "task-function", Handlers::taskFunction,
-            "frame-owners", Handlers::frameOwners);
+    static final Map<String, Handler> ALL = Map.ofEntries(
+            Map.entry("init", Handlers::init),
+            Map.entry("threads", Handlers::threads),
+            Map.entry("parallel", Handlers::parallel),
+            Map.entry("icvs", Handlers::icvs),
+            Map.entry("tasks", Handlers::tasks),
+            Map.entry("tree", Handlers::tree),
+            Map.entry("stacks", Handlers::stacks),
+            Map.entry("bt", Handlers::backtrace),
+            Map.entry("json", Handlers::json),
+            Map.entry("task-function", Handlers::taskFunction),
+            Map.entry("frame-owners", Handlers::frameOwners));
 
     /** Bound on task chains and region chains printed for one thread: far beyond real nesting. */
     private static final int MAX_CHAIN = 4096;
@@ -270,6 +275,17 @@ final class Handlers {
             return "gdb " + (number.isPresent() ? Integer.toString(number.getAsInt()) : "?")
                     + (thread.lwp().isPresent() ? "  LWP " + thread.lwp().getAsLong() : "") + "  gtid " + thread.gtid();
         }, thread -> thread.lwp().isPresent() && thread.lwp().getAsLong() == selectedLwp));
+    }
+
+    // ---------------------------------------------------------------- ompd stacks
+
+    /** Every OpenMP thread's native stack, merged by common call path (jompd's own unwinder). */
+    static String stacks(Views views, String arguments, GdbChannel gdb) {
+        OpenMpPicture picture = views.target().picture();
+        AddressSpace space = views.target().process().target();
+        try (DebugInfoCache debugInfo = new DebugInfoCache(); Unwinder unwinder = new Unwinder(space, debugInfo)) {
+            return ParallelStacks.of(picture, space, unwinder).text();
+        }
     }
 
     // ---------------------------------------------------------------- ompd bt

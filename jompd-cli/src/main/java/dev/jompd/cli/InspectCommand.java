@@ -8,7 +8,10 @@ import dev.jompd.core.target.AddressSpace;
 import dev.jompd.core.target.Symbolizer;
 import dev.jompd.core.target.TargetException;
 import dev.jompd.core.target.core.CoreFileAddressSpace;
+import dev.jompd.core.unwind.DebugInfoCache;
+import dev.jompd.core.unwind.Unwinder;
 import dev.jompd.report.CodeNames;
+import dev.jompd.report.ParallelStacks;
 import dev.jompd.report.JsonReport;
 import dev.jompd.report.OpenMpPicture;
 import dev.jompd.report.TargetDescription;
@@ -23,6 +26,7 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 
 /** {@code jompd inspect}: the OpenMP report of a core file or a running process. */
@@ -56,6 +60,10 @@ final class InspectCommand implements Callable<Integer> {
     @Option(names = "--all", description = "list every thread instead of grouping identical ones")
     boolean all;
 
+    @Option(names = "--stacks", description = "also every OpenMP thread's native stack, merged by common call path "
+            + "(parallel stacks), each frame with the OpenMP task it runs for")
+    boolean stacks;
+
     @Option(names = "--color", paramLabel = "WHEN", defaultValue = "auto",
             description = "colour the text report: auto (on a terminal), always, never")
     String color;
@@ -80,10 +88,16 @@ final class InspectCommand implements Callable<Integer> {
                     target.core != null ? target.core.toString() : Long.toString(target.pid), space.name(),
                     process.layout().runtimeModule());
             OpenMpPicture picture = OpenMpPicture.take(process, description, names);
+            Optional<ParallelStacks> parallelStacks = Optional.empty();
+            if (stacks) {
+                try (DebugInfoCache debugInfo = new DebugInfoCache(); Unwinder unwinder = new Unwinder(space, debugInfo)) {
+                    parallelStacks = Optional.of(ParallelStacks.of(picture, space, unwinder));
+                }
+            }
             if (json) {
                 // the text report shows the notices itself
                 picture.notices().forEach(notice -> err.println("jompd: note: " + notice));
-                out.println(JsonReport.render(picture));
+                out.println(JsonReport.render(picture, parallelStacks));
             } else {
                 boolean colour = switch (color) {
                     case "always" -> true;
@@ -92,6 +106,7 @@ final class InspectCommand implements Callable<Integer> {
                             && !"dumb".equals(System.getenv("TERM")) && System.getenv("NO_COLOR") == null;
                 };
                 out.print(TextReport.render(picture, TextReport.Options.commandLine(all, colour)));
+                parallelStacks.ifPresent(s -> out.print("\n" + s.text()));
             }
             out.flush();
             return ExitCode.OK;

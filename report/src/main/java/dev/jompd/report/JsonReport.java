@@ -35,7 +35,14 @@ public final class JsonReport {
 
     /** The document, pretty-printed. */
     public static String render(OpenMpPicture picture) {
-        return new GsonBuilder().setPrettyPrinting().disableHtmlEscaping().serializeNulls().create().toJson(toJson(picture));
+        return render(picture, java.util.Optional.empty());
+    }
+
+    /** The document with every thread's native stack and the merged tree ({@code stacks}). */
+    public static String render(OpenMpPicture picture, java.util.Optional<ParallelStacks> stacks) {
+        JsonObject json = toJson(picture);
+        stacks.ifPresent(s -> json.add("stacks", s.toJson()));
+        return new GsonBuilder().setPrettyPrinting().disableHtmlEscaping().serializeNulls().create().toJson(json);
     }
 
     /** The document as a tree. */

@@ -1,0 +1,125 @@
+package dev.jompd.report;
+
+import dev.jompd.core.ompd.AddressSpaceHandle;
+import dev.jompd.core.ompd.Ompd;
+import dev.jompd.core.target.Symbolizer;
+import dev.jompd.core.target.core.CoreFileAddressSpace;
+import dev.jompd.core.unwind.DebugInfoCache;
+import dev.jompd.core.unwind.Unwinder;
+import dev.jompd.report.ParallelStacks.Node;
+import dev.jompd.report.ParallelStacks.Step;
+import dev.jompd.report.ParallelStacks.ThreadStack;
+import dev.jompd.testkit.Facts;
+import dev.jompd.testkit.Fixture;
+import dev.jompd.testkit.FixtureRun;
+import dev.jompd.testkit.Fixtures;
+import dev.jompd.testkit.StoppedFixture;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Parallel stacks of real cores: every OpenMP thread is in the merged tree once, the marker thread's path
+ * ends in the marker and the others' in the gate the programs wait at (what the programs recorded), and
+ * threads the waits program holds in a lock, a critical section, a barrier and a taskwait have their
+ * runtime frames folded to exactly that.
+ */
+class ParallelStacksIT {
+    static <T> T withStacks(StoppedFixture fixture, Function<ParallelStacks, T> use) {
+        try (CoreFileAddressSpace core = CoreFileAddressSpace.open(fixture.core());
+             Symbolizer symbols = new Symbolizer(core); CodeNames names = new CodeNames(symbols);
+             DebugInfoCache debugInfo = new DebugInfoCache(); Unwinder unwinder = new Unwinder(core, debugInfo)) {
+            AddressSpaceHandle process = Ompd.processInitialize(core);
+            OpenMpPicture picture = OpenMpPicture.take(process, new TargetDescription("core",
+                    fixture.core().toString(), core.name(), process.layout().runtimeModule()), names);
+            return use.apply(ParallelStacks.of(picture, core, unwinder));
+        }
+    }
+
+    static List<Node> leaves(List<Node> nodes) {
+        List<Node> leaves = new ArrayList<>();
+        for (Node node : nodes) {
+            if (node.children().isEmpty()) {
+                leaves.add(node);
+            } else {
+                leaves.addAll(leaves(node.children()));
+            }
+        }
+        return leaves;
+    }
+
+    @Test
+    void everyThreadEndsWhereTheProgramSaysItWaits() {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.NESTED, "2", "3"));
+        Facts facts = fixture.facts();
+        long markerLwp = facts.thread((int) facts.number("marker_thread")).lwp();
+        withStacks(fixture, stacks -> {
+            assertThat(stacks.stacks()).hasSize(facts.threadCount());
+            assertThat(leaves(stacks.roots()).stream().mapToInt(n -> n.threads().size()).sum())
+                    .as(stacks.text()).isEqualTo(facts.threadCount());
+            for (ThreadStack stack : stacks.stacks()) {
+                List<String> functions = stack.steps().stream().map(Step::function).toList();
+                if (stack.thread().lwp().getAsLong() == markerLwp) {
+                    assertThat(functions.getLast()).as(stacks.text()).isEqualTo("jompd_marker");
+                } else {
+                    assertThat(functions).as(stacks.text()).contains("fx_gate_wait");
+                }
+                assertThat(stack.stack().truncation()).as("%s", stack.stack()).isEmpty();
+                // the user's frames of the innermost region belong to the thread's innermost implicit task
+                int outlined = functions.lastIndexOf("region.omp_outlined_debug__");
+                assertThat(outlined).isNotNegative();
+                assertThat(stack.steps().get(outlined).task()).as(stacks.text())
+                        .isEqualTo(stack.thread().taskIds().stream().findFirst());
+            }
+            assertThat(stacks.text()).contains("[libomp: runs the OpenMP code below");
+            return null;
+        });
+    }
+
+    @Test
+    void runtimeFramesAreFoldedToWhatTheThreadWaitsFor() {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.WAITS));
+        Facts facts = fixture.facts();
+        withStacks(fixture, stacks -> {
+            List<String> meanings = new ArrayList<>();
+            for (Facts.ThreadFacts thread : facts.threads()) {
+                String state = thread.find("omp_state").orElse("");
+                ThreadStack stack = stacks.stacks().stream()
+                        .filter(s -> s.thread().lwp().getAsLong() == thread.lwp()).findFirst().orElseThrow();
+                String runtime = String.join(" | ", stack.steps().stream().filter(Step::runtime).map(Step::function).toList());
+                meanings.add(runtime);
+                if (state.startsWith("wait_barrier")) {
+                    assertThat(runtime).as("%s: %s", thread, stacks.text()).contains("waiting at a barrier");
+                } else if (state.equals("wait_lock")) {
+                    assertThat(runtime).as("%s: %s", thread, stacks.text())
+                            .containsAnyOf("waiting for a lock", "waiting to enter a critical section");
+                }
+            }
+            String all = String.join("\n", meanings);
+            assertThat(all).as(stacks.text()).contains("waiting for a lock").contains("waiting to enter a critical section")
+                    .contains("waiting at a taskwait");
+            return null;
+        });
+    }
+
+    @Test
+    void jsonOfTheStacksValidatesAgainstTheSchema() throws Exception {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.NESTED, "2", "3"));
+        String json;
+        try (CoreFileAddressSpace core = CoreFileAddressSpace.open(fixture.core());
+             Symbolizer symbols = new Symbolizer(core); CodeNames names = new CodeNames(symbols);
+             DebugInfoCache debugInfo = new DebugInfoCache(); Unwinder unwinder = new Unwinder(core, debugInfo)) {
+            AddressSpaceHandle process = Ompd.processInitialize(core);
+            OpenMpPicture picture = OpenMpPicture.take(process, new TargetDescription("core",
+                    fixture.core().toString(), core.name(), process.layout().runtimeModule()), names);
+            json = JsonReport.render(picture, java.util.Optional.of(ParallelStacks.of(picture, core, unwinder)));
+        }
+        var document = new com.fasterxml.jackson.databind.ObjectMapper().readTree(json);
+        assertThat(OpenMpPictureIT.schema().validate(document)).isEmpty();
+        assertThat(document.get("stacks").get("threads")).hasSize(fixture.facts().threadCount());
+    }
+}
