@@ -891,6 +891,9 @@ _JOMPD_SUBCOMMANDS = [
                "(parallel stacks), runs of libomp's frames folded to what they do, each end with its threads.\n"
                "Usage: ompd stacks\njompd unwinds the stacks itself (CFI, frame pointers), on cores; in a process"
                "\ngdb holds, threads whose registers gdb does not pass say so."),
+    ("diagnose", "Says why the threads wait: per team who reached the barrier and who did not (and where),\n"
+                 "who waits for which lock or critical section and who holds it (with the jompd-recorder),\n"
+                 "deadlocks; each finding with its evidence (OMPD states, stacks).\nUsage: ompd diagnose"),
 ]
 
 

@@ -15,6 +15,7 @@ import dev.jompd.core.target.AddressSpace;
 import dev.jompd.core.unwind.DebugInfoCache;
 import dev.jompd.core.unwind.Unwinder;
 import dev.jompd.report.FrameOwnership;
+import dev.jompd.report.Diagnosis;
 import dev.jompd.report.ParallelStacks;
 import dev.jompd.report.JsonReport;
 import dev.jompd.report.OpenMpPicture;
@@ -56,6 +57,7 @@ final class Handlers {
             Map.entry("tasks", Handlers::tasks),
             Map.entry("tree", Handlers::tree),
             Map.entry("stacks", Handlers::stacks),
+            Map.entry("diagnose", Handlers::diagnose),
             Map.entry("bt", Handlers::backtrace),
             Map.entry("json", Handlers::json),
             Map.entry("task-function", Handlers::taskFunction),
@@ -285,6 +287,15 @@ final class Handlers {
         AddressSpace space = views.target().process().target();
         try (DebugInfoCache debugInfo = new DebugInfoCache(); Unwinder unwinder = new Unwinder(space, debugInfo)) {
             return ParallelStacks.of(picture, space, unwinder).text();
+        }
+    }
+
+    /** Why the threads wait: the command line's `jompd diagnose`, on gdb's target. */
+    static String diagnose(Views views, String arguments, GdbChannel gdb) {
+        OpenMpPicture picture = views.target().picture();
+        AddressSpace space = views.target().process().target();
+        try (DebugInfoCache debugInfo = new DebugInfoCache(); Unwinder unwinder = new Unwinder(space, debugInfo)) {
+            return Diagnosis.text(Diagnosis.of(picture, Optional.of(ParallelStacks.of(picture, space, unwinder))));
         }
     }
 

@@ -11,6 +11,7 @@ import dev.jompd.core.target.core.CoreFileAddressSpace;
 import dev.jompd.core.unwind.DebugInfoCache;
 import dev.jompd.core.unwind.Unwinder;
 import dev.jompd.report.CodeNames;
+import dev.jompd.report.Diagnosis;
 import dev.jompd.report.ParallelStacks;
 import dev.jompd.report.JsonReport;
 import dev.jompd.report.OpenMpPicture;
@@ -34,7 +35,7 @@ import java.util.concurrent.Callable;
         description = {"Reports the OpenMP state of a core file or a running process: the tree of parallel",
                 "regions, each thread under its team (state, wait id, current task), explicit tasks, ICVs",
                 "by scope and the runtime's display control variables."})
-final class InspectCommand implements Callable<Integer> {
+class InspectCommand implements Callable<Integer> {
 
     static final class Target {
         @Option(names = "--core", paramLabel = "FILE", description = "an ELF core file (kernel or gdb gcore)")
@@ -89,12 +90,20 @@ final class InspectCommand implements Callable<Integer> {
                     process.layout().runtimeModule());
             OpenMpPicture picture = OpenMpPicture.take(process, description, names);
             Optional<ParallelStacks> parallelStacks = Optional.empty();
-            if (stacks) {
+            if (stacks || diagnose()) {
                 try (DebugInfoCache debugInfo = new DebugInfoCache(); Unwinder unwinder = new Unwinder(space, debugInfo)) {
                     parallelStacks = Optional.of(ParallelStacks.of(picture, space, unwinder));
                 }
             }
-            if (json) {
+            if (diagnose()) {
+                List<Diagnosis.Finding> findings = Diagnosis.of(picture, parallelStacks);
+                if (json) {
+                    out.println(JsonReport.diagnosis(findings));
+                } else {
+                    picture.notices().forEach(notice -> out.println("note: " + notice));
+                    out.print(Diagnosis.text(findings));
+                }
+            } else if (json) {
                 // the text report shows the notices itself
                 picture.notices().forEach(notice -> err.println("jompd: note: " + notice));
                 out.println(JsonReport.render(picture, parallelStacks));
@@ -120,6 +129,11 @@ final class InspectCommand implements Callable<Integer> {
             err.println("jompd: " + e.getMessage());
             return ExitCode.BAD_INPUT;
         }
+    }
+
+    /** Whether this command prints the diagnosis instead of the report ({@code jompd diagnose}). */
+    boolean diagnose() {
+        return false;
     }
 
     private AddressSpace open() {

@@ -6,7 +6,7 @@ import picocli.CommandLine.Command;
 /** The {@code jompd} command: OpenMP debugging from the command line. */
 @Command(name = "jompd", mixinStandardHelpOptions = true, versionProvider = Jompd.Version.class,
         description = "Shows what an OpenMP program (LLVM libomp) is doing: teams, threads, tasks, ICVs.",
-        subcommands = {InspectCommand.class, RunCommand.class, CommandLine.HelpCommand.class},
+        subcommands = {InspectCommand.class, DiagnoseCommand.class, RunCommand.class, CommandLine.HelpCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
                 "0:the report was produced",

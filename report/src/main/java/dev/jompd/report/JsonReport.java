@@ -45,6 +45,23 @@ public final class JsonReport {
         return new GsonBuilder().setPrettyPrinting().disableHtmlEscaping().serializeNulls().create().toJson(json);
     }
 
+    /** The diagnosis as one JSON document ({@code jompd-diagnose/1}): findings, each with its evidence. */
+    public static String diagnosis(List<Diagnosis.Finding> findings) {
+        JsonObject root = new JsonObject();
+        root.addProperty("schema", "jompd-diagnose/1");
+        JsonArray array = new JsonArray();
+        for (Diagnosis.Finding finding : findings) {
+            JsonObject f = new JsonObject();
+            f.addProperty("summary", finding.summary());
+            JsonArray evidence = new JsonArray();
+            finding.evidence().forEach(evidence::add);
+            f.add("evidence", evidence);
+            array.add(f);
+        }
+        root.add("findings", array);
+        return new GsonBuilder().setPrettyPrinting().disableHtmlEscaping().create().toJson(root);
+    }
+
     /** The document as a tree. */
     public static JsonObject toJson(OpenMpPicture picture) {
         JsonObject root = new JsonObject();

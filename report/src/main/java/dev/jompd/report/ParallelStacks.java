@@ -78,6 +78,11 @@ public final class ParallelStacks {
         return stacks;
     }
 
+    /** The stop's picture these stacks belong to. */
+    public OpenMpPicture picture() {
+        return picture;
+    }
+
     public List<Node> roots() {
         return roots;
     }
