@@ -112,6 +112,13 @@ class CoreIT {
                 assertThat(threadScope).containsEntry("name", names.get(lwp));
             }
             assertThat(serializedSeen).as("threads inside serialized regions").isPositive();
+            // the console's stacks and diagnosis are the command line's, on the same picture
+            String stacks = client.body("evaluate", args("expression", "ompd stacks", "context", "repl"))
+                    .get("result").getAsString();
+            assertThat(stacks).startsWith("Parallel stacks: " + tree.getAsJsonArray("threads").size() + " OpenMP threads")
+                    .contains("jompd_marker");
+            assertThat(client.body("evaluate", args("expression", "ompd diagnose", "context", "repl"))
+                    .get("result").getAsString()).startsWith("Diagnosis");
             client.body("disconnect", args());
         }
     }

@@ -8,7 +8,11 @@ import dev.jompd.dap.gdb.GdbThread;
 import dev.jompd.dap.openmp.OmpScope;
 import dev.jompd.dap.openmp.OmpVariable;
 import dev.jompd.dap.openmp.OpenMpView;
+import dev.jompd.core.unwind.DebugInfoCache;
+import dev.jompd.core.unwind.Unwinder;
+import dev.jompd.report.Diagnosis;
 import dev.jompd.report.OpenMpPicture;
+import dev.jompd.report.ParallelStacks;
 import dev.jompd.report.OpenMpPicture.OpenMpThread;
 import dev.jompd.report.OpenMpPicture.Task;
 import dev.jompd.report.Text;
@@ -33,6 +37,8 @@ final class OmpdCommands {
             ompd icvs [SCOPE|NAME]    ICVs seen from the selected thread (task, parallel, thread, process)
             ompd tasks                the selected thread's task chain
             ompd tree                 the whole process: regions, threads, tasks, ICVs
+            ompd stacks               where every thread is: parallel stacks (jompd's own unwinder)
+            ompd diagnose             why threads wait: barriers, locks, critical sections, deadlocks
             ompd json                 the same as JSON (schema jompd-inspect/1)
             The selected thread is the frame's thread (or the thread of the last stop).""";
 
@@ -56,6 +62,9 @@ final class OmpdCommands {
             case "tasks" -> tasks(view.picture(), pictureThread(view, lwp));
             case "tree" -> TextReport.tree(view.picture(), new TextReport.Options(false, false, thread -> gdbIds(thread,
                     debuggee.threads()), thread -> thread.lwp().equals(lwp))).stripTrailing();
+            case "stacks" -> withStacks(view, stacks -> stacks.text().stripTrailing());
+            case "diagnose" -> withStacks(view, stacks -> Diagnosis.text(Diagnosis.of(view.picture(),
+                    Optional.of(stacks))).stripTrailing());
             case "json" -> new GsonBuilder().setPrettyPrinting().disableHtmlEscaping().create().toJson(view.tree());
             default -> throw new DapException(ErrorId.EVALUATION_FAILED, "unknown ompd command \"" + command + "\"\n" + HELP);
         };
@@ -67,6 +76,14 @@ final class OmpdCommands {
         }
         return view.thread(lwp.getAsLong()).orElseThrow(() ->
                 new DapException(ErrorId.EVALUATION_FAILED, "the selected thread (LWP " + lwp.getAsLong() + ") is not an OpenMP thread"));
+    }
+
+    /** This stop's parallel stacks, from jompd's own unwinder over the session's address space. */
+    private static String withStacks(OpenMpView view, java.util.function.Function<ParallelStacks, String> render) {
+        var space = view.process().target();
+        try (DebugInfoCache debugInfo = new DebugInfoCache(); Unwinder unwinder = new Unwinder(space, debugInfo)) {
+            return render.apply(ParallelStacks.of(view.picture(), space, unwinder));
+        }
     }
 
     private static OpenMpThread pictureThread(OpenMpView view, OptionalLong lwp) {
