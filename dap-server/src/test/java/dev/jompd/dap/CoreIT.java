@@ -14,6 +14,7 @@ import dev.jompd.testkit.Facts;
 import dev.jompd.testkit.Fixture;
 import dev.jompd.testkit.FixtureRun;
 import dev.jompd.testkit.Fixtures;
+import dev.jompd.testkit.StockRuntimes;
 import dev.jompd.testkit.StoppedFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -60,6 +61,30 @@ class CoreIT {
             assertThat(run.get("message").getAsString()).contains("core file cannot run");
             JsonObject step = client.request("next", args("threadId", stopped.get("threadId").getAsInt()));
             assertThat(step.get("success").getAsBoolean()).isFalse();
+            client.body("disconnect", args());
+        }
+    }
+
+    /** Debian's own libomp5-19, stripped as distributions ship it: names and scopes through its profile. */
+    @Test
+    void debiansStrippedRuntimeShowsEveryThreadAndScope() throws Exception {
+        StoppedFixture fixture = Fixtures.core(StockRuntimes.onDebian(FixtureRun.of(Fixture.NESTED, "2", "3"), 19));
+        try (DapTestClient client = new DapTestClient(server.port())) {
+            client.body("initialize", args("adapterID", "jompd"));
+            client.body("launch", args("program", fixture.executable().toString(), "coreDumpPath", fixture.core().toString()));
+            client.body("configurationDone", null);
+            client.event("stopped", Duration.ofSeconds(60));
+            client.event("jompd/openmpChanged", Duration.ofSeconds(10));
+            Facts facts = fixture.facts();
+            Map<Long, Integer> ids = OpenMpExpectations.assertThreadNamesMatch(client.body("threads", null), facts);
+            for (Facts.ThreadFacts thread : facts.threads()) {
+                JsonObject top = client.body("stackTrace", args("threadId", ids.get(thread.lwp()), "levels", 1))
+                        .getAsJsonArray("stackFrames").get(0).getAsJsonObject();
+                OpenMpExpectations.assertScopesMatch(client, client.body("scopes", args("frameId", top.get("id").getAsInt())),
+                        thread);
+            }
+            JsonObject tree = client.body("jompd/openmpTree", null);
+            assertThat(tree.getAsJsonObject("target").get("runtimeRead").getAsString()).startsWith("profile libomp 19.");
             client.body("disconnect", args());
         }
     }

@@ -9,6 +9,7 @@ import dev.jompd.testkit.Facts;
 import dev.jompd.testkit.Fixture;
 import dev.jompd.testkit.FixtureRun;
 import dev.jompd.testkit.Fixtures;
+import dev.jompd.testkit.StockRuntimes;
 import dev.jompd.testkit.StoppedFixture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -69,6 +70,17 @@ class GdbBridgeIT {
     void sixteenThreadsInFourTeamsOfACoreAgreeWithTheFacts(@TempDir Path directory) throws IOException {
         // The shape on which LLVM's libompd is known to crash gdb (ompd-facts.md).
         scenario(Backend.CORE, FixtureRun.of(Fixture.NESTED, "4", "4"), directory);
+    }
+
+    /**
+     * Debian's own libomp5-19, stripped as distributions ship it: every command answers through the
+     * runtime profile, on a core and on a live process, as the program recorded itself.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Backend.class, names = {"CORE", "LIVE"})
+    void debiansStrippedRuntimeAnswersEveryCommandThroughItsProfile(Backend backend, @TempDir Path directory)
+            throws IOException {
+        scenario(backend, StockRuntimes.onDebian(NESTED_2_3, 19), directory);
     }
 
     private static void scenario(Backend backend, FixtureRun run, Path directory) throws IOException {

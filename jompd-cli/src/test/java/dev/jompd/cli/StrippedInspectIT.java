@@ -10,6 +10,7 @@ import dev.jompd.testkit.Fixture;
 import dev.jompd.testkit.FixtureRun;
 import dev.jompd.testkit.Fixtures;
 import dev.jompd.testkit.Runtimes;
+import dev.jompd.testkit.StockRuntimes;
 import dev.jompd.testkit.StoppedFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,7 +41,7 @@ class StrippedInspectIT {
     @ValueSource(ints = {14, 15, 16, 19})
     void debiansStockRuntimeIsInspectedAsTheProgramSawItself(int version) throws IOException {
         StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.NESTED, "2", "3").onRuntime(version)
-                .withEnvironment("LD_LIBRARY_PATH", debianRuntime(version).toString()));
+                .withEnvironment("LD_LIBRARY_PATH", StockRuntimes.debian(version).toString()));
         InspectCommandIT.Result result = jompd("inspect", "--core", fixture.core().toString(), "--json");
         assertThat(result.exitCode()).as(result.err()).isZero();
         JsonObject report = JsonParser.parseString(result.out()).getAsJsonObject();
@@ -70,7 +71,7 @@ class StrippedInspectIT {
         StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.NESTED, "2", "3").onRuntime(version));
         InspectCommandIT.Result bySymbols = jompd("inspect", "--core", fixture.core().toString(), "--json");
         InspectCommandIT.Result byProfile = jompd("inspect", "--core", fixture.core().toString(), "--json",
-                "--solib-search-path", strippedCopy(version).toString());
+                "--solib-search-path", StockRuntimes.strippedCopy(version).toString());
         assertThat(bySymbols.exitCode()).as(bySymbols.err()).isZero();
         assertThat(byProfile.exitCode()).as(byProfile.err()).isZero();
         assertThat(withoutReadingLine(byProfile.out())).isEqualTo(withoutReadingLine(bySymbols.out()));
@@ -103,7 +104,7 @@ class StrippedInspectIT {
             Path cache = directory.resolve("cache");
             List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                     "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), Jompd.class.getName(),
-                    "inspect", "--core", fixture.core().toString(), "--json", "--solib-search-path", strippedCopy(19).toString());
+                    "inspect", "--core", fixture.core().toString(), "--json", "--solib-search-path", StockRuntimes.strippedCopy(19).toString());
             Commands.Result result = null;
             for (int attempt = 0; attempt < 60; attempt++) { // until debuginfod has indexed the directory
                 result = Commands.run(command, Map.of("DEBUGINFOD_URLS", url, "DEBUGINFOD_CACHE_PATH", cache.toString()),
@@ -127,7 +128,7 @@ class StrippedInspectIT {
     void aVersionNoProfileCoversExitsFiveNamingIt(@TempDir Path directory) throws IOException {
         // Debian's libomp as a newer LLVM's would be installed: /usr/lib/llvm-NN/lib.
         Path unknown = Files.createDirectories(directory.resolve("llvm-99").resolve("lib"));
-        Files.copy(debianRuntime(19).resolve("libomp.so.5"), unknown.resolve("libomp.so"));
+        Files.copy(StockRuntimes.debian(19).resolve("libomp.so.5"), unknown.resolve("libomp.so"));
         StoppedFixture fixture = Fixtures.makeCore(FixtureRun.of(Fixture.PARALLEL, "2")
                 .withEnvironment("LD_LIBRARY_PATH", unknown.toString()), directory.resolve("run"));
         InspectCommandIT.Result result = jompd("inspect", "--core", fixture.core().toString(), "--json");
@@ -143,36 +144,6 @@ class StrippedInspectIT {
                 .collect(Collectors.joining("\n"));
     }
 
-    private static Path debianRuntime(int version) {
-        return Path.of(script("stock-runtimes.sh", Integer.toString(version)));
-    }
 
-    private static Path strippedCopy(int version) throws IOException {
-        Path directory = Runtimes.cacheDirectory().resolve("stripped").resolve("llvm-" + version);
-        Path stripped = directory.resolve("libomp.so");
-        if (!Files.isRegularFile(stripped)) {
-            Files.createDirectories(directory);
-            Path scratch = directory.resolve("libomp.so.tmp");
-            Commands.Result result = Commands.run(List.of("strip", "--strip-all", "-o", scratch.toString(),
-                    Runtimes.libraryDirectory(version).resolve("libomp.so").toString()), Map.of(), directory, Duration.ofMinutes(1));
-            assertThat(result.exitCode()).as(result.output()).isZero();
-            Files.move(scratch, stripped, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-        }
-        return directory;
-    }
 
-    private static String script(String name, String... arguments) {
-        Path script = Runtimes.repositoryRoot().resolve("scripts").resolve(name);
-        try {
-            List<String> command = new java.util.ArrayList<>(List.of("bash", script.toString()));
-            command.addAll(List.of(arguments));
-            Commands.Result result = Commands.run(command, Map.of("JOMPD_CACHE", Runtimes.cacheDirectory().toString()),
-                    null, Duration.ofMinutes(5));
-            assertThat(result.exitCode()).as(result.output()).isZero();
-            String[] lines = result.output().strip().split("\n");
-            return lines[lines.length - 1].strip();
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot run " + script, e);
-        }
-    }
 }

@@ -9,6 +9,7 @@ import dev.jompd.testkit.Fixture;
 import dev.jompd.testkit.FixtureRun;
 import dev.jompd.testkit.Fixtures;
 import dev.jompd.testkit.Runtimes;
+import dev.jompd.testkit.StockRuntimes;
 import dev.jompd.testkit.StoppedFixture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -199,7 +200,7 @@ class DebugFileSourcesIT {
 
     private static AddressSpace openStripped(DebuginfodClient client) throws IOException {
         return CoreFileAddressSpace.builder(fixture.core())
-                .withSolibSearchPath(List.of(StrippedRuntimeIT.strippedCopy(VERSION)))
+                .withSolibSearchPath(List.of(StockRuntimes.strippedCopy(VERSION)))
                 .withDebugFileDirectories(List.of())
                 .withDebuginfod(Optional.of(client))
                 .open();

@@ -12,6 +12,7 @@ import dev.jompd.testkit.FixtureRun;
 import dev.jompd.testkit.Fixtures;
 import dev.jompd.testkit.LiveFixture;
 import dev.jompd.testkit.Runtimes;
+import dev.jompd.testkit.StockRuntimes;
 import dev.jompd.testkit.StoppedFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -46,7 +47,7 @@ class StrippedRuntimeIT {
             bySymbols = ProcessSnapshot.take(process);
         }
         try (AddressSpace stripped = CoreFileAddressSpace.builder(fixture.core())
-                .withSolibSearchPath(List.of(strippedCopy(version))).open()) {
+                .withSolibSearchPath(List.of(StockRuntimes.strippedCopy(version))).open()) {
             AddressSpaceHandle process = Ompd.processInitialize(stripped);
             assertThat(process.layout().reading().source()).isEqualTo(RuntimeReading.Source.PROFILE);
             assertThat(process.layout().reading().toString()).startsWith("profile libomp " + version + ".");
@@ -89,7 +90,7 @@ class StrippedRuntimeIT {
     @ValueSource(ints = {14, 15, 16, 19})
     void debiansStockRuntimeShowsProcessIcvsAsTheProgramSawThemOrNone(int version) {
         FixtureRun run = FixtureRun.of(Fixture.ICVS).onRuntime(version)
-                .withEnvironment("LD_LIBRARY_PATH", debianRuntime(version).toString())
+                .withEnvironment("LD_LIBRARY_PATH", StockRuntimes.debian(version).toString())
                 .withEnvironment("OMP_STACKSIZE", "3M")
                 .withEnvironment("OMP_CANCELLATION", "true")
                 .withEnvironment("OMP_MAX_TASK_PRIORITY", "7")
@@ -130,7 +131,7 @@ class StrippedRuntimeIT {
     @Test
     void aLiveProcessOnDebiansRuntimeIsReadThroughItsProfile() {
         FixtureRun run = FixtureRun.of(Fixture.NESTED, "2", "3").onRuntime(19)
-                .withEnvironment("LD_LIBRARY_PATH", debianRuntime(19).toString());
+                .withEnvironment("LD_LIBRARY_PATH", StockRuntimes.debian(19).toString());
         try (LiveFixture live = Fixtures.live(run)) {
             try (LiveProcessAddressSpace target = LiveProcessAddressSpace.attach(live.pid())) {
                 AddressSpaceHandle process = Ompd.processInitialize(target);
@@ -149,7 +150,7 @@ class StrippedRuntimeIT {
     @Test
     void withoutOmpDebugDebiansRuntimeIsStillReadAndSaysStateTrackingIsOff() {
         StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.PARALLEL, "3").onRuntime(19)
-                .withEnvironment("LD_LIBRARY_PATH", debianRuntime(19).toString()).withEnvironment("OMP_DEBUG", "disabled"));
+                .withEnvironment("LD_LIBRARY_PATH", StockRuntimes.debian(19).toString()).withEnvironment("OMP_DEBUG", "disabled"));
         try (AddressSpace target = CoreFileAddressSpace.open(fixture.core())) {
             AddressSpaceHandle process = Ompd.processInitialize(target);
             assertThat(process.layout().reading().source()).isEqualTo(RuntimeReading.Source.PROFILE);
@@ -167,7 +168,7 @@ class StrippedRuntimeIT {
         Commands.Result result = Commands.run(List.of("gdb", "-batch", "-nx", "-ex", "set debuginfod enabled off",
                         "-ex", "set startup-with-shell off", "-ex", "break main", "-ex", "run", "-ex", "gcore " + core, "-ex", "kill",
                         "--args", executable.toString(), "2"),
-                Map.of("LD_LIBRARY_PATH", debianRuntime(19).toString()), directory, Duration.ofMinutes(2));
+                Map.of("LD_LIBRARY_PATH", StockRuntimes.debian(19).toString()), directory, Duration.ofMinutes(2));
         assertThat(core).as(result.output()).isRegularFile();
         try (AddressSpace target = CoreFileAddressSpace.open(core)) {
             assertThatThrownBy(() -> Ompd.processInitialize(target))
@@ -235,42 +236,10 @@ class StrippedRuntimeIT {
     /** A core of the nested fixture (built on our libomp of that version) running on Debian's libomp5-NN. */
     static StoppedFixture debianCore(int version) {
         return Fixtures.core(FixtureRun.of(Fixture.NESTED, "2", "3").onRuntime(version)
-                .withEnvironment("LD_LIBRARY_PATH", debianRuntime(version).toString()));
+                .withEnvironment("LD_LIBRARY_PATH", StockRuntimes.debian(version).toString()));
     }
 
-    /** Debian's libomp5-NN, fetched by scripts/stock-runtimes.sh (the fixture's RUNPATH yields to LD_LIBRARY_PATH). */
-    static Path debianRuntime(int version) {
-        return script("stock-runtimes.sh", Integer.toString(version));
-    }
 
-    /** Our build of libomp NN after strip --strip-all, as libomp.so in a directory of its own. */
-    static Path strippedCopy(int version) throws IOException {
-        Path directory = Runtimes.cacheDirectory().resolve("stripped").resolve("llvm-" + version);
-        Path stripped = directory.resolve("libomp.so");
-        if (!Files.isRegularFile(stripped)) {
-            Files.createDirectories(directory);
-            Path scratch = directory.resolve("libomp.so.tmp");
-            Commands.Result result = Commands.run(List.of("strip", "--strip-all", "-o", scratch.toString(),
-                    Runtimes.libraryDirectory(version).resolve("libomp.so").toString()), Map.of(), directory, Duration.ofMinutes(1));
-            assertThat(result.exitCode()).as(result.output()).isZero();
-            Files.move(scratch, stripped, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-        }
-        return directory;
-    }
 
-    private static Path script(String name, String... arguments) {
-        Path script = Runtimes.repositoryRoot().resolve("scripts").resolve(name);
-        try {
-            List<String> command = new java.util.ArrayList<>(List.of("bash", script.toString()));
-            command.addAll(List.of(arguments));
-            Commands.Result result = Commands.run(command, Map.of("JOMPD_CACHE", Runtimes.cacheDirectory().toString()),
-                    null, Duration.ofMinutes(5));
-            assertThat(result.exitCode()).as(result.output()).isZero();
-            String[] lines = result.output().strip().split("\n");
-            return Path.of(lines[lines.length - 1].strip());
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot run " + script, e);
-        }
-    }
 
 }
