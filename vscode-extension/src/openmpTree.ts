@@ -58,6 +58,7 @@ export interface InspectReport {
   threads: InspectThread[];
   problems: string[];
   recorder?: Record<string, unknown>; // report module, with the jompd-recorder
+  stacks?: Record<string, unknown>; // report module, with --stacks (parallel stacks)
 }
 
 export type NodeKind = 'process' | 'region' | 'thread' | 'stoppedThread' | 'task' | 'icvs' | 'icv' | 'idle' | 'problems'
