@@ -383,6 +383,8 @@ class JompdBridge:
                                      for o in gdb.objfiles() if o.is_valid() and o.filename]
             elif what == "frames":
                 reply.update(self.frames(int(question.get("limit", 256))))
+            elif what == "registers":
+                reply["threads"] = self.registers()
             else:
                 reply["error"] = "unknown question %r" % what
         except (gdb.error, gdb.MemoryError, ValueError, KeyError, OverflowError) as e:
@@ -401,6 +403,36 @@ class JompdBridge:
         if missing:
             self.read_fs_base(missing)
         listed.sort(key=lambda entry: entry["num"])
+        return listed
+
+    # What jompd's unwinder starts from: pc, stack and frame pointer, the callee-saved registers, fs_base.
+    UNWIND_REGISTERS = ("rip", "rsp", "rbp", "rbx", "r12", "r13", "r14", "r15", "fs_base")
+
+    @classmethod
+    def registers(cls):
+        """Each thread's innermost-frame registers (for jompd's own unwinder); restores the selection."""
+        selected = gdb.selected_thread()
+        try:
+            frame = gdb.selected_frame()
+        except gdb.error:
+            frame = None
+        listed = []
+        try:
+            for thread in gdb.selected_inferior().threads():
+                entry = {"lwp": thread.ptid[1] or thread.ptid[0], "registers": {}}
+                try:
+                    thread.switch()
+                    newest = gdb.newest_frame()
+                    for name in cls.UNWIND_REGISTERS:
+                        entry["registers"][name] = "0x%x" % (int(newest.read_register(name)) & 0xFFFFFFFFFFFFFFFF)
+                except gdb.error:
+                    pass  # a thread gdb cannot read: its stack says "no registers"
+                listed.append(entry)
+        finally:
+            if selected is not None and selected.is_valid():
+                selected.switch()
+                if frame is not None and frame.is_valid():
+                    frame.select()
         return listed
 
     @staticmethod
@@ -889,8 +921,8 @@ _JOMPD_SUBCOMMANDS = [
              "Usage: ompd tree [all]\nAlike threads of a team are grouped unless `all` is given."),
     ("stacks", "Shows where every OpenMP thread is: the threads' native stacks merged by common call path\n"
                "(parallel stacks), runs of libomp's frames folded to what they do, each end with its threads.\n"
-               "Usage: ompd stacks\njompd unwinds the stacks itself (CFI, frame pointers), on cores; in a process"
-               "\ngdb holds, threads whose registers gdb does not pass say so."),
+               "Usage: ompd stacks\njompd unwinds the stacks itself (CFI, frame pointers), from the core's registers or,\n"
+               "in a process gdb holds, the registers gdb reads."),
     ("diagnose", "Says why the threads wait: per team who reached the barrier and who did not (and where),\n"
                  "who waits for which lock or critical section and who holds it (with the jompd-recorder),\n"
                  "deadlocks; each finding with its evidence (OMPD states, stacks).\nUsage: ompd diagnose"),

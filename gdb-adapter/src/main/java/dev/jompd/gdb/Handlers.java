@@ -12,6 +12,7 @@ import dev.jompd.core.ompd.Scope;
 import dev.jompd.core.ompd.TaskHandle;
 import dev.jompd.core.ompd.ThreadHandle;
 import dev.jompd.core.target.AddressSpace;
+import dev.jompd.core.target.TargetThread;
 import dev.jompd.core.unwind.DebugInfoCache;
 import dev.jompd.core.unwind.Unwinder;
 import dev.jompd.report.FrameOwnership;
@@ -283,20 +284,40 @@ final class Handlers {
 
     /** Every OpenMP thread's native stack, merged by common call path (jompd's own unwinder). */
     static String stacks(Views views, String arguments, GdbChannel gdb) {
+        return parallelStacks(views, gdb).text();
+    }
+
+    /**
+     * This stop's parallel stacks. A core file has every thread's registers; in a process gdb holds, gdb is
+     * the one that read them, so they come from gdb (pc, stack and frame pointers, callee-saved registers).
+     */
+    private static ParallelStacks parallelStacks(Views views, GdbChannel gdb) {
         OpenMpPicture picture = views.target().picture();
         AddressSpace space = views.target().process().target();
+        List<TargetThread> threads = views.target().coreFile() ? space.threads() : registersFromGdb(gdb);
         try (DebugInfoCache debugInfo = new DebugInfoCache(); Unwinder unwinder = new Unwinder(space, debugInfo)) {
-            return ParallelStacks.of(picture, space, unwinder).text();
+            return ParallelStacks.of(picture, threads, unwinder);
         }
+    }
+
+    private static List<TargetThread> registersFromGdb(GdbChannel gdb) {
+        JsonObject answer = gdb.ask("registers", question -> { });
+        List<TargetThread> threads = new ArrayList<>();
+        for (JsonElement element : answer.getAsJsonArray("threads")) {
+            JsonObject thread = element.getAsJsonObject();
+            Map<String, Long> registers = new LinkedHashMap<>();
+            for (Map.Entry<String, JsonElement> register : thread.getAsJsonObject("registers").entrySet()) {
+                registers.put(register.getKey(), Long.parseUnsignedLong(register.getValue().getAsString().substring(2), 16));
+            }
+            threads.add(new TargetThread(thread.get("lwp").getAsLong(), registers));
+        }
+        return threads;
     }
 
     /** Why the threads wait: the command line's `jompd diagnose`, on gdb's target. */
     static String diagnose(Views views, String arguments, GdbChannel gdb) {
-        OpenMpPicture picture = views.target().picture();
-        AddressSpace space = views.target().process().target();
-        try (DebugInfoCache debugInfo = new DebugInfoCache(); Unwinder unwinder = new Unwinder(space, debugInfo)) {
-            return Diagnosis.text(Diagnosis.of(picture, Optional.of(ParallelStacks.of(picture, space, unwinder))));
-        }
+        ParallelStacks stacks = parallelStacks(views, gdb);
+        return Diagnosis.text(Diagnosis.of(stacks.picture(), Optional.of(stacks)));
     }
 
     // ---------------------------------------------------------------- ompd bt

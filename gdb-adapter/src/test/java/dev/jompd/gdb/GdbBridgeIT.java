@@ -53,7 +53,7 @@ class GdbBridgeIT {
     static final List<String> SCENARIO = List.of(
             "python print('GDBTHREADS ' + ' '.join('%d:%d' % (t.num, t.ptid[1]) for t in gdb.selected_inferior().threads()))",
             "ompd init", "ompd threads", "thread 1", "ompd bt", "thread 3", "frame 1",
-            "ompd parallel", "ompd tasks", "ompd icvs", "ompd tree all", "ompd json", "ompd bt",
+            "ompd parallel", "ompd tasks", "ompd icvs", "ompd tree all", "ompd json", "ompd bt", "ompd stacks",
             "thread", "frame", "python print('STATS', gdb._jompd_bridge.last_stats)");
 
     /** The reference plugin's equivalents. */
@@ -103,6 +103,7 @@ class GdbBridgeIT {
         checkTree(output.section("ompd tree all"), facts);
         checkBacktraces(output, facts);
         checkJson(output.section("ompd json"), facts);
+        checkStacks(output.section("ompd stacks"), facts);
         // The bridge left gdb's selection alone.
         assertThat(output.section("thread")).contains("Current thread is 3 ");
         assertThat(output.section("frame")).startsWith("#1 ");
@@ -343,6 +344,17 @@ class GdbBridgeIT {
         }
         assertThat(section.lines().filter(l -> l.trim().startsWith("thread ")).count()).isEqualTo(facts.threadCount());
         assertThat(section).doesNotContain("Problems:");
+    }
+
+    /**
+     * Parallel stacks on every backend (registers from the core, or from gdb for a process it holds): every
+     * OpenMP thread unwound to its end, the marker thread's path ending in the marker, the others' in the
+     * gate they wait at.
+     */
+    static void checkStacks(String section, Facts facts) {
+        assertThat(section).as(section).startsWith("Parallel stacks: " + facts.threadCount() + " OpenMP threads")
+                .contains("jompd_marker (fixture.c:").contains("fx_gate_wait (fixture.c:")
+                .doesNotContain("stack cut short");
     }
 
     /** The primary thread's backtrace (thread 1 calls the marker) and a worker's (thread 3). */

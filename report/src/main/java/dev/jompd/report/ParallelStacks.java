@@ -59,8 +59,16 @@ public final class ParallelStacks {
 
     /** Unwinds every OpenMP thread of {@code picture} (the same stop) with {@code unwinder}. */
     public static ParallelStacks of(OpenMpPicture picture, AddressSpace space, Unwinder unwinder) {
+        return of(picture, space.threads(), unwinder);
+    }
+
+    /**
+     * The same, with the threads' registers as a debugger that holds the process gives them ({@code threads}:
+     * LWP and registers by their {@code user_regs_struct} names).
+     */
+    public static ParallelStacks of(OpenMpPicture picture, List<TargetThread> threads, Unwinder unwinder) {
         Map<Long, TargetThread> byLwp = new LinkedHashMap<>();
-        space.threads().forEach(t -> byLwp.putIfAbsent(t.lwp(), t));
+        threads.forEach(t -> byLwp.putIfAbsent(t.lwp(), t));
         List<ThreadStack> stacks = new ArrayList<>();
         for (OpenMpThread thread : picture.threads()) {
             if (thread.lwp().isEmpty() || !byLwp.containsKey(thread.lwp().getAsLong())) {
