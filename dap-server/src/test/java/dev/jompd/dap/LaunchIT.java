@@ -91,6 +91,10 @@ class LaunchIT {
             assertThat(ompdThreads).contains("gtid").hasLineCount(facts.threadCount() + 1);
             assertThat(client.body("evaluate", args("expression", "ompd icvs thread", "context", "repl"))
                     .get("result").getAsString()).contains("thread-num-var");
+            // parallel stacks of the live process, unwound by jompd from the registers gdb reads
+            assertThat(client.body("evaluate", args("expression", "ompd stacks", "context", "repl"))
+                    .get("result").getAsString()).startsWith("Parallel stacks: " + facts.threadCount() + " OpenMP threads")
+                    .contains("jompd_marker (fixture.c:").doesNotContain("stack cut short");
             assertThat(client.body("evaluate", args("expression", "1 + 2", "context", "watch", "frameId",
                     top.get("id").getAsInt())).get("result").getAsString()).isEqualTo("3");
             assertThat(client.body("evaluate", args("expression", "info threads", "context", "repl"))

@@ -134,6 +134,48 @@ public final class GdbDebugger {
         }
     }
 
+    /** gdb's number of each register, by name (asked once). */
+    private java.util.Map<String, Integer> registerNumbers;
+
+    /**
+     * The innermost frame's registers of a thread, by name ({@code rip}, {@code rsp}, ...; a name gdb
+     * does not know is left out), for jompd's own unwinder.
+     */
+    public java.util.Map<String, Long> registers(int thread, List<String> names) {
+        if (registerNumbers == null) {
+            java.util.Map<String, Integer> numbers = new java.util.HashMap<>();
+            List<MiValue> all = gdb.execute("-data-list-register-names").results().get("register-names")
+                    .map(MiValue::items).orElse(List.of());
+            for (int i = 0; i < all.size(); i++) {
+                if (all.get(i) instanceof MiValue.Const name && !name.text().isEmpty()) {
+                    numbers.put(name.text(), i);
+                }
+            }
+            registerNumbers = numbers;
+        }
+        java.util.Map<Integer, String> wanted = new java.util.HashMap<>();
+        names.forEach(name -> {
+            Integer number = registerNumbers.get(name);
+            if (number != null) {
+                wanted.put(number, name);
+            }
+        });
+        java.util.Map<String, Long> values = new java.util.LinkedHashMap<>();
+        if (wanted.isEmpty()) {
+            return values;
+        }
+        MiValue.Tuple answer = gdb.execute("-data-list-register-values --thread " + thread + " x "
+                + String.join(" ", wanted.keySet().stream().map(String::valueOf).toList())).results();
+        for (MiValue register : answer.get("register-values").map(MiValue::items).orElse(List.of())) {
+            String name = wanted.get(Integer.parseInt(register.requireString("number")));
+            String value = register.requireString("value");
+            if (name != null && value.startsWith("0x")) {
+                values.put(name, Long.parseUnsignedLong(value.substring(2), 16));
+            }
+        }
+        return values;
+    }
+
     /** Locals and arguments of a frame; aggregates come without a value. */
     public List<GdbVariable> locals(int thread, int frame) {
         MiValue.Tuple answer = gdb.execute("-stack-list-variables --thread " + thread + " --frame " + frame

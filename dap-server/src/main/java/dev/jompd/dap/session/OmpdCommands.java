@@ -8,6 +8,7 @@ import dev.jompd.dap.gdb.GdbThread;
 import dev.jompd.dap.openmp.OmpScope;
 import dev.jompd.dap.openmp.OmpVariable;
 import dev.jompd.dap.openmp.OpenMpView;
+import dev.jompd.core.target.TargetThread;
 import dev.jompd.core.unwind.DebugInfoCache;
 import dev.jompd.core.unwind.Unwinder;
 import dev.jompd.report.Diagnosis;
@@ -62,8 +63,8 @@ final class OmpdCommands {
             case "tasks" -> tasks(view.picture(), pictureThread(view, lwp));
             case "tree" -> TextReport.tree(view.picture(), new TextReport.Options(false, false, thread -> gdbIds(thread,
                     debuggee.threads()), thread -> thread.lwp().equals(lwp))).stripTrailing();
-            case "stacks" -> withStacks(view, stacks -> stacks.text().stripTrailing());
-            case "diagnose" -> withStacks(view, stacks -> Diagnosis.text(Diagnosis.of(view.picture(),
+            case "stacks" -> withStacks(view, debuggee, stacks -> stacks.text().stripTrailing());
+            case "diagnose" -> withStacks(view, debuggee, stacks -> Diagnosis.text(Diagnosis.of(view.picture(),
                     Optional.of(stacks))).stripTrailing());
             case "json" -> new GsonBuilder().setPrettyPrinting().disableHtmlEscaping().create().toJson(view.tree());
             default -> throw new DapException(ErrorId.EVALUATION_FAILED, "unknown ompd command \"" + command + "\"\n" + HELP);
@@ -78,11 +79,29 @@ final class OmpdCommands {
                 new DapException(ErrorId.EVALUATION_FAILED, "the selected thread (LWP " + lwp.getAsLong() + ") is not an OpenMP thread"));
     }
 
-    /** This stop's parallel stacks, from jompd's own unwinder over the session's address space. */
-    private static String withStacks(OpenMpView view, java.util.function.Function<ParallelStacks, String> render) {
+    /** What jompd's unwinder starts from: pc, stack and frame pointer, callee-saved registers, fs_base. */
+    private static final List<String> UNWIND_REGISTERS = List.of("rip", "rsp", "rbp", "rbx", "r12", "r13", "r14",
+            "r15", "fs_base");
+
+    /**
+     * This stop's parallel stacks, from jompd's own unwinder over the session's address space: a core has the
+     * threads' registers, a live process gdb holds gets them from gdb.
+     */
+    private static String withStacks(OpenMpView view, Debuggee debuggee,
+                                     java.util.function.Function<ParallelStacks, String> render) {
         var space = view.process().target();
+        List<TargetThread> threads = space.threads();
+        if (!debuggee.isCore()) {
+            threads = new java.util.ArrayList<>();
+            for (GdbThread thread : debuggee.threads()) {
+                if (thread.lwp().isPresent()) {
+                    threads.add(new TargetThread(thread.lwp().getAsLong(),
+                            debuggee.debugger().registers(thread.id(), UNWIND_REGISTERS)));
+                }
+            }
+        }
         try (DebugInfoCache debugInfo = new DebugInfoCache(); Unwinder unwinder = new Unwinder(space, debugInfo)) {
-            return render.apply(ParallelStacks.of(view.picture(), space, unwinder));
+            return render.apply(ParallelStacks.of(view.picture(), threads, unwinder));
         }
     }
 
