@@ -384,7 +384,7 @@ class JompdBridge:
             elif what == "frames":
                 reply.update(self.frames(int(question.get("limit", 256))))
             elif what == "registers":
-                reply["threads"] = self.registers()
+                reply["threads"] = self.registers(question["names"])
             else:
                 reply["error"] = "unknown question %r" % what
         except (gdb.error, gdb.MemoryError, ValueError, KeyError, OverflowError) as e:
@@ -405,12 +405,10 @@ class JompdBridge:
         listed.sort(key=lambda entry: entry["num"])
         return listed
 
-    # What jompd's unwinder starts from: pc, stack and frame pointer, the callee-saved registers, fs_base.
-    UNWIND_REGISTERS = ("rip", "rsp", "rbp", "rbx", "r12", "r13", "r14", "r15", "fs_base")
-
-    @classmethod
-    def registers(cls):
-        """Each thread's innermost-frame registers (for jompd's own unwinder); restores the selection."""
+    @staticmethod
+    def registers(names):
+        """Each thread's innermost-frame registers {names} (what jompd's unwinder starts from); restores the
+        selection."""
         selected = gdb.selected_thread()
         try:
             frame = gdb.selected_frame()
@@ -423,7 +421,7 @@ class JompdBridge:
                 try:
                     thread.switch()
                     newest = gdb.newest_frame()
-                    for name in cls.UNWIND_REGISTERS:
+                    for name in names:
                         entry["registers"][name] = "0x%x" % (int(newest.read_register(name)) & 0xFFFFFFFFFFFFFFFF)
                 except gdb.error:
                     pass  # a thread gdb cannot read: its stack says "no registers"

@@ -19,6 +19,7 @@ import dev.jompd.testkit.StoppedFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -31,26 +32,37 @@ class CoreIT {
     @RegisterExtension
     static final DapServerExtension server = new DapServerExtension();
 
+    /** A post-mortem session on the fixture's core, up to its stop and the OpenMP picture; the stopped body. */
+    static JsonObject openCore(DapTestClient client, StoppedFixture fixture) throws IOException {
+        client.body("initialize", args("adapterID", "jompd"));
+        client.body("launch", args("program", fixture.executable().toString(), "coreDumpPath", fixture.core().toString()));
+        client.body("configurationDone", null);
+        JsonObject stopped = client.event("stopped", Duration.ofSeconds(60)).getAsJsonObject("body");
+        client.event("jompd/openmpChanged", Duration.ofSeconds(10));
+        return stopped;
+    }
+
+    /** Every recorded thread's DAP name and the four OpenMP scopes of its top frame, against the facts. */
+    static void assertEveryThreadsNameAndScopes(DapTestClient client, Facts facts) throws IOException {
+        Map<Long, Integer> ids = OpenMpExpectations.assertThreadNamesMatch(client.body("threads", null), facts);
+        for (Facts.ThreadFacts thread : facts.threads()) {
+            JsonObject top = client.body("stackTrace", args("threadId", ids.get(thread.lwp()), "levels", 1))
+                    .getAsJsonArray("stackFrames").get(0).getAsJsonObject();
+            OpenMpExpectations.assertScopesMatch(client, client.body("scopes", args("frameId", top.get("id").getAsInt())),
+                    thread);
+        }
+    }
+
     @Test
     void coreSessionShowsEveryThreadAndScopeAndRefusesToRun() throws Exception {
         StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.NESTED, "4", "4"));
         try (DapTestClient client = new DapTestClient(server.port())) {
-            client.body("initialize", args("adapterID", "jompd"));
-            client.body("launch", args("program", fixture.executable().toString(), "coreDumpPath", fixture.core().toString()));
-            client.body("configurationDone", null);
-            JsonObject stopped = client.event("stopped", Duration.ofSeconds(60)).getAsJsonObject("body");
+            JsonObject stopped = openCore(client, fixture);
             assertThat(stopped.get("reason").getAsString()).isEqualTo("exception");
             assertThat(stopped.get("description").getAsString()).contains("Core");
-            client.event("jompd/openmpChanged", Duration.ofSeconds(10));
 
             Facts facts = fixture.facts();
-            Map<Long, Integer> ids = OpenMpExpectations.assertThreadNamesMatch(client.body("threads", null), facts);
-            for (Facts.ThreadFacts thread : facts.threads()) {
-                JsonObject top = client.body("stackTrace", args("threadId", ids.get(thread.lwp()), "levels", 1))
-                        .getAsJsonArray("stackFrames").get(0).getAsJsonObject();
-                OpenMpExpectations.assertScopesMatch(client, client.body("scopes", args("frameId", top.get("id").getAsInt())),
-                        thread);
-            }
+            assertEveryThreadsNameAndScopes(client, facts);
             JsonObject tree = client.body("jompd/openmpTree", null);
             assertThat(tree.getAsJsonObject("target").get("kind").getAsString()).isEqualTo("core");
             assertThat(tree.getAsJsonArray("threads")).hasSize(facts.threadCount());
@@ -70,19 +82,8 @@ class CoreIT {
     void debiansStrippedRuntimeShowsEveryThreadAndScope() throws Exception {
         StoppedFixture fixture = Fixtures.core(StockRuntimes.onDebian(FixtureRun.of(Fixture.NESTED, "2", "3"), 19));
         try (DapTestClient client = new DapTestClient(server.port())) {
-            client.body("initialize", args("adapterID", "jompd"));
-            client.body("launch", args("program", fixture.executable().toString(), "coreDumpPath", fixture.core().toString()));
-            client.body("configurationDone", null);
-            client.event("stopped", Duration.ofSeconds(60));
-            client.event("jompd/openmpChanged", Duration.ofSeconds(10));
-            Facts facts = fixture.facts();
-            Map<Long, Integer> ids = OpenMpExpectations.assertThreadNamesMatch(client.body("threads", null), facts);
-            for (Facts.ThreadFacts thread : facts.threads()) {
-                JsonObject top = client.body("stackTrace", args("threadId", ids.get(thread.lwp()), "levels", 1))
-                        .getAsJsonArray("stackFrames").get(0).getAsJsonObject();
-                OpenMpExpectations.assertScopesMatch(client, client.body("scopes", args("frameId", top.get("id").getAsInt())),
-                        thread);
-            }
+            openCore(client, fixture);
+            assertEveryThreadsNameAndScopes(client, fixture.facts());
             JsonObject tree = client.body("jompd/openmpTree", null);
             assertThat(tree.getAsJsonObject("target").get("runtimeRead").getAsString()).startsWith("profile libomp 19.");
             client.body("disconnect", args());
@@ -104,11 +105,7 @@ class CoreIT {
                     core.name(), process.layout().runtimeModule()), new CodeNames(symbols)));
         }
         try (DapTestClient client = new DapTestClient(server.port())) {
-            client.body("initialize", args("adapterID", "jompd"));
-            client.body("launch", args("program", fixture.executable().toString(), "coreDumpPath", fixture.core().toString()));
-            client.body("configurationDone", null);
-            client.event("stopped", Duration.ofSeconds(60));
-            client.event("jompd/openmpChanged", Duration.ofSeconds(10));
+            openCore(client, fixture);
             JsonObject tree = client.body("jompd/openmpTree", null);
             assertThat(tree).isEqualTo(expected);
 

@@ -1,5 +1,6 @@
 package dev.jompd.gdb;
 
+import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import dev.jompd.core.ompd.Icv;
@@ -7,7 +8,6 @@ import dev.jompd.core.ompd.Icvs;
 import dev.jompd.core.ompd.Ompd;
 import dev.jompd.core.ompd.OmpdException;
 import dev.jompd.core.ompd.ParallelHandle;
-import dev.jompd.core.ompd.ProcessSnapshot;
 import dev.jompd.core.ompd.Scope;
 import dev.jompd.core.ompd.TaskHandle;
 import dev.jompd.core.ompd.ThreadHandle;
@@ -32,12 +32,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.TreeMap;
 
 /**
  * The {@code ompd} commands. Each handler validates its arguments, asks ompd-core and formats the
@@ -301,7 +299,11 @@ final class Handlers {
     }
 
     private static List<TargetThread> registersFromGdb(GdbChannel gdb) {
-        JsonObject answer = gdb.ask("registers", question -> { });
+        JsonObject answer = gdb.ask("registers", question -> {
+            JsonArray names = new JsonArray();
+            Unwinder.REGISTERS.forEach(names::add);
+            question.add("names", names);
+        });
         List<TargetThread> threads = new ArrayList<>();
         for (JsonElement element : answer.getAsJsonArray("threads")) {
             JsonObject thread = element.getAsJsonObject();
@@ -340,17 +342,10 @@ final class Handlers {
             throw new BridgeException("usage: ompd bt [N]  (N: how many frames, default 256)");
         }
         ThreadHandle thread = views.selectedThread();
-        JsonObject answer = gdb.ask("frames", question -> question.addProperty("limit", limit));
-        List<JsonObject> frames = new ArrayList<>();
-        for (JsonElement element : answer.getAsJsonArray("frames")) {
-            frames.add(element.getAsJsonObject());
-        }
-        long[] cfas = new long[frames.size()];
-        for (int i = 0; i < frames.size(); i++) {
-            cfas[i] = TargetContext.number(frames.get(i), "cfa").orElse(0);
-        }
+        MarkedFrames marked = markedFrames(views, gdb, thread, limit);
+        List<JsonObject> frames = marked.frames();
+        List<FrameOwnership.Mark> marks = marked.marks();
         OpenMpPicture picture = views.target().picture();
-        List<FrameOwnership.Mark> marks = FrameOwnership.mark(picture.stackChain(views.inPicture(thread)), cfas);
 
         out.append(capitalized(describe(views, thread))).append(": backtrace marked by OpenMP task and region\n");
         FrameOwnership.Mark previous = null;
@@ -362,7 +357,7 @@ final class Handlers {
             }
             out.append("  ").append(frames.get(i).get("text").getAsString()).append('\n');
         }
-        if (answer.has("more") && answer.get("more").getAsBoolean()) {
+        if (marked.more()) {
             out.append("  (more frames follow: ompd bt N shows N)\n");
         }
         return out.toString();
@@ -381,33 +376,35 @@ final class Handlers {
         } catch (NumberFormatException e) {
             throw new BridgeException("usage: frame-owners [N]  (N: how many frames, default 256)");
         }
-        ThreadHandle thread = views.selectedThread();
-        JsonObject answer = gdb.ask("frames", question -> question.addProperty("limit", limit));
-        List<JsonObject> frames = new ArrayList<>();
-        answer.getAsJsonArray("frames").forEach(element -> frames.add(element.getAsJsonObject()));
-        long[] cfas = new long[frames.size()];
-        for (int i = 0; i < frames.size(); i++) {
-            cfas[i] = TargetContext.number(frames.get(i), "cfa").orElse(0);
-        }
-        OpenMpPicture picture = views.target().picture();
-        List<FrameOwnership.Mark> marks = FrameOwnership.mark(picture.stackChain(views.inPicture(thread)), cfas);
+        MarkedFrames marked = markedFrames(views, gdb, views.selectedThread(), limit);
+        List<JsonObject> frames = marked.frames();
+        List<FrameOwnership.Mark> marks = marked.marks();
         StringBuilder out = new StringBuilder();
         for (int i = 0; i < frames.size(); i++) {
             FrameOwnership.Mark mark = marks.get(i);
             out.append(i).append(' ').append(frames.get(i).get("pc").getAsString()).append(' ');
             if (mark.owner() == FrameOwnership.Owner.TASK && mark.task().isPresent()) {
-                out.append("task ").append(switch (mark.task().get().kind()) {
-                    case INITIAL -> "initial";
-                    case IMPLICIT -> "implicit";
-                    case EXPLICIT -> "explicit";
-                    case UNKNOWN -> "task";
-                });
+                // "initial task" -> "initial", ..., "task" (kind unknown) -> "task"
+                out.append("task ").append(mark.task().get().kind().words().split(" ")[0]);
             } else {
                 out.append("runtime");
             }
             out.append('\n');
         }
         return out.toString();
+    }
+
+    /** The selected thread's frames as gdb lists them, each marked with what it runs for. */
+    private record MarkedFrames(List<JsonObject> frames, List<FrameOwnership.Mark> marks, boolean more) {}
+
+    private static MarkedFrames markedFrames(Views views, GdbChannel gdb, ThreadHandle thread, int limit) {
+        JsonObject answer = gdb.ask("frames", question -> question.addProperty("limit", limit));
+        List<JsonObject> frames = new ArrayList<>();
+        answer.getAsJsonArray("frames").forEach(element -> frames.add(element.getAsJsonObject()));
+        long[] cfas = frames.stream().mapToLong(frame -> TargetContext.number(frame, "cfa").orElse(0)).toArray();
+        OpenMpPicture picture = views.target().picture();
+        return new MarkedFrames(frames, FrameOwnership.mark(picture.stackChain(views.inPicture(thread)), cfas),
+                answer.has("more") && answer.get("more").getAsBoolean());
     }
 
     private static String label(OpenMpPicture picture, FrameOwnership.Mark mark) {

@@ -39,7 +39,6 @@ final class Session implements AutoCloseable {
     private AddressSpace space;
     private GdbAddressSpace inferior;
     private Symbolizer symbols;
-    private FunctionNames names;
     private AddressSpaceHandle process;
     private String kind;
     private String name;
@@ -62,6 +61,7 @@ final class Session implements AutoCloseable {
 
     /** This stop's picture, taken on first use; dropped when the stop ends. */
     private OpenMpPicture picture;
+    /** Names of code, kept while the target is the same (one demangler for the picture and the handlers). */
     private CodeNames codeNames;
 
     /**
@@ -92,14 +92,11 @@ final class Session implements AutoCloseable {
         }
         TargetDescription description = new TargetDescription(kind, name, space.name(), process.layout().runtimeModule());
         return new Target(process, symbols, gdbThreads, context, description, context.kind() == TargetContext.Kind.CORE,
-                names, () -> picture(description));
+                codeNames.functions(), () -> picture(description));
     }
 
     private synchronized OpenMpPicture picture(TargetDescription description) {
         if (picture == null) {
-            if (codeNames == null) {
-                codeNames = new CodeNames(symbols);
-            }
             picture = OpenMpPicture.take(process, description, codeNames);
         }
         return picture;
@@ -163,7 +160,7 @@ final class Session implements AutoCloseable {
             case NONE -> throw new IllegalStateException("no target to open");
         }
         symbols = new Symbolizer(space);
-        names = new FunctionNames(symbols);
+        codeNames = new CodeNames(symbols);
     }
 
     private static Path chooseCore(TargetContext context) {
@@ -193,8 +190,8 @@ final class Session implements AutoCloseable {
 
     @Override
     public void close() {
-        if (names != null) {
-            names.close();
+        if (codeNames != null) {
+            codeNames.close();
         }
         if (symbols != null) {
             symbols.close();
@@ -205,12 +202,8 @@ final class Session implements AutoCloseable {
         space = null;
         inferior = null;
         symbols = null;
-        if (codeNames != null) {
-            codeNames.close();
-        }
         codeNames = null;
         picture = null;
-        names = null;
         process = null;
         identity = null;
         gdbThreads.invalidate();

@@ -3,7 +3,6 @@ package dev.jompd.gdb;
 import dev.jompd.core.ompd.OmpdException;
 import dev.jompd.core.ompd.OmpdRc;
 import dev.jompd.core.ompd.ParallelHandle;
-import dev.jompd.core.ompd.ProcessSnapshot;
 import dev.jompd.core.ompd.TaskHandle;
 import dev.jompd.core.ompd.ThreadHandle;
 import dev.jompd.core.target.Symbolizer;
@@ -138,17 +137,6 @@ final class Views {
         return selected.isPresent() && num.isPresent() && selected.get().num() == num.getAsInt();
     }
 
-    /** The user's code a task runs ("main._omp_fn.1", not libomp's GOMP wrapper), demangled. */
-    String function(TaskHandle task) {
-        return attempt(() -> target.names().ofTask(task)).filter(code -> code.address() != 0)
-                .map(code -> code.displayName()).orElse("");
-    }
-
-    /** The same for a task of a snapshot. */
-    String function(ProcessSnapshot.TaskView task) {
-        return target.names().ofTask(task).filter(code -> code.address() != 0).map(code -> code.displayName()).orElse("");
-    }
-
     /** The user's outlined function a region runs (behind libomp's GOMP wrapper), demangled. */
     String function(ParallelHandle region) {
         long entry = attempt(region::function).orElse(0L);
@@ -158,14 +146,6 @@ final class Views {
         long outlined = attempt(region::outlinedFunction).orElse(entry);
         return (outlined != entry && symbols().isFunctionStart(outlined)
                 ? target.names().ofCode(outlined) : target.names().ofCode(entry)).displayName();
-    }
-
-    /** "main._omp_fn.1" or the hex address. */
-    String function(long address) {
-        if (address == 0) {
-            return "";
-        }
-        return symbols().locate(address).map(Symbolizer.Location::toString).orElse("0x" + Long.toHexString(address));
     }
 
     /** "level 2 region (team of 4)" plus "serialized" for a team of one inside another. */

@@ -45,6 +45,25 @@ class InspectCommandIT {
         }
     }
 
+    /** The report's regions by id. */
+    static Map<String, JsonObject> regionsById(JsonObject report) {
+        Map<String, JsonObject> regions = new HashMap<>();
+        for (JsonElement region : report.getAsJsonArray("regions")) {
+            regions.put(region.getAsJsonObject().get("id").getAsString(), region.getAsJsonObject());
+        }
+        return regions;
+    }
+
+    /** The report's thread on OS thread {@code lwp}, or null. */
+    static JsonObject threadWithLwp(JsonArray threads, long lwp) {
+        for (JsonElement candidate : threads) {
+            if (candidate.getAsJsonObject().has("lwp") && candidate.getAsJsonObject().get("lwp").getAsLong() == lwp) {
+                return candidate.getAsJsonObject();
+            }
+        }
+        return null;
+    }
+
     @Test
     void jsonReportHasEveryRecordedThreadInATeamOfTheRecordedSize() {
         StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.NESTED, "2", "3", "4"));
@@ -52,18 +71,10 @@ class InspectCommandIT {
         assertThat(result.exitCode()).as(result.err()).isZero();
         JsonObject report = JsonParser.parseString(result.out()).getAsJsonObject();
         assertThat(report.get("schema").getAsString()).isEqualTo("jompd-inspect/1");
-        Map<String, JsonObject> regions = new HashMap<>();
-        for (JsonElement region : report.getAsJsonArray("regions")) {
-            regions.put(region.getAsJsonObject().get("id").getAsString(), region.getAsJsonObject());
-        }
+        Map<String, JsonObject> regions = regionsById(report);
         JsonArray threads = report.getAsJsonArray("threads");
         for (Facts.ThreadFacts facts : fixture.facts().threads()) {
-            JsonObject thread = null;
-            for (JsonElement candidate : threads) {
-                if (candidate.getAsJsonObject().has("lwp") && candidate.getAsJsonObject().get("lwp").getAsLong() == facts.lwp()) {
-                    thread = candidate.getAsJsonObject();
-                }
-            }
+            JsonObject thread = threadWithLwp(threads, facts.lwp());
             assertThat(thread).as(facts + " in the JSON report").isNotNull();
             assertThat(thread.get("threadNum").getAsInt()).isEqualTo(facts.threadNum());
             JsonObject region = regions.get(thread.get("region").getAsString());

@@ -1,7 +1,6 @@
 package dev.jompd.cli;
 
 import com.google.gson.JsonArray;
-import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 import dev.jompd.testkit.Commands;
@@ -21,7 +20,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -45,18 +43,10 @@ class StrippedInspectIT {
         InspectCommandIT.Result result = jompd("inspect", "--core", fixture.core().toString(), "--json");
         assertThat(result.exitCode()).as(result.err()).isZero();
         JsonObject report = JsonParser.parseString(result.out()).getAsJsonObject();
-        Map<String, JsonObject> regions = new HashMap<>();
-        for (JsonElement region : report.getAsJsonArray("regions")) {
-            regions.put(region.getAsJsonObject().get("id").getAsString(), region.getAsJsonObject());
-        }
+        Map<String, JsonObject> regions = InspectCommandIT.regionsById(report);
         JsonArray threads = report.getAsJsonArray("threads");
         for (Facts.ThreadFacts facts : fixture.facts().threads()) {
-            JsonObject thread = null;
-            for (JsonElement candidate : threads) {
-                if (candidate.getAsJsonObject().has("lwp") && candidate.getAsJsonObject().get("lwp").getAsLong() == facts.lwp()) {
-                    thread = candidate.getAsJsonObject();
-                }
-            }
+            JsonObject thread = InspectCommandIT.threadWithLwp(threads, facts.lwp());
             assertThat(thread).as(facts + " in the JSON report").isNotNull();
             assertThat(thread.get("threadNum").getAsInt()).isEqualTo(facts.threadNum());
             JsonObject region = regions.get(thread.get("region").getAsString());

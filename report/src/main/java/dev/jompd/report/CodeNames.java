@@ -30,6 +30,11 @@ public final class CodeNames implements AutoCloseable {
         this.symbols = symbols;
     }
 
+    /** ompd-core's names of code behind these (for doors that name code of OMPD handles directly). */
+    public FunctionNames functions() {
+        return functions;
+    }
+
     /** The code at {@code address} (a region's outlined function, a thunk resolved); empty for NULL. */
     public synchronized Optional<CodeLocation> name(long address) {
         if (address == 0) {

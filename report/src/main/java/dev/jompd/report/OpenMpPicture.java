@@ -146,12 +146,6 @@ public final class OpenMpPicture {
         }
     }
 
-    /** The picture of an already taken walk (no recorder), of a runtime read as {@code runtimeReading} says. */
-    public static OpenMpPicture of(ProcessSnapshot snapshot, TargetDescription target, CodeNames names,
-                                   String runtimeReading) {
-        return new OpenMpPicture(target, snapshot, names, runtimeReading, Optional.empty(), List.of());
-    }
-
     /**
      * How the runtime's layout was read: {@code symbols}, {@code debug file PATH}, {@code debuginfod URL},
      * {@code profile libomp 19.1.7} (a stripped runtime, every derived address checked by content).
@@ -302,6 +296,10 @@ public final class OpenMpPicture {
         return history;
     }
 
+    private static String pathText(List<Long> teamPath) {
+        return String.join(".", teamPath.stream().map(String::valueOf).toList());
+    }
+
     /** A parallel region (or a serialized level). */
     public record ParallelRegion(String id, long level, long activeLevel, long teamSize, boolean serialized,
                                  Optional<String> enclosing, List<Long> teamPath, ToolData toolData,
@@ -312,6 +310,11 @@ public final class OpenMpPicture {
                 return "level 0 (implicit parallel region of the initial task)";
             }
             return "level " + level + " region, team of " + teamSize + (serialized ? ", serialized" : "");
+        }
+
+        /** The team path as text: {@code 1.0}. */
+        public String path() {
+            return pathText(teamPath);
         }
     }
 
@@ -346,7 +349,7 @@ public final class OpenMpPicture {
 
         /** The team path as text: {@code 1.0}. */
         public String path() {
-            return String.join(".", teamPath.stream().map(String::valueOf).toList());
+            return pathText(teamPath);
         }
 
         public boolean stateKnown() {

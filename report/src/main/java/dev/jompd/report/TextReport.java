@@ -140,7 +140,7 @@ public final class TextReport {
             out.append(", active level ").append(region.activeLevel());
         }
         if (!region.teamPath().isEmpty()) {
-            out.append(", team path ").append(String.join(".", region.teamPath().stream().map(String::valueOf).toList()));
+            out.append(", team path ").append(region.path());
         }
         region.function().ifPresent(function -> out.append("  ").append(function.describe()));
         if (region.toolData().value() != 0) {

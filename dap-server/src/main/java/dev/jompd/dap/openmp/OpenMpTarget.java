@@ -150,7 +150,7 @@ public abstract sealed class OpenMpTarget implements AutoCloseable {
         }
 
         /** The picture of this stop, once. */
-        private synchronized void describe() {
+        private synchronized void takePicture() {
             if (picture == null) {
                 if (codeNames == null) {
                     codeNames = new CodeNames(symbols);
@@ -237,7 +237,7 @@ public abstract sealed class OpenMpTarget implements AutoCloseable {
             if (!fromGdb) {
                 picture = null; // threads read afresh: the picture of this stop too
             }
-            describe();
+            takePicture();
             view = new OpenMpView(process, description(), symbols, picture);
             return view;
         }

@@ -25,7 +25,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.function.Supplier;
 
 /**
  * OpenMP's picture of one stop as the DAP server shows it: a name per OS thread, the four OpenMP scopes
@@ -155,8 +154,7 @@ public final class OpenMpView {
         rows.add(OmpVariable.leaf("team size", String.valueOf(region.teamSize()), "int"));
         rows.add(OmpVariable.leaf("serialized", String.valueOf(region.serialized()), "bool"));
         if (!region.teamPath().isEmpty()) {
-            rows.add(OmpVariable.leaf("team path", String.join(".", region.teamPath().stream().map(String::valueOf)
-                    .toList()), "ancestor thread numbers"));
+            rows.add(OmpVariable.leaf("team path", region.path(), "ancestor thread numbers"));
         }
         region.function().ifPresent(function -> rows.add(OmpVariable.leaf("function", function.describe(), "outlined function")));
         rows.add(toolData(region.toolData()));
@@ -238,14 +236,5 @@ public final class OpenMpView {
 
     public Symbolizer symbols() {
         return symbols;
-    }
-
-    /** A query OMPD may not answer: empty then. */
-    static <T> Optional<T> attempt(Supplier<T> query) {
-        try {
-            return Optional.ofNullable(query.get());
-        } catch (OmpdException e) {
-            return Optional.empty();
-        }
     }
 }

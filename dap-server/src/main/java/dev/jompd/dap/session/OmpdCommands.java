@@ -79,10 +79,6 @@ final class OmpdCommands {
                 new DapException(ErrorId.EVALUATION_FAILED, "the selected thread (LWP " + lwp.getAsLong() + ") is not an OpenMP thread"));
     }
 
-    /** What jompd's unwinder starts from: pc, stack and frame pointer, callee-saved registers, fs_base. */
-    private static final List<String> UNWIND_REGISTERS = List.of("rip", "rsp", "rbp", "rbx", "r12", "r13", "r14",
-            "r15", "fs_base");
-
     /**
      * This stop's parallel stacks, from jompd's own unwinder over the session's address space: a core has the
      * threads' registers, a live process gdb holds gets them from gdb.
@@ -96,7 +92,7 @@ final class OmpdCommands {
             for (GdbThread thread : debuggee.threads()) {
                 if (thread.lwp().isPresent()) {
                     threads.add(new TargetThread(thread.lwp().getAsLong(),
-                            debuggee.debugger().registers(thread.id(), UNWIND_REGISTERS)));
+                            debuggee.debugger().registers(thread.id(), Unwinder.REGISTERS)));
                 }
             }
         }

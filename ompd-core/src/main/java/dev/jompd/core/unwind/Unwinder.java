@@ -40,6 +40,11 @@ public final class Unwinder implements AutoCloseable {
     private static final int RIP = 16;
     private static final String[] REGISTER_NAMES = {"rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp",
             "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rip"};
+    /**
+     * The registers a thread's stack is unwound from, by their {@code user_regs_struct} names: what a
+     * debugger that holds the process passes in (TargetThread's registers).
+     */
+    public static final List<String> REGISTERS = List.of(REGISTER_NAMES);
     /** {@code struct ucontext_t}: uc_flags, uc_link, uc_stack (24 bytes), then mcontext's gregs. */
     private static final long UCONTEXT_GREGS_OFFSET = 40;
     /** DWARF register number → index in mcontext's gregs (REG_R8 = 0 ... REG_RIP = 16). */
