@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -587,3 +588,113 @@ void __kmpc_dispatch_deinit(struct ident *loc, int gtid) {
   (void)loc;
   (void)gtid;
 }
+
+/* ---- hang fixtures ---------------------------------------------------------------------- */
+
+static struct {
+  int entered; /* atomic: 1 once the thread called fx_hang_enter */
+  long tid;
+  pthread_t pthread;
+} fx_hang_slots[FX_HANG_SLOTS];
+static int fx_hang_facts_written; /* atomic */
+
+void fx_hang_enter(int slot) {
+  if (slot < 0 || slot >= FX_HANG_SLOTS)
+    fx_fail("hang slot %d out of range", slot);
+  fx_hang_slots[slot].tid = fx_gettid();
+  fx_hang_slots[slot].pthread = pthread_self();
+  __atomic_store_n(&fx_hang_slots[slot].entered, 1, __ATOMIC_RELEASE);
+}
+
+/* The state letter of /proc/self/task/TID/stat (after the parenthesised command name). */
+static char fx_task_state(long tid) {
+  char path[64], buf[512];
+  snprintf(path, sizeof path, "/proc/self/task/%ld/stat", tid);
+  int fd = open(path, O_RDONLY);
+  if (fd < 0)
+    return '?';
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0)
+    return '?';
+  buf[n] = '\0';
+  char *close_paren = strrchr(buf, ')');
+  return close_paren && close_paren[1] == ' ' ? close_paren[2] : '?';
+}
+
+static long long fx_thread_cpu_ns(pthread_t thread) {
+  clockid_t clock;
+  struct timespec ts;
+  if (pthread_getcpuclockid(thread, &clock) != 0 || clock_gettime(clock, &ts) != 0)
+    return -1;
+  return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+void fx_hang_await(int n) {
+  if (n < 0 || n > FX_HANG_SLOTS)
+    fx_fail("hang slot count %d out of range", n);
+  long long seen_cpu[FX_HANG_SLOTS];
+  for (int s = 0; s < n; s++)
+    seen_cpu[s] = -1;
+  struct timespec step = {0, 2000000L};
+  for (long waited_ms = 0;; waited_ms += 2) {
+    int waiting = 0;
+    for (int s = 0; s < n; s++) {
+      if (!__atomic_load_n(&fx_hang_slots[s].entered, __ATOMIC_ACQUIRE))
+        continue;
+      long long cpu = fx_thread_cpu_ns(fx_hang_slots[s].pthread);
+      if (seen_cpu[s] < 0)
+        seen_cpu[s] = cpu;
+      if (fx_task_state(fx_hang_slots[s].tid) == 'S' || (cpu >= 0 && cpu - seen_cpu[s] >= 20000000LL))
+        waiting++;
+    }
+    if (waiting == n)
+      return;
+    if (waited_ms >= 60000)
+      fx_fail("only %d of %d hanging threads reached their waits in 60 s", waiting, n);
+    nanosleep(&step, NULL);
+  }
+}
+
+void fx_hang_write_facts(void) {
+  fx_put("hang.marker", "watcher");
+  fx_write_facts(-1);
+  __atomic_store_n(&fx_hang_facts_written, 1, __ATOMIC_RELEASE);
+}
+
+static void *fx_hang_watcher(void *arg) {
+  int n = (int)(intptr_t)arg;
+  struct timespec step = {0, 2000000L};
+  while (!__atomic_load_n(&fx_hang_facts_written, __ATOMIC_ACQUIRE))
+    nanosleep(&step, NULL);
+  fx_hang_await(n);
+  jompd_marker();
+  fx_ok((unsigned long long)n);
+  fflush(stdout);
+  _exit(0);
+  return NULL;
+}
+
+void fx_hang_watch(int n) {
+  pthread_t watcher;
+  if (pthread_create(&watcher, NULL, fx_hang_watcher, (void *)(intptr_t)n) != 0)
+    fx_fail("cannot start the watcher thread");
+  pthread_detach(watcher);
+}
+
+int fx_hang_never_ready_fd(void) {
+  static int fds[2] = {-1, -1};
+  static pthread_mutex_t once = PTHREAD_MUTEX_INITIALIZER;
+  pthread_mutex_lock(&once);
+  if (fds[0] < 0 && pipe(fds) != 0)
+    fx_fail("pipe: %s", strerror(errno));
+  pthread_mutex_unlock(&once);
+  return fds[0];
+}
+
+void fx_f_hang_enter(int slot) { fx_hang_enter(slot); }
+void fx_f_hang_await(int n) { fx_hang_await(n); }
+void fx_f_hang_write_facts(void) { fx_hang_write_facts(); }
+void fx_f_hang_watch(int n) { fx_hang_watch(n); }
+void fx_f_thread_put_int(int k, const char *subkey, int value) { fx_thread_put(k, subkey, "%d", value); }
+void fx_f_put_str(const char *key, const char *value) { fx_put(key, "%s", value); }

@@ -112,6 +112,37 @@ void fx_f_write_facts(int marker_k);
 void fx_f_fail(const char *reason);
 void fx_f_ok(long long checksum);
 
+/* ---- hang fixtures: threads blocked for good (see FIXTURES.md, "Hang fixtures") ---------- */
+
+/* Each thread that is to hang takes a slot (0..FX_HANG_SLOTS-1) and calls fx_hang_enter(slot)
+ * right before its blocking statement, with nothing that could block in between: it records the
+ * thread's LWP and pthread_t and marks the slot (an atomic store, no lock). */
+enum { FX_HANG_SLOTS = 1024 };
+void fx_hang_enter(int slot);
+/* Blocks until slots 0..n-1 are entered and each of those threads is inside its wait: asleep in
+ * the kernel (state S in /proc/self/task/TID/stat) or, for a runtime wait that spins (libomp
+ * spins for the blocktime before it sleeps, and never sleeps in a taskwait or taskgroup), having
+ * used 20 ms of CPU time since it was seen entering -- far more than the few instructions
+ * between fx_hang_enter and the wait. Fails after 60 s. */
+void fx_hang_await(int n);
+/* Writes the facts (fx_write_facts, marker_thread=-1: the watcher calls the marker) and lets
+ * the watcher go on. Call it from an OpenMP thread once every thread's facts are recorded. */
+void fx_hang_write_facts(void);
+/* Starts the watcher: a plain pthread that makes no OpenMP call (so it is no OpenMP thread). It
+ * waits for fx_hang_write_facts and fx_hang_await(n), calls jompd_marker(), then prints
+ * "JOMPD_RESULT ok <n>" and ends the process with _exit(0): a hang cannot be undone. */
+void fx_hang_watch(int n);
+/* A file descriptor whose reads block for good (a pipe nobody writes): a thread stuck in user
+ * code calls read() on it at the line the facts name. */
+int fx_hang_never_ready_fd(void);
+/* For Fortran. */
+void fx_f_hang_enter(int slot);
+void fx_f_hang_await(int n);
+void fx_f_hang_write_facts(void);
+void fx_f_hang_watch(int n);
+void fx_f_thread_put_int(int k, const char *subkey, int value);
+void fx_f_put_str(const char *key, const char *value);
+
 #ifdef __cplusplus
 }
 #endif

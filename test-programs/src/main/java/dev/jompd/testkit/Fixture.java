@@ -25,7 +25,13 @@ public enum Fixture {
     /** nested_fortran.f90 built by gfortran -fopenmp as users do: linked against GCC's libgomp. */
     NESTED_FORTRAN_GCC("nested_fortran.f90", "nested_fortran_gcc", Toolchain.GCC),
     /** C++ names and clang's task thunk, built by clang++. */
-    CXX_TASKS("cxx_tasks.cpp");
+    CXX_TASKS("cxx_tasks.cpp"),
+    /** Hang fixtures (FIXTURES.md, "Hang fixtures"): real hangs, each with its expected diagnosis in its facts. */
+    BARRIER_STRAGGLER("barrier_straggler.c"),
+    TASKWAIT_BLOCKED("taskwait_blocked.c"),
+    NESTED_HANG("nested_hang.c"),
+    /** Fortran (.F90: gfortran preprocesses it, so the facts name lines with __LINE__). */
+    HANG_FORTRAN("hang_fortran.F90");
 
     /** Who compiles and links a fixture, and so which OpenMP runtime it is linked against. */
     public enum Toolchain {
@@ -69,7 +75,7 @@ public enum Fixture {
     }
 
     public boolean isFortran() {
-        return source.endsWith(".f90");
+        return source.endsWith(".f90") || source.endsWith(".F90");
     }
 
     public boolean isCxx() {
