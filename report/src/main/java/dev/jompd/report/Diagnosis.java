@@ -3,8 +3,6 @@ package dev.jompd.report;
 import dev.jompd.core.recorder.LockHolder;
 import dev.jompd.core.recorder.RecordedThread;
 import dev.jompd.report.OpenMpPicture.OpenMpThread;
-import dev.jompd.report.OpenMpPicture.ParallelRegion;
-import dev.jompd.report.ParallelStacks.Step;
 import dev.jompd.report.ParallelStacks.ThreadStack;
 
 import java.util.ArrayList;
@@ -15,79 +13,85 @@ import java.util.Optional;
 
 /**
  * Why threads wait, in plain words with the evidence used: per team, who reached the barrier and who did
- * not (and where those are); who waits for a lock or critical section, and who holds it where the
- * jompd-recorder saw it taken; wait cycles (deadlocks). What a thread waits for comes from its OMPD state
+ * not and where those are ({@link BarrierFindings}, the team tree included); who waits at a taskwait or
+ * taskgroup for which unfinished child tasks ({@link TaskwaitFindings}); who waits for a lock or critical
+ * section, and who holds it where the jompd-recorder saw it taken; wait cycles (deadlocks). What a thread waits for comes from its OMPD state
  * when libomp tracks states ({@code OMP_DEBUG=enabled}), else from where its stack is (a thread inside
- * libomp's barrier code is at its team's barrier); each finding says which.
+ * libomp's barrier code is at its team's barrier; {@link ThreadWait}); each finding says which.
  */
 public final class Diagnosis {
-    /** One finding: a sentence, and the evidence behind it. */
-    public record Finding(String summary, List<String> evidence) {}
+    /**
+     * One finding: a sentence, and the evidence behind it; {@code kind} says what it is about ({@code barrier},
+     * {@code taskwait}, {@code taskgroup}, {@code lock}, {@code deadlock}, {@code none}, {@code other}),
+     * {@code place} where in the user's code (the barrier's or the taskwait's line), {@code threads} whom it names.
+     */
+    public record Finding(String kind, String summary, List<String> evidence, Optional<String> place,
+                          List<Involved> threads) {
+        public Finding(String summary, List<String> evidence) {
+            this("other", summary, evidence, Optional.empty(), List.of());
+        }
+    }
 
-    /** What one thread waits for, and how jompd knows. */
-    enum Wait { BARRIER, LOCK, CRITICAL, TASKWAIT, NONE }
-
-    private record Seen(OpenMpThread thread, Wait waitsFor, String evidence, String where) {}
+    /**
+     * A thread a finding names: its part in it ({@code at the barrier}, {@code has not reached the barrier},
+     * {@code waits at a taskwait}, {@code runs child task t4}), the user code it is at ({@code function},
+     * {@code source} as {@code file:line}), and how jompd knows what it waits for.
+     */
+    public record Involved(OpenMpThread thread, String role, Optional<String> function, Optional<String> source,
+                           String evidence) {
+        static Involved of(ThreadWait wait, String role, Optional<ThreadWait.Place> at) {
+            return new Involved(wait.thread(), role, at.map(ThreadWait.Place::function),
+                    at.flatMap(ThreadWait.Place::source), wait.evidence());
+        }
+    }
 
     private Diagnosis() {}
 
     public static List<Finding> of(OpenMpPicture picture, Optional<ParallelStacks> stacks) {
         Map<Long, ThreadStack> stackByGtid = new LinkedHashMap<>();
         stacks.ifPresent(s -> s.stacks().forEach(stack -> stackByGtid.put(stack.thread().gtid(), stack)));
-        List<Finding> findings = new ArrayList<>();
-        Map<Long, List<Seen>> lockWaiters = new LinkedHashMap<>();
-        for (ParallelRegion region : picture.regions()) {
-            List<OpenMpThread> members = picture.members(Optional.of(region.id()));
-            if (members.isEmpty()) {
-                continue;
-            }
-            List<Seen> seen = members.stream().map(t -> seen(t, Optional.ofNullable(stackByGtid.get(t.gtid())))).toList();
-            List<Seen> atBarrier = seen.stream().filter(s -> s.waitsFor() == Wait.BARRIER).toList();
-            List<Seen> elsewhere = seen.stream().filter(s -> s.waitsFor() != Wait.BARRIER).toList();
-            if (!atBarrier.isEmpty() && !elsewhere.isEmpty()) {
-                List<String> evidence = new ArrayList<>();
-                atBarrier.forEach(s -> evidence.add(s.thread().name() + ": at the barrier (" + s.evidence() + ")"));
-                elsewhere.forEach(s -> evidence.add(s.thread().name() + ": not there, " + s.where() + " (" + s.evidence() + ")"));
-                findings.add(new Finding("team " + region.id() + " (" + region.describe() + "): " + atBarrier.size()
-                        + " of " + members.size() + " threads wait at a barrier; thread"
-                        + (elsewhere.size() == 1 ? " " : "s ") + String.join(", ", elsewhere.stream()
-                                .map(s -> Long.toString(s.thread().threadNum())).toList())
-                        + (elsewhere.size() == 1 ? " has" : " have") + " not reached it", evidence));
-            } else if (!atBarrier.isEmpty()) {
-                findings.add(new Finding("team " + region.id() + " (" + region.describe() + "): all " + members.size()
-                        + " threads of the team there wait at a barrier", List.of(atBarrier.getFirst().evidence())));
-            }
-            for (Seen s : seen) {
-                if (s.waitsFor() == Wait.LOCK || s.waitsFor() == Wait.CRITICAL) {
-                    lockWaiters.computeIfAbsent(s.thread().waitId(), k -> new ArrayList<>()).add(s);
-                }
+        Map<Long, ThreadWait> waits = new LinkedHashMap<>();
+        for (OpenMpThread thread : picture.threads()) {
+            waits.put(thread.gtid(), ThreadWait.of(thread, Optional.ofNullable(stackByGtid.get(thread.gtid())),
+                    picture.target().runtime()));
+        }
+        List<Finding> findings = new ArrayList<>(BarrierFindings.of(picture, waits));
+        findings.addAll(TaskwaitFindings.of(picture, waits));
+        Map<Long, List<ThreadWait>> lockWaiters = new LinkedHashMap<>();
+        for (ThreadWait w : waits.values()) {
+            if (w.kind() == ThreadWait.Kind.LOCK || w.kind() == ThreadWait.Kind.CRITICAL) {
+                lockWaiters.computeIfAbsent(w.thread().waitId(), k -> new ArrayList<>()).add(w);
             }
         }
         lockWaiters.forEach((waitId, waiters) -> {
             List<String> evidence = new ArrayList<>();
-            waiters.forEach(s -> evidence.add(s.thread().name() + ": " + s.where() + " (" + s.evidence() + ")"));
-            String what = waiters.getFirst().waitsFor() == Wait.CRITICAL ? "a critical section" : "a lock";
-            String holder = holder(picture, waitId, waiters.getFirst().waitsFor());
-            findings.add(new Finding(waiters.size() + " thread" + (waiters.size() == 1 ? " waits" : "s wait") + " for "
-                    + what + (waitId != 0 ? " (wait id " + Text.hex(waitId) + ")" : "") + "; " + holder, evidence));
+            waiters.forEach(w -> evidence.add(w.thread().name() + ": " + w.where() + " (" + w.evidence() + ")"));
+            String what = waiters.getFirst().kind() == ThreadWait.Kind.CRITICAL ? "a critical section" : "a lock";
+            String holder = holder(picture, waitId);
+            findings.add(new Finding("lock", waiters.size() + " thread" + (waiters.size() == 1 ? " waits" : "s wait")
+                    + " for " + what + (waitId != 0 ? " (wait id " + Text.hex(waitId) + ")" : "") + "; " + holder,
+                    evidence, waiters.getFirst().at().map(ThreadWait.Place::describe),
+                    waiters.stream().map(w -> Involved.of(w, "waits for " + what, w.at().or(w::innermost))).toList()));
         });
         picture.history().ifPresent(history -> {
             for (List<RecordedThread> cycle : history.deadlocks()) {
-                findings.add(new Finding("deadlock: " + String.join(" -> ", cycle.stream().map(t -> "LWP " + t.lwp())
-                        .toList()) + " -> LWP " + cycle.getFirst().lwp() + ", each waiting for a mutex the next holds",
-                        List.of("jompd-recorder: mutex acquired/released events of each thread")));
+                findings.add(new Finding("deadlock", "deadlock: " + String.join(" -> ", cycle.stream()
+                        .map(t -> "LWP " + t.lwp()).toList()) + " -> LWP " + cycle.getFirst().lwp()
+                        + ", each waiting for a mutex the next holds",
+                        List.of("jompd-recorder: mutex acquired/released events of each thread"), Optional.empty(),
+                        List.of()));
             }
         });
         if (findings.isEmpty()) {
-            findings.add(new Finding("no thread waits at a barrier, for a lock or a critical section",
+            findings.add(new Finding("none", "no thread waits at a barrier, a taskwait, for a lock or a critical section",
                     List.of(stacks.isPresent() ? "states and stacks of " + picture.threads().size() + " threads"
-                            : "states of " + picture.threads().size() + " threads")));
+                            : "states of " + picture.threads().size() + " threads"), Optional.empty(), List.of()));
         }
         return findings;
     }
 
     /** Who holds a lock others wait for: only what the jompd-recorder saw, never a guess. */
-    private static String holder(OpenMpPicture picture, long waitId, Wait wait) {
+    private static String holder(OpenMpPicture picture, long waitId) {
         if (picture.history().isEmpty()) {
             return "its holder is not known (run the program with the jompd-recorder to record lock holders)";
         }
@@ -98,53 +102,6 @@ public final class Diagnosis {
         }
         return "the jompd-recorder saw no holder of this wait id (OMPD's wait id is libomp's internal lock; the "
                 + "recorder's is the user's)";
-    }
-
-    private static Seen seen(OpenMpThread thread, Optional<ThreadStack> stack) {
-        String where = stack.flatMap(Diagnosis::innermostUserStep).map(Step::describe).map(s -> "in " + s)
-                .orElse("(no stack)");
-        if (thread.stateKnown()) {
-            String state = Text.shortState(thread.state());
-            Wait wait = state.startsWith("wait_barrier") ? Wait.BARRIER : state.equals("wait_critical") ? Wait.CRITICAL
-                    : state.equals("wait_lock") || state.equals("wait_nest_lock") ? Wait.LOCK
-                    : state.startsWith("wait_taskwait") ? Wait.TASKWAIT : Wait.NONE;
-            // libomp reports a critical section's waiters as wait_lock: the stack tells them apart
-            if (wait == Wait.LOCK && stack.map(Diagnosis::runtimeSteps).orElse("").contains("critical section")) {
-                wait = Wait.CRITICAL;
-            }
-            if (wait != Wait.NONE || stack.isEmpty()) {
-                return new Seen(thread, wait, "OMPD state " + state, where);
-            }
-        }
-        if (stack.isEmpty()) {
-            return new Seen(thread, Wait.NONE, "state unknown and no stack", where);
-        }
-        String runtime = runtimeSteps(stack.get());
-        Wait wait = runtime.contains("barrier") ? Wait.BARRIER : runtime.contains("critical section") ? Wait.CRITICAL
-                : runtime.contains("waiting for a lock") ? Wait.LOCK : runtime.contains("taskwait") ? Wait.TASKWAIT
-                : Wait.NONE;
-        return new Seen(thread, wait, "stack: " + (runtime.isEmpty() ? "no libomp frames" : lastRuntime(stack.get())), where);
-    }
-
-    private static String runtimeSteps(ThreadStack stack) {
-        return String.join(" | ", stack.steps().stream().filter(Step::runtime).map(Step::function).toList());
-    }
-
-    private static String lastRuntime(ThreadStack stack) {
-        return stack.steps().stream().filter(Step::runtime).reduce((a, b) -> b).map(Step::function).orElse("");
-    }
-
-    private static Optional<Step> innermostUserStep(ThreadStack stack) {
-        Optional<Step> last = Optional.empty();
-        for (Step step : stack.steps()) {
-            // the program's own code: not the C library's wait functions below it
-            boolean system = step.module().map(m -> m.startsWith("libc.") || m.startsWith("ld-linux")
-                    || m.startsWith("libpthread")).orElse(false);
-            if (!step.runtime() && step.source().isPresent() && !system) {
-                last = Optional.of(step);
-            }
-        }
-        return last;
     }
 
     /** The findings as text. */

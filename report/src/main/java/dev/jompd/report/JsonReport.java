@@ -52,10 +52,27 @@ public final class JsonReport {
         JsonArray array = new JsonArray();
         for (Diagnosis.Finding finding : findings) {
             JsonObject f = new JsonObject();
+            f.addProperty("kind", finding.kind());
             f.addProperty("summary", finding.summary());
             JsonArray evidence = new JsonArray();
             finding.evidence().forEach(evidence::add);
             f.add("evidence", evidence);
+            finding.place().ifPresent(place -> f.addProperty("place", place));
+            JsonArray threads = new JsonArray();
+            for (Diagnosis.Involved involved : finding.threads()) {
+                JsonObject t = new JsonObject();
+                t.addProperty("name", involved.thread().name());
+                t.addProperty("gtid", involved.thread().gtid());
+                involved.thread().lwp().ifPresent(lwp -> t.addProperty("lwp", lwp));
+                t.addProperty("threadNum", involved.thread().threadNum());
+                involved.thread().region().ifPresent(region -> t.addProperty("region", region));
+                t.addProperty("role", involved.role());
+                involved.function().ifPresent(function -> t.addProperty("function", function));
+                involved.source().ifPresent(source -> t.addProperty("source", source));
+                t.addProperty("evidence", involved.evidence());
+                threads.add(t);
+            }
+            f.add("threads", threads);
             array.add(f);
         }
         root.add("findings", array);

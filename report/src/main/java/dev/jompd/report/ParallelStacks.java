@@ -143,6 +143,8 @@ public final class ParallelStacks {
             meaning = "waiting for a lock";
         } else if (all.contains("taskwait")) {
             meaning = "waiting at a taskwait";
+        } else if (all.contains("__kmpc_end_taskgroup")) {
+            meaning = "waiting at the end of a taskgroup";
         } else if (all.contains("__kmp_invoke_microtask") || all.contains("__kmp_invoke_task")
                 || all.contains("fork_call") || all.contains("__kmp_launch")) {
             meaning = "runs the OpenMP code below";
