@@ -33,7 +33,14 @@ final class BarrierFindings {
             }
             List<ThreadWait> members = picture.members(Optional.of(region.id())).stream()
                     .map(t -> waits.get(t.gtid())).toList();
-            List<ThreadWait> arrived = members.stream().filter(w -> w.kind().atBarrier()).toList();
+            // libomp's workers pass the implicit barrier at the end of a region with its arrival only and then
+            // wait in the fork barrier for the next region: such a thread of a team whose primary thread is still
+            // in the region has arrived at the implicit barrier (with OMP_DEBUG its state says so too)
+            boolean primaryInRegion = members.stream().anyMatch(w -> w.thread().threadNum() == 0
+                    && w.kind() != Kind.IDLE);
+            java.util.function.Predicate<ThreadWait> hasArrived = w -> w.kind().atBarrier()
+                    || (w.kind() == Kind.IDLE && primaryInRegion);
+            List<ThreadWait> arrived = members.stream().filter(hasArrived).toList();
             if (arrived.isEmpty()) {
                 continue;
             }
@@ -42,7 +49,9 @@ final class BarrierFindings {
             List<String> evidence = new ArrayList<>();
             for (ThreadWait w : arrived) {
                 String what = w.kind() == Kind.TASK_AT_BARRIER ? "has reached the barrier and runs a task from it, "
-                        + w.where() : "at the barrier";
+                        + w.where() : w.kind() == Kind.IDLE ? "at the barrier: done with the region's code, it "
+                        + "waits in libomp's fork barrier (a worker passes the implicit barrier with its arrival)"
+                        : "at the barrier";
                 evidence.add(w.thread().name() + ": " + what + " (" + w.evidence() + ")");
                 involved.add(Involved.of(w, w.kind() == Kind.TASK_AT_BARRIER ? "runs a task at the barrier"
                         : "at the barrier", w.innermost()));
@@ -53,7 +62,7 @@ final class BarrierFindings {
             List<String> missing = new ArrayList<>();
             for (long number = 0; number < region.teamSize(); number++) {
                 ThreadWait member = byNumber.get(number);
-                if (member != null && member.kind().atBarrier()) {
+                if (member != null && hasArrived.test(member)) {
                     continue;
                 }
                 if (member != null) {
@@ -101,7 +110,7 @@ final class BarrierFindings {
 
     /** The barrier as people find it in their code: the line the waiting threads entered it from. */
     private static String barrierPlace(ParallelRegion region, List<ThreadWait> arrived) {
-        boolean implicit = arrived.stream().anyMatch(w -> w.kind() == Kind.IMPLICIT_BARRIER);
+        boolean implicit = arrived.stream().anyMatch(w -> w.kind() == Kind.IMPLICIT_BARRIER || w.kind() == Kind.IDLE);
         Optional<String> line = arrived.stream().map(ThreadWait::at).flatMap(Optional::stream)
                 .collect(Collectors.groupingBy(ThreadWait.Place::describe, LinkedHashMap::new, Collectors.counting()))
                 .entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey);

@@ -1,0 +1,192 @@
+package dev.jompd.report;
+
+import dev.jompd.core.ompd.AddressSpaceHandle;
+import dev.jompd.core.ompd.Ompd;
+import dev.jompd.core.target.Symbolizer;
+import dev.jompd.core.target.live.LiveProcessAddressSpace;
+import dev.jompd.core.unwind.DebugInfoCache;
+import dev.jompd.core.unwind.Unwinder;
+import dev.jompd.report.Diagnosis.Finding;
+import dev.jompd.report.Diagnosis.Involved;
+import dev.jompd.testkit.Facts;
+import dev.jompd.testkit.Fixture;
+import dev.jompd.testkit.FixtureRun;
+import dev.jompd.testkit.Fixtures;
+import dev.jompd.testkit.LiveFixture;
+import dev.jompd.testkit.SourceLines;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Optional;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The hang fixtures' diagnoses against the truth each program recorded about itself (FIXTURES.md, "Hang
+ * fixtures"): the threads (LWP and OpenMP thread number from the facts) and the source lines ({@code __LINE__}
+ * of where each is blocked), on cores with OMP_DEBUG=enabled (OMPD states) and without it (then the stacks
+ * are the evidence), and one live run through ptrace.
+ */
+class HangDiagnosisIT {
+    private static final String NO_DEBUG = "disabled";
+
+    private static List<Finding> diagnose(FixtureRun run) {
+        return DiagnosisIT.diagnose(Fixtures.core(run));
+    }
+
+    private static FixtureRun run(Fixture fixture, boolean ompDebug, String... arguments) {
+        FixtureRun run = FixtureRun.of(fixture, arguments);
+        return ompDebug ? run : run.withEnvironment("OMP_DEBUG", NO_DEBUG);
+    }
+
+    private static Finding only(List<Finding> findings, String kind, String containing) {
+        List<Finding> matching = findings.stream().filter(f -> f.kind().equals(kind) && f.summary().contains(containing))
+                .toList();
+        assertThat(matching).as(Diagnosis.text(findings)).hasSize(1);
+        return matching.getFirst();
+    }
+
+    private static Involved involved(Finding finding, Facts.ThreadFacts thread) {
+        return finding.threads().stream().filter(t -> t.thread().lwp().isPresent()
+                && t.thread().lwp().getAsLong() == thread.lwp()).findFirst()
+                .orElseThrow(() -> new AssertionError("the finding names no thread of LWP " + thread.lwp() + ": "
+                        + finding));
+    }
+
+    /** The facts' line, after checking that the program's source has the expected statement there. */
+    private static String line(Fixture fixture, Facts facts, String key, String statement) {
+        long line = facts.number(key);
+        String file = fixture.source();
+        try {
+            assertThat(java.nio.file.Files.readAllLines(SourceLines.source(fixture, file)).get((int) line - 1))
+                    .as(key + " is the line of " + statement).contains(statement);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return file + ":" + line;
+    }
+
+    private static void assertStraggler(Fixture fixture, Facts facts, List<Finding> findings, String barrierLine,
+                                        boolean ompDebug) {
+        String text = Diagnosis.text(findings);
+        Facts.ThreadFacts straggler = facts.thread((int) facts.number("hang.straggler"));
+        Finding barrier = only(findings, "barrier", "thread " + straggler.threadNum() + " has not reached it");
+        int teamSize = straggler.teamSize();
+        assertThat(barrier.summary()).as(text).contains((teamSize - 1) + " of " + teamSize + " threads wait at a barrier")
+                .contains(barrierLine);
+        String stragglerLine = fixture.source() + ":" + straggler.number("wait_line");
+        assertThat(barrier.summary()).as(text).contains(stragglerLine);
+        Involved stuck = involved(barrier, straggler);
+        assertThat(stuck.role()).isEqualTo("has not reached the barrier");
+        assertThat(stuck.source()).contains(stragglerLine);
+        assertThat(stuck.function().orElseThrow()).contains(facts.get("hang.straggler.function"));
+        for (Facts.ThreadFacts waiter : facts.threads()) {
+            if (!waiter.role().equals("barrier")) {
+                continue;
+            }
+            Involved there = involved(barrier, waiter);
+            assertThat(there.role()).as(text).isEqualTo("at the barrier");
+            assertThat(there.thread().threadNum()).isEqualTo(waiter.threadNum());
+            assertThat(there.evidence()).as(text).startsWith(ompDebug ? "OMPD state wait_barrier" : "stack: ");
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void barrierStragglerNamesTheWaitersTheBarrierLineAndWhereTheStragglerIs(boolean ompDebug) {
+        FixtureRun run = run(Fixture.BARRIER_STRAGGLER, ompDebug);
+        Facts facts = Fixtures.core(run).facts();
+        assertStraggler(Fixture.BARRIER_STRAGGLER, facts, diagnose(run),
+                line(Fixture.BARRIER_STRAGGLER, facts, "hang.barrier.line", "#pragma omp barrier"), ompDebug);
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void atTheImplicitBarrierTheRegionIsNamed(boolean ompDebug) {
+        FixtureRun run = run(Fixture.BARRIER_STRAGGLER, ompDebug, "5", "1", "implicit");
+        Facts facts = Fixtures.core(run).facts();
+        List<Finding> findings = diagnose(run);
+        String region = line(Fixture.BARRIER_STRAGGLER, facts, "hang.barrier.line", "#pragma omp parallel");
+        assertStraggler(Fixture.BARRIER_STRAGGLER, facts, findings, region, ompDebug);
+        assertThat(Diagnosis.text(findings)).contains("the implicit barrier at the end of region r1");
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void fortranStragglerIsNamedInItsSubroutineAtF90Lines(boolean ompDebug) {
+        FixtureRun run = run(Fixture.HANG_FORTRAN, ompDebug);
+        Facts facts = Fixtures.core(run).facts();
+        assertStraggler(Fixture.HANG_FORTRAN, facts, diagnose(run),
+                line(Fixture.HANG_FORTRAN, facts, "hang.barrier.line", "!$omp barrier"), ompDebug);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"taskwait", "taskgroup"})
+    void taskwaitNamesTheWaitingTaskAndItsBlockedChildWithThreadAndLine(String construct) {
+        for (boolean ompDebug : new boolean[] {true, false}) {
+            FixtureRun run = run(Fixture.TASKWAIT_BLOCKED, ompDebug, "3", "3", construct);
+            Facts facts = Fixtures.core(run).facts();
+            List<Finding> findings = diagnose(run);
+            String text = Diagnosis.text(findings);
+            Facts.ThreadFacts waiter = facts.thread((int) facts.number("hang.waiter"));
+            Facts.ThreadFacts runner = facts.thread((int) facts.number("hang.task.C1.thread"));
+            String waitLine = "taskwait_blocked.c:" + facts.number("hang.wait_line");
+            String childLine = "taskwait_blocked.c:" + facts.number("hang.task.C1.wait_line");
+
+            Finding taskwait = only(findings, construct, waitLine);
+            assertThat(taskwait.summary()).as(text).contains(childLine)
+                    .contains(construct.equals("taskwait") ? "at a taskwait" : "at the end of a taskgroup")
+                    .contains("how many more have not started is not known");
+            assertThat(involved(taskwait, waiter).source()).contains(waitLine);
+            Involved child = involved(taskwait, runner);
+            assertThat(child.role()).startsWith("runs child task t");
+            assertThat(child.source()).contains(childLine);
+            assertThat(child.function()).contains("blocked_child");
+
+            // the team's barrier waits for the thread at the taskwait; C1's thread reached it and runs C1 there
+            Finding barrier = only(findings, "barrier", "thread " + waiter.threadNum() + " has not reached it");
+            assertThat(barrier.summary()).as(text).contains("taskwait_blocked.c:" + facts.number("hang.barrier.line"))
+                    .contains(waitLine);
+            assertThat(involved(barrier, runner).role()).isEqualTo("runs a task at the barrier");
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void nestedHangNamesTheStuckInnerTeamAndWhyTheOuterTeamWaits(boolean ompDebug) {
+        FixtureRun run = run(Fixture.NESTED_HANG, ompDebug);
+        Facts facts = Fixtures.core(run).facts();
+        List<Finding> findings = diagnose(run);
+        String text = Diagnosis.text(findings);
+        Facts.ThreadFacts straggler = facts.thread((int) facts.number("hang.straggler"));
+        long stuckPath = facts.number("hang.stuck_team_path");
+        Finding inner = only(findings, "barrier", "team path " + stuckPath + "): ");
+        assertThat(inner.summary()).as(text).contains("thread " + straggler.threadNum() + " has not reached it")
+                .contains("nested_hang.c:" + facts.number("hang.inner_barrier.line"))
+                .contains("nested_hang.c:" + straggler.number("wait_line"));
+        Finding outer = only(findings, "barrier", "level 1 region");
+        assertThat(outer.summary()).as(text).contains("nested_hang.c:" + facts.number("hang.outer_barrier.line"))
+                .contains("thread " + stuckPath + " is the primary thread of nested team")
+                .contains("team path " + stuckPath);
+        // the outer finding names the stuck team's primary thread (k = 0 of the stuck team)
+        assertThat(involved(outer, facts.thread(0)).role()).startsWith("primary thread of nested team");
+    }
+
+    @Test
+    void liveBarrierStragglerThroughPtrace() {
+        try (LiveFixture live = Fixtures.live(FixtureRun.of(Fixture.BARRIER_STRAGGLER));
+             LiveProcessAddressSpace space = LiveProcessAddressSpace.attach(live.pid());
+             Symbolizer symbols = new Symbolizer(space); CodeNames names = new CodeNames(symbols);
+             DebugInfoCache debugInfo = new DebugInfoCache(); Unwinder unwinder = new Unwinder(space, debugInfo)) {
+            AddressSpaceHandle process = Ompd.processInitialize(space);
+            OpenMpPicture picture = OpenMpPicture.take(process, new TargetDescription("pid",
+                    Long.toString(live.pid()), space.name(), process.layout().runtimeModule()), names);
+            ParallelStacks stacks = ParallelStacks.of(picture, space, unwinder);
+            Facts facts = live.facts();
+            assertStraggler(Fixture.BARRIER_STRAGGLER, facts, Diagnosis.of(picture, Optional.of(stacks)),
+                    line(Fixture.BARRIER_STRAGGLER, facts, "hang.barrier.line", "#pragma omp barrier"), true);
+        }
+    }
+}
