@@ -1,0 +1,36 @@
+package dev.jompd.gdb;
+
+import dev.jompd.testkit.Facts;
+import dev.jompd.testkit.Fixture;
+import dev.jompd.testkit.FixtureRun;
+import dev.jompd.testkit.Fixtures;
+import dev.jompd.testkit.StoppedFixture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** {@code ompd diagnose} in gdb on a hang fixture's core: the straggler and the barrier, from the facts. */
+class GdbDiagnoseIT {
+    @Test
+    void diagnoseOnAHangCoreNamesTheStragglerAndTheBarrierLine(@TempDir Path directory) {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.BARRIER_STRAGGLER));
+        Facts facts = fixture.facts();
+        Facts.ThreadFacts straggler = facts.thread((int) facts.number("hang.straggler"));
+        GdbDriver.Output output = GdbDriver.run(GdbDriver.withBridge(List.of()), List.of("ompd diagnose"),
+                List.of(fixture.executable().toString(), fixture.core().toString()), Map.of(), directory,
+                Duration.ofMinutes(2));
+        String diagnosis = output.section("ompd diagnose");
+        assertThat(output.exitCode()).as(output.text()).isZero();
+        int size = straggler.teamSize();
+        assertThat(diagnosis).contains((size - 1) + " of " + size + " threads wait at a barrier")
+                .contains("barrier_straggler.c:" + facts.number("hang.barrier.line"))
+                .contains("thread " + straggler.threadNum() + " has not reached it: in straggle (barrier_straggler.c:"
+                        + straggler.number("wait_line") + ")");
+    }
+}
