@@ -94,7 +94,7 @@ final class BarrierFindings {
                     ? team + ": all " + region.teamSize() + " threads wait at a barrier (" + barrier + ")"
                     : team + ": " + arrived.size() + " of " + region.teamSize() + " threads wait at a barrier ("
                       + barrier + "); " + String.join("; ", missing);
-            findings.add(new Finding("barrier", summary, evidence, Optional.of(barrier), involved));
+            findings.add(new Finding("barrier", summary, evidence, placeInCode(region, arrived), involved));
         }
         return findings;
     }
@@ -111,9 +111,7 @@ final class BarrierFindings {
     /** The barrier as people find it in their code: the line the waiting threads entered it from. */
     private static String barrierPlace(ParallelRegion region, List<ThreadWait> arrived) {
         boolean implicit = arrived.stream().anyMatch(w -> w.kind() == Kind.IMPLICIT_BARRIER || w.kind() == Kind.IDLE);
-        Optional<String> line = arrived.stream().map(ThreadWait::at).flatMap(Optional::stream)
-                .collect(Collectors.groupingBy(ThreadWait.Place::describe, LinkedHashMap::new, Collectors.counting()))
-                .entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey);
+        Optional<String> line = commonCaller(arrived);
         if (implicit) {
             return "the implicit barrier at the end of region " + region.id()
                     + region.function().map(f -> ", " + f.describe()).or(() -> line.map(l -> ", entered from " + l))
@@ -121,6 +119,20 @@ final class BarrierFindings {
         }
         return line.map(l -> "explicit, in " + l).orElse("its place is not known: no waiting thread's stack shows "
                 + "user code");
+    }
+
+    /** The user code most of the waiting threads entered the barrier from. */
+    private static Optional<String> commonCaller(List<ThreadWait> arrived) {
+        return arrived.stream().map(ThreadWait::at).flatMap(Optional::stream)
+                .collect(Collectors.groupingBy(ThreadWait.Place::describe, LinkedHashMap::new, Collectors.counting()))
+                .entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey);
+    }
+
+    /** The barrier's place as {@code function (file:line)}: the waiters' common caller, else the region's code. */
+    private static Optional<String> placeInCode(ParallelRegion region, List<ThreadWait> arrived) {
+        Optional<String> line = commonCaller(arrived);
+        boolean implicit = arrived.stream().anyMatch(w -> w.kind() == Kind.IMPLICIT_BARRIER || w.kind() == Kind.IDLE);
+        return implicit ? region.function().map(CodeLocation::describe).or(() -> line) : line;
     }
 
     /** The nested team that thread {@code number} of {@code region} started (its team path ends with it). */
