@@ -120,10 +120,7 @@ public final class RuntimeLocks {
     public static Lock userLock(AddressSpaceHandle space, long address) {
         Reader reader = new Reader(space);
         long word = reader.u32(address, "omp_lock_t at 0x" + Long.toHexString(address));
-        if (word == 0) {
-            throw new OmpdException(OmpdRc.UNAVAILABLE, "the omp_lock_t at 0x" + Long.toHexString(address)
-                    + " holds 0: not initialised, or destroyed");
-        }
+        // An even word is an index (0 included: the first lock made, which an uninitialised word looks like too)
         if ((word & 1) != 0) {
             return reader.direct(address, word, false);
         }
