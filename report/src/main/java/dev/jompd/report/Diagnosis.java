@@ -1,7 +1,5 @@
 package dev.jompd.report;
 
-import dev.jompd.core.recorder.LockHolder;
-import dev.jompd.core.recorder.RecordedThread;
 import dev.jompd.report.OpenMpPicture.OpenMpThread;
 import dev.jompd.report.OpenMpPicture.ParallelRegion;
 import dev.jompd.report.ParallelStacks.Step;
@@ -15,8 +13,8 @@ import java.util.Optional;
 
 /**
  * Why threads wait, in plain words with the evidence used: per team, who reached the barrier and who did
- * not (and where those are); who waits for a lock or critical section, and who holds it where the
- * jompd-recorder saw it taken; wait cycles (deadlocks). What a thread waits for comes from its OMPD state
+ * not (and where those are); who waits for a lock or critical section, and who holds it as libomp's lock
+ * memory says, or where the jompd-recorder saw it taken; wait cycles (deadlocks) — see {@link LockFindings}. What a thread waits for comes from its OMPD state
  * when libomp tracks states ({@code OMP_DEBUG=enabled}), else from where its stack is (a thread inside
  * libomp's barrier code is at its team's barrier); each finding says which.
  */
@@ -27,7 +25,7 @@ public final class Diagnosis {
     /** What one thread waits for, and how jompd knows. */
     enum Wait { BARRIER, LOCK, CRITICAL, TASKWAIT, NONE }
 
-    private record Seen(OpenMpThread thread, Wait waitsFor, String evidence, String where) {}
+    record Seen(OpenMpThread thread, Wait waitsFor, String evidence, String where) {}
 
     private Diagnosis() {}
 
@@ -35,7 +33,7 @@ public final class Diagnosis {
         Map<Long, ThreadStack> stackByGtid = new LinkedHashMap<>();
         stacks.ifPresent(s -> s.stacks().forEach(stack -> stackByGtid.put(stack.thread().gtid(), stack)));
         List<Finding> findings = new ArrayList<>();
-        Map<Long, List<Seen>> lockWaiters = new LinkedHashMap<>();
+        List<Seen> everyone = new ArrayList<>();
         for (ParallelRegion region : picture.regions()) {
             List<OpenMpThread> members = picture.members(Optional.of(region.id()));
             if (members.isEmpty()) {
@@ -57,47 +55,16 @@ public final class Diagnosis {
                 findings.add(new Finding("team " + region.id() + " (" + region.describe() + "): all " + members.size()
                         + " threads of the team there wait at a barrier", List.of(atBarrier.getFirst().evidence())));
             }
-            for (Seen s : seen) {
-                if (s.waitsFor() == Wait.LOCK || s.waitsFor() == Wait.CRITICAL) {
-                    lockWaiters.computeIfAbsent(s.thread().waitId(), k -> new ArrayList<>()).add(s);
-                }
-            }
+            everyone.addAll(seen);
         }
-        lockWaiters.forEach((waitId, waiters) -> {
-            List<String> evidence = new ArrayList<>();
-            waiters.forEach(s -> evidence.add(s.thread().name() + ": " + s.where() + " (" + s.evidence() + ")"));
-            String what = waiters.getFirst().waitsFor() == Wait.CRITICAL ? "a critical section" : "a lock";
-            String holder = holder(picture, waitId, waiters.getFirst().waitsFor());
-            findings.add(new Finding(waiters.size() + " thread" + (waiters.size() == 1 ? " waits" : "s wait") + " for "
-                    + what + (waitId != 0 ? " (wait id " + Text.hex(waitId) + ")" : "") + "; " + holder, evidence));
-        });
-        picture.history().ifPresent(history -> {
-            for (List<RecordedThread> cycle : history.deadlocks()) {
-                findings.add(new Finding("deadlock: " + String.join(" -> ", cycle.stream().map(t -> "LWP " + t.lwp())
-                        .toList()) + " -> LWP " + cycle.getFirst().lwp() + ", each waiting for a mutex the next holds",
-                        List.of("jompd-recorder: mutex acquired/released events of each thread")));
-            }
-        });
+        // Locks, critical sections, their holders and wait cycles: LockFindings.
+        findings.addAll(LockFindings.of(picture, everyone));
         if (findings.isEmpty()) {
             findings.add(new Finding("no thread waits at a barrier, for a lock or a critical section",
                     List.of(stacks.isPresent() ? "states and stacks of " + picture.threads().size() + " threads"
                             : "states of " + picture.threads().size() + " threads")));
         }
         return findings;
-    }
-
-    /** Who holds a lock others wait for: only what the jompd-recorder saw, never a guess. */
-    private static String holder(OpenMpPicture picture, long waitId, Wait wait) {
-        if (picture.history().isEmpty()) {
-            return "its holder is not known (run the program with the jompd-recorder to record lock holders)";
-        }
-        for (LockHolder holder : picture.history().get().lockHolders()) {
-            if (holder.waitId() == waitId && holder.holder().isPresent()) {
-                return "held by LWP " + holder.holder().get().lwp() + " (jompd-recorder)";
-            }
-        }
-        return "the jompd-recorder saw no holder of this wait id (OMPD's wait id is libomp's internal lock; the "
-                + "recorder's is the user's)";
     }
 
     private static Seen seen(OpenMpThread thread, Optional<ThreadStack> stack) {
@@ -134,7 +101,7 @@ public final class Diagnosis {
         return stack.steps().stream().filter(Step::runtime).reduce((a, b) -> b).map(Step::function).orElse("");
     }
 
-    private static Optional<Step> innermostUserStep(ThreadStack stack) {
+    static Optional<Step> innermostUserStep(ThreadStack stack) {
         Optional<Step> last = Optional.empty();
         for (Step step : stack.steps()) {
             // the program's own code: not the C library's wait functions below it

@@ -1,0 +1,249 @@
+package dev.jompd.report;
+
+import dev.jompd.core.ompd.RuntimeLocks.Holder;
+import dev.jompd.core.ompd.RuntimeLocks.Lock;
+import dev.jompd.core.recorder.LockHolder;
+import dev.jompd.core.recorder.RecordedThread;
+import dev.jompd.report.Diagnosis.Finding;
+import dev.jompd.report.Diagnosis.Seen;
+import dev.jompd.report.Diagnosis.Wait;
+import dev.jompd.report.OpenMpPicture.OpenMpThread;
+import dev.jompd.report.OpenMpPicture.ParallelRegion;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The lock and critical-section part of the diagnosis: who waits for which of libomp's locks (OMPD wait id,
+ * or the lock's own wait queue), who holds it (the lock's memory, else the jompd-recorder, never a guess),
+ * where the holder is and what it waits for itself; then the wait-for graph (thread → lock → holder, and
+ * thread at a barrier → team member that has not reached it), whose cycles are deadlocks.
+ */
+final class LockFindings {
+    /** One edge of the wait-for graph: {@code from} cannot go on until {@code to} does. */
+    private record Edge(long from, long to, String words) {}
+
+    private final OpenMpPicture picture;
+    private final Map<Long, Seen> seenByGtid;
+    private final Map<Long, OpenMpThread> threadByGtid = new LinkedHashMap<>();
+    private final List<Edge> edges = new ArrayList<>();
+
+    private LockFindings(OpenMpPicture picture, List<Seen> seen) {
+        this.picture = picture;
+        this.seenByGtid = new LinkedHashMap<>();
+        seen.forEach(s -> seenByGtid.put(s.thread().gtid(), s));
+        picture.threads().forEach(t -> threadByGtid.put(t.gtid(), t));
+    }
+
+    /** The findings about locks, critical sections and wait cycles, given what each thread waits for. */
+    static List<Finding> of(OpenMpPicture picture, List<Seen> seen) {
+        return new LockFindings(picture, seen).findings();
+    }
+
+    /** The name doors give a thread, short: {@code omp 1/4 (LWP 1234)}, team path first when nested. */
+    static String name(OpenMpThread thread) {
+        String path = thread.teamPath().isEmpty() ? "" : thread.path() + " · ";
+        String team = thread.region().isPresent() ? path + thread.threadNum() + "/" + thread.teamSize()
+                : "gtid " + thread.gtid();
+        return "omp " + team + (thread.lwp().isPresent() ? " (LWP " + thread.lwp().getAsLong() + ")" : "");
+    }
+
+    private List<Finding> findings() {
+        List<Finding> findings = new ArrayList<>();
+        Set<Long> attributed = new HashSet<>();
+        for (Lock lock : picture.locks().locks()) {
+            Map<Long, String> waiters = new LinkedHashMap<>();
+            for (Seen s : seenByGtid.values()) {
+                if (s.thread().waitId() == lock.object() && s.thread().waitId() != 0) {
+                    waiters.put(s.thread().gtid(), "OMPD wait id " + Text.hex(lock.object()));
+                }
+            }
+            for (long gtid : lock.waiters()) {
+                waiters.merge(gtid, "in the lock's wait queue", (a, b) -> a + ", in the lock's wait queue");
+            }
+            waiters.keySet().removeIf(gtid -> !threadByGtid.containsKey(gtid));
+            if (waiters.isEmpty()) {
+                continue;
+            }
+            attributed.addAll(waiters.keySet());
+            findings.add(lockFinding(lock, waiters));
+        }
+        // Lock waiters no lock of the table claims (a direct lock, or the table unreadable): as before, by wait id.
+        Map<Long, List<Seen>> unclaimed = new LinkedHashMap<>();
+        for (Seen s : seenByGtid.values()) {
+            if ((s.waitsFor() == Wait.LOCK || s.waitsFor() == Wait.CRITICAL) && !attributed.contains(s.thread().gtid())) {
+                unclaimed.computeIfAbsent(s.thread().waitId(), k -> new ArrayList<>()).add(s);
+            }
+        }
+        unclaimed.forEach((waitId, waiters) -> {
+            List<String> evidence = new ArrayList<>();
+            waiters.forEach(s -> evidence.add(name(s.thread()) + ": " + s.where() + " (" + s.evidence() + ")"));
+            String what = waiters.getFirst().waitsFor() == Wait.CRITICAL ? "a critical section" : "a lock";
+            String why = picture.locks().unavailable().map(u -> "libomp's lock table could not be read: " + u)
+                    .orElse(waitId == 0 ? "which one the runtime's memory does not say (a tas or futex lock keeps no "
+                            + "queue, and without OMP_DEBUG there is no wait id)"
+                            : "no lock of libomp's table has this wait id");
+            String holder = recorderHolder(waitId).map(lwp -> "held by LWP " + lwp + " (jompd-recorder)")
+                    .orElse("its holder is not known: " + why);
+            findings.add(new Finding(waiters.size() + " thread" + (waiters.size() == 1 ? " waits" : "s wait") + " for "
+                    + what + (waitId != 0 ? " (wait id " + Text.hex(waitId) + ")" : "") + "; " + holder, evidence));
+        });
+        barrierEdges();
+        findings.addAll(cycles());
+        picture.history().ifPresent(history -> {
+            for (List<RecordedThread> cycle : history.deadlocks()) {
+                findings.add(new Finding("deadlock: " + String.join(" -> ", cycle.stream().map(t -> "LWP " + t.lwp())
+                        .toList()) + " -> LWP " + cycle.getFirst().lwp() + ", each waiting for a mutex the next holds",
+                        List.of("jompd-recorder: mutex acquired/released events of each thread")));
+            }
+        });
+        return findings;
+    }
+
+    private Finding lockFinding(Lock lock, Map<Long, String> waiters) {
+        List<String> evidence = new ArrayList<>();
+        waiters.forEach((gtid, how) -> {
+            Seen s = seenByGtid.get(gtid);
+            evidence.add(name(threadByGtid.get(gtid)) + ": " + (s == null ? "" : s.where() + " ") + "(" + how
+                    + (s == null ? "" : "; " + s.evidence()) + ")");
+        });
+        if (!lock.evidence().isEmpty()) {
+            evidence.add("lock memory: " + lock.evidence());
+        }
+        String holder;
+        Optional<Long> recorded = recorderHolder(lock.object());
+        if (lock.holder() instanceof Holder.Owner owner && threadByGtid.containsKey(owner.gtid())) {
+            OpenMpThread thread = threadByGtid.get(owner.gtid());
+            Seen held = seenByGtid.get(owner.gtid());
+            holder = "held by " + name(thread) + (owner.depth().isPresent() ? " (nested " + owner.depth().getAsLong()
+                    + " deep)" : "") + (held == null ? "" : ", " + held.where() + whatItWaitsFor(held));
+            waiters.keySet().forEach(gtid -> edges.add(new Edge(gtid, owner.gtid(), "waits for " + lock.describe())));
+            if (recorded.isPresent() && thread.lwp().isPresent() && recorded.get() != thread.lwp().getAsLong()) {
+                holder += "; the jompd-recorder disagrees: it saw LWP " + recorded.get() + " take it";
+            } else if (recorded.isPresent()) {
+                evidence.add("jompd-recorder agrees: LWP " + recorded.get() + " acquired it last");
+            }
+        } else if (recorded.isPresent()) {
+            holder = "held by LWP " + recorded.get() + " (jompd-recorder)" + (lock.holder() instanceof Holder.Unknown u
+                    ? "; the lock's memory does not say: " + u.why() : "");
+            picture.threads().stream().filter(t -> t.lwp().isPresent() && t.lwp().getAsLong() == recorded.get())
+                    .findFirst().ifPresent(t -> waiters.keySet().forEach(gtid ->
+                            edges.add(new Edge(gtid, t.gtid(), "waits for " + lock.describe()))));
+        } else {
+            holder = switch (lock.holder()) {
+                case Holder.Unknown unknown -> "its holder is not known: " + unknown.why();
+                case Holder.Free free -> "the lock is free now: its first waiter is about to take it";
+                case Holder.Owner owner -> "the lock names gtid " + owner.gtid() + ", which is no OpenMP thread here";
+            };
+        }
+        String what = lock.critical() ? "a " + lock.describe() : lock.describe();
+        return new Finding(waiters.size() + " thread" + (waiters.size() == 1 ? " waits" : "s wait") + " for " + what
+                + "; " + holder, evidence);
+    }
+
+    private static String whatItWaitsFor(Seen seen) {
+        return switch (seen.waitsFor()) {
+            case BARRIER -> ", itself waiting at a barrier (" + seen.evidence() + ")";
+            case LOCK -> ", itself waiting for a lock (" + seen.evidence() + ")";
+            case CRITICAL -> ", itself waiting for a critical section (" + seen.evidence() + ")";
+            case TASKWAIT -> ", itself waiting at a taskwait (" + seen.evidence() + ")";
+            case NONE -> "";
+        };
+    }
+
+    /** The recorder's holder (LWP) of a lock object, when the recorder runs and saw one. */
+    private Optional<Long> recorderHolder(long waitId) {
+        if (picture.history().isEmpty() || waitId == 0) {
+            return Optional.empty();
+        }
+        for (LockHolder holder : picture.history().get().lockHolders()) {
+            if (holder.waitId() == waitId && holder.holder().isPresent()) {
+                return Optional.of(holder.holder().get().lwp());
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** A thread at its team's barrier waits for every member of the team that is not there. */
+    private void barrierEdges() {
+        for (ParallelRegion region : picture.regions()) {
+            List<Seen> members = picture.members(Optional.of(region.id())).stream().map(t -> seenByGtid.get(t.gtid()))
+                    .filter(s -> s != null).toList();
+            for (Seen at : members) {
+                if (at.waitsFor() != Wait.BARRIER) {
+                    continue;
+                }
+                for (Seen other : members) {
+                    if (other.waitsFor() != Wait.BARRIER) {
+                        edges.add(new Edge(at.thread().gtid(), other.thread().gtid(), "waits at a barrier of team "
+                                + region.id() + " that it has not reached"));
+                    }
+                }
+            }
+        }
+    }
+
+    /** Simple cycles of the wait-for graph that include a lock: each once, from its smallest gtid. */
+    private List<Finding> cycles() {
+        Map<Long, List<Edge>> out = new LinkedHashMap<>();
+        edges.forEach(e -> out.computeIfAbsent(e.from(), k -> new ArrayList<>()).add(e));
+        Set<String> reported = new LinkedHashSet<>();
+        List<Finding> findings = new ArrayList<>();
+        for (long start : out.keySet()) {
+            walk(start, start, new ArrayList<>(), new HashSet<>(), out, reported, findings);
+        }
+        return findings;
+    }
+
+    private void walk(long start, long at, List<Edge> path, Set<Long> visited, Map<Long, List<Edge>> out,
+                      Set<String> reported, List<Finding> findings) {
+        if (path.size() > threadByGtid.size() || findings.size() > 16) {
+            return; // bounded: no simple cycle is longer than the thread count
+        }
+        for (Edge edge : out.getOrDefault(at, List.of())) {
+            if (edge.to() == start) {
+                List<Edge> cycle = new ArrayList<>(path);
+                cycle.add(edge);
+                boolean smallestFirst = cycle.stream().allMatch(e -> Long.compareUnsigned(start, e.from()) <= 0);
+                boolean holdsALock = cycle.stream().anyMatch(e -> e.words().startsWith("waits for"));
+                // one finding per set of locks and barriers: the same cycle through another waiter of them is no news
+                String key = cycle.stream().map(Edge::words).sorted().toList().toString();
+                if (smallestFirst && holdsALock && reported.add(key)) {
+                    findings.add(deadlock(cycle));
+                }
+            } else if (!visited.contains(edge.to())) {
+                visited.add(edge.to());
+                path.add(edge);
+                walk(start, edge.to(), path, visited, out, reported, findings);
+                path.removeLast();
+                visited.remove(edge.to());
+            }
+        }
+    }
+
+    private Finding deadlock(List<Edge> cycle) {
+        StringBuilder summary = new StringBuilder("deadlock: ");
+        List<String> evidence = new ArrayList<>();
+        for (int i = 0; i < cycle.size(); i++) {
+            Edge edge = cycle.get(i);
+            String from = name(threadByGtid.get(edge.from()));
+            String to = name(threadByGtid.get(edge.to()));
+            if (edge.words().startsWith("waits for")) {
+                summary.append(i == 0 ? from + " " : ", which ").append(edge.words()).append(" held by ").append(to);
+            } else {
+                summary.append(i == 0 ? from + " " : ", which ").append(edge.words().replace(" it ", " " + to + " "));
+            }
+            Seen seen = seenByGtid.get(edge.from());
+            if (seen != null) {
+                evidence.add(from + ": " + seen.where() + " (" + seen.evidence() + ")");
+            }
+        }
+        return new Finding(summary.toString(), evidence);
+    }
+}
