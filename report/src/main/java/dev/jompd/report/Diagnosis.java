@@ -1,7 +1,5 @@
 package dev.jompd.report;
 
-import dev.jompd.core.recorder.LockHolder;
-import dev.jompd.core.recorder.RecordedThread;
 import dev.jompd.report.OpenMpPicture.OpenMpThread;
 import dev.jompd.report.ParallelStacks.ThreadStack;
 
@@ -15,7 +13,8 @@ import java.util.Optional;
  * Why threads wait, in plain words with the evidence used: per team, who reached the barrier and who did
  * not and where those are ({@link BarrierFindings}, the team tree included); who waits at a taskwait or
  * taskgroup for which unfinished child tasks ({@link TaskwaitFindings}); who waits for a lock or critical
- * section, and who holds it where the jompd-recorder saw it taken; wait cycles (deadlocks). What a thread waits for comes from its OMPD state
+ * section, and who holds it as libomp's lock memory says, or where the jompd-recorder saw it taken; wait
+ * cycles (deadlocks) — see {@link LockFindings}. What a thread waits for comes from its OMPD state
  * when libomp tracks states ({@code OMP_DEBUG=enabled}), else from where its stack is (a thread inside
  * libomp's barrier code is at its team's barrier; {@link ThreadWait}); each finding says which.
  */
@@ -57,51 +56,14 @@ public final class Diagnosis {
         }
         List<Finding> findings = new ArrayList<>(BarrierFindings.of(picture, waits));
         findings.addAll(TaskwaitFindings.of(picture, waits));
-        Map<Long, List<ThreadWait>> lockWaiters = new LinkedHashMap<>();
-        for (ThreadWait w : waits.values()) {
-            if (w.kind() == ThreadWait.Kind.LOCK || w.kind() == ThreadWait.Kind.CRITICAL) {
-                lockWaiters.computeIfAbsent(w.thread().waitId(), k -> new ArrayList<>()).add(w);
-            }
-        }
-        lockWaiters.forEach((waitId, waiters) -> {
-            List<String> evidence = new ArrayList<>();
-            waiters.forEach(w -> evidence.add(w.thread().name() + ": " + w.where() + " (" + w.evidence() + ")"));
-            String what = waiters.getFirst().kind() == ThreadWait.Kind.CRITICAL ? "a critical section" : "a lock";
-            String holder = holder(picture, waitId);
-            findings.add(new Finding("lock", waiters.size() + " thread" + (waiters.size() == 1 ? " waits" : "s wait")
-                    + " for " + what + (waitId != 0 ? " (wait id " + Text.hex(waitId) + ")" : "") + "; " + holder,
-                    evidence, waiters.getFirst().at().map(ThreadWait.Place::describe),
-                    waiters.stream().map(w -> Involved.of(w, "waits for " + what, w.at().or(w::innermost))).toList()));
-        });
-        picture.history().ifPresent(history -> {
-            for (List<RecordedThread> cycle : history.deadlocks()) {
-                findings.add(new Finding("deadlock", "deadlock: " + String.join(" -> ", cycle.stream()
-                        .map(t -> "LWP " + t.lwp()).toList()) + " -> LWP " + cycle.getFirst().lwp()
-                        + ", each waiting for a mutex the next holds",
-                        List.of("jompd-recorder: mutex acquired/released events of each thread"), Optional.empty(),
-                        List.of()));
-            }
-        });
+        // Locks, critical sections, their holders and wait cycles (deadlocks)
+        findings.addAll(LockFindings.of(picture, List.copyOf(waits.values())));
         if (findings.isEmpty()) {
             findings.add(new Finding("none", "no thread waits at a barrier, a taskwait, for a lock or a critical section",
                     List.of(stacks.isPresent() ? "states and stacks of " + picture.threads().size() + " threads"
                             : "states of " + picture.threads().size() + " threads"), Optional.empty(), List.of()));
         }
         return findings;
-    }
-
-    /** Who holds a lock others wait for: only what the jompd-recorder saw, never a guess. */
-    private static String holder(OpenMpPicture picture, long waitId) {
-        if (picture.history().isEmpty()) {
-            return "its holder is not known (run the program with the jompd-recorder to record lock holders)";
-        }
-        for (LockHolder holder : picture.history().get().lockHolders()) {
-            if (holder.waitId() == waitId && holder.holder().isPresent()) {
-                return "held by LWP " + holder.holder().get().lwp() + " (jompd-recorder)";
-            }
-        }
-        return "the jompd-recorder saw no holder of this wait id (OMPD's wait id is libomp's internal lock; the "
-                + "recorder's is the user's)";
     }
 
     /** The findings as text. */

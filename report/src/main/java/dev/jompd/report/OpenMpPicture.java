@@ -2,6 +2,7 @@ package dev.jompd.report;
 
 import dev.jompd.core.ompd.AddressSpaceHandle;
 import dev.jompd.core.ompd.ProcessSnapshot;
+import dev.jompd.core.ompd.RuntimeLocks;
 import dev.jompd.core.ompd.TaskHandle;
 import dev.jompd.core.ompd.ToolData;
 import dev.jompd.core.recorder.Recorder;
@@ -38,12 +39,14 @@ public final class OpenMpPicture {
     private final StartupSettings startup;
     private final List<String> notices;
     private final Optional<RecordedHistory> history;
+    private final RuntimeLocks locks;
     private final List<String> problems;
     private final String runtimeReading;
 
     private OpenMpPicture(TargetDescription target, ProcessSnapshot snapshot, CodeNames names, String runtimeReading,
-                          Optional<RecordedHistory> history, List<String> historyProblems) {
+                          Optional<RecordedHistory> history, List<String> historyProblems, RuntimeLocks locks) {
         this.runtimeReading = runtimeReading;
+        this.locks = locks;
         this.target = target;
         this.snapshot = snapshot;
         this.version = new OpenMpVersion(snapshot.ompVersion());
@@ -137,12 +140,13 @@ public final class OpenMpPicture {
     public static OpenMpPicture take(AddressSpaceHandle process, TargetDescription target, CodeNames names) {
         ProcessSnapshot snapshot = ProcessSnapshot.take(process);
         String reading = process.layout().reading().toString();
+        RuntimeLocks locks = RuntimeLocks.read(process);
         try {
             return new OpenMpPicture(target, snapshot, names, reading, Recorder.find(process).map(RecordedHistory::new),
-                    List.of());
+                    List.of(), locks);
         } catch (RecorderFormatException e) {
             return new OpenMpPicture(target, snapshot, names, reading, Optional.empty(),
-                    List.of("jompd-recorder: " + e.getMessage()));
+                    List.of("jompd-recorder: " + e.getMessage()), locks);
         }
     }
 
@@ -292,6 +296,11 @@ public final class OpenMpPicture {
     }
 
     /** What the jompd-recorder kept of the program's past, when the program runs with it. */
+    /** libomp's locks and critical sections at this stop, with holders and wait queues as its memory says. */
+    public RuntimeLocks locks() {
+        return locks;
+    }
+
     public Optional<RecordedHistory> history() {
         return history;
     }

@@ -14,6 +14,10 @@ public enum Fixture {
     NESTED_FORTRAN("nested_fortran.f90"),
     RECORDER_EVENTS("recorder_events.c"),
     RECORDER_DEADLOCK("recorder_deadlock.c"),
+    /** Hang fixture: a lock-order deadlock over omp_lock_t (or omp_nest_lock_t), no recorder. */
+    LOCK_DEADLOCK("lock_deadlock.c"),
+    /** Hang fixture: a barrier inside a critical section the rest of the team waits to enter. */
+    CRITICAL_BARRIER("critical_barrier.c"),
     RECORDER_CONTROL("recorder_control.c"),
     RECORDER_CONTROL_FORTRAN("recorder_control_fortran.f90"),
     /** Built with host offload against Debian's LLVM 19 runtime, not the OMPD build (see FIXTURES.md). */

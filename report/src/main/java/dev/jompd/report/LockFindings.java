@@ -1,0 +1,240 @@
+package dev.jompd.report;
+
+import dev.jompd.core.ompd.RuntimeLocks.Holder;
+import dev.jompd.core.ompd.RuntimeLocks.Lock;
+import dev.jompd.core.recorder.LockHolder;
+import dev.jompd.core.recorder.RecordedThread;
+import dev.jompd.report.Diagnosis.Finding;
+import dev.jompd.report.Diagnosis.Involved;
+import dev.jompd.report.OpenMpPicture.OpenMpThread;
+import dev.jompd.report.OpenMpPicture.ParallelRegion;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The lock and critical-section part of the diagnosis: who waits for which of libomp's locks (OMPD wait id,
+ * or the lock's own wait queue), who holds it (the lock's memory, else the jompd-recorder, never a guess),
+ * where the holder is and what it waits for itself; then the wait-for graph (thread → lock → holder, and
+ * thread at a barrier → team member that has not reached it), whose cycles are deadlocks.
+ */
+final class LockFindings {
+    /** One edge of the wait-for graph: {@code from} cannot go on until {@code to} does. */
+    private record Edge(long from, long to, String words) {}
+
+    private final OpenMpPicture picture;
+    private final Map<Long, ThreadWait> waitByGtid;
+    private final Map<Long, OpenMpThread> threadByGtid = new LinkedHashMap<>();
+    private final List<Edge> edges = new ArrayList<>();
+    /** Steps the cycle search may take: enumerating simple cycles can be exponential in a dense graph. */
+    private static final int CYCLE_SEARCH_STEPS = 200_000;
+    private int cycleSearchSteps;
+
+    private LockFindings(OpenMpPicture picture, List<ThreadWait> seen) {
+        this.picture = picture;
+        this.waitByGtid = new LinkedHashMap<>();
+        seen.forEach(s -> waitByGtid.put(s.thread().gtid(), s));
+        picture.threads().forEach(t -> threadByGtid.put(t.gtid(), t));
+    }
+
+    /** The findings about locks, critical sections and wait cycles, given what each thread waits for. */
+    static List<Finding> of(OpenMpPicture picture, List<ThreadWait> seen) {
+        return new LockFindings(picture, seen).findings();
+    }
+
+    /** The name doors give a thread, short: {@code omp 1/4 (LWP 1234)}, team path first when nested. */
+    static String name(OpenMpThread thread) {
+        String path = thread.teamPath().isEmpty() ? "" : thread.path() + " · ";
+        String team = thread.region().isPresent() ? path + thread.threadNum() + "/" + thread.teamSize()
+                : "gtid " + thread.gtid();
+        return "omp " + team + (thread.lwp().isPresent() ? " (LWP " + thread.lwp().getAsLong() + ")" : "");
+    }
+
+    private List<Finding> findings() {
+        List<Finding> findings = new ArrayList<>();
+        Set<Long> attributed = new HashSet<>();
+        for (Lock lock : picture.locks().locks()) {
+            Map<Long, String> waiters = new LinkedHashMap<>();
+            for (ThreadWait s : waitByGtid.values()) {
+                if (s.thread().waitId() == lock.object() && s.thread().waitId() != 0) {
+                    waiters.put(s.thread().gtid(), "OMPD wait id " + Text.hex(lock.object()));
+                }
+            }
+            for (long gtid : lock.waiters()) {
+                waiters.merge(gtid, "in the lock's wait queue", (a, b) -> a + ", in the lock's wait queue");
+            }
+            waiters.keySet().removeIf(gtid -> !threadByGtid.containsKey(gtid));
+            if (waiters.isEmpty()) {
+                continue;
+            }
+            attributed.addAll(waiters.keySet());
+            findings.add(lockFinding(lock, waiters));
+        }
+        // Lock waiters no lock of the table claims (a direct lock, or the table unreadable): as before, by wait id.
+        Map<Long, List<ThreadWait>> unclaimed = new LinkedHashMap<>();
+        for (ThreadWait s : waitByGtid.values()) {
+            if ((s.kind() == ThreadWait.Kind.LOCK || s.kind() == ThreadWait.Kind.CRITICAL) && !attributed.contains(s.thread().gtid())) {
+                unclaimed.computeIfAbsent(s.thread().waitId(), k -> new ArrayList<>()).add(s);
+            }
+        }
+        unclaimed.forEach((waitId, waiters) -> {
+            List<String> evidence = new ArrayList<>();
+            waiters.forEach(s -> evidence.add(name(s.thread()) + ": " + s.where() + " (" + s.evidence() + ")"));
+            String what = waiters.getFirst().kind() == ThreadWait.Kind.CRITICAL ? "a critical section" : "a lock";
+            String why = picture.locks().unavailable().map(u -> "libomp's lock table could not be read: " + u)
+                    .orElse(waitId == 0 ? "which one the runtime's memory does not say (a tas or futex lock keeps no "
+                            + "queue, and without OMP_DEBUG there is no wait id)"
+                            : "no lock of libomp's table has this wait id");
+            String holder = recorderHolder(waitId).map(lwp -> "held by LWP " + lwp + " (jompd-recorder)")
+                    .orElse("its holder is not known: " + why);
+            findings.add(new Finding("lock", waiters.size() + " thread" + (waiters.size() == 1 ? " waits" : "s wait")
+                    + " for " + what + (waitId != 0 ? " (wait id " + Text.hex(waitId) + ")" : "") + "; " + holder,
+                    evidence, waiters.getFirst().at().map(ThreadWait.Place::describe),
+                    waiters.stream().map(w -> Involved.of(w, "waits for " + what, w.at().or(w::innermost))).toList()));
+        });
+        barrierEdges();
+        findings.addAll(cycles());
+        picture.history().ifPresent(history -> {
+            for (List<RecordedThread> cycle : history.deadlocks()) {
+                findings.add(new Finding("deadlock", "deadlock: " + String.join(" -> ", cycle.stream()
+                        .map(t -> "LWP " + t.lwp()).toList()) + " -> LWP " + cycle.getFirst().lwp()
+                        + ", each waiting for a mutex the next holds",
+                        List.of("jompd-recorder: mutex acquired/released events of each thread"), Optional.empty(),
+                        List.of()));
+            }
+        });
+        return findings;
+    }
+
+    private Finding lockFinding(Lock lock, Map<Long, String> waiters) {
+        List<String> evidence = new ArrayList<>();
+        waiters.forEach((gtid, how) -> {
+            ThreadWait s = waitByGtid.get(gtid);
+            evidence.add(name(threadByGtid.get(gtid)) + ": " + (s == null ? "" : s.where() + " ") + "(" + how
+                    + (s == null ? "" : "; " + s.evidence()) + ")");
+        });
+        if (!lock.evidence().isEmpty()) {
+            evidence.add("lock memory: " + lock.evidence());
+        }
+        String holder;
+        Optional<ThreadWait> holding = Optional.empty();
+        Optional<Long> recorded = recorderHolder(lock.object());
+        if (lock.holder() instanceof Holder.Owner owner && threadByGtid.containsKey(owner.gtid())) {
+            OpenMpThread thread = threadByGtid.get(owner.gtid());
+            ThreadWait held = waitByGtid.get(owner.gtid());
+            holding = Optional.ofNullable(held);
+            holder = "held by " + name(thread) + (owner.depth().isPresent() ? " (nested " + owner.depth().getAsLong()
+                    + " deep)" : "") + (held == null ? "" : ", " + held.where() + whatItWaitsFor(held));
+            waiters.keySet().forEach(gtid -> edges.add(new Edge(gtid, owner.gtid(), "waits for " + lock.describe())));
+            if (recorded.isPresent() && thread.lwp().isPresent() && recorded.get() != thread.lwp().getAsLong()) {
+                holder += "; the jompd-recorder disagrees: it saw LWP " + recorded.get() + " take it";
+            } else if (recorded.isPresent()) {
+                evidence.add("jompd-recorder agrees: LWP " + recorded.get() + " acquired it last");
+            }
+        } else if (recorded.isPresent()) {
+            holder = "held by LWP " + recorded.get() + " (jompd-recorder)" + (lock.holder() instanceof Holder.Unknown u
+                    ? "; the lock's memory does not say: " + u.why() : "");
+            picture.threads().stream().filter(t -> t.lwp().isPresent() && t.lwp().getAsLong() == recorded.get())
+                    .findFirst().ifPresent(t -> waiters.keySet().forEach(gtid ->
+                            edges.add(new Edge(gtid, t.gtid(), "waits for " + lock.describe()))));
+        } else {
+            holder = switch (lock.holder()) {
+                case Holder.Unknown unknown -> "its holder is not known: " + unknown.why();
+                case Holder.Free free -> "the lock is free now: its first waiter is about to take it";
+                case Holder.Owner owner -> "the lock names gtid " + owner.gtid() + ", which is no OpenMP thread here";
+            };
+        }
+        String what = lock.critical() ? "a " + lock.describe() : lock.describe();
+        List<ThreadWait> waiting = waiters.keySet().stream().map(waitByGtid::get).filter(w -> w != null).toList();
+        List<Involved> involved = new ArrayList<>(waiting.stream()
+                .map(w -> Involved.of(w, "waits for " + what, w.at().or(w::innermost))).toList());
+        holding.ifPresent(h -> involved.add(Involved.of(h, "holds " + what, h.innermost())));
+        return new Finding("lock", waiters.size() + " thread" + (waiters.size() == 1 ? " waits" : "s wait") + " for "
+                + what + "; " + holder, evidence, waiting.stream().flatMap(w -> w.at().stream())
+                .map(ThreadWait.Place::describe).findFirst(), involved);
+    }
+
+    private static String whatItWaitsFor(ThreadWait wait) {
+        return switch (wait.kind()) {
+            case BARRIER, IMPLICIT_BARRIER -> ", itself waiting at a barrier (" + wait.evidence() + ")";
+            case TASK_AT_BARRIER -> ", itself at a barrier, running a task (" + wait.evidence() + ")";
+            case LOCK -> ", itself waiting for a lock (" + wait.evidence() + ")";
+            case CRITICAL -> ", itself waiting for a critical section (" + wait.evidence() + ")";
+            case TASKWAIT -> ", itself waiting at a taskwait (" + wait.evidence() + ")";
+            case TASKGROUP -> ", itself waiting at the end of a taskgroup (" + wait.evidence() + ")";
+            case IDLE -> ", itself idle in libomp's thread pool (" + wait.evidence() + ")";
+            case NONE -> "";
+        };
+    }
+
+    /** Simple cycles of the wait-for graph that include a lock: each once, from its smallest gtid. */
+    private List<Finding> cycles() {
+        Map<Long, List<Edge>> out = new LinkedHashMap<>();
+        edges.forEach(e -> out.computeIfAbsent(e.from(), k -> new ArrayList<>()).add(e));
+        Set<String> reported = new LinkedHashSet<>();
+        List<Finding> findings = new ArrayList<>();
+        for (long start : out.keySet()) {
+            walk(start, start, new ArrayList<>(), new HashSet<>(), out, reported, findings);
+        }
+        if (cycleSearchSteps > CYCLE_SEARCH_STEPS) {
+            findings.add(new Finding("other", "the search for wait cycles stopped after " + CYCLE_SEARCH_STEPS
+                    + " steps: deadlocks beyond those named may exist", List.of("wait-for graph of " + edges.size()
+                    + " edges"), Optional.empty(), List.of()));
+        }
+        return findings;
+    }
+
+    private void walk(long start, long at, List<Edge> path, Set<Long> visited, Map<Long, List<Edge>> out,
+                      Set<String> reported, List<Finding> findings) {
+        if (path.size() > threadByGtid.size() || findings.size() > 16 || ++cycleSearchSteps > CYCLE_SEARCH_STEPS) {
+            return; // bounded: no simple cycle is longer than the thread count
+        }
+        for (Edge edge : out.getOrDefault(at, List.of())) {
+            if (edge.to() == start) {
+                List<Edge> cycle = new ArrayList<>(path);
+                cycle.add(edge);
+                boolean smallestFirst = cycle.stream().allMatch(e -> Long.compareUnsigned(start, e.from()) <= 0);
+                boolean holdsALock = cycle.stream().anyMatch(e -> e.words().startsWith("waits for"));
+                // one finding per set of locks and barriers: the same cycle through another waiter of them is no news
+                String key = cycle.stream().map(Edge::words).sorted().toList().toString();
+                if (smallestFirst && holdsALock && reported.add(key)) {
+                    findings.add(deadlock(cycle));
+                }
+            } else if (!visited.contains(edge.to())) {
+                visited.add(edge.to());
+                path.add(edge);
+                walk(start, edge.to(), path, visited, out, reported, findings);
+                path.removeLast();
+                visited.remove(edge.to());
+            }
+        }
+    }
+
+    private Finding deadlock(List<Edge> cycle) {
+        StringBuilder summary = new StringBuilder("deadlock: ");
+        List<String> evidence = new ArrayList<>();
+        for (int i = 0; i < cycle.size(); i++) {
+            Edge edge = cycle.get(i);
+            String from = name(threadByGtid.get(edge.from()));
+            String to = name(threadByGtid.get(edge.to()));
+            if (edge.words().startsWith("waits for")) {
+                summary.append(i == 0 ? from + " " : ", which ").append(edge.words()).append(" held by ").append(to);
+            } else {
+                summary.append(i == 0 ? from + " " : ", which ").append(edge.words().replace(" it ", " " + to + " "));
+            }
+            ThreadWait seen = waitByGtid.get(edge.from());
+            if (seen != null) {
+                evidence.add(from + ": " + seen.where() + " (" + seen.evidence() + ")");
+            }
+        }
+        List<Involved> involved = cycle.stream().map(e -> waitByGtid.get(e.from())).filter(w -> w != null)
+                .map(w -> Involved.of(w, "in the cycle: " + w.kind().words(), w.at().or(w::innermost))).toList();
+        return new Finding("deadlock", summary.toString(), evidence, Optional.empty(), involved);
+    }
+}

@@ -1,0 +1,129 @@
+package dev.jompd.report;
+
+import dev.jompd.report.Diagnosis.Finding;
+import dev.jompd.testkit.Facts;
+import dev.jompd.testkit.Fixture;
+import dev.jompd.testkit.FixtureRun;
+import dev.jompd.testkit.Fixtures;
+import dev.jompd.testkit.RecorderLibrary;
+import dev.jompd.testkit.StoppedFixture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The lock part of the diagnosis on the hang fixtures (lock_deadlock, critical_barrier) and the waits
+ * program, against what each program recorded about itself (holders, waiters, wait lines) and the lock
+ * objects gdb finds through libomp's DWARF from the user's lock addresses.
+ */
+class LockDiagnosisIT {
+
+    private static String name(Facts.ThreadFacts thread) {
+        return "omp " + thread.threadNum() + "/" + thread.teamSize() + " (LWP " + thread.lwp() + ")";
+    }
+
+    /** The lock object libomp made for the omp_lock_t at {@code address}, as gdb reads it through the DWARF. */
+    private static String lockObject(StoppedFixture fixture, String address) {
+        long index = fixture.gdb().evaluate("(long)(*(unsigned*)" + address + " >> 1)").asLong();
+        return "0x" + Long.toHexString(fixture.gdb().evaluate("(long)__kmp_i_lock_table.table[" + index / 1024 + "]["
+                + index % 1024 + "].lock").asLong());
+    }
+
+    private static void namesTheCycle(StoppedFixture fixture, List<String> locks) {
+        Facts facts = fixture.facts();
+        String text = Diagnosis.text(DiagnosisIT.diagnose(fixture));
+        Finding deadlock = DiagnosisIT.diagnose(fixture).stream().filter(f -> f.summary().startsWith("deadlock: omp"))
+                .findFirst().orElseThrow(() -> new AssertionError("no deadlock in\n" + text));
+        assertThat(deadlock.summary()).as(text).contains(", which waits for");
+        for (String lock : locks) {
+            Facts.ThreadFacts holder = facts.thread((int) facts.number("hang.lock." + lock + ".holder"));
+            String object = lockObject(fixture, facts.get("hang.lock." + lock + ".address"));
+            assertThat(deadlock.summary()).as(text).contains(object + " held by " + name(holder));
+            Facts.ThreadFacts waiter = facts.threads().stream()
+                    .filter(t -> t.find("waits_for").orElse("").equals(lock)).findFirst().orElseThrow();
+            assertThat(deadlock.evidence()).as(text).anyMatch(e -> e.startsWith(name(waiter))
+                    && e.contains("lock_deadlock.c:" + waiter.get("wait_line")));
+            // the lock's own finding names its holder and where the holder is
+            assertThat(text).contains(object + "; held by " + name(holder));
+        }
+        assertThat(facts.get("hang.kind")).isEqualTo("lock-order-deadlock");
+    }
+
+    @ParameterizedTest(name = "OMP_DEBUG={0}")
+    @ValueSource(strings = {"enabled", "disabled"})
+    void aNestLockCycleIsADeadlockFromTheLocksMemory(String ompDebug) {
+        namesTheCycle(Fixtures.core(FixtureRun.of(Fixture.LOCK_DEADLOCK, "nest").withEnvironment("OMP_DEBUG", ompDebug)),
+                List.of("A", "B"));
+    }
+
+    @ParameterizedTest(name = "OMP_DEBUG={0}")
+    @ValueSource(strings = {"enabled", "disabled"})
+    void aSimpleLockCycleIsADeadlockWhenLibompRecordsOwners(String ompDebug) {
+        namesTheCycle(Fixtures.core(FixtureRun.of(Fixture.LOCK_DEADLOCK, "lock").withEnvironment("OMP_DEBUG", ompDebug)
+                .withEnvironment("KMP_CONSISTENCY_CHECK", "all")), List.of("A", "B", "C"));
+    }
+
+    @Test
+    void simpleLocksWithoutOwnersNameTheirWaitersAndSayWhyTheHolderIsNotKnown() {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.LOCK_DEADLOCK, "lock"));
+        Facts facts = fixture.facts();
+        String text = Diagnosis.text(DiagnosisIT.diagnose(fixture));
+        assertThat(text).doesNotContain("deadlock:");
+        for (String lock : List.of("A", "B", "C")) {
+            Facts.ThreadFacts waiter = facts.threads().stream()
+                    .filter(t -> t.find("waits_for").orElse("").equals(lock)).findFirst().orElseThrow();
+            assertThat(text).contains("1 thread waits for queuing lock #")
+                    .contains(lockObject(fixture, facts.get("hang.lock." + lock + ".address"))
+                            + "; its holder is not known: held (head_id")
+                    .contains("KMP_CONSISTENCY_CHECK")
+                    .contains(name(waiter) + ": in ");
+        }
+    }
+
+    @ParameterizedTest(name = "OMP_DEBUG={0}")
+    @ValueSource(strings = {"enabled", "disabled"})
+    void theCriticalSectionNamesItsWaitersAndWhereItIs(String ompDebug) {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.CRITICAL_BARRIER).withEnvironment("OMP_DEBUG", ompDebug));
+        Facts facts = fixture.facts();
+        List<Finding> findings = DiagnosisIT.diagnose(fixture);
+        String text = Diagnosis.text(findings);
+        long name = fixture.gdb().evaluate("(long)&'" + facts.get("hang.lock.gate.symbol") + "'").asLong();
+        long object = fixture.gdb().evaluate("(long)(*(kmp_indirect_lock_t**)" + name + ")->lock").asLong();
+        Finding critical = findings.stream().filter(f -> f.summary().startsWith("2 threads wait for a critical section at "
+                + "critical_barrier.c:" + facts.get("hang.lock.gate.line"))).findFirst()
+                .orElseThrow(() -> new AssertionError(text));
+        assertThat(critical.summary()).as(text).contains("0x" + Long.toHexString(object));
+        for (Facts.ThreadFacts waiter : facts.threads().stream().filter(t -> t.role().equals("waiter")).toList()) {
+            assertThat(critical.evidence()).as(text).anyMatch(e -> e.startsWith("omp " + waiter.ancestors().getFirst()
+                    + " · " + waiter.threadNum() + "/3 (LWP " + waiter.lwp() + ")")
+                    && e.contains("critical_barrier.c:" + waiter.get("wait_line")));
+        }
+        // libomp keeps no owner for the default (queuing) critical section: said, not guessed
+        assertThat(critical.summary()).as(text).contains("its holder is not known").contains("KMP_CONSISTENCY_CHECK");
+    }
+
+    @Test
+    void withTheRecorderTheCriticalBarrierHangIsADeadlock() {
+        StoppedFixture fixture = Fixtures.core(RecorderLibrary.with(FixtureRun.of(Fixture.CRITICAL_BARRIER)));
+        Facts facts = fixture.facts();
+        String text = Diagnosis.text(DiagnosisIT.diagnose(fixture));
+        Facts.ThreadFacts holder = facts.threads().stream().filter(t -> t.role().equals("holder")).findFirst().orElseThrow();
+        assertThat(text).contains("held by LWP " + holder.lwp() + " (jompd-recorder)");
+        assertThat(text).contains("deadlock: ").contains("waits at a barrier of team");
+    }
+
+    @Test
+    void theWaitsProgramsLockAndCriticalNameThreadZeroAsHolderWhenLibompRecordsOwners() {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.WAITS).withEnvironment("KMP_CONSISTENCY_CHECK", "all"));
+        Facts facts = fixture.facts();
+        String text = Diagnosis.text(DiagnosisIT.diagnose(fixture));
+        Facts.ThreadFacts marker = facts.thread(0);
+        assertThat(text).contains("1 thread waits for queuing lock #").contains("1 thread waits for a critical section at waits.c:");
+        assertThat(text.lines().filter(l -> l.contains("held by " + name(marker))).count()).as(text).isEqualTo(2);
+        assertThat(text).doesNotContain("deadlock:");
+    }
+}
