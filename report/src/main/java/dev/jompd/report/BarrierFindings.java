@@ -52,7 +52,7 @@ final class BarrierFindings {
                         + w.where() : w.kind() == Kind.IDLE ? "at the barrier: done with the region's code, it "
                         + "waits in libomp's fork barrier (a worker passes the implicit barrier with its arrival)"
                         : "at the barrier";
-                evidence.add(w.thread().name() + ": " + what + " (" + w.evidence() + ")");
+                evidence.add(Diagnosis.who(w.thread()) + ": " + what + " (" + w.evidence() + ")");
                 involved.add(Involved.of(w, w.kind() == Kind.TASK_AT_BARRIER ? "runs a task at the barrier"
                         : "at the barrier", w.innermost()));
             }
@@ -68,7 +68,7 @@ final class BarrierFindings {
                 if (member != null) {
                     String where = notThere(member);
                     missing.add("thread " + number + " has not reached it: " + where);
-                    evidence.add(member.thread().name() + ": not there, " + where + " (" + member.evidence() + ")");
+                    evidence.add(Diagnosis.who(member.thread()) + ": not there, " + where + " (" + member.evidence() + ")");
                     involved.add(Involved.of(member, "has not reached the barrier", member.kind() == Kind.NONE
                             ? member.innermost() : member.at().or(member::innermost)));
                     continue;

@@ -66,6 +66,17 @@ public final class Diagnosis {
         return findings;
     }
 
+    /**
+     * How every finding names a thread, short and the same everywhere: {@code omp 1/4 (LWP 1234)}, the team path
+     * first when nested ({@code omp 1 · 2/3 (LWP 1234)}); the LWP is what gdb's and the OS's thread lists show.
+     */
+    static String who(OpenMpThread thread) {
+        String path = thread.teamPath().isEmpty() ? "" : thread.path() + " · ";
+        String team = thread.region().isPresent() ? path + thread.threadNum() + "/" + thread.teamSize()
+                : "gtid " + thread.gtid();
+        return "omp " + team + (thread.lwp().isPresent() ? " (LWP " + thread.lwp().getAsLong() + ")" : "");
+    }
+
     /** The findings as text. */
     public static String text(List<Finding> findings) {
         StringBuilder out = new StringBuilder("Diagnosis\n");

@@ -48,14 +48,6 @@ final class LockFindings {
         return new LockFindings(picture, seen).findings();
     }
 
-    /** The name doors give a thread, short: {@code omp 1/4 (LWP 1234)}, team path first when nested. */
-    static String name(OpenMpThread thread) {
-        String path = thread.teamPath().isEmpty() ? "" : thread.path() + " · ";
-        String team = thread.region().isPresent() ? path + thread.threadNum() + "/" + thread.teamSize()
-                : "gtid " + thread.gtid();
-        return "omp " + team + (thread.lwp().isPresent() ? " (LWP " + thread.lwp().getAsLong() + ")" : "");
-    }
-
     private List<Finding> findings() {
         List<Finding> findings = new ArrayList<>();
         Set<Long> attributed = new HashSet<>();
@@ -85,7 +77,7 @@ final class LockFindings {
         }
         unclaimed.forEach((waitId, waiters) -> {
             List<String> evidence = new ArrayList<>();
-            waiters.forEach(s -> evidence.add(name(s.thread()) + ": " + s.where() + " (" + s.evidence() + ")"));
+            waiters.forEach(s -> evidence.add(Diagnosis.who(s.thread()) + ": " + s.where() + " (" + s.evidence() + ")"));
             String what = waiters.getFirst().kind() == ThreadWait.Kind.CRITICAL ? "a critical section" : "a lock";
             String why = picture.locks().unavailable().map(u -> "libomp's lock table could not be read: " + u)
                     .orElse(waitId == 0 ? "which one the runtime's memory does not say (a tas or futex lock keeps no "
@@ -116,7 +108,7 @@ final class LockFindings {
         List<String> evidence = new ArrayList<>();
         waiters.forEach((gtid, how) -> {
             ThreadWait s = waitByGtid.get(gtid);
-            evidence.add(name(threadByGtid.get(gtid)) + ": " + (s == null ? "" : s.where() + " ") + "(" + how
+            evidence.add(Diagnosis.who(threadByGtid.get(gtid)) + ": " + (s == null ? "" : s.where() + " ") + "(" + how
                     + (s == null ? "" : "; " + s.evidence()) + ")");
         });
         if (!lock.evidence().isEmpty()) {
@@ -129,7 +121,7 @@ final class LockFindings {
             OpenMpThread thread = threadByGtid.get(owner.gtid());
             ThreadWait held = waitByGtid.get(owner.gtid());
             holding = Optional.ofNullable(held);
-            holder = "held by " + name(thread) + (owner.depth().isPresent() ? " (nested " + owner.depth().getAsLong()
+            holder = "held by " + Diagnosis.who(thread) + (owner.depth().isPresent() ? " (nested " + owner.depth().getAsLong()
                     + " deep)" : "") + (held == null ? "" : ", " + held.where() + whatItWaitsFor(held));
             waiters.keySet().forEach(gtid -> edges.add(new Edge(gtid, owner.gtid(), "waits for " + lock.describe())));
             if (recorded.isPresent() && thread.lwp().isPresent() && recorded.get() != thread.lwp().getAsLong()) {
@@ -171,6 +163,38 @@ final class LockFindings {
             case IDLE -> ", itself idle in libomp's thread pool (" + wait.evidence() + ")";
             case NONE -> "";
         };
+    }
+
+    /** The recorder's holder (LWP) of a lock object, when the recorder runs and saw one. */
+    private Optional<Long> recorderHolder(long waitId) {
+        if (picture.history().isEmpty() || waitId == 0) {
+            return Optional.empty();
+        }
+        for (LockHolder holder : picture.history().get().lockHolders()) {
+            if (holder.waitId() == waitId && holder.holder().isPresent()) {
+                return Optional.of(holder.holder().get().lwp());
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** A thread at its team's barrier waits for every member of the team that is not there. */
+    private void barrierEdges() {
+        for (ParallelRegion region : picture.regions()) {
+            List<ThreadWait> members = picture.members(Optional.of(region.id())).stream().map(t -> waitByGtid.get(t.gtid()))
+                    .filter(s -> s != null).toList();
+            for (ThreadWait at : members) {
+                if (!at.kind().atBarrier()) {
+                    continue;
+                }
+                for (ThreadWait other : members) {
+                    if (!other.kind().atBarrier()) {
+                        edges.add(new Edge(at.thread().gtid(), other.thread().gtid(), "waits at a barrier of team "
+                                + region.id() + " that it has not reached"));
+                    }
+                }
+            }
+        }
     }
 
     /** Simple cycles of the wait-for graph that include a lock: each once, from its smallest gtid. */
@@ -221,8 +245,8 @@ final class LockFindings {
         List<String> evidence = new ArrayList<>();
         for (int i = 0; i < cycle.size(); i++) {
             Edge edge = cycle.get(i);
-            String from = name(threadByGtid.get(edge.from()));
-            String to = name(threadByGtid.get(edge.to()));
+            String from = Diagnosis.who(threadByGtid.get(edge.from()));
+            String to = Diagnosis.who(threadByGtid.get(edge.to()));
             if (edge.words().startsWith("waits for")) {
                 summary.append(i == 0 ? from + " " : ", which ").append(edge.words()).append(" held by ").append(to);
             } else {

@@ -39,7 +39,7 @@ final class TaskwaitFindings {
             String place = wait.at().map(ThreadWait.Place::describe).orElse("its place is not known");
             List<String> evidence = new ArrayList<>();
             List<Involved> involved = new ArrayList<>();
-            evidence.add(thread.name() + ": " + name(waiting) + " at " + construct + " (" + wait.evidence() + ")");
+            evidence.add(Diagnosis.who(thread) + ": " + name(waiting) + " at " + construct + " (" + wait.evidence() + ")");
             involved.add(Involved.of(wait, "waits at " + construct, wait.at()));
             Map<String, List<String>> children = new LinkedHashMap<>();
             for (OpenMpThread other : picture.threads()) {
@@ -50,11 +50,11 @@ final class TaskwaitFindings {
                     }
                     Task child = otherChain.get(i);
                     ThreadWait runner = waits.get(other.gtid());
-                    String how = i == 0 ? "runs on " + other.name() + ", " + runner.where()
-                            : "is suspended on " + other.name() + ", which runs its descendant "
+                    String how = i == 0 ? "runs on " + Diagnosis.who(other) + ", " + runner.where()
+                            : "is suspended on " + Diagnosis.who(other) + ", which runs its descendant "
                               + otherChain.getFirst().id() + ", " + runner.where();
                     children.computeIfAbsent(name(child), k -> new ArrayList<>()).add(how);
-                    evidence.add(other.name() + ": its task chain " + String.join(" -> ", otherChain.stream()
+                    evidence.add(Diagnosis.who(other) + ": its task chain " + String.join(" -> ", otherChain.stream()
                             .map(Task::id).toList()) + " reaches " + waiting.id() + " through child " + child.id());
                     involved.add(Involved.of(runner, "runs child task " + child.id(), runner.innermost()));
                     break;
@@ -64,7 +64,7 @@ final class TaskwaitFindings {
                     ? "no thread runs any of its children (the ones it waits for have not started or are suspended)"
                     : String.join("; ", children.entrySet().stream().map(e -> e.getKey() + " " + String.join(
                             " and ", e.getValue())).toList());
-            String summary = thread.name() + ": " + name(waiting) + " waits at " + construct + " (" + place
+            String summary = Diagnosis.who(thread) + ": " + name(waiting) + " waits at " + construct + " (" + place
                     + ") for its unfinished child tasks: " + unfinished + "; how many more have not started is not "
                     + "known (libomp's count of incomplete child tasks is not among its OMPD breadcrumbs)";
             findings.add(new Finding(wait.kind() == Kind.TASKWAIT ? "taskwait" : "taskgroup", summary, evidence,
