@@ -169,6 +169,8 @@ export function escapeHtml(text: string): string {
 /**
  * The picture as HTML: the diagnosis' findings, then the boxes (absolutely placed divs, each step a button
  * carrying its box and depth) over an SVG of the caller-to-callee edges, the stopped thread's path marked.
+ * Places and sizes are data attributes, which the webview's script applies: its content security policy
+ * allows no inline style attributes.
  */
 export function renderHtml(answer: ParallelStacksAnswer): string {
   const threads = new Map(answer.threads.map((t) => [t.gtid, t]));
@@ -190,7 +192,7 @@ export function renderHtml(answer: ParallelStacksAnswer): string {
     const names = box.gtids.slice(0, 64).map((g) => threads.get(g)?.name ?? `gtid ${g}`).join('\n')
       + (box.gtids.length > 64 ? `\n… ${box.gtids.length - 64} more` : '');
     return `<div class="box${box.stopped ? ' stopped' : ''}" id="${box.id}" data-gtids="${box.gtids.join(',')}" `
-      + `style="left:${box.x}px;top:${box.y}px;width:${box.width}px;height:${box.height}px">`
+      + `data-left="${box.x}" data-top="${box.y}" data-width="${box.width}" data-height="${box.height}">`
       + `<div class="threads" title="${escapeHtml(names)}">${box.stopped ? '<span class="here">▶</span> ' : ''}`
       + `${escapeHtml(threadSet(box.gtids))}</div>`
       + `<div class="omp">${escapeHtml(annotation(box.gtids, threads))}</div>${steps}</div>`;
@@ -198,7 +200,7 @@ export function renderHtml(answer: ParallelStacksAnswer): string {
   return `<section class="diagnosis"><h2>Diagnosis</h2><ul>${findings}</ul></section>`
     + `<p class="summary">${answer.threads.length} OpenMP threads in ${placed.boxes.length} boxes`
     + `${stopped ? ` · ▶ the stopped thread: ${escapeHtml(stopped.name)}` : ''} · click a frame to select it in the debugger</p>`
-    + `<div class="graph" style="width:${placed.width}px;height:${placed.height}px">`
+    + `<div class="graph" data-width="${placed.width}" data-height="${placed.height}">`
     + `<svg width="${placed.width}" height="${placed.height}"><defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" `
     + `markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z"/></marker></defs>${edges}</svg>`
     + `${boxes}</div>`;
