@@ -200,10 +200,10 @@ export function renderHtml(answer: ParallelStacksAnswer): string {
   return `<section class="diagnosis"><h2>Diagnosis</h2><ul>${findings}</ul></section>`
     + `<p class="summary">${answer.threads.length} OpenMP threads in ${placed.boxes.length} boxes`
     + `${stopped ? ` · ▶ the stopped thread: ${escapeHtml(stopped.name)}` : ''} · click a frame to select it in the debugger</p>`
-    + `<div class="graph" data-width="${placed.width}" data-height="${placed.height}">`
+    + `<div class="scroll"><div class="graph" data-width="${placed.width}" data-height="${placed.height}">`
     + `<svg width="${placed.width}" height="${placed.height}"><defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" `
     + `markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z"/></marker></defs>${edges}</svg>`
-    + `${boxes}</div>`;
+    + `${boxes}</div></div>`;
 }
 
 /** What a click on a step of a box asks for: the threads that can be selected there and the frame of each. */

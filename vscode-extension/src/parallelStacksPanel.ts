@@ -217,9 +217,12 @@ function shell(webview: vscode.Webview): string {
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 <style nonce="${nonce}">
 body { color: var(--vscode-foreground); background: var(--vscode-editor-background); font-family: var(--vscode-font-family);
-  font-size: var(--vscode-font-size); padding: 0 8px; }
+  font-size: var(--vscode-font-size); padding: 0 8px; overflow: hidden; height: 100vh; display: flex; flex-direction: column; }
+#root { flex: 1; min-height: 0; display: flex; flex-direction: column; }
 h2 { font-size: 1em; margin: 6px 0 2px; }
-.diagnosis ul { margin: 0; padding-left: 18px; }
+.diagnosis > ul { margin: 0; padding-left: 4px; list-style: none; }
+.diagnosis details ul { margin: 2px 0 4px; padding-left: 20px; color: var(--vscode-descriptionForeground); }
+.scroll { overflow: auto; flex: 1; min-height: 0; }
 .diagnosis summary { cursor: pointer; }
 .summary, .message, #status { color: var(--vscode-descriptionForeground); margin: 6px 0; }
 #status:empty { display: none; }
