@@ -64,13 +64,20 @@ async function until<T>(probe: () => T | undefined, timeoutMs: number): Promise<
  */
 export async function focusFrame(session: vscode.DebugSession, threadId: number, level: number,
     frames: FrameIndex): Promise<number | undefined> {
+  const earlier = vscode.debug.activeStackItem;
+  const earlierFrame = earlier && 'frameId' in earlier ? earlier.frameId : undefined;
   await session.customRequest(FOCUS_REQUEST, { threadId });
   const focused = (): number | undefined => {
     const item = vscode.debug.activeStackItem;
     if (!item || item.session.id !== session.id || !('frameId' in item) || item.threadId !== threadId) return undefined;
     return frames.level(session.id, item.frameId)?.level;
   };
-  let at = await until(focused, 5000);
+  // VS Code fetches the call stack again after the stopped event (new frame ids): wait for that focus, not
+  // the one from before it
+  let at = await until(() => {
+    const item = vscode.debug.activeStackItem;
+    return item && 'frameId' in item && item.frameId !== earlierFrame ? focused() : undefined;
+  }, 5000) ?? focused();
   for (let moves = 0; at !== undefined && at !== level && moves < 512; moves++) {
     const before: number = at;
     await vscode.commands.executeCommand(before < level ? 'workbench.action.debug.callStackDown' : 'workbench.action.debug.callStackUp');
