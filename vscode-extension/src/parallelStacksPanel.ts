@@ -224,16 +224,16 @@ function shell(webview: vscode.Webview): string {
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 <style nonce="${nonce}">
 body { color: var(--vscode-foreground); background: var(--vscode-editor-background); font-family: var(--vscode-font-family);
-  font-size: var(--vscode-font-size); padding: 0 8px; overflow: hidden; height: 100vh; display: flex; flex-direction: column; }
-#root { flex: 1; min-height: 0; display: flex; flex-direction: column; }
+  font-size: var(--vscode-font-size); padding: 0 8px; }
 h2 { font-size: 1em; margin: 6px 0 2px; }
 .diagnosis > ul { margin: 0; padding-left: 4px; list-style: none; }
 .diagnosis details ul { margin: 2px 0 4px; padding-left: 20px; color: var(--vscode-descriptionForeground); }
-.scroll { overflow: auto; flex: 1; min-height: 0; }
+.scroll { overflow-x: auto; overflow-y: hidden; }
 .diagnosis summary { cursor: pointer; }
 .summary, .message, #status { color: var(--vscode-descriptionForeground); margin: 6px 0; }
 #status:empty { display: none; }
-#status { color: var(--vscode-foreground); border-left: 3px solid var(--vscode-focusBorder); padding-left: 6px; }
+#status { color: var(--vscode-foreground); border-left: 3px solid var(--vscode-focusBorder); padding: 2px 6px;
+  position: sticky; top: 0; z-index: 1; background: var(--vscode-editor-background); }
 .graph { position: relative; }
 .graph svg { position: absolute; left: 0; top: 0; }
 .edge { fill: none; stroke: var(--vscode-editorWidget-border, var(--vscode-panel-border)); stroke-width: 1.5; }
