@@ -5,6 +5,7 @@ import * as fs from 'fs';
 import * as vscode from 'vscode';
 import { checkConfiguration } from './debugConfiguration';
 import { buildTree, ICONS, lwpOfName, messageTree, noStopMessage, parseReport, TreeNode } from './openmpTree';
+import { FrameIndex, ParallelStacksPanel } from './parallelStacksPanel';
 import { locateServer } from './serverLocator';
 
 const TYPE = 'jompd';
@@ -75,12 +76,16 @@ class OpenMpTreeProvider implements vscode.TreeDataProvider<TreeNode> {
     return this.states.get(session.id) ?? 'starting';
   }
 
+  /** Told when a session's program runs on from a stop. */
+  onRunning: ((session: vscode.DebugSession) => void) | undefined;
+
   setState(session: vscode.DebugSession, state: RunState): void {
     const before = this.states.get(session.id);
     this.states.set(session.id, state);
     if (state === 'running' && before === 'stopped' && vscode.debug.activeDebugSession?.id === session.id) {
       // the picture of the last stop is no longer true: say so rather than show it as if it were
       this.show(messageTree('The program is running: the OpenMP picture comes at the next stop'));
+      this.onRunning?.(session);
     }
   }
 
@@ -157,18 +162,28 @@ class OpenMpTreeProvider implements vscode.TreeDataProvider<TreeNode> {
   }
 }
 
-/** Follows the program's run state from the messages between VS Code and the server. */
-function trackRunState(tree: OpenMpTreeProvider): vscode.DebugAdapterTrackerFactory {
+/**
+ * Follows the program's run state from the messages between VS Code and the server, and which frame each
+ * DAP frame id VS Code holds is (the stackTrace answers), for the parallel stacks' frame selection.
+ */
+function trackRunState(tree: OpenMpTreeProvider, frames: FrameIndex): vscode.DebugAdapterTrackerFactory {
   return {
     createDebugAdapterTracker(session: vscode.DebugSession): vscode.DebugAdapterTracker {
       return {
-        onWillReceiveMessage(message: { type?: string; command?: string }): void {
+        onWillReceiveMessage(message: { type?: string; command?: string; seq?: number; arguments?: { threadId?: number; startFrame?: number } }): void {
           if (message.type === 'request' && ['continue', 'next', 'stepIn', 'stepOut', 'stepBack', 'reverseContinue',
             'goto'].includes(message.command ?? '')) {
             tree.setState(session, 'running');
           }
+          if (message.type === 'request' && message.command === 'stackTrace' && typeof message.seq === 'number') {
+            frames.request(session.id, message.seq, message.arguments);
+          }
         },
-        onDidSendMessage(message: { type?: string; event?: string }): void {
+        onDidSendMessage(message: { type?: string; event?: string; command?: string; request_seq?: number;
+          body?: { stackFrames?: { id: number }[] } }): void {
+          if (message.type === 'response' && message.command === 'stackTrace' && typeof message.request_seq === 'number') {
+            frames.response(session.id, message.request_seq, message.body);
+          }
           if (message.type === 'event' && message.event === 'stopped') {
             tree.setState(session, 'stopped');
           } else if (message.type === 'event' && (message.event === 'continued' || message.event === 'terminated'
@@ -183,25 +198,37 @@ function trackRunState(tree: OpenMpTreeProvider): vscode.DebugAdapterTrackerFact
 
 export function activate(context: vscode.ExtensionContext): void {
   const tree = new OpenMpTreeProvider();
+  const frames = new FrameIndex();
+  const stacks = new ParallelStacksPanel(frames, (session) => tree.state(session) === 'stopped');
+  tree.onRunning = () => { if (stacks.isOpen) stacks.running(); };
   tree.view = vscode.window.createTreeView('jompd.openmp', { treeDataProvider: tree, showCollapseAll: true });
   context.subscriptions.push(
     tree.view,
     vscode.debug.registerDebugAdapterDescriptorFactory(TYPE, new ServerFactory(context)),
     vscode.debug.registerDebugConfigurationProvider(TYPE, new ConfigurationProvider()),
-    vscode.debug.registerDebugAdapterTrackerFactory(TYPE, trackRunState(tree)),
+    vscode.debug.registerDebugAdapterTrackerFactory(TYPE, trackRunState(tree, frames)),
     vscode.commands.registerCommand('jompd.openmp.refresh', () => tree.refresh(vscode.debug.activeDebugSession)),
+    vscode.commands.registerCommand('jompd.parallelStacks.show', () => stacks.show(vscode.debug.activeDebugSession)),
     vscode.debug.onDidReceiveDebugSessionCustomEvent((event) => {
       if (event.session.type === TYPE && event.event === CHANGED_EVENT) {
         // the event follows a stopped event: the program is stopped now, whatever the tracker saw
         tree.setState(event.session, 'stopped');
         const body = event.body as { threadId?: number } | undefined;
         void tree.refresh(event.session, typeof body?.threadId === 'number' ? body.threadId : undefined);
+        if (stacks.isOpen && event.session.id === vscode.debug.activeDebugSession?.id) {
+          void stacks.refresh(event.session);
+        }
       }
     }),
-    vscode.debug.onDidChangeActiveDebugSession((session) => void tree.refresh(session)),
+    vscode.debug.onDidChangeActiveDebugSession((session) => {
+      void tree.refresh(session);
+      if (stacks.isOpen) void stacks.refresh(session);
+    }),
     vscode.debug.onDidTerminateDebugSession((session) => {
       if (session.type === TYPE) {
         tree.forget(session);
+        frames.forget(session.id);
+        if (stacks.isOpen) void stacks.refresh(undefined);
         tree.show(messageTree('The jompd debug session ended'));
       }
     }),

@@ -90,8 +90,24 @@ export class SchemaChecker {
     }
   }
 
+  /** The (TypeScript declaration, schema) pairs being compared: a recursive type (a tree's nodes) ends there. */
+  private readonly comparing = new Map<ts.Node, Set<Schema>>();
+
   private compareObject(where: string, members: ts.TypeElement[], rawSchema: Schema): void {
     const schema = this.resolve(rawSchema);
+    const declaration = members[0]?.parent;
+    const schemas = declaration ? this.comparing.get(declaration) ?? new Set<Schema>() : new Set<Schema>();
+    if (schemas.has(schema)) return;
+    schemas.add(schema);
+    if (declaration) this.comparing.set(declaration, schemas);
+    try {
+      this.compareMembers(where, members, schema);
+    } finally {
+      schemas.delete(schema);
+    }
+  }
+
+  private compareMembers(where: string, members: ts.TypeElement[], schema: Schema): void {
     const properties = (schema.properties ?? {}) as Record<string, Schema>;
     const required = new Set((schema.required ?? []) as string[]);
     const seen = new Set<string>();

@@ -54,3 +54,13 @@ test('the check finds a missing, an extra, a wrongly optional and a wrongly type
     'InspectReport.threads[].waitId: in the TypeScript types, not in the schema',
   ]);
 });
+
+test('the TypeScript types of the parallel stacks match the report module\'s JSON Schema (stacks)', (t) => {
+  if (!fs.existsSync(reportSchema)) {
+    t.skip(`no ${path.relative(extension, reportSchema)}`);
+    return;
+  }
+  const schema = load(reportSchema) as { properties: Record<string, Record<string, unknown>> };
+  assert.deepEqual(new SchemaChecker(path.join(extension, 'src', 'parallelStacks.ts'), schema)
+    .check('InspectStacks', schema.properties.stacks), []);
+});

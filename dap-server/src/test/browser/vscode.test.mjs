@@ -89,6 +89,24 @@ async function hoverWord(line, word) {
   await page.keyboard.press('Control+I');
 }
 
+/** The facts the program recorded about itself (key=value lines), once it has written them. */
+function readFacts() {
+  const facts = new Map();
+  for (const line of fs.readFileSync(config.facts, 'utf8').split('\n')) {
+    const at = line.indexOf('=');
+    if (at > 0 && !line.startsWith('#')) facts.set(line.slice(0, at).trim(), line.slice(at + 1).trim());
+  }
+  return facts;
+}
+
+/** The OpenMP name prefix of fixture thread k from its facts: "omp 0 · 1/2 · level 2" (team path, number/size, level). */
+function factsName(facts, k) {
+  const ancestors = (facts.get(`thread.${k}.ancestors`) ?? '').split(',').filter((a) => a !== '');
+  const path = ancestors.slice(0, -1).join('.');
+  return `omp ${path ? `${path} · ` : ''}${facts.get(`thread.${k}.thread_num`)}/${facts.get(`thread.${k}.team_size`)}`
+    + ` · level ${facts.get(`thread.${k}.level`)}`;
+}
+
 /** Waits until an input box has the keyboard (VS Code opens them a moment after the command). */
 async function inputFocused() {
   await page.waitForFunction(() => ['INPUT', 'TEXTAREA'].includes(document.activeElement?.tagName ?? ''));
@@ -286,5 +304,72 @@ test('a jompd session in VS Code: OpenMP names and view, and no error pop-ups', 
     fs.writeFileSync(path.join(artifacts, 'debug-console.txt'), console);
     assert.match(console, /no_such_variable_jompd/, 'the console shows the failure');
     await assertNoErrorNotification('after a failing console evaluation');
+  });
+  await t.test('the OpenMP Parallel Stacks webview: boxes as the program recorded itself, a click selects thread and frame', async () => {
+    const facts = readFacts();
+    const threads = Number(facts.get('threads'));
+    const markerK = Number(facts.get('marker_thread') ?? '0');
+    await command('jompd: Show OpenMP Parallel Stacks');
+    const webview = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+    await webview.locator('.box').first().waitFor({ timeout: 60_000 });
+    await page.waitForTimeout(500);
+    const boxes = await webview.locator('.box').evaluateAll((elements) => elements.map((box) => ({
+      gtids: box.dataset.gtids.split(',').map(Number),
+      threads: box.querySelector('.threads').textContent,
+      names: box.querySelector('.threads').getAttribute('title'),
+      omp: box.querySelector('.omp').textContent,
+      steps: [...box.querySelectorAll('button.step')].map((step) => step.textContent),
+      stopped: box.classList.contains('stopped'),
+      top: Number(box.dataset.top),
+    })));
+    fs.writeFileSync(path.join(artifacts, 'parallel-stacks.json'), JSON.stringify(boxes, null, 2));
+    await screenshot('parallel-stacks');
+    const top = Math.min(...boxes.map((b) => b.top));
+    const rootThreads = boxes.filter((b) => b.top === top).reduce((n, b) => n + b.gtids.length, 0);
+    assert.equal(rootThreads, threads, 'every OpenMP thread the program recorded is in one root box');
+    const marker = boxes.filter((b) => b.steps.some((s) => s.startsWith('jompd_marker ')));
+    assert.equal(marker.length, 1, 'one box holds jompd_marker');
+    assert.equal(marker[0].gtids.length, 1, 'the marker is one thread');
+    assert.match(marker[0].threads, /^▶ 1 thread · gtid \d+$/, 'the stopped thread marked, with its count and set');
+    assert.ok(marker[0].omp.startsWith(factsName(facts, markerK)), `${marker[0].omp} is the marker thread ${factsName(facts, markerK)}`);
+    assert.ok(marker[0].stopped, 'the stopped thread\'s path is highlighted');
+    assert.ok((await webview.locator('.diagnosis li').count()) > 0, 'the diagnosis above the picture');
+
+    // a frame of a thread that is not the stopped one: innermost() of a thread waiting at the gate
+    const gateBox = boxes.findIndex((b) => !b.stopped && b.steps.some((s) => s.startsWith('innermost ')));
+    assert.ok(gateBox >= 0, 'a box of threads waiting at the gate');
+    await webview.locator('.box').nth(gateBox).locator('button.step', { hasText: /^innermost / }).first().click();
+    if (boxes[gateBox].gtids.length > 1) {
+      // several threads share the box: VS Code asks which; the first is taken
+      await page.locator('.quick-input-widget .quick-input-list .monaco-list-row').first().waitFor();
+      await screenshot('parallel-stacks-pick-a-thread');
+      await page.keyboard.press('Enter');
+    }
+    const status = webview.locator('#status');
+    await status.filter({ hasText: /^Selected / }).waitFor({ timeout: 30_000 });
+    const said = await status.textContent();
+    await page.waitForTimeout(1000);
+    await screenshot('parallel-stacks-frame-selected');
+    assert.match(said, /^Selected omp .*, frame \d+: innermost /, said);
+    // VS Code's own views: the call stack's focused frame, and the editor at its line
+    const focusedFrame = await page.locator('.debug-call-stack .monaco-list-row.selected').first().innerText();
+    assert.match(focusedFrame, /innermost/, `the call stack's selected row: ${focusedFrame}`);
+    const line = await page.locator('.monaco-editor .view-overlays .debug-focused-stack-frame-line, '
+      + '.monaco-editor .view-overlays .debug-top-stack-frame-line').count();
+    assert.ok(line > 0, 'the editor marks the selected frame\'s line');
+    // independent truth: the console evaluates in the selected frame; k is the fixture's own thread index there
+    await command('Debug: Focus on Debug Console View');
+    const input = page.locator('.repl-input-wrapper .monaco-editor textarea');
+    await input.waitFor();
+    await input.focus();
+    await page.keyboard.type('k');
+    await page.keyboard.press('Enter');
+    await page.waitForTimeout(1500);
+    const rows = await page.locator('.repl .monaco-list-row').allInnerTexts();
+    const k = Number(rows[rows.length - 1].trim());
+    assert.ok(Number.isInteger(k) && k !== markerK, `k in the selected frame is another thread's (${rows[rows.length - 1]})`);
+    assert.ok(said.startsWith(`Selected ${factsName(facts, k)}`), `the selected thread is fixture thread ${k}, ${factsName(facts, k)}: ${said}`);
+    assert.ok(boxes[gateBox].names.split('\n').some((name) => name.startsWith(factsName(facts, k))), 'a thread of the box clicked');
+    await assertNoErrorNotification('after selecting a frame in the parallel stacks');
   });
 });

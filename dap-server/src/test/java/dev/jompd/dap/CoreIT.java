@@ -1,14 +1,18 @@
 package dev.jompd.dap;
 
+import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import dev.jompd.core.ompd.AddressSpaceHandle;
 import dev.jompd.core.ompd.Ompd;
 import dev.jompd.core.target.Symbolizer;
 import dev.jompd.core.target.core.CoreFileAddressSpace;
+import dev.jompd.core.unwind.DebugInfoCache;
+import dev.jompd.core.unwind.Unwinder;
 import dev.jompd.report.CodeNames;
 import dev.jompd.report.JsonReport;
 import dev.jompd.report.OpenMpPicture;
+import dev.jompd.report.ParallelStacks;
 import dev.jompd.report.TargetDescription;
 import dev.jompd.testkit.Facts;
 import dev.jompd.testkit.Fixture;
@@ -21,7 +25,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 import static dev.jompd.dap.OpenMpExpectations.args;
@@ -142,6 +148,103 @@ class CoreIT {
             assertThat(client.body("evaluate", args("expression", "ompd diagnose", "context", "repl"))
                     .get("result").getAsString()).startsWith("Diagnosis");
             client.body("disconnect", args());
+        }
+    }
+
+    /**
+     * jompd/parallelStacks: its tree is the command line's ({@code jompd inspect --stacks --json} of the same
+     * core: the same report on the same unwinder), its thread ids are the DAP threads of the fixture's own
+     * LWPs, the marker's node holds exactly the thread that recorded itself as the marker, and the frame
+     * index it gives for each step of a thread's path is a frame gdb names the same (gdb's stackTrace).
+     */
+    @Test
+    void parallelStacksAreTheCommandLinesTreeWithTheDebuggersThreadsAndFrames() throws Exception {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.NESTED, "4", "4"));
+        JsonObject expected;
+        try (CoreFileAddressSpace core = CoreFileAddressSpace.open(fixture.core()); Symbolizer symbols = new Symbolizer(core);
+             DebugInfoCache debugInfo = new DebugInfoCache(); Unwinder unwinder = new Unwinder(core, debugInfo)) {
+            AddressSpaceHandle process = Ompd.processInitialize(core);
+            OpenMpPicture picture = OpenMpPicture.take(process, new TargetDescription("core", fixture.core().toString(),
+                    core.name(), process.layout().runtimeModule()), new CodeNames(symbols));
+            expected = ParallelStacks.of(picture, core, unwinder).toJson();
+        }
+        Facts facts = fixture.facts();
+        try (DapTestClient client = new DapTestClient(server.port())) {
+            JsonObject stopped = openCore(client, fixture);
+            JsonObject answer = client.body("jompd/parallelStacks", null);
+            assertThat(answer.getAsJsonObject("stacks")).isEqualTo(expected);
+            assertThat(answer.get("threadId").getAsInt()).isEqualTo(stopped.get("threadId").getAsInt());
+            assertThat(answer.getAsJsonArray("diagnosis")).isNotEmpty();
+
+            Map<Long, Integer> ids = OpenMpExpectations.assertThreadNamesMatch(client.body("threads", null), facts);
+            Map<Integer, JsonObject> byDapId = new HashMap<>();
+            Map<Long, JsonObject> byGtid = new HashMap<>();
+            for (JsonElement element : answer.getAsJsonArray("threads")) {
+                JsonObject thread = element.getAsJsonObject();
+                byDapId.put(thread.get("threadId").getAsInt(), thread);
+                byGtid.put(thread.get("gtid").getAsLong(), thread);
+            }
+            for (Facts.ThreadFacts thread : facts.threads()) {
+                JsonObject shown = byDapId.get(ids.get(thread.lwp()));
+                assertThat(shown).as("thread of LWP %d", thread.lwp()).isNotNull();
+                assertThat(shown.get("threadNum").getAsInt()).isEqualTo(thread.threadNum());
+            }
+            JsonArray roots = answer.getAsJsonObject("stacks").getAsJsonArray("tree");
+            assertThat(roots.asList().stream().mapToInt(root -> root.getAsJsonObject().getAsJsonArray("gtids").size()).sum())
+                    .isEqualTo(facts.threadCount());
+            List<JsonObject> markerNodes = new ArrayList<>();
+            roots.forEach(root -> collect(root.getAsJsonObject(), "jompd_marker", markerNodes));
+            assertThat(markerNodes).hasSize(1);
+            JsonArray markerThreads = markerNodes.getFirst().getAsJsonArray("gtids");
+            assertThat(markerThreads).hasSize(1);
+            Facts.ThreadFacts marker = facts.threads().stream().filter(t -> t.role().equals("marker")).findFirst().orElseThrow();
+            assertThat(byGtid.get(markerThreads.get(0).getAsLong()).get("threadId").getAsInt()).isEqualTo(ids.get(marker.lwp()));
+
+            // each user step's frame index names, in gdb's own stack of that thread, the step's function
+            for (JsonObject thread : byDapId.values()) {
+                JsonArray gdbFrames = client.body("stackTrace", args("threadId", thread.get("threadId").getAsInt()))
+                        .getAsJsonArray("stackFrames");
+                List<String> steps = new ArrayList<>();
+                pathOf(roots, thread.get("gtid").getAsLong(), steps);
+                JsonArray frames = thread.getAsJsonArray("stepFrames");
+                assertThat(frames).as("steps of gtid %s", thread.get("gtid")).hasSize(steps.size());
+                int mainStep = steps.indexOf(steps.stream().filter(step -> step.startsWith("main ")).findFirst().orElse(""));
+                int compared = 0;
+                for (int d = 0; d < steps.size(); d++) {
+                    if (steps.get(d).startsWith("[")) {
+                        continue; // a folded run of libomp's frames
+                    }
+                    if (frames.get(d).getAsInt() >= gdbFrames.size()) {
+                        // gdb's backtrace ends at main; jompd's unwinder goes on to _start
+                        assertThat(d).as("step %d of gtid %s outside gdb's stack", d, thread.get("gtid")).isLessThan(mainStep);
+                        continue;
+                    }
+                    String gdbName = gdbFrames.get(frames.get(d).getAsInt()).getAsJsonObject().get("name").getAsString();
+                    assertThat(steps.get(d)).as("step %d of gtid %s", d, thread.get("gtid")).startsWith(gdbName);
+                    compared++;
+                }
+                assertThat(compared).isPositive();
+            }
+            client.body("disconnect", args());
+        }
+    }
+
+    private static void collect(JsonObject node, String function, List<JsonObject> found) {
+        if (node.get("step").getAsString().startsWith(function + " ")) {
+            found.add(node);
+        }
+        node.getAsJsonArray("children").forEach(child -> collect(child.getAsJsonObject(), function, found));
+    }
+
+    /** The steps of the path of thread {@code gtid} through the merged tree, outermost first. */
+    private static void pathOf(JsonArray nodes, long gtid, List<String> steps) {
+        for (JsonElement element : nodes) {
+            JsonObject node = element.getAsJsonObject();
+            if (node.getAsJsonArray("gtids").asList().stream().anyMatch(g -> g.getAsLong() == gtid)) {
+                steps.add(node.get("step").getAsString());
+                pathOf(node.getAsJsonArray("children"), gtid, steps);
+                return;
+            }
         }
     }
 }

@@ -23,6 +23,7 @@ class QuietErrorsIT {
     /** ErrorId.EVALUATION_FAILED, UNKNOWN_COMMAND as published (the test is outside the session package). */
     private static final int EVALUATION_FAILED = 1201;
     private static final int UNKNOWN_COMMAND = 1002;
+    private static final int STALE_HANDLE = 1104;
 
     @RegisterExtension
     static final DapServerExtension server = new DapServerExtension();
@@ -52,6 +53,7 @@ class QuietErrorsIT {
             client.body("initialize", args("adapterID", "jompd"));
             // VS Code's OpenMP view asks as soon as the session is there: before the program has started
             noStop(client.request("jompd/openmpTree", null), "not-started");
+            noStop(client.request("jompd/parallelStacks", null), "not-started");
             client.body("launch", args("program", program.toString(), "args", array("2", "2")));
             noStop(client.request("jompd/openmpTree", null), "not-started");
             client.body("setFunctionBreakpoints", args("breakpoints", array(args("name", "jompd_marker"))));
@@ -61,6 +63,21 @@ class QuietErrorsIT {
             int frame = client.body("stackTrace", args("threadId", thread, "startFrame", 0, "levels", 1))
                     .getAsJsonArray("stackFrames").get(0).getAsJsonObject().get("id").getAsInt();
             assertThat(client.body("jompd/openmpTree", null).get("schema").getAsString()).isEqualTo("jompd-inspect/1");
+
+            // jompd/focusThread: the stop told again, for that thread and without preserveFocusHint (what makes
+            // VS Code focus a thread); no jompd/openmpChanged follows, and the stop's handles stay valid
+            int other = client.body("threads", null).getAsJsonArray("threads").asList().stream()
+                    .mapToInt(t -> t.getAsJsonObject().get("id").getAsInt()).filter(id -> id != thread).findFirst().orElseThrow();
+            long changedBefore = client.events().stream().filter(e -> e.get("event").getAsString().equals("jompd/openmpChanged")).count();
+            client.body("jompd/focusThread", args("threadId", other));
+            JsonObject again = client.event("stopped", STOP).getAsJsonObject("body");
+            assertThat(again.get("threadId").getAsInt()).isEqualTo(other);
+            assertThat(again.get("reason").getAsString()).isEqualTo(stopped.get("reason").getAsString());
+            assertThat(again.get("preserveFocusHint").getAsBoolean()).isFalse();
+            assertThat(client.body("scopes", args("frameId", frame)).getAsJsonArray("scopes")).isNotEmpty();
+            quietError(client.request("jompd/focusThread", args("threadId", 99999)), STALE_HANDLE);
+            assertThat(client.events().stream().filter(e -> e.get("event").getAsString().equals("jompd/openmpChanged")).count())
+                    .isEqualTo(changedBefore);
 
             // hovering words of "#pragma omp barrier": gdb's own reason, quietly
             for (String word : new String[] {"barrier", "pragma"}) {
@@ -90,6 +107,7 @@ class QuietErrorsIT {
             JsonObject afterExit = client.request("jompd/openmpTree", null);
             assertThat(afterExit.get("success").getAsBoolean()).as(afterExit.toString()).isTrue();
             assertThat(afterExit.getAsJsonObject("body").get("stop").isJsonNull()).isTrue();
+            noStop(client.request("jompd/parallelStacks", null), afterExit.getAsJsonObject("body").get("state").getAsString());
             client.body("disconnect", args());
         }
     }

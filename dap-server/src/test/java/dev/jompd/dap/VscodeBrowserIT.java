@@ -28,7 +28,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * ({@code src/test/browser/vscode.test.mjs}). The .vsix is built with this module's server inside, a
  * workspace launches the nested 2 2 fixture to a function breakpoint on {@code jompd_marker}, and the test
  * looks at what a user sees: thread names, the OpenMP view, and no error notification at the start, on
- * hovering {@code barrier} and {@code pragma}, on a failing watch and a failing console evaluation.
+ * hovering {@code barrier} and {@code pragma}, on a failing watch and a failing console evaluation; then the
+ * OpenMP Parallel Stacks webview, its boxes checked against the facts the program recorded, and a click on a
+ * frame of another thread selecting that thread and frame (the console evaluates the fixture's {@code k} there).
  * Screenshots, the call stack, the view's rows and the logs stay in {@code target/vscode-browser/artifacts}.
  * Skipped, with the reason, where node 20, Chromium or the system packages code-server needs are missing.
  */
@@ -83,6 +85,14 @@ class VscodeBrowserIT {
         args.add("2");
         launch.add("args", args);
         launch.addProperty("cwd", workspace.toString());
+        // what the program records about itself: the independent truth the parallel stacks are checked against
+        Path facts = workspace.resolve("facts.properties");
+        JsonArray environment = new JsonArray();
+        JsonObject factsVariable = new JsonObject();
+        factsVariable.addProperty("name", "JOMPD_FACTS");
+        factsVariable.addProperty("value", facts.toString());
+        environment.add(factsVariable);
+        launch.add("environment", environment);
         JsonObject launchJson = new JsonObject();
         launchJson.addProperty("version", "0.2.0");
         JsonArray configurations = new JsonArray();
@@ -95,6 +105,7 @@ class VscodeBrowserIT {
         config.addProperty("vsix", vsix.toString());
         config.addProperty("workspace", workspace.toString());
         config.addProperty("artifacts", artifacts.toString());
+        config.addProperty("facts", facts.toString());
         config.addProperty("chromium", CHROMIUM.toString());
         config.addProperty("port", freePort());
         Path configFile = work.resolve("config.json");

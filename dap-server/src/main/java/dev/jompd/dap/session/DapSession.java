@@ -314,6 +314,26 @@ public final class DapSession implements DapEndpoint {
     // ------------------------------------------------------------------ events from the program
 
     void stopped(Debuggee.StopReport report) {
+        event("stopped", stoppedEvent(report));
+        debuggee.stop().report = report;
+        JsonObject changed = new JsonObject();
+        changed.addProperty("stop", debuggee.stop().generation);
+        changed.addProperty("reason", report.reason());
+        changed.addProperty("threadId", report.threadId());
+        event(RequestHandlers.OPENMP_CHANGED_EVENT, changed);
+    }
+
+    /**
+     * The current stop told again for another thread (jompd/focusThread): VS Code focuses the thread a
+     * stopped event names. Not remembered as the stop's report and followed by no jompd/openmpChanged.
+     */
+    void stoppedAgain(Debuggee.StopReport report) {
+        StoppedEventArguments stopped = stoppedEvent(report);
+        stopped.setPreserveFocusHint(false);
+        event("stopped", stopped);
+    }
+
+    private static StoppedEventArguments stoppedEvent(Debuggee.StopReport report) {
         StoppedEventArguments stopped = new StoppedEventArguments();
         stopped.setReason(report.reason());
         stopped.setDescription(report.description());
@@ -322,12 +342,7 @@ public final class DapSession implements DapEndpoint {
         if (!report.hitBreakpoints().isEmpty()) {
             stopped.setHitBreakpointIds(report.hitBreakpoints().toArray(Integer[]::new));
         }
-        event("stopped", stopped);
-        JsonObject changed = new JsonObject();
-        changed.addProperty("stop", debuggee.stop().generation);
-        changed.addProperty("reason", report.reason());
-        changed.addProperty("threadId", report.threadId());
-        event(RequestHandlers.OPENMP_CHANGED_EVENT, changed);
+        return stopped;
     }
 
     void continued(int threadId) {

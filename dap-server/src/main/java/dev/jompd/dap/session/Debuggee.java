@@ -10,6 +10,10 @@ import dev.jompd.dap.mi.MiRecord;
 import dev.jompd.dap.mi.MiValue;
 import dev.jompd.dap.openmp.OpenMpTarget;
 import dev.jompd.dap.openmp.OpenMpView;
+import dev.jompd.core.target.TargetThread;
+import dev.jompd.core.unwind.DebugInfoCache;
+import dev.jompd.core.unwind.Unwinder;
+import dev.jompd.report.ParallelStacks;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -297,6 +301,39 @@ final class Debuggee implements Gdb.Listener {
             session.output("console", "jompd-dap: " + lastOpenMpProblem + "\n");
         }
         return stop.cachedView();
+    }
+
+    /**
+     * This stop's parallel stacks, unwound by jompd's own unwinder over the session's address space once per
+     * stop (kept with the stop, dropped when the program resumes): a core has the threads' registers, a live
+     * process gdb holds gets them from gdb. Empty when the stop has no OpenMP picture.
+     */
+    Optional<ParallelStacks> parallelStacks() {
+        Optional<OpenMpView> view = openMp();
+        if (view.isEmpty()) {
+            return Optional.empty();
+        }
+        if (stop.stacks == null) {
+            long start = System.nanoTime();
+            var space = view.get().process().target();
+            List<TargetThread> registers = space.threads();
+            if (!isCore()) {
+                registers = new ArrayList<>();
+                for (GdbThread thread : threads()) {
+                    if (thread.lwp().isPresent()) {
+                        registers.add(new TargetThread(thread.lwp().getAsLong(),
+                                debugger.registers(thread.id(), Unwinder.REGISTERS)));
+                    }
+                }
+            }
+            try (DebugInfoCache debugInfo = new DebugInfoCache(); Unwinder unwinder = new Unwinder(space, debugInfo)) {
+                stop.stacks = ParallelStacks.of(view.get().picture(), registers, unwinder);
+            }
+            if (Boolean.getBoolean("jompd.dap.timing")) {
+                session.log("parallel stacks of stop " + stop.generation + " in " + (System.nanoTime() - start) / 1_000_000 + " ms");
+            }
+        }
+        return Optional.of(stop.stacks);
     }
 
     /** Why {@link #openMp()} is empty. */

@@ -8,9 +8,6 @@ import dev.jompd.dap.gdb.GdbThread;
 import dev.jompd.dap.openmp.OmpScope;
 import dev.jompd.dap.openmp.OmpVariable;
 import dev.jompd.dap.openmp.OpenMpView;
-import dev.jompd.core.target.TargetThread;
-import dev.jompd.core.unwind.DebugInfoCache;
-import dev.jompd.core.unwind.Unwinder;
 import dev.jompd.report.Diagnosis;
 import dev.jompd.report.OpenMpPicture;
 import dev.jompd.report.ParallelStacks;
@@ -79,26 +76,11 @@ final class OmpdCommands {
                 new DapException(ErrorId.EVALUATION_FAILED, "the selected thread (LWP " + lwp.getAsLong() + ") is not an OpenMP thread"));
     }
 
-    /**
-     * This stop's parallel stacks, from jompd's own unwinder over the session's address space: a core has the
-     * threads' registers, a live process gdb holds gets them from gdb.
-     */
+    /** This stop's parallel stacks (unwound once per stop, shared with jompd/parallelStacks). */
     private static String withStacks(OpenMpView view, Debuggee debuggee,
                                      java.util.function.Function<ParallelStacks, String> render) {
-        var space = view.process().target();
-        List<TargetThread> threads = space.threads();
-        if (!debuggee.isCore()) {
-            threads = new java.util.ArrayList<>();
-            for (GdbThread thread : debuggee.threads()) {
-                if (thread.lwp().isPresent()) {
-                    threads.add(new TargetThread(thread.lwp().getAsLong(),
-                            debuggee.debugger().registers(thread.id(), Unwinder.REGISTERS)));
-                }
-            }
-        }
-        try (DebugInfoCache debugInfo = new DebugInfoCache(); Unwinder unwinder = new Unwinder(space, debugInfo)) {
-            return render.apply(ParallelStacks.of(view.picture(), threads, unwinder));
-        }
+        return render.apply(debuggee.parallelStacks().orElseThrow(() -> new DapException(ErrorId.EVALUATION_FAILED,
+                "no OpenMP picture: " + debuggee.openMpProblem())));
     }
 
     private static OpenMpThread pictureThread(OpenMpView view, OptionalLong lwp) {

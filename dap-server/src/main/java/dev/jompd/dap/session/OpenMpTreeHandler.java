@@ -31,7 +31,8 @@ final class OpenMpTreeHandler implements RequestHandler {
                 new DapException(ErrorId.OPENMP_UNAVAILABLE, "no OpenMP picture: " + debuggee.openMpProblem()));
     }
 
-    private static JsonObject noStop(DapSession session) {
+    /** The answer of a request about the stop when there is none: {@code {stop: null, state, reason}}. */
+    static JsonObject noStop(DapSession session) {
         RunState state = session.debuggee == null ? RunState.NOT_STARTED : session.debuggee.runState();
         JsonObject body = new JsonObject();
         body.add("stop", JsonNull.INSTANCE);

@@ -12,6 +12,10 @@ import java.util.Set;
 final class RequestHandlers {
     /** The custom request for the whole OpenMP tree (body: jompd-inspect/1 JSON, or "no stop"). */
     static final String OPENMP_TREE_REQUEST = "jompd/openmpTree";
+    /** The custom request for the stop's parallel stacks and diagnosis, with DAP thread ids and frame indices. */
+    static final String PARALLEL_STACKS_REQUEST = "jompd/parallelStacks";
+    /** The custom request that makes the client select a thread (a stopped event naming it). */
+    static final String FOCUS_THREAD_REQUEST = "jompd/focusThread";
     /** The custom event sent at each stop: the OpenMP tree changed. */
     static final String OPENMP_CHANGED_EVENT = "jompd/openmpChanged";
 
@@ -22,7 +26,7 @@ final class RequestHandlers {
                 new ConfigurationDoneHandler(), new BreakpointsHandler(), new ThreadsHandler(),
                 new StackTraceHandler(), new ScopesHandler(), new VariablesHandler(), new EvaluateHandler(),
                 new ResumeHandler(), new PauseHandler(), new ReadMemoryHandler(), new DisconnectHandler(),
-                new OpenMpTreeHandler())) {
+                new OpenMpTreeHandler(), new ParallelStacksHandler(), new FocusThreadHandler())) {
             for (String command : handler.commands()) {
                 RequestHandler earlier = byCommand.putIfAbsent(command, handler);
                 if (earlier != null) {

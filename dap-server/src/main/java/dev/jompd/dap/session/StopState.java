@@ -35,6 +35,10 @@ final class StopState {
     final Map<Integer, FrameRef> frames = new HashMap<>();
     final Map<Integer, VariablesRef> variables = new HashMap<>();
     final List<String> varobjs = new ArrayList<>();
+    /** This stop's parallel stacks, unwound at the first request that needs them. */
+    dev.jompd.report.ParallelStacks stacks;
+    /** How this stop was told to the client (its reason, to tell it again when the client focuses a thread). */
+    Debuggee.StopReport report;
     private OpenMpView view;
     private OpenMpTarget.UnavailableException viewProblem;
 

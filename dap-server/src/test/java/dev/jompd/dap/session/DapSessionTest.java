@@ -91,6 +91,10 @@ class DapSessionTest {
         assertThat(tree.getAsJsonObject("body").has("stop")).isTrue();
         assertThat(tree.getAsJsonObject("body").get("stop").isJsonNull()).isTrue();
         assertThat(tree.getAsJsonObject("body").get("state").getAsString()).isEqualTo("not-started");
+        JsonObject stacks = request(9, "jompd/parallelStacks", null);
+        assertThat(stacks.get("success").getAsBoolean()).as(stacks.toString()).isTrue();
+        assertThat(stacks.getAsJsonObject("body").get("stop").isJsonNull()).isTrue();
+        assertError(request(10, "jompd/focusThread", "{\"threadId\":1}"), "launch or attach first");
     }
 
     private static void assertErrorId(JsonObject response, ErrorId id) {

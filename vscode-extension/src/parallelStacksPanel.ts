@@ -1,0 +1,283 @@
+// The "OpenMP Parallel Stacks" webview: the stop's parallel stacks as a graph (src/parallelStacks.ts draws
+// it), refreshed at every stop, and a click on a frame selects that thread and frame in VS Code's debugger.
+//
+// How a frame is selected, since VS Code 1.96's API cannot set the focused thread or frame
+// (`vscode.debug.activeStackItem` is read-only; microsoft/vscode#281784 asks for a setter, for a parallel
+// stacks webview like this one): the server's jompd/focusThread tells the current stop again for that thread
+// (a `stopped` event, which is what makes VS Code focus a thread), then the commands
+// workbench.action.debug.callStackDown/Up move the focus frame by frame until `activeStackItem` is the
+// frame wanted. Which frame an item is comes from the stackTrace answers VS Code received (FrameIndex).
+// callStackDown/Up pass over frames VS Code shows de-emphasized (no source): such a frame cannot be selected;
+// then the nearest one is, and the step's source (if jompd's unwinder has one) is opened.
+import * as fs from 'fs';
+import * as crypto from 'crypto';
+import * as vscode from 'vscode';
+import { frameSource, ParallelStacksAnswer, parseAnswer, renderHtml, selection, StacksError } from './parallelStacks';
+
+export const STACKS_REQUEST = 'jompd/parallelStacks';
+export const FOCUS_REQUEST = 'jompd/focusThread';
+
+/** The frames VS Code holds, by DAP frame id: learnt from the stackTrace answers passing the tracker. */
+export class FrameIndex {
+  private readonly frames = new Map<string, Map<number, { threadId: number; level: number }>>();
+  private readonly pending = new Map<string, Map<number, { threadId: number; startFrame: number }>>();
+
+  request(session: string, seq: number, args: { threadId?: number; startFrame?: number } | undefined): void {
+    if (typeof args?.threadId !== 'number') return;
+    const pending = this.pending.get(session) ?? new Map<number, { threadId: number; startFrame: number }>();
+    pending.set(seq, { threadId: args.threadId, startFrame: args.startFrame ?? 0 });
+    this.pending.set(session, pending);
+  }
+
+  response(session: string, requestSeq: number, body: { stackFrames?: { id: number }[] } | undefined): void {
+    const asked = this.pending.get(session)?.get(requestSeq);
+    if (!asked) return;
+    this.pending.get(session)?.delete(requestSeq);
+    const frames = this.frames.get(session) ?? new Map<number, { threadId: number; level: number }>();
+    (body?.stackFrames ?? []).forEach((frame, i) => frames.set(frame.id, { threadId: asked.threadId, level: asked.startFrame + i }));
+    this.frames.set(session, frames);
+  }
+
+  level(session: string, frameId: number): { threadId: number; level: number } | undefined {
+    return this.frames.get(session)?.get(frameId);
+  }
+
+  forget(session: string): void {
+    this.frames.delete(session);
+    this.pending.delete(session);
+  }
+}
+
+/** Polls {@code probe} until it answers (VS Code's focus changes arrive asynchronously), or gives up. */
+async function until<T>(probe: () => T | undefined, timeoutMs: number): Promise<T | undefined> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined || Date.now() > end) return value;
+    await new Promise((resolve) => setTimeout(resolve, 40));
+  }
+}
+
+/**
+ * Selects frame {@code level} of thread {@code threadId} in VS Code's debugger; answers the level reached
+ * (undefined when VS Code did not focus the thread at all).
+ */
+export async function focusFrame(session: vscode.DebugSession, threadId: number, level: number,
+    frames: FrameIndex): Promise<number | undefined> {
+  const earlier = vscode.debug.activeStackItem;
+  const earlierFrame = earlier && 'frameId' in earlier ? earlier.frameId : undefined;
+  await session.customRequest(FOCUS_REQUEST, { threadId });
+  const focused = (): number | undefined => {
+    const item = vscode.debug.activeStackItem;
+    if (!item || item.session.id !== session.id || !('frameId' in item) || item.threadId !== threadId) return undefined;
+    return frames.level(session.id, item.frameId)?.level;
+  };
+  // VS Code fetches the call stack again after the stopped event (new frame ids): wait for that focus, not
+  // the one from before it
+  let at = await until(() => {
+    const item = vscode.debug.activeStackItem;
+    return item && 'frameId' in item && item.frameId !== earlierFrame ? focused() : undefined;
+  }, 5000) ?? focused();
+  for (let moves = 0; at !== undefined && at !== level && moves < 512; moves++) {
+    const before: number = at;
+    await vscode.commands.executeCommand(before < level ? 'workbench.action.debug.callStackDown' : 'workbench.action.debug.callStackUp');
+    const moved = await until(() => { const now = focused(); return now !== undefined && now !== before ? now : undefined; }, 2000);
+    if (moved === undefined) break; // nowhere to go
+    if (before < level ? moved < before : moved > before) {
+      at = moved; // wrapped round: the frame is past the end of the debugger's call stack
+      break;
+    }
+    at = moved;
+    if ((before < level) !== (moved < level)) break; // passed over it: a frame VS Code does not focus
+  }
+  return at;
+}
+
+export class ParallelStacksPanel {
+  private panel: vscode.WebviewPanel | undefined;
+  private session: vscode.DebugSession | undefined;
+  private answer: ParallelStacksAnswer | undefined;
+  private lastHtml = '';
+
+  constructor(private readonly frames: FrameIndex, private readonly isStopped: (session: vscode.DebugSession) => boolean) {}
+
+  get isOpen(): boolean {
+    return this.panel !== undefined;
+  }
+
+  async show(session: vscode.DebugSession | undefined): Promise<void> {
+    if (!this.panel) {
+      this.panel = vscode.window.createWebviewPanel('jompd.parallelStacks', 'OpenMP Parallel Stacks',
+        { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
+        { enableScripts: true, localResourceRoots: [], retainContextWhenHidden: true });
+      this.panel.webview.html = shell(this.panel.webview);
+      this.panel.onDidDispose(() => { this.panel = undefined; });
+      this.panel.webview.onDidReceiveMessage((message: { type?: string; box?: string; depth?: number }) => {
+        if (message.type === 'ready') {
+          void this.post({ type: 'render', html: this.lastHtml });
+        } else if (message.type === 'select' && typeof message.box === 'string' && typeof message.depth === 'number') {
+          void this.select(message.box, message.depth);
+        }
+      });
+    } else {
+      this.panel.reveal(undefined, true);
+    }
+    await this.refresh(session);
+  }
+
+  /** Asks the server for the stop's stacks (only at a stop: there are none while the program runs). */
+  async refresh(session: vscode.DebugSession | undefined): Promise<void> {
+    if (!this.panel) return;
+    this.session = session;
+    this.answer = undefined;
+    if (!session || session.type !== 'jompd') {
+      return this.message('No jompd debug session');
+    }
+    if (!this.isStopped(session)) {
+      return this.message('The program is running: the parallel stacks come at the next stop');
+    }
+    await this.message('Unwinding every OpenMP thread…');
+    try {
+      const parsed = parseAnswer(await session.customRequest(STACKS_REQUEST));
+      if ('message' in parsed) {
+        return this.message(parsed.message);
+      }
+      this.answer = parsed;
+      this.lastHtml = renderHtml(parsed);
+      await this.post({ type: 'render', html: this.lastHtml });
+    } catch (e) {
+      await this.message(e instanceof StacksError || e instanceof Error ? e.message : String(e));
+    }
+  }
+
+  /** The program runs on: the picture of the last stop is no longer true. */
+  running(): void {
+    this.answer = undefined;
+    void this.message('The program is running: the parallel stacks come at the next stop');
+  }
+
+  private async message(text: string): Promise<void> {
+    this.lastHtml = `<p class="message">${text.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</p>`;
+    await this.post({ type: 'render', html: this.lastHtml });
+  }
+
+  private async post(message: { type: string; html?: string; text?: string }): Promise<void> {
+    await this.panel?.webview.postMessage(message);
+  }
+
+  private status(text: string): void {
+    void this.post({ type: 'status', text });
+  }
+
+  /** A click on step {@code depth} of box {@code boxId}: that thread and frame, selected in the debugger. */
+  private async select(boxId: string, depth: number): Promise<void> {
+    const session = this.session;
+    const answer = this.answer;
+    if (!session || !answer) return;
+    const chosen = selection(answer, boxId, depth);
+    if (!chosen || chosen.candidates.length === 0) {
+      this.status('No thread of this box is one the debugger lists');
+      return;
+    }
+    let candidate = chosen.candidates[0];
+    if (chosen.candidates.length > 1) {
+      const items = chosen.candidates.map((c) => ({ label: c.name, description: `thread ${c.threadId}`, candidate: c }));
+      const picked = await vscode.window.showQuickPick(items, {
+        title: `${chosen.candidates.length} threads share ${chosen.step}`, placeHolder: 'Which thread to select' });
+      if (!picked) return;
+      candidate = picked.candidate;
+    }
+    if (candidate.frame === null) {
+      this.status(`${candidate.name}: "${chosen.step}" is no frame`);
+      return;
+    }
+    this.status(`Selecting ${candidate.name}, frame ${candidate.frame}…`);
+    let reached: number | undefined;
+    try {
+      reached = await focusFrame(session, candidate.threadId, candidate.frame, this.frames);
+    } catch (e) {
+      this.status(`${candidate.name}: ${e instanceof Error ? e.message : String(e)}`);
+      return;
+    }
+    if (reached === candidate.frame) {
+      this.status(`Selected ${candidate.name}, frame ${candidate.frame}: ${chosen.step}`);
+      return;
+    }
+    // the frame is not one VS Code's call stack focuses: show its source at least
+    const source = frameSource(answer, candidate.gtid, candidate.frame);
+    if (source && fs.existsSync(source.file)) {
+      const line = Math.max(0, source.line - 1);
+      await vscode.window.showTextDocument(vscode.Uri.file(source.file), { preview: true, preserveFocus: true,
+        selection: new vscode.Range(line, 0, line, 0) });
+    }
+    this.status(`Selected ${candidate.name}${reached === undefined ? '' : `, frame ${reached}`}: frame ${candidate.frame} (${chosen.step}) `
+      + `is not one the debugger's call stack can focus (no source, or past the end of gdb's backtrace)`
+      + (source && fs.existsSync(source.file) ? `; its source is open at line ${source.line}` : ''));
+  }
+}
+
+/** The webview's page: a strict content security policy, theme colours, and a small script for clicks. */
+function shell(webview: vscode.Webview): string {
+  const nonce = crypto.randomBytes(16).toString('base64');
+  return `<!DOCTYPE html><html lang="en"><head><meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src ${webview.cspSource} 'nonce-${nonce}'; script-src 'nonce-${nonce}';">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<style nonce="${nonce}">
+body { color: var(--vscode-foreground); background: var(--vscode-editor-background); font-family: var(--vscode-font-family);
+  font-size: var(--vscode-font-size); padding: 0 8px; }
+h2 { font-size: 1em; margin: 6px 0 2px; }
+.diagnosis > ul { margin: 0; padding-left: 4px; list-style: none; }
+.diagnosis details ul { margin: 2px 0 4px; padding-left: 20px; color: var(--vscode-descriptionForeground); }
+.scroll { overflow-x: auto; overflow-y: hidden; }
+.diagnosis summary { cursor: pointer; }
+.summary, .message, #status { color: var(--vscode-descriptionForeground); margin: 6px 0; }
+#status:empty { display: none; }
+#status { color: var(--vscode-foreground); border-left: 3px solid var(--vscode-focusBorder); padding: 2px 6px;
+  position: sticky; top: 0; z-index: 1; background: var(--vscode-editor-background); }
+.graph { position: relative; }
+.graph svg { position: absolute; left: 0; top: 0; }
+.edge { fill: none; stroke: var(--vscode-editorWidget-border, var(--vscode-panel-border)); stroke-width: 1.5; }
+.edge.stopped { stroke: var(--vscode-debugIcon-breakpointCurrentStackframeForeground, var(--vscode-focusBorder)); stroke-width: 2.5; }
+marker path { fill: var(--vscode-editorWidget-border, var(--vscode-panel-border)); }
+.box { position: absolute; box-sizing: border-box; padding: 8px; overflow: hidden; border-radius: 4px;
+  background: var(--vscode-editorWidget-background); border: 1px solid var(--vscode-editorWidget-border, var(--vscode-panel-border)); }
+.box.stopped { border: 2px solid var(--vscode-debugIcon-breakpointCurrentStackframeForeground, var(--vscode-focusBorder)); }
+.threads { font-weight: 600; height: 18px; line-height: 18px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.here { color: var(--vscode-debugIcon-breakpointCurrentStackframeForeground, var(--vscode-focusBorder)); }
+.omp { color: var(--vscode-descriptionForeground); height: 18px; line-height: 18px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.step { display: block; width: 100%; height: 18px; line-height: 18px; padding: 0 2px; text-align: left; border: none; background: none;
+  color: var(--vscode-foreground); font-family: var(--vscode-editor-font-family); font-size: 0.95em; cursor: pointer;
+  white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.step.runtime { color: var(--vscode-descriptionForeground); font-style: italic; }
+.step:hover { background: var(--vscode-list-hoverBackground); }
+.step.selected { background: var(--vscode-list-activeSelectionBackground); color: var(--vscode-list-activeSelectionForeground); }
+.step:focus-visible { outline: 1px solid var(--vscode-focusBorder); }
+</style></head><body>
+<div id="status" role="status"></div>
+<div id="root"></div>
+<script nonce="${nonce}">
+const vscode = acquireVsCodeApi();
+const root = document.getElementById('root');
+const status = document.getElementById('status');
+function place() {
+  for (const el of root.querySelectorAll('[data-width]')) {
+    if (el.dataset.left !== undefined) { el.style.left = el.dataset.left + 'px'; el.style.top = el.dataset.top + 'px'; }
+    el.style.width = el.dataset.width + 'px';
+    el.style.height = el.dataset.height + 'px';
+  }
+}
+window.addEventListener('message', (event) => {
+  const message = event.data;
+  if (message.type === 'render') { root.innerHTML = message.html; status.textContent = ''; place(); }
+  else if (message.type === 'status') { status.textContent = message.text; }
+});
+root.addEventListener('click', (event) => {
+  const step = event.target.closest('button.step');
+  if (!step) return;
+  for (const other of root.querySelectorAll('button.step.selected')) other.classList.remove('selected');
+  step.classList.add('selected');
+  vscode.postMessage({ type: 'select', box: step.dataset.box, depth: Number(step.dataset.depth) });
+});
+vscode.postMessage({ type: 'ready' });
+</script></body></html>`;
+}
