@@ -1,8 +1,10 @@
 package dev.jompd.report;
 
 import dev.jompd.core.ompd.AddressSpaceHandle;
+import dev.jompd.core.ompd.OmpdException;
 import dev.jompd.core.ompd.ProcessSnapshot;
 import dev.jompd.core.ompd.RuntimeLocks;
+import dev.jompd.core.ompd.RuntimeTasks;
 import dev.jompd.core.ompd.TaskHandle;
 import dev.jompd.core.ompd.ToolData;
 import dev.jompd.core.recorder.Recorder;
@@ -40,13 +42,18 @@ public final class OpenMpPicture {
     private final List<String> notices;
     private final Optional<RecordedHistory> history;
     private final RuntimeLocks locks;
+    private final Map<Long, TaskCounts> taskCounts;
+    private final Map<Long, List<Long>> taskgroups;
     private final List<String> problems;
     private final String runtimeReading;
 
     private OpenMpPicture(TargetDescription target, ProcessSnapshot snapshot, CodeNames names, String runtimeReading,
-                          Optional<RecordedHistory> history, List<String> historyProblems, RuntimeLocks locks) {
+                          Optional<RecordedHistory> history, List<String> historyProblems, RuntimeLocks locks,
+                          Map<Long, TaskCounts> taskCounts, Map<Long, List<Long>> taskgroups) {
         this.runtimeReading = runtimeReading;
         this.locks = locks;
+        this.taskCounts = Map.copyOf(taskCounts);
+        this.taskgroups = Map.copyOf(taskgroups);
         this.target = target;
         this.snapshot = snapshot;
         this.version = new OpenMpVersion(snapshot.ompVersion());
@@ -141,13 +148,55 @@ public final class OpenMpPicture {
         ProcessSnapshot snapshot = ProcessSnapshot.take(process);
         String reading = process.layout().reading().toString();
         RuntimeLocks locks = RuntimeLocks.read(process);
+        // What each thread's innermost task would wait for at a taskwait or at the end of its taskgroup
+        // and the taskgroups every task of a chain is in (which of them a taskgroup waits for)
+        Map<Long, TaskCounts> counts = new HashMap<>();
+        Map<Long, List<Long>> groups = new HashMap<>();
+        for (ProcessSnapshot.ThreadView thread : snapshot.threads()) {
+            if (!thread.tasks().isEmpty() && thread.tasks().getFirst().lightweightTeam() == 0) {
+                counts.computeIfAbsent(thread.tasks().getFirst().address(), address -> new TaskCounts(
+                        RuntimeTasks.incompleteChildren(process, address), RuntimeTasks.taskgroupTasks(process, address)));
+            }
+            for (ProcessSnapshot.TaskView task : thread.tasks()) {
+                if (task.lightweightTeam() == 0 && !groups.containsKey(task.address())) {
+                    try {
+                        groups.put(task.address(), RuntimeTasks.taskgroups(process, task.address()));
+                    } catch (OmpdException unreadable) {
+                        // not known: the finding that needs it says so
+                    }
+                }
+            }
+        }
         try {
             return new OpenMpPicture(target, snapshot, names, reading, Recorder.find(process).map(RecordedHistory::new),
-                    List.of(), locks);
+                    List.of(), locks, counts, groups);
         } catch (RecorderFormatException e) {
             return new OpenMpPicture(target, snapshot, names, reading, Optional.empty(),
-                    List.of("jompd-recorder: " + e.getMessage()), locks);
+                    List.of("jompd-recorder: " + e.getMessage()), locks, counts, groups);
         }
+    }
+
+    /**
+     * What libomp counts for a task that waits: its incomplete children (a taskwait waits for them) and the
+     * unfinished tasks of its innermost taskgroup (the end of the taskgroup waits for them).
+     */
+    public record TaskCounts(RuntimeTasks.Count children, RuntimeTasks.Count taskgroup) {}
+
+    /** libomp's counts for a thread's innermost task (read for those only: the tasks that can be waiting). */
+    public TaskCounts counts(Task task) {
+        TaskCounts counts = task.lightweightTeam() == 0 ? taskCounts.get(task.address()) : null;
+        if (counts == null) {
+            RuntimeTasks.Count none = new RuntimeTasks.Count.Unknown(task.lightweightTeam() != 0
+                    ? "the task is the implicit task of a serialized region, which libomp does not count children for"
+                    : "libomp's counts are read for the innermost task of each thread only");
+            return new TaskCounts(none, none);
+        }
+        return counts;
+    }
+
+    /** The taskgroups a task of some thread's chain is in, innermost first, if libomp's memory told. */
+    public Optional<List<Long>> taskgroups(Task task) {
+        return task.lightweightTeam() == 0 ? Optional.ofNullable(taskgroups.get(task.address())) : Optional.empty();
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.jompd.report;
 
+import dev.jompd.core.ompd.RuntimeTasks;
 import dev.jompd.report.Diagnosis.Finding;
 import dev.jompd.report.Diagnosis.Involved;
 import dev.jompd.report.OpenMpPicture.OpenMpThread;
@@ -16,9 +17,10 @@ import java.util.Optional;
  * Who waits at a taskwait or at the end of a taskgroup, and for which unfinished child tasks: the children
  * the picture's task tree shows on a thread (a child is the task just inside the waiting task on some
  * thread's chain: running there, or suspended with its own descendants running), each with that thread and
- * where it is. Children that no thread runs (not started, or suspended in a queue) are not in any chain, and
- * libomp's count of a task's incomplete children is not among the fields its OMPD breadcrumbs describe, so
- * their number is said to be unknown rather than guessed.
+ * where it is. Children that no thread runs (not started, or suspended in a queue) are not in any chain: their
+ * number is libomp's count of the task's incomplete children ({@code td_incomplete_child_tasks}; for a taskgroup
+ * the group's {@code count}, read through {@code libomp-tasks.layout}, {@link RuntimeTasks}) less the ones
+ * found, and is said to be unknown (with why) when that count cannot be read or believed.
  */
 final class TaskwaitFindings {
     private TaskwaitFindings() {}
@@ -42,6 +44,8 @@ final class TaskwaitFindings {
             evidence.add(Diagnosis.who(thread) + ": " + name(waiting) + " at " + construct + " (" + wait.evidence() + ")");
             involved.add(Involved.of(wait, "waits at " + construct, wait.at()));
             Map<String, List<String>> children = new LinkedHashMap<>();
+            Map<String, Task> childTasks = new LinkedHashMap<>();
+            boolean descendantsRun = false;
             for (OpenMpThread other : picture.threads()) {
                 List<Task> otherChain = picture.chain(other);
                 for (int i = 0; i + 1 < otherChain.size(); i++) {
@@ -54,6 +58,8 @@ final class TaskwaitFindings {
                             : "is suspended on " + Diagnosis.who(other) + ", which runs its descendant "
                               + otherChain.getFirst().id() + ", " + runner.where();
                     children.computeIfAbsent(name(child), k -> new ArrayList<>()).add(how);
+                    childTasks.put(child.id(), child);
+                    descendantsRun |= i > 0;
                     evidence.add(Diagnosis.who(other) + ": its task chain " + String.join(" -> ", otherChain.stream()
                             .map(Task::id).toList()) + " reaches " + waiting.id() + " through child " + child.id());
                     involved.add(Involved.of(runner, "runs child task " + child.id(), runner.innermost()));
@@ -61,16 +67,89 @@ final class TaskwaitFindings {
                 }
             }
             String unfinished = children.isEmpty()
-                    ? "no thread runs any of its children (the ones it waits for have not started or are suspended)"
+                    ? "no thread runs any of them"
                     : String.join("; ", children.entrySet().stream().map(e -> e.getKey() + " " + String.join(
                             " and ", e.getValue())).toList());
+            String counted = wait.kind() == Kind.TASKWAIT
+                    ? childCount(picture.counts(waiting).children(), childTasks.size(), evidence)
+                    : taskgroupCount(picture, picture.counts(waiting).taskgroup(), childTasks.values(), descendantsRun, evidence);
             String summary = Diagnosis.who(thread) + ": " + name(waiting) + " waits at " + construct + " (" + place
-                    + ") for its unfinished child tasks: " + unfinished + "; how many more have not started is not "
-                    + "known (libomp's count of incomplete child tasks is not among its OMPD breadcrumbs)";
+                    + ") for " + counted.replace("%s", unfinished);
             findings.add(new Finding(wait.kind() == Kind.TASKWAIT ? "taskwait" : "taskgroup", summary, evidence,
                     wait.at().map(ThreadWait.Place::describe), involved));
         }
         return findings;
+    }
+
+    /** What a thread runs for a task counts as started: the rest of the count no thread runs. */
+    private static final String NOT_RUNNING = " more that no thread runs (not started; or, if untied or detached, suspended)";
+
+    /**
+     * The taskwait's sentence after "for": how many children libomp counts as incomplete, those found on
+     * threads ({@code %s}), and how many more no thread runs — the counter believed only when it is at least
+     * the children found.
+     */
+    private static String childCount(RuntimeTasks.Count count, int found, List<String> evidence) {
+        if (count instanceof RuntimeTasks.Count.Known known && known.count() >= found) {
+            evidence.add("libomp: " + known.evidence() + " (libomp-tasks.layout)");
+            long rest = known.count() - found;
+            if (known.count() == 0) {
+                return "no unfinished child task (libomp counts none: the taskwait is ending)";
+            }
+            if (found == 0) {
+                return known.count() + " unfinished child task" + (known.count() == 1 ? "" : "s")
+                       + ", which no thread runs (not started; or, if untied or detached, suspended)";
+            }
+            return known.count() + " unfinished child task" + (known.count() == 1 ? "" : "s") + ": %s"
+                    + (rest > 0 ? "; " + rest + NOT_RUNNING : found > 0 ? "; no other" : "");
+        }
+        String why = count instanceof RuntimeTasks.Count.Known known
+                ? "libomp's count of incomplete child tasks (" + known.evidence() + ") is below the " + found
+                  + " children found on threads"
+                : ((RuntimeTasks.Count.Unknown) count).why();
+        evidence.add("libomp's count of incomplete child tasks is not known: " + why);
+        return "its unfinished child tasks: %s; how many more have not started is not known (" + why + ")";
+    }
+
+    /**
+     * The end of a taskgroup: libomp counts the group's unfinished tasks (children made inside it and their
+     * descendants). The ones found on threads are the children whose taskgroups include this one; when a
+     * descendant of a child runs, whether it is of this group or of a nested one cannot be told from the
+     * chains, nor how many of the group no thread runs.
+     */
+    private static String taskgroupCount(OpenMpPicture picture, RuntimeTasks.Count count, java.util.Collection<Task> children,
+                                         boolean descendantsRun, List<String> evidence) {
+        if (count instanceof RuntimeTasks.Count.Known known) {
+            evidence.add("libomp: " + known.evidence() + " (libomp-tasks.layout)");
+            String tasks = known.count() + " unfinished task" + (known.count() == 1 ? "" : "s") + " of the taskgroup";
+            long members = 0;
+            for (Task child : children) {
+                Optional<List<Long>> groups = picture.taskgroups(child);
+                if (groups.isEmpty()) {
+                    return tasks + ": %s; how many of them no thread runs is not known (the taskgroups of child "
+                           + child.id() + " could not be read)";
+                }
+                members += groups.get().contains(known.taskgroup()) ? 1 : 0;
+            }
+            if (descendantsRun) {
+                return tasks + ": %s; how many of them no thread runs is not known (descendants of its children run, "
+                       + "and may belong to this taskgroup or to a nested one)";
+            }
+            if (known.count() < members) {
+                evidence.add("libomp's taskgroup count " + known.count() + " is below the " + members
+                        + " of its tasks found on threads: not believed");
+            } else {
+                long rest = known.count() - members;
+                if (members == 0) {
+                    return known.count() == 0 ? "no unfinished task of the taskgroup (libomp counts none: it is ending)"
+                            : tasks + ", which no thread runs (not started; or, if untied or detached, suspended)";
+                }
+                return tasks + ": %s" + (rest > 0 ? "; " + rest + NOT_RUNNING : members > 0 ? "; no other" : "");
+            }
+        } else {
+            evidence.add("libomp's count of the taskgroup's tasks is not known: " + ((RuntimeTasks.Count.Unknown) count).why());
+        }
+        return "the unfinished tasks of the taskgroup: %s; how many more have not started is not known";
     }
 
     /** "explicit task t3 blocked_child (taskwait_blocked.c:36)": without its status (the sentence says it). */

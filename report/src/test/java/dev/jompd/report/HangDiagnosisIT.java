@@ -138,7 +138,13 @@ class HangDiagnosisIT {
             Finding taskwait = only(findings, construct, waitLine);
             assertThat(taskwait.summary()).as(text).contains(childLine)
                     .contains(construct.equals("taskwait") ? "at a taskwait" : "at the end of a taskgroup")
-                    .contains("how many more have not started is not known");
+                    // libomp's count of unfinished children (of the group's tasks) less the one found running
+                    .contains(facts.number("hang.children") + (construct.equals("taskwait") ? " unfinished child tasks: "
+                            : " unfinished tasks of the taskgroup: "))
+                    .contains("; " + facts.number("hang.children.not_started") + " more that no thread runs")
+                    .doesNotContain("not known");
+            assertThat(facts.number("hang.children.running")).isEqualTo(1); // C1: the one child the finding names
+            assertThat(taskwait.threads().stream().filter(t -> t.role().startsWith("runs child task"))).hasSize(1);
             assertThat(involved(taskwait, waiter).source()).contains(waitLine);
             Involved child = involved(taskwait, runner);
             assertThat(child.role()).startsWith("runs child task t");
