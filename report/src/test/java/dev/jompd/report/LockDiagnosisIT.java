@@ -1,10 +1,17 @@
 package dev.jompd.report;
 
+import dev.jompd.core.ompd.AddressSpaceHandle;
+import dev.jompd.core.ompd.Ompd;
+import dev.jompd.core.target.Symbolizer;
+import dev.jompd.core.target.live.LiveProcessAddressSpace;
+import dev.jompd.core.unwind.DebugInfoCache;
+import dev.jompd.core.unwind.Unwinder;
 import dev.jompd.report.Diagnosis.Finding;
 import dev.jompd.testkit.Facts;
 import dev.jompd.testkit.Fixture;
 import dev.jompd.testkit.FixtureRun;
 import dev.jompd.testkit.Fixtures;
+import dev.jompd.testkit.LiveFixture;
 import dev.jompd.testkit.RecorderLibrary;
 import dev.jompd.testkit.StoppedFixture;
 import org.junit.jupiter.api.Test;
@@ -12,6 +19,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.List;
+import java.util.Optional;
+import java.util.function.Function;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -34,23 +43,45 @@ class LockDiagnosisIT {
     }
 
     private static void namesTheCycle(StoppedFixture fixture, List<String> locks) {
-        Facts facts = fixture.facts();
-        String text = Diagnosis.text(DiagnosisIT.diagnose(fixture));
-        Finding deadlock = DiagnosisIT.diagnose(fixture).stream().filter(f -> f.summary().startsWith("deadlock: omp"))
+        namesTheCycle(fixture.facts(), DiagnosisIT.diagnose(fixture),
+                lock -> Optional.of(lockObject(fixture, fixture.facts().get("hang.lock." + lock + ".address"))), locks);
+    }
+
+    /** The deadlock and each lock's holder; {@code object} gives the lock object as gdb reads it, where gdb can. */
+    private static void namesTheCycle(Facts facts, List<Finding> findings, Function<String, Optional<String>> object,
+                                      List<String> locks) {
+        String text = Diagnosis.text(findings);
+        Finding deadlock = findings.stream().filter(f -> f.summary().startsWith("deadlock: omp"))
                 .findFirst().orElseThrow(() -> new AssertionError("no deadlock in\n" + text));
         assertThat(deadlock.summary()).as(text).contains(", which waits for");
         for (String lock : locks) {
             Facts.ThreadFacts holder = facts.thread((int) facts.number("hang.lock." + lock + ".holder"));
-            String object = lockObject(fixture, facts.get("hang.lock." + lock + ".address"));
-            assertThat(deadlock.summary()).as(text).contains(object + " held by " + name(holder));
+            String at = object.apply(lock).map(o -> o + " ").orElse("");
+            assertThat(deadlock.summary()).as(text).contains(at + "held by " + name(holder));
             Facts.ThreadFacts waiter = facts.threads().stream()
                     .filter(t -> t.find("waits_for").orElse("").equals(lock)).findFirst().orElseThrow();
             assertThat(deadlock.evidence()).as(text).anyMatch(e -> e.startsWith(name(waiter))
                     && e.contains("lock_deadlock.c:" + waiter.get("wait_line")));
             // the lock's own finding names its holder and where the holder is
-            assertThat(text).contains(object + "; held by " + name(holder));
+            assertThat(text).contains(object.apply(lock).map(o -> o + "; ").orElse("; ") + "held by " + name(holder));
         }
         assertThat(facts.get("hang.kind")).isEqualTo("lock-order-deadlock");
+    }
+
+    @Test
+    void liveNestLockDeadlockThroughPtrace() {
+        try (LiveFixture live = Fixtures.live(FixtureRun.of(Fixture.LOCK_DEADLOCK, "nest"));
+             LiveProcessAddressSpace space = LiveProcessAddressSpace.attach(live.pid());
+             Symbolizer symbols = new Symbolizer(space); CodeNames names = new CodeNames(symbols);
+             DebugInfoCache debugInfo = new DebugInfoCache(); Unwinder unwinder = new Unwinder(space, debugInfo)) {
+            AddressSpaceHandle process = Ompd.processInitialize(space);
+            OpenMpPicture picture = OpenMpPicture.take(process, new TargetDescription("pid",
+                    Long.toString(live.pid()), space.name(), process.layout().runtimeModule()), names);
+            ParallelStacks stacks = ParallelStacks.of(picture, space, unwinder);
+            // the lock objects' addresses are checked against gdb on the cores; here the holders and waiters
+            namesTheCycle(live.facts(), Diagnosis.of(picture, Optional.of(stacks)), lock -> Optional.empty(),
+                    List.of("A", "B"));
+        }
     }
 
     @ParameterizedTest(name = "OMP_DEBUG={0}")
