@@ -151,6 +151,26 @@ class CoreIT {
         }
     }
 
+    /** The console's {@code ompd diagnose} on the nest-lock deadlock: the cycle, each holder with its LWP (the facts'). */
+    @Test
+    void consoleDiagnoseNamesTheNestLockDeadlockAndItsHolders() throws Exception {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.LOCK_DEADLOCK, "nest"));
+        Facts facts = fixture.facts();
+        try (DapTestClient client = new DapTestClient(server.port())) {
+            openCore(client, fixture);
+            String diagnosis = client.body("evaluate", args("expression", "ompd diagnose", "context", "repl"))
+                    .get("result").getAsString();
+            String deadlock = diagnosis.lines().filter(l -> l.strip().startsWith("- deadlock: omp")).findFirst()
+                    .orElseThrow(() -> new AssertionError("no deadlock in\n" + diagnosis));
+            for (String lock : List.of("A", "B")) {
+                Facts.ThreadFacts holder = facts.thread((int) facts.number("hang.lock." + lock + ".holder"));
+                assertThat(deadlock).contains("held by omp " + holder.threadNum() + "/" + holder.teamSize()
+                        + " (LWP " + holder.lwp() + ")");
+            }
+            client.body("disconnect", args());
+        }
+    }
+
     /**
      * jompd/parallelStacks: its tree is the command line's ({@code jompd inspect --stacks --json} of the same
      * core: the same report on the same unwinder), its thread ids are the DAP threads of the fixture's own

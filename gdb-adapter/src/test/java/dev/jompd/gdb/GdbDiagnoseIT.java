@@ -33,4 +33,22 @@ class GdbDiagnoseIT {
                 .contains("thread " + straggler.threadNum() + " has not reached it: in straggle (barrier_straggler.c:"
                         + straggler.number("wait_line") + ")");
     }
+
+    @Test
+    void diagnoseOnTheNestLockDeadlockNamesTheCycleAndTheHolders(@TempDir Path directory) {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.LOCK_DEADLOCK, "nest"));
+        Facts facts = fixture.facts();
+        GdbDriver.Output output = GdbDriver.run(GdbDriver.withBridge(List.of()), List.of("ompd diagnose"),
+                List.of(fixture.executable().toString(), fixture.core().toString()), Map.of(), directory,
+                Duration.ofMinutes(2));
+        String diagnosis = output.section("ompd diagnose");
+        assertThat(output.exitCode()).as(output.text()).isZero();
+        String deadlock = diagnosis.lines().filter(l -> l.strip().startsWith("- deadlock: omp")).findFirst()
+                .orElseThrow(() -> new AssertionError("no deadlock in\n" + diagnosis));
+        for (String lock : List.of("A", "B")) {
+            Facts.ThreadFacts holder = facts.thread((int) facts.number("hang.lock." + lock + ".holder"));
+            assertThat(deadlock).contains("held by omp " + holder.threadNum() + "/" + holder.teamSize()
+                    + " (LWP " + holder.lwp() + ")");
+        }
+    }
 }
