@@ -348,6 +348,25 @@ final class ProfiledRuntime {
             } catch (TargetException | OmpdException e) {
                 failure = Optional.of(e.getMessage());
             }
+            if (failure.isPresent() && ProfiledGlobalChecks.slack(name) > 0) {
+                // Moved a few words in this build: believed only where exactly one place nearby confirms itself
+                List<Long> confirmed = new ArrayList<>();
+                for (long delta = -ProfiledGlobalChecks.slack(name); delta <= ProfiledGlobalChecks.slack(name); delta += 8) {
+                    try {
+                        if (delta != 0 && ProfiledGlobalChecks.confirmsItself(name, address + delta, memory)) {
+                            confirmed.add(address + delta);
+                        }
+                    } catch (TargetException | OmpdException unreadable) {
+                        // not there
+                    }
+                }
+                if (confirmed.size() == 1) {
+                    failures.add(placement + " = 0x" + Long.toHexString(address) + ": " + failure.get()
+                            + ", but 0x" + Long.toHexString(confirmed.getFirst()) + " nearby confirms itself");
+                    address = confirmed.getFirst();
+                    failure = Optional.empty();
+                }
+            }
             if (failure.isPresent()) {
                 failures.add(placement + " = 0x" + Long.toHexString(address) + ": " + failure.get());
                 continue;

@@ -127,6 +127,59 @@ class StrippedRuntimeIT {
         }
     }
 
+    /**
+     * Lock holders on Debian's stripped libomp5-NN: the profile places {@code __kmp_i_lock_table} (checked by
+     * its content; in 16 and 19 Debian's lock unit sits 8 bytes from where ours does, and the one place nearby
+     * whose locks point to themselves is taken), and the nest-lock deadlock's locks name the holders, depths and
+     * waiters the program recorded.
+     */
+    @ParameterizedTest(name = "Debian libomp5-{0}")
+    @ValueSource(ints = {14, 15, 16, 19})
+    void debiansStockRuntimeNamesTheNestLocksHolders(int version) {
+        StoppedFixture fixture = Fixtures.core(StockRuntimes.onDebian(FixtureRun.of(Fixture.LOCK_DEADLOCK, "nest"), version));
+        Facts facts = fixture.facts();
+        try (AddressSpace target = CoreFileAddressSpace.open(fixture.core())) {
+            AddressSpaceHandle process = Ompd.processInitialize(target);
+            assertThat(process.layout().reading().toString()).startsWith("profile libomp " + version + ".");
+            assertThat(process.layout().symbol("__kmp_i_lock_table")).as(process.layout().whyAbsent("__kmp_i_lock_table")
+                    .orElse("")).isPresent();
+            RuntimeLocks locks = RuntimeLocks.read(process);
+            assertThat(locks.unavailable()).isEmpty();
+            List<ProcessSnapshot.ThreadView> threads = ProcessSnapshot.take(process).threads();
+            java.util.function.Function<Facts.ThreadFacts, Long> gtid = thread -> threads.stream()
+                    .filter(t -> t.lwp().equals(java.util.OptionalLong.of(thread.lwp()))).findFirst().orElseThrow().gtid();
+            for (String name : List.of("A", "B")) {
+                RuntimeLocks.Lock lock = RuntimeLocks.userLock(process, Long.decode(facts.get("hang.lock." + name + ".address")));
+                assertThat(lock.kind()).isEqualTo("nested_queuing");
+                assertThat(lock.holder()).as(lock.evidence()).isEqualTo(new RuntimeLocks.Holder.Owner(
+                        gtid.apply(facts.thread((int) facts.number("hang.lock." + name + ".holder"))),
+                        java.util.OptionalLong.of(facts.number("hang.lock." + name + ".depth"))));
+                Facts.ThreadFacts waiter = facts.threads().stream()
+                        .filter(t -> t.find("waits_for").orElse("").equals(name)).findFirst().orElseThrow();
+                assertThat(lock.waiters()).containsExactly(gtid.apply(waiter));
+                assertThat(locks.byObject(lock.object())).contains(lock);
+            }
+        }
+    }
+
+    /** Our builds after strip --strip-all: the profile places the lock table where the unstripped file's symbol is. */
+    @ParameterizedTest(name = "our libomp {0}, stripped")
+    @ValueSource(ints = {14, 19})
+    void theLockTableIsPlacedWhereTheSymbolIs(int version) throws IOException {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.LOCK_DEADLOCK, "nest").onRuntime(version));
+        long bySymbol;
+        try (AddressSpace unstripped = CoreFileAddressSpace.open(fixture.core())) {
+            bySymbol = Ompd.processInitialize(unstripped).layout().symbolAddress("__kmp_i_lock_table");
+        }
+        try (AddressSpace stripped = CoreFileAddressSpace.builder(fixture.core())
+                .withSolibSearchPath(List.of(StockRuntimes.strippedCopy(version))).open()) {
+            AddressSpaceHandle process = Ompd.processInitialize(stripped);
+            assertThat(process.layout().reading().source()).isEqualTo(RuntimeReading.Source.PROFILE);
+            assertThat(process.layout().symbolAddress("__kmp_i_lock_table")).isEqualTo(bySymbol);
+            assertThat(RuntimeLocks.read(process).locks()).hasSizeGreaterThanOrEqualTo(2);
+        }
+    }
+
     /** A live process on Debian's libomp5-19, attached with ptrace: the thread array validates against its threads. */
     @Test
     void aLiveProcessOnDebiansRuntimeIsReadThroughItsProfile() {

@@ -33,7 +33,8 @@ public final class ProfileDeriver {
             "__kmp_all_nth", "__kmp_nested_nth", "__kmp_nested_proc_bind", "__kmp_stksize", "__kmp_omp_cancellation",
             "__kmp_max_task_priority", "__kmp_display_affinity", "__kmp_tool", "__kmp_avail_proc", "__kmp_static",
             "__kmp_library", "__kmp_target_offload", "__kmp_def_allocator", "__kmp_nteams",
-            "__kmp_teams_thread_limit", "__kmp_affinity_format", "__kmp_tool_libraries", "__kmp_tool_verbose_init");
+            "__kmp_teams_thread_limit", "__kmp_affinity_format", "__kmp_tool_libraries", "__kmp_tool_verbose_init",
+            "__kmp_i_lock_table");
     /** Globals defined beside the breadcrumbs (libomp's ompd-specific.cpp): the block is their anchor. */
     static final List<String> BREADCRUMB_UNIT_GLOBALS = List.of("ompd_dll_locations", "ompd_state", "ompd_env_block",
             "ompd_env_block_size");

@@ -170,6 +170,7 @@ global.__kmp_teams_thread_limit=kmp_a_debug:-140,__kmp_thread_pool:-2400,__kmp_o
 global.__kmp_affinity_format=kmp_a_debug:-44,__kmp_thread_pool:-2304,__kmp_omp_debug_struct_info:-2796
 global.__kmp_tool_libraries=__kmp_debugging:16,__kmp_thread_pool:512,kmp_diag:2748
 global.__kmp_tool_verbose_init=__kmp_debugging:24,__kmp_thread_pool:520,kmp_diag:2756
+global.__kmp_i_lock_table=__kmp_debugging:4616,__kmp_thread_pool:5112,kmp_diag:7348
 signature.__kmp_openmp_version=.rodata 32 6122204f4d5020737570706f72743a207965730005000000000000007e5333018b1303000040282329204c4c564d204f4d5020706572666f726d616e6365206c69627261
 signature.__kmp_stksize=.data 32 000000000000000000000000000000000000000000000000010000000000000000004000000000004000000000000000................02000000020000000200000002000000
 signature.__kmp_tool=.data 32 000000000000000000000000000000000100000008000000000000000000000001000000000000000000000000000000................................00000000
