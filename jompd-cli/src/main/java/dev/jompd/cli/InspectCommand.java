@@ -8,7 +8,6 @@ import dev.jompd.core.target.AddressSpace;
 import dev.jompd.core.target.Symbolizer;
 import dev.jompd.core.target.TargetException;
 import dev.jompd.core.target.core.CoreFileAddressSpace;
-import dev.jompd.core.unwind.DebugInfoCache;
 import dev.jompd.core.unwind.Unwinder;
 import dev.jompd.report.CodeNames;
 import dev.jompd.report.Diagnosis;
@@ -91,7 +90,7 @@ class InspectCommand implements Callable<Integer> {
             OpenMpPicture picture = OpenMpPicture.take(process, description, names);
             Optional<ParallelStacks> parallelStacks = Optional.empty();
             if (stacks || diagnose()) {
-                try (DebugInfoCache debugInfo = new DebugInfoCache(); Unwinder unwinder = new Unwinder(space, debugInfo)) {
+                try (Unwinder unwinder = new Unwinder(space, names.debugInfo())) {
                     parallelStacks = Optional.of(ParallelStacks.of(picture, space, unwinder));
                 }
             }

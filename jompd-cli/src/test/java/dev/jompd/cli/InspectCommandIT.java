@@ -8,6 +8,7 @@ import dev.jompd.testkit.Facts;
 import dev.jompd.testkit.Fixture;
 import dev.jompd.testkit.FixtureRun;
 import dev.jompd.testkit.Fixtures;
+import dev.jompd.testkit.GdbProbe;
 import dev.jompd.testkit.Runtimes;
 import dev.jompd.testkit.StoppedFixture;
 import org.junit.jupiter.api.Test;
@@ -122,9 +123,22 @@ class InspectCommandIT {
         StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.TASKS, "200"));
         Result json = jompd("inspect", "--core", fixture.core().toString(), "--json");
         JsonObject report = JsonParser.parseString(json.out()).getAsJsonObject();
-        JsonObject first = report.getAsJsonArray("threads").get(0).getAsJsonObject();
-        JsonObject function = first.getAsJsonArray("tasks").get(0).getAsJsonObject().getAsJsonObject("function");
-        assertThat(function.get("source").getAsString()).matches(".*/tasks\\.c:\\d+");
+        // Every task function's file:line (jompd's own DWARF line tables) is gdb's for the same address.
+        java.util.Map<Long, String> ours = new java.util.LinkedHashMap<>();
+        for (var thread : report.getAsJsonArray("threads")) {
+            for (var task : thread.getAsJsonObject().getAsJsonArray("tasks")) {
+                JsonObject function = task.getAsJsonObject().getAsJsonObject("function");
+                if (function != null) {
+                    assertThat(function.has("source")).as(function.toString()).isTrue();
+                    ours.put(Long.parseUnsignedLong(function.get("address").getAsString().substring(2), 16),
+                            function.get("source").getAsString());
+                }
+            }
+        }
+        assertThat(ours.values()).anyMatch(source -> source.matches(".*/tasks\\.c:\\d+"));
+        java.util.Map<Long, String> gdb = GdbProbe.onCore(fixture.executable(), fixture.core())
+                .sourceLines(java.util.List.copyOf(ours.keySet()));
+        assertThat(ours).isEqualTo(gdb);
     }
 
     @Test

@@ -64,10 +64,6 @@ class StackAccuracyIT {
         return Stream.of(Fixture.values())
                 .filter(fixture -> fixture != Fixture.NESTED && fixture != Fixture.TASKS && fixture != Fixture.WAITS
                         && fixture != Fixture.NESTED_FORTRAN)
-                // Known gap: C++ frames. gdb names them by DWARF's demangled name with its parameters
-                // (`work(Domain&, double*&) const`) and names clang's artificial .omp_task_entry. thunk,
-                // which the unwinder leaves unnamed; the frames and lines agree.
-                .filter(fixture -> !fixture.isCxx())
                 .map(fixture -> FixtureRun.of(fixture));
     }
 
