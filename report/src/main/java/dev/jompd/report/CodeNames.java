@@ -71,7 +71,7 @@ public final class CodeNames implements AutoCloseable {
                 location.resolved() ? symbols.locate(location.entryPoint()).map(Symbolizer.Location::toString)
                         : Optional.empty(),
                 location.resolved() ? Optional.of(location.resolution().description()) : Optional.empty(),
-                location.note());
+                location.note(), () -> location.resolved() ? line(location.entryPoint()) : Optional.empty());
     }
 
     /** The full path and line of the instruction at {@code address}, as the module's line table has it. */
