@@ -68,6 +68,14 @@ class InspectCommand implements Callable<Integer> {
             description = "colour the text report: auto (on a terminal), always, never")
     String color;
 
+    /**
+     * The launcher's ahead-of-time cache training run (its output discarded): every rendering of this
+     * command and of {@code jompd diagnose} with stacks, so that the cache holds the classes and profiles of
+     * each, whichever the user asks for later.
+     */
+    @Option(names = "--aot-training", hidden = true)
+    boolean aotTraining;
+
     @Spec
     CommandSpec spec;
 
@@ -89,12 +97,21 @@ class InspectCommand implements Callable<Integer> {
                     process.layout().runtimeModule());
             OpenMpPicture picture = OpenMpPicture.take(process, description, names);
             Optional<ParallelStacks> parallelStacks = Optional.empty();
-            if (stacks || diagnose()) {
+            if (stacks || diagnose() || aotTraining) {
                 try (Unwinder unwinder = new Unwinder(space, names.debugInfo())) {
                     parallelStacks = Optional.of(ParallelStacks.of(picture, space, unwinder));
                 }
             }
-            if (diagnose()) {
+            if (aotTraining) {
+                List<Diagnosis.Finding> findings = Diagnosis.of(picture, parallelStacks);
+                out.println(JsonReport.diagnosis(findings));
+                out.print(Diagnosis.text(findings));
+                out.println(JsonReport.render(picture, parallelStacks));
+                out.println(JsonReport.render(picture, Optional.empty()));
+                out.print(TextReport.render(picture, TextReport.Options.commandLine(all, true)));
+                out.print(TextReport.render(picture, TextReport.Options.commandLine(!all, false)));
+                parallelStacks.ifPresent(s -> out.print("\n" + s.text()));
+            } else if (diagnose()) {
                 List<Diagnosis.Finding> findings = Diagnosis.of(picture, parallelStacks);
                 if (json) {
                     out.println(JsonReport.diagnosis(findings));
