@@ -137,13 +137,28 @@ public final class ParallelStacks {
     public static ParallelStacks of(OpenMpPicture picture, List<TargetThread> threads, Unwinder unwinder) {
         Map<Long, TargetThread> byLwp = new LinkedHashMap<>();
         threads.forEach(t -> byLwp.putIfAbsent(t.lwp(), t));
+        return of(picture, lwp -> Optional.ofNullable(byLwp.get(lwp)).map(unwinder::unwind));
+    }
+
+    /**
+     * From stacks already unwound, by LWP (the same stop's): for a door that unwinds the threads while the
+     * picture is being taken ({@link Unwinder#unwindAll()} beside {@link OpenMpPicture#take}).
+     */
+    public static ParallelStacks ofUnwound(OpenMpPicture picture, List<NativeStack> unwound) {
+        Map<Long, NativeStack> byLwp = new LinkedHashMap<>();
+        unwound.forEach(stack -> byLwp.putIfAbsent(stack.lwp(), stack));
+        return of(picture, lwp -> Optional.ofNullable(byLwp.get(lwp)));
+    }
+
+    private static ParallelStacks of(OpenMpPicture picture, java.util.function.LongFunction<Optional<NativeStack>> stackOf) {
         Constructs constructs = constructs(picture);
         List<ThreadStack> stacks = new ArrayList<>();
         for (OpenMpThread thread : picture.threads()) {
-            if (thread.lwp().isEmpty() || !byLwp.containsKey(thread.lwp().getAsLong())) {
+            Optional<NativeStack> unwound = thread.lwp().isPresent() ? stackOf.apply(thread.lwp().getAsLong()) : Optional.empty();
+            if (unwound.isEmpty()) {
                 continue; // an OpenMP thread the target lists no OS thread for: nothing to unwind
             }
-            NativeStack stack = unwinder.unwind(byLwp.get(thread.lwp().getAsLong()));
+            NativeStack stack = unwound.get();
             long[] cfas = stack.frames().stream().mapToLong(f -> f.cfa().orElse(0L)).toArray();
             List<FrameOwnership.Mark> marks = FrameOwnership.mark(picture.stackChain(thread), cfas);
             List<Optional<Construct>> constructOfFrame = constructsOf(stack, constructs);
