@@ -13,7 +13,6 @@ import dev.jompd.core.ompd.TaskHandle;
 import dev.jompd.core.ompd.ThreadHandle;
 import dev.jompd.core.target.AddressSpace;
 import dev.jompd.core.target.TargetThread;
-import dev.jompd.core.unwind.DebugInfoCache;
 import dev.jompd.core.unwind.Unwinder;
 import dev.jompd.report.FrameOwnership;
 import dev.jompd.report.Diagnosis;
@@ -293,7 +292,8 @@ final class Handlers {
         OpenMpPicture picture = views.target().picture();
         AddressSpace space = views.target().process().target();
         List<TargetThread> threads = views.target().coreFile() ? space.threads() : registersFromGdb(gdb);
-        try (DebugInfoCache debugInfo = new DebugInfoCache(); Unwinder unwinder = new Unwinder(space, debugInfo)) {
+        // the session's debug information: parsed once per module file, kept across stops
+        try (Unwinder unwinder = new Unwinder(space, views.target().debugInfo())) {
             return ParallelStacks.of(picture, threads, unwinder);
         }
     }

@@ -52,7 +52,7 @@ final class Session implements AutoCloseable {
     /** What a command works on: the OMPD process, gdb's threads and the selected thread. */
     record Target(AddressSpaceHandle process, Symbolizer symbols, GdbThreads gdbThreads, TargetContext context,
                   TargetDescription description, boolean coreFile, FunctionNames names,
-                  java.util.function.Supplier<OpenMpPicture> pictures) {
+                  dev.jompd.core.unwind.DebugInfoCache debugInfo, java.util.function.Supplier<OpenMpPicture> pictures) {
         /** The OpenMP picture of this stop, taken once for all commands of the stop. */
         OpenMpPicture picture() {
             return pictures.get();
@@ -92,7 +92,7 @@ final class Session implements AutoCloseable {
         }
         TargetDescription description = new TargetDescription(kind, name, space.name(), process.layout().runtimeModule());
         return new Target(process, symbols, gdbThreads, context, description, context.kind() == TargetContext.Kind.CORE,
-                codeNames.functions(), () -> picture(description));
+                codeNames.functions(), codeNames.debugInfo(), () -> picture(description));
     }
 
     private synchronized OpenMpPicture picture(TargetDescription description) {

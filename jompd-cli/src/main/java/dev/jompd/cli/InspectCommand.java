@@ -8,7 +8,7 @@ import dev.jompd.core.target.AddressSpace;
 import dev.jompd.core.target.Symbolizer;
 import dev.jompd.core.target.TargetException;
 import dev.jompd.core.target.core.CoreFileAddressSpace;
-import dev.jompd.core.unwind.DebugInfoCache;
+import dev.jompd.core.unwind.NativeStack;
 import dev.jompd.core.unwind.Unwinder;
 import dev.jompd.report.CodeNames;
 import dev.jompd.report.Diagnosis;
@@ -29,6 +29,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 
 /** {@code jompd inspect}: the OpenMP report of a core file or a running process. */
 @Command(name = "inspect", mixinStandardHelpOptions = true,
@@ -69,6 +71,14 @@ class InspectCommand implements Callable<Integer> {
             description = "colour the text report: auto (on a terminal), always, never")
     String color;
 
+    /**
+     * The launcher's ahead-of-time cache training run (its output discarded): every rendering of this
+     * command and of {@code jompd diagnose} with stacks, so that the cache holds the classes and profiles of
+     * each, whichever the user asks for later.
+     */
+    @Option(names = "--aot-training", hidden = true)
+    boolean aotTraining;
+
     @Spec
     CommandSpec spec;
 
@@ -76,6 +86,7 @@ class InspectCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        Timing timing = new Timing();
         AddressSpace space;
         try {
             space = open();
@@ -83,42 +94,26 @@ class InspectCommand implements Callable<Integer> {
             err.println("jompd: " + e.getMessage());
             return ExitCode.BAD_INPUT;
         }
-        try (space; Symbolizer symbols = new Symbolizer(space); CodeNames names = new CodeNames(symbols)) {
-            AddressSpaceHandle process = Ompd.processInitialize(space);
-            TargetDescription description = new TargetDescription(target.core != null ? "core" : "pid",
-                    target.core != null ? target.core.toString() : Long.toString(target.pid), space.name(),
-                    process.layout().runtimeModule());
-            OpenMpPicture picture = OpenMpPicture.take(process, description, names);
-            Optional<ParallelStacks> parallelStacks = Optional.empty();
-            if (stacks || diagnose()) {
-                try (DebugInfoCache debugInfo = new DebugInfoCache(); Unwinder unwinder = new Unwinder(space, debugInfo)) {
-                    parallelStacks = Optional.of(ParallelStacks.of(picture, space, unwinder));
+        try (space; Symbolizer symbols = new Symbolizer(space); CodeNames names = new CodeNames(symbols);
+             Unwinder unwinder = new Unwinder(space, names.debugInfo())) {
+            timing.mark("open");
+            boolean withStacks = stacks || diagnose() || aotTraining;
+            // A core's threads are unwound on a second thread while this one takes the OpenMP picture (the
+            // two read different things: registers, stacks and debug information; the runtime's memory):
+            // a cold run's two biggest parts side by side. (A live process is read on one thread.)
+            FutureTask<List<NativeStack>> unwinding = new FutureTask<>(unwinder::unwindAll);
+            boolean unwindingAside = withStacks && target.core != null;
+            if (unwindingAside) {
+                Thread.ofPlatform().name("jompd-unwind").daemon().start(unwinding);
+            }
+            try {
+                return report(space, names, unwinder, unwindingAside ? Optional.of(unwinding) : Optional.empty(),
+                        withStacks, timing, out, err);
+            } finally {
+                if (unwindingAside) {
+                    finish(unwinding); // the core stays open until the unwinding thread is done with it
                 }
             }
-            if (diagnose()) {
-                List<Diagnosis.Finding> findings = Diagnosis.of(picture, parallelStacks);
-                if (json) {
-                    out.println(JsonReport.diagnosis(findings));
-                } else {
-                    picture.notices().forEach(notice -> out.println("note: " + notice));
-                    out.print(Diagnosis.text(findings));
-                }
-            } else if (json) {
-                // the text report shows the notices itself
-                picture.notices().forEach(notice -> err.println("jompd: note: " + notice));
-                out.println(JsonReport.render(picture, parallelStacks));
-            } else {
-                boolean colour = switch (color) {
-                    case "always" -> true;
-                    case "never" -> false;
-                    default -> System.console() != null && System.console().isTerminal()
-                            && !"dumb".equals(System.getenv("TERM")) && System.getenv("NO_COLOR") == null;
-                };
-                out.print(TextReport.render(picture, TextReport.Options.commandLine(all, colour)));
-                parallelStacks.ifPresent(s -> out.print("\n" + s.text()));
-            }
-            out.flush();
-            return ExitCode.OK;
         } catch (OmpdException e) {
             err.println("jompd: " + e.getMessage());
             if (e.rc() == OmpdRc.INCOMPATIBLE) {
@@ -128,6 +123,121 @@ class InspectCommand implements Callable<Integer> {
         } catch (TargetException e) {
             err.println("jompd: " + e.getMessage());
             return ExitCode.BAD_INPUT;
+        }
+    }
+
+    private int report(AddressSpace space, CodeNames names, Unwinder unwinder,
+                       Optional<FutureTask<List<NativeStack>>> unwinding, boolean withStacks, Timing timing,
+                       PrintWriter out, PrintWriter err) {
+        AddressSpaceHandle process = Ompd.processInitialize(space);
+        TargetDescription description = new TargetDescription(target.core != null ? "core" : "pid",
+                target.core != null ? target.core.toString() : Long.toString(target.pid), space.name(),
+                process.layout().runtimeModule());
+        OpenMpPicture picture = OpenMpPicture.take(process, description, names);
+        timing.mark("picture");
+        Optional<ParallelStacks> parallelStacks = Optional.empty();
+        if (unwinding.isPresent()) {
+            parallelStacks = Optional.of(ParallelStacks.ofUnwound(picture, unwound(unwinding.get())));
+            timing.mark("stacks");
+        } else if (withStacks) {
+            parallelStacks = Optional.of(ParallelStacks.of(picture, space, unwinder));
+            timing.mark("stacks");
+        }
+        if (aotTraining) {
+            List<Diagnosis.Finding> findings = Diagnosis.of(picture, parallelStacks);
+            out.println(JsonReport.diagnosis(findings));
+            out.print(Diagnosis.text(findings));
+            out.println(JsonReport.render(picture, parallelStacks));
+            out.println(JsonReport.render(picture, Optional.empty()));
+            out.print(TextReport.render(picture, TextReport.Options.commandLine(all, true)));
+            out.print(TextReport.render(picture, TextReport.Options.commandLine(!all, false)));
+            parallelStacks.ifPresent(s -> out.print("\n" + s.text()));
+        } else if (diagnose()) {
+            List<Diagnosis.Finding> findings = Diagnosis.of(picture, parallelStacks);
+            if (json) {
+                out.println(JsonReport.diagnosis(findings));
+            } else {
+                picture.notices().forEach(notice -> out.println("note: " + notice));
+                out.print(Diagnosis.text(findings));
+            }
+        } else if (json) {
+            // the text report shows the notices itself
+            picture.notices().forEach(notice -> err.println("jompd: note: " + notice));
+            out.println(JsonReport.render(picture, parallelStacks));
+        } else {
+            boolean colour = switch (color) {
+                case "always" -> true;
+                case "never" -> false;
+                default -> System.console() != null && System.console().isTerminal()
+                        && !"dumb".equals(System.getenv("TERM")) && System.getenv("NO_COLOR") == null;
+            };
+            out.print(TextReport.render(picture, TextReport.Options.commandLine(all, colour)));
+            parallelStacks.ifPresent(s -> out.print("\n" + s.text()));
+        }
+        out.flush();
+        timing.mark("render");
+        timing.report(err);
+        return ExitCode.OK;
+    }
+
+    /** Waits for the unwinding thread if it runs (the report failed before it was needed); its result is dropped. */
+    private static void finish(FutureTask<List<NativeStack>> unwinding) {
+        try {
+            unwinding.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | java.util.concurrent.CancellationException ignored) {
+            // the report says what went wrong
+        }
+    }
+
+    /** The stacks the unwinding thread found; what it threw, thrown here. */
+    private static List<NativeStack> unwound(FutureTask<List<NativeStack>> unwinding) {
+        try {
+            return unwinding.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while unwinding", e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException runtime) {
+                throw runtime;
+            }
+            if (e.getCause() instanceof Error error) {
+                throw error;
+            }
+            throw new IllegalStateException(e.getCause());
+        }
+    }
+
+    /**
+     * With {@code -Djompd.timing=true} (through {@code JOMPD_JAVA_OPTIONS}), how long each part of the command
+     * took, from the JVM's start, on stderr: where a cold run's time goes.
+     */
+    private static final class Timing {
+        private final boolean on = Boolean.getBoolean("jompd.timing");
+        private final StringBuilder parts = new StringBuilder();
+        private long last;
+
+        Timing() {
+            if (on) {
+                last = java.lang.management.ManagementFactory.getRuntimeMXBean().getStartTime();
+                mark("jvm start");
+            }
+        }
+
+        void mark(String part) {
+            if (on) {
+                long now = System.currentTimeMillis();
+                parts.append(", ").append(part).append(' ').append(now - last).append(" ms");
+                last = now;
+            }
+        }
+
+        void report(PrintWriter err) {
+            if (on) {
+                err.println("jompd: timing" + parts);
+                err.flush();
+            }
         }
     }
 

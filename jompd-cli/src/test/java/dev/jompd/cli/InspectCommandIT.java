@@ -8,6 +8,7 @@ import dev.jompd.testkit.Facts;
 import dev.jompd.testkit.Fixture;
 import dev.jompd.testkit.FixtureRun;
 import dev.jompd.testkit.Fixtures;
+import dev.jompd.testkit.GdbProbe;
 import dev.jompd.testkit.Runtimes;
 import dev.jompd.testkit.StoppedFixture;
 import org.junit.jupiter.api.Test;
@@ -122,9 +123,54 @@ class InspectCommandIT {
         StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.TASKS, "200"));
         Result json = jompd("inspect", "--core", fixture.core().toString(), "--json");
         JsonObject report = JsonParser.parseString(json.out()).getAsJsonObject();
-        JsonObject first = report.getAsJsonArray("threads").get(0).getAsJsonObject();
-        JsonObject function = first.getAsJsonArray("tasks").get(0).getAsJsonObject().getAsJsonObject("function");
-        assertThat(function.get("source").getAsString()).matches(".*/tasks\\.c:\\d+");
+        // Every task function's file:line (jompd's own DWARF line tables) is gdb's for the same address.
+        java.util.Map<Long, String> ours = new java.util.LinkedHashMap<>();
+        for (var thread : report.getAsJsonArray("threads")) {
+            for (var task : thread.getAsJsonObject().getAsJsonArray("tasks")) {
+                JsonObject function = task.getAsJsonObject().getAsJsonObject("function");
+                if (function != null) {
+                    assertThat(function.has("source")).as(function.toString()).isTrue();
+                    ours.put(Long.parseUnsignedLong(function.get("address").getAsString().substring(2), 16),
+                            function.get("source").getAsString());
+                }
+            }
+        }
+        assertThat(ours.values()).anyMatch(source -> source.matches(".*/tasks\\.c:\\d+"));
+        java.util.Map<Long, String> gdb = GdbProbe.onCore(fixture.executable(), fixture.core())
+                .sourceLines(java.util.List.copyOf(ours.keySet()));
+        assertThat(ours).isEqualTo(gdb);
+    }
+
+    /**
+     * {@code --stacks} on a core (unwound on a second thread while the picture is taken): every OpenMP thread's
+     * frames are the ones gdb's backtrace shows, function by function, and the text names the regions' code.
+     */
+    @Test
+    void stacksOfACoreAreGdbsBacktracesAndNameTheRegions() {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.NESTED, "2", "3"));
+        Result json = jompd("inspect", "--core", fixture.core().toString(), "--json", "--stacks");
+        assertThat(json.exitCode()).as(json.err()).isZero();
+        JsonArray threads = JsonParser.parseString(json.out()).getAsJsonObject().getAsJsonObject("stacks")
+                .getAsJsonArray("threads");
+        assertThat(threads).hasSize(fixture.facts().threadCount());
+        Map<Long, List<GdbProbe.Frame>> gdb = GdbProbe.onCore(fixture.executable(), fixture.core()).backtraces();
+        JsonArray reportThreads = JsonParser.parseString(json.out()).getAsJsonObject().getAsJsonArray("threads");
+        Map<Long, Long> lwpByGtid = new HashMap<>();
+        reportThreads.forEach(t -> lwpByGtid.put(t.getAsJsonObject().get("gtid").getAsLong(),
+                t.getAsJsonObject().get("lwp").getAsLong()));
+        for (JsonElement thread : threads) {
+            long lwp = lwpByGtid.get(thread.getAsJsonObject().get("gtid").getAsLong());
+            List<String> ours = new java.util.ArrayList<>();
+            thread.getAsJsonObject().getAsJsonArray("frames").forEach(f -> ours.add(f.getAsJsonObject().has("function")
+                    ? f.getAsJsonObject().get("function").getAsString() : "??"));
+            List<String> theirs = gdb.get(lwp).stream().map(GdbProbe.Frame::function).toList();
+            assertThat(ours.subList(0, Math.min(ours.size(), theirs.size()))).as("thread %d", lwp).isEqualTo(theirs);
+        }
+        Result text = jompd("inspect", "--core", fixture.core().toString(), "--stacks", "--color=never");
+        assertThat(text.out()).contains("Parallel stacks: " + fixture.facts().threadCount() + " OpenMP threads")
+                .containsPattern("parallel region at nested\\.c:\\d+ \\(region\\.omp_outlined\\)");
+        Result diagnosis = jompd("diagnose", "--core", fixture.core().toString());
+        assertThat(diagnosis.exitCode()).as(diagnosis.err()).isZero();
     }
 
     @Test

@@ -16,14 +16,21 @@ import java.util.function.Supplier;
  * @param entrySymbol the entry point's symbol ({@code __kmp_GOMP_microtask_wrapper})
  * @param resolvedBy  how: "argument of libomp's GOMP wrapper", "callee of clang's task entry"
  * @param note        why a resolution that applied could not be made (the entry point is shown then)
+ * @param entrySourceLine the entry point's full path and line, when it was resolved and debug information has it
  */
 public record CodeLocation(long address, Optional<String> symbol, String displayName, Optional<String> module,
                            Supplier<Optional<String>> sourceLine, Optional<Long> entryPoint,
-                           Optional<String> entrySymbol, Optional<String> resolvedBy, Optional<String> note) {
+                           Optional<String> entrySymbol, Optional<String> resolvedBy, Optional<String> note,
+                           Supplier<Optional<String>> entrySourceLine) {
 
     /** The full path and line, {@code /src/nested.c:42}, when debug information has it. */
     public Optional<String> source() {
         return sourceLine.get();
+    }
+
+    /** The entry point's full path and line ({@code .omp_task_entry.}'s: the task's pragma), when resolved. */
+    public Optional<String> entrySource() {
+        return entrySourceLine.get();
     }
 
     /** The file name and line only: {@code nested.c:42}. */

@@ -3,31 +3,42 @@ package dev.jompd.report;
 import dev.jompd.core.ompd.FunctionNames;
 import dev.jompd.core.ompd.ProcessSnapshot;
 import dev.jompd.core.target.Symbolizer;
+import dev.jompd.core.unwind.DebugInfoCache;
+import dev.jompd.core.unwind.SourceLocation;
+import dev.jompd.core.unwind.SourceLocator;
 
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
 /**
  * Names code for one target's pictures: the user's function as ompd-core's {@link FunctionNames} finds it
- * (behind libomp's GOMP wrapper and clang's task thunks, C++ demangled), source lines from debug
- * information. Lines are looked up once, for every address named so far, when the first line is asked
- * for: a door that shows no lines pays nothing, and one that does pays one lookup per module. Close it
- * with the target (it may keep a demangler process).
+ * (behind libomp's GOMP wrapper and clang's task thunks, C++ demangled), source lines from the modules'
+ * DWARF line tables, read by ompd-core's {@link SourceLocator} (the unwinder's own lookup; no subprocess).
+ * A line is looked up when first asked for: a door that shows no lines opens no debug information. The
+ * parsed debug information lives in {@link #debugInfo()}, which the door's unwinder shares, so a module's
+ * tables are read once for names, lines and stacks. Close it with the target (it may keep a demangler
+ * process, and it unmaps the debug files).
  */
 public final class CodeNames implements AutoCloseable {
     private final FunctionNames functions;
     private final Symbolizer symbols;
-    private final Map<Long, Symbolizer.Location> locations = new HashMap<>();
+    private final DebugInfoCache debugInfo = new DebugInfoCache();
     private final Map<String, CodeLocation> named = new HashMap<>();
-    private boolean linesStale = true;
-    private SourceLines lines;
+    private final Map<Long, Optional<String>> lines = new HashMap<>();
+    private SourceLocator locator;
 
     public CodeNames(Symbolizer symbols) {
         this.functions = new FunctionNames(symbols);
         this.symbols = symbols;
+    }
+
+    /**
+     * The target's parsed debug information (line tables, scopes, call frame information), kept while the
+     * target's module files stay the same: give it to the unwinder of each stop.
+     */
+    public DebugInfoCache debugInfo() {
+        return debugInfo;
     }
 
     /** ompd-core's names of code behind these (for doors that name code of OMPD handles directly). */
@@ -54,33 +65,28 @@ public final class CodeNames implements AutoCloseable {
     }
 
     private CodeLocation convert(dev.jompd.core.ompd.CodeLocation location) {
-        location.location().ifPresent(l -> {
-            locations.put(location.address(), l);
-            linesStale = true;
-        });
         long address = location.address();
         return new CodeLocation(address, location.symbol(), location.displayName(), location.module(),
                 () -> line(address), location.resolved() ? Optional.of(location.entryPoint()) : Optional.empty(),
                 location.resolved() ? symbols.locate(location.entryPoint()).map(Symbolizer.Location::toString)
                         : Optional.empty(),
                 location.resolved() ? Optional.of(location.resolution().description()) : Optional.empty(),
-                location.note());
+                location.note(), () -> location.resolved() ? line(location.entryPoint()) : Optional.empty());
     }
 
+    /** The full path and line of the instruction at {@code address}, as the module's line table has it. */
     private synchronized Optional<String> line(long address) {
-        Symbolizer.Location location = locations.get(address);
-        if (location == null) {
-            return Optional.empty();
-        }
-        if (lines == null || linesStale) {
-            lines = new SourceLines(new ArrayList<>(locations.values()));
-            linesStale = false;
-        }
-        return lines.of(location);
+        return lines.computeIfAbsent(address, a -> {
+            if (locator == null) {
+                locator = new SourceLocator(symbols.modules(), debugInfo);
+            }
+            return locator.locate(a).map(SourceLocation::toString);
+        });
     }
 
     @Override
     public void close() {
         functions.close();
+        debugInfo.close();
     }
 }

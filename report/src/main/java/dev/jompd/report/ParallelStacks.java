@@ -2,6 +2,7 @@ package dev.jompd.report;
 
 import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
+import dev.jompd.core.ompd.FunctionNames;
 import dev.jompd.core.target.AddressSpace;
 import dev.jompd.core.target.TargetThread;
 import dev.jompd.core.unwind.NativeFrame;
@@ -11,6 +12,7 @@ import dev.jompd.report.OpenMpPicture.OpenMpThread;
 import dev.jompd.report.OpenMpPicture.Task;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,23 +26,89 @@ import java.util.Optional;
  * one line saying what they mean ("libomp: waiting at the barrier"), from the functions they are in.
  */
 public final class ParallelStacks {
-    /** One thread's stack, its frames' owners, and the runs of runtime frames folded. */
+    /**
+     * One thread's stack, its frames' owners, the construct whose code each frame runs (where the picture
+     * knows it), and the runs of runtime frames folded.
+     */
     public record ThreadStack(OpenMpThread thread, NativeStack stack, List<FrameOwnership.Mark> marks,
-                              List<Step> steps) {}
+                              List<Optional<Construct>> constructs, List<Step> steps) {}
 
     /**
      * One step of a call path as the merged tree shows it: a frame of user or library code, or a folded run
      * of the runtime's frames ({@code runtime} true, {@code function} saying what they do).
      */
     public record Step(String function, Optional<String> source, Optional<String> module, boolean runtime,
-                       Optional<String> task) {
+                       Optional<String> task, Optional<Construct> construct) {
+        public Step(String function, Optional<String> source, Optional<String> module, boolean runtime,
+                    Optional<String> task) {
+            this(function, source, module, runtime, task, Optional.empty());
+        }
+
         /** What merges: the function and, for user code, its module. */
         String key() {
             return (runtime ? "libomp:" : "") + function + "@" + module.orElse("");
         }
 
+        /**
+         * {@code [libomp: …]}, {@code fib (fib.c:12)}, or for the code of a construct
+         * {@code parallel region at nested.c:53 (main.omp_outlined)} (with the frame's own line where it is
+         * elsewhere: {@code (main.omp_outlined_debug__ at nested.c:60)}).
+         */
         String describe() {
-            return runtime ? "[" + function + "]" : function + source.map(s -> " (" + s + ")").orElse("");
+            if (runtime) {
+                return "[" + function + "]";
+            }
+            if (construct.isPresent()) {
+                Construct of = construct.get();
+                String here = source.filter(s -> !of.shortSource().equals(Optional.of(s))).map(s -> " at " + s).orElse("");
+                return of.kind().words() + of.shortSource().map(s -> " at " + s).orElse("") + " (" + function + here + ")";
+            }
+            return function + source.map(s -> " (" + s + ")").orElse("");
+        }
+    }
+
+    /** The OpenMP construct whose code a frame runs, as the picture knows it. */
+    public enum ConstructKind {
+        PARALLEL("parallel region", "parallel"), TASK("task", "task");
+
+        private final String words;
+        private final String json;
+
+        ConstructKind(String words, String json) {
+            this.words = words;
+            this.json = json;
+        }
+
+        /** For people: {@code parallel region}. */
+        public String words() {
+            return words;
+        }
+
+        /** For JSON: {@code parallel}, {@code task}. */
+        public String json() {
+            return json;
+        }
+    }
+
+    /**
+     * A frame's function is the code of a construct: a parallel region's outlined function (the region's
+     * microtask, or an implicit task's function), an explicit task's code or its entry thunk; {@code code}
+     * is where the picture found it (its source line is the construct's: the outlined function begins
+     * at the pragma).
+     */
+    public record Construct(ConstructKind kind, CodeLocation code, boolean throughThunk) {
+        /**
+         * The construct's full path and line: where its code begins (the outlined function's first line, the
+         * pragma's); for a task entered through clang's thunk the thunk's (the resolved code is the user's
+         * function the task calls).
+         */
+        public Optional<String> source() {
+            return throughThunk && code.entryPoint().isPresent() ? code.entrySource() : code.source();
+        }
+
+        /** {@code nested.c:53}, when debug information has the line. */
+        public Optional<String> shortSource() {
+            return source().map(full -> full.substring(full.lastIndexOf('/') + 1));
         }
     }
 
@@ -69,15 +137,33 @@ public final class ParallelStacks {
     public static ParallelStacks of(OpenMpPicture picture, List<TargetThread> threads, Unwinder unwinder) {
         Map<Long, TargetThread> byLwp = new LinkedHashMap<>();
         threads.forEach(t -> byLwp.putIfAbsent(t.lwp(), t));
+        return of(picture, lwp -> Optional.ofNullable(byLwp.get(lwp)).map(unwinder::unwind));
+    }
+
+    /**
+     * From stacks already unwound, by LWP (the same stop's): for a door that unwinds the threads while the
+     * picture is being taken ({@link Unwinder#unwindAll()} beside {@link OpenMpPicture#take}).
+     */
+    public static ParallelStacks ofUnwound(OpenMpPicture picture, List<NativeStack> unwound) {
+        Map<Long, NativeStack> byLwp = new LinkedHashMap<>();
+        unwound.forEach(stack -> byLwp.putIfAbsent(stack.lwp(), stack));
+        return of(picture, lwp -> Optional.ofNullable(byLwp.get(lwp)));
+    }
+
+    private static ParallelStacks of(OpenMpPicture picture, java.util.function.LongFunction<Optional<NativeStack>> stackOf) {
+        Constructs constructs = constructs(picture);
         List<ThreadStack> stacks = new ArrayList<>();
         for (OpenMpThread thread : picture.threads()) {
-            if (thread.lwp().isEmpty() || !byLwp.containsKey(thread.lwp().getAsLong())) {
+            Optional<NativeStack> unwound = thread.lwp().isPresent() ? stackOf.apply(thread.lwp().getAsLong()) : Optional.empty();
+            if (unwound.isEmpty()) {
                 continue; // an OpenMP thread the target lists no OS thread for: nothing to unwind
             }
-            NativeStack stack = unwinder.unwind(byLwp.get(thread.lwp().getAsLong()));
+            NativeStack stack = unwound.get();
             long[] cfas = stack.frames().stream().mapToLong(f -> f.cfa().orElse(0L)).toArray();
             List<FrameOwnership.Mark> marks = FrameOwnership.mark(picture.stackChain(thread), cfas);
-            stacks.add(new ThreadStack(thread, stack, marks, steps(picture, thread, stack, marks)));
+            List<Optional<Construct>> constructOfFrame = constructsOf(stack, constructs);
+            stacks.add(new ThreadStack(thread, stack, marks, constructOfFrame,
+                    steps(picture, thread, stack, marks, constructOfFrame)));
         }
         return new ParallelStacks(picture, List.copyOf(stacks));
     }
@@ -95,9 +181,110 @@ public final class ParallelStacks {
         return roots;
     }
 
+    /**
+     * The code of constructs by its address, from what the picture knows: each region's outlined function,
+     * each implicit task's function (a region's code too), each explicit task's code and its entry point
+     * (clang's {@code .omp_task_entry.} thunk). Never from a function's name: clang calls both a region's and
+     * a task's code {@code .omp_outlined.}, gcc both {@code ._omp_fn.N}.
+     */
+    private static final String TASK_THUNK = dev.jompd.core.ompd.CodeLocation.Resolution.TASK_ENTRY_CALLEE.description();
+
+    private record Constructs(Map<Long, Construct> byEntry, Map<Long, Construct> calledByThunk) {}
+
+    private static Constructs constructs(OpenMpPicture picture) {
+        Map<Long, Construct> byAddress = new HashMap<>();
+        Map<Long, Construct> calledByThunk = new HashMap<>();
+        for (OpenMpPicture.ParallelRegion region : picture.regions()) {
+            region.function().ifPresent(code -> byAddress.putIfAbsent(code.address(),
+                    new Construct(ConstructKind.PARALLEL, code, false)));
+        }
+        for (Task task : picture.tasks().values()) {
+            if (task.function().isEmpty()) {
+                continue;
+            }
+            CodeLocation code = task.function().get();
+            ConstructKind kind = switch (task.kind()) {
+                case IMPLICIT -> ConstructKind.PARALLEL;
+                case EXPLICIT -> ConstructKind.TASK;
+                default -> null;
+            };
+            if (kind == null) {
+                continue;
+            }
+            if (code.resolvedBy().equals(Optional.of(TASK_THUNK)) && code.entryPoint().isPresent()) {
+                // Entered through clang's thunk, the entry point the runtime keeps: the thunk is the task's
+                // code, and so is the function it calls (the user's, maybe called elsewhere too: only there).
+                Construct construct = new Construct(kind, code, true);
+                byAddress.putIfAbsent(code.entryPoint().get(), construct);
+                calledByThunk.putIfAbsent(code.address(), construct);
+            } else if (code.symbol().filter(FunctionNames::isTaskEntryThunk).isPresent()) {
+                byAddress.putIfAbsent(code.address(), new Construct(kind, code, true)); // the task's code inlined
+            } else {
+                // (libomp's GOMP wrapper in front of gcc's code is the runtime's, folded with it)
+                byAddress.putIfAbsent(code.address(), new Construct(kind, code, false));
+            }
+        }
+        return new Constructs(byAddress, calledByThunk);
+    }
+
+    /**
+     * The construct of each frame: a frame whose function begins at a construct's code; and the body clang
+     * puts beside a region's outlined function at -O0 ({@code X.omp_outlined_debug__}, called by
+     * {@code X.omp_outlined} alone, or inlined into it), which is the same construct's code.
+     */
+    private static List<Optional<Construct>> constructsOf(NativeStack stack, Constructs constructs) {
+        List<NativeFrame> frames = stack.frames();
+        List<Optional<Construct>> found = new ArrayList<>(frames.size());
+        for (NativeFrame frame : frames) {
+            found.add(frame.entry().isPresent() ? Optional.ofNullable(constructs.byEntry().get(frame.entry().getAsLong()))
+                    : Optional.empty());
+        }
+        for (int i = frames.size() - 2; i >= 0; i--) {
+            if (found.get(i).isPresent()) {
+                continue;
+            }
+            int physicalCaller = i + 1;
+            while (physicalCaller < frames.size() - 1 && frames.get(physicalCaller).inlined()) {
+                physicalCaller++;
+            }
+            Optional<Construct> caller = found.get(physicalCaller);
+            NativeFrame frame = frames.get(i);
+            if (caller.isPresent() && caller.get().throughThunk()) {
+                // the task's body inlined into clang's thunk (the thunk holds nothing else), or the user's
+                // code the thunk calls
+                Construct called = frame.entry().isPresent() ? constructs.calledByThunk().get(frame.entry().getAsLong()) : null;
+                if ((frame.inlined() && i == physicalCaller - 1)
+                        || (called != null && called.code().equals(caller.get().code()))) {
+                    found.set(i, caller);
+                }
+            } else if (found.get(i + 1).isPresent() && isDebugBody(frame, frames.get(i + 1))) {
+                found.set(i, found.get(i + 1));
+            }
+        }
+        return List.copyOf(found);
+    }
+
+    /**
+     * Whether {@code frame} is the body clang splits off a region's outlined function at -O0
+     * ({@code X.omp_outlined_debug__}, called by {@code X.omp_outlined} alone), or inlined into it.
+     */
+    private static boolean isDebugBody(NativeFrame frame, NativeFrame caller) {
+        if (frame.function().isEmpty() || caller.function().isEmpty()) {
+            return false;
+        }
+        String callerName = withoutParameters(caller.function().get());
+        return withoutParameters(frame.function().get()).equals(callerName + "_debug__");
+    }
+
+    /** {@code X.omp_outlined} of gdb's C++ spelling {@code X.omp_outlined(void) const}. */
+    private static String withoutParameters(String function) {
+        int open = function.indexOf('(');
+        return open < 0 ? function : function.substring(0, open);
+    }
+
     /** The thread's path, outermost first, runs of runtime frames folded. */
     private static List<Step> steps(OpenMpPicture picture, OpenMpThread thread, NativeStack stack,
-                                    List<FrameOwnership.Mark> marks) {
+                                    List<FrameOwnership.Mark> marks, List<Optional<Construct>> constructs) {
         String runtime = picture.target().runtime();
         List<Step> steps = new ArrayList<>();
         List<NativeFrame> run = new ArrayList<>();
@@ -114,7 +301,7 @@ public final class ParallelStacks {
             }
             steps.add(new Step(frame.function().orElse(frame.symbol().orElse(Text.hex(frame.pc()))),
                     frame.source().map(s -> s.fileName() + ":" + s.line()), frame.module(), false,
-                    marks.get(i).task().map(Task::id)));
+                    marks.get(i).task().map(Task::id), constructs.get(i)));
         }
         if (!run.isEmpty()) {
             steps.add(runtimeStep(picture, thread, run, marks.getFirst()));
@@ -238,6 +425,7 @@ public final class ParallelStacks {
                 FrameOwnership.Mark mark = stack.marks().get(i);
                 f.addProperty("owner", mark.owner().name().toLowerCase(java.util.Locale.ROOT));
                 mark.task().ifPresent(task -> f.addProperty("task", task.id()));
+                stack.constructs().get(i).ifPresent(construct -> f.add("construct", construct(construct)));
                 frames.add(f);
             }
             thread.add("frames", frames);
@@ -251,10 +439,19 @@ public final class ParallelStacks {
         return json;
     }
 
+    /** {@code {"kind": "parallel", "source": "/src/nested.c:53"}}: the construct whose code a frame runs. */
+    private static JsonObject construct(Construct construct) {
+        JsonObject json = new JsonObject();
+        json.addProperty("kind", construct.kind().json());
+        construct.source().ifPresent(source -> json.addProperty("source", source));
+        return json;
+    }
+
     private static JsonObject node(Node node) {
         JsonObject json = new JsonObject();
         json.addProperty("step", node.step().describe());
         json.addProperty("runtime", node.step().runtime());
+        node.step().construct().ifPresent(construct -> json.add("construct", construct(construct)));
         JsonArray gtids = new JsonArray();
         node.threads().forEach(t -> gtids.add(t.gtid()));
         json.add("gtids", gtids);

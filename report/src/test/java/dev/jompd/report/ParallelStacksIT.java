@@ -5,6 +5,7 @@ import dev.jompd.core.ompd.Ompd;
 import dev.jompd.core.target.Symbolizer;
 import dev.jompd.core.target.core.CoreFileAddressSpace;
 import dev.jompd.core.unwind.DebugInfoCache;
+import dev.jompd.core.unwind.NativeFrame;
 import dev.jompd.core.unwind.Unwinder;
 import dev.jompd.report.ParallelStacks.Node;
 import dev.jompd.report.ParallelStacks.Step;
@@ -13,11 +14,14 @@ import dev.jompd.testkit.Facts;
 import dev.jompd.testkit.Fixture;
 import dev.jompd.testkit.FixtureRun;
 import dev.jompd.testkit.Fixtures;
+import dev.jompd.testkit.GdbProbe;
 import dev.jompd.testkit.StoppedFixture;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.function.Function;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -78,6 +82,64 @@ class ParallelStacksIT {
             assertThat(stacks.text()).contains("[libomp: runs the OpenMP code below");
             return null;
         });
+    }
+
+    /**
+     * Every frame of a region's outlined function or a task's code reads as its construct, at the line where
+     * gdb finds that function's first instruction (the pragma's): clang names both kinds {@code .omp_outlined…},
+     * so the kind is the picture's (which region or task has this code), checked against where the fixtures
+     * stop: each thread inside a parallel region, thread 0 of the tasks program inside tasks A, B and C.
+     */
+    @Test
+    void outlinedFunctionsReadAsTheirConstructAtTheirPragmaLine() {
+        for (FixtureRun run : List.of(FixtureRun.of(Fixture.NESTED, "2", "3"), FixtureRun.of(Fixture.TASKS, "10", "4"),
+                FixtureRun.of(Fixture.CXX_TASKS))) {
+            StoppedFixture fixture = Fixtures.core(run);
+            Map<Long, List<GdbProbe.Frame>> gdb = GdbProbe.onCore(fixture.executable(), fixture.core()).backtraces();
+            withStacks(fixture, stacks -> {
+                int tasks = 0;
+                for (ThreadStack stack : stacks.stacks()) {
+                    List<GdbProbe.Frame> truth = gdb.get(stack.thread().lwp().getAsLong());
+                    boolean inRegion = false;
+                    for (int i = 0; i < stack.stack().frames().size(); i++) {
+                        NativeFrame frame = stack.stack().frames().get(i);
+                        if (frame.inlined() || frame.entry().isEmpty()) {
+                            continue;
+                        }
+                        String function = frame.function().orElse("");
+                        // gdb's frame at the same pc: its function's first line, independent of jompd
+                        GdbProbe.Frame gdbFrame = truth.stream().filter(f -> f.function().equals(function)).findFirst()
+                                .orElse(null);
+                        Optional<ParallelStacks.Construct> construct = stack.constructs().get(i);
+                        boolean regionCode = function.contains("omp_outlined") && !function.startsWith(".omp_outlined")
+                                && !function.contains("_debug__");
+                        if (regionCode) {
+                            inRegion = true;
+                            assertThat(construct).as("%s in %s", function, stacks.text()).isPresent();
+                            assertThat(construct.get().kind()).isEqualTo(ParallelStacks.ConstructKind.PARALLEL);
+                        } else if (function.startsWith(".omp_task_entry.")) {
+                            tasks++;
+                            assertThat(construct).as("%s in %s", function, stacks.text()).isPresent();
+                            assertThat(construct.get().kind()).isEqualTo(ParallelStacks.ConstructKind.TASK);
+                        } else {
+                            continue;
+                        }
+                        assertThat(gdbFrame).as(function).isNotNull();
+                        assertThat(construct.get().shortSource()).as(function)
+                                .contains(gdbFrame.file().substring(gdbFrame.file().lastIndexOf('/') + 1) + ":" + gdbFrame.line());
+                        assertThat(stacks.text()).contains(construct.get().kind().words() + " at "
+                                + construct.get().shortSource().get() + " (" + function);
+                    }
+                    assertThat(inRegion).as("%s: %s", stack.thread().name(), stacks.text()).isTrue();
+                }
+                if (run.fixture() == Fixture.TASKS) {
+                    assertThat(tasks).as(stacks.text()).isGreaterThanOrEqualTo(3); // A, B and C on thread 0
+                } else if (run.fixture() == Fixture.CXX_TASKS) {
+                    assertThat(tasks).as(stacks.text()).isEqualTo(1);
+                }
+                return null;
+            });
+        }
     }
 
     @Test

@@ -75,6 +75,17 @@ public final class GdbProbe {
             out.close()
             """;
 
+    /** The source line of each address, as gdb's {@code info line *ADDRESS} finds it in the line tables. */
+    private static final String LINES_SCRIPT = """
+            import gdb
+            out = open(OUT_PATH, "w")
+            for a in ADDRESSES:
+                sal = gdb.find_pc_line(a)
+                if sal.symtab is not None and sal.line > 0:
+                    out.write("L\\t%d\\t%s:%d\\n" % (a, sal.symtab.fullname(), sal.line))
+            out.close()
+            """;
+
     /** One frame of a thread as gdb unwinds it from DWARF CFI: its function's name, start address and line. */
     public record Frame(String function, long functionStart, int line, String file) {}
 
@@ -143,6 +154,46 @@ public final class GdbProbe {
                     }
                 }
                 return frames;
+            } finally {
+                try (var files = Files.walk(scratch)) {
+                    files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * The full path and line gdb finds for each code address ({@code /src/tasks.c:40}); an address without
+     * a line is absent.
+     */
+    public Map<Long, String> sourceLines(List<Long> addresses) {
+        Fixtures.requireTool("gdb");
+        try {
+            Path scratch = Files.createTempDirectory("jompd-gdbprobe");
+            try {
+                Path out = scratch.resolve("out.tsv");
+                Path script = scratch.resolve("lines.py");
+                StringBuilder prelude = new StringBuilder("OUT_PATH = ").append(pythonString(out.toString()))
+                        .append("\nADDRESSES = [");
+                addresses.forEach(a -> prelude.append(Long.toUnsignedString(a)).append(", "));
+                prelude.append("]\n");
+                Files.writeString(script, prelude + LINES_SCRIPT);
+                Commands.Result result = Commands.run(List.of("gdb", "-batch", "-nx", "-ex", "set pagination off",
+                        executable.toString(), core.toString(), "-x", script.toString()), Map.of(), null,
+                        Duration.ofMinutes(5));
+                if (!Files.exists(out)) {
+                    throw new IllegalStateException("gdb line lookup produced nothing:\n" + result.output());
+                }
+                Map<Long, String> lines = new LinkedHashMap<>();
+                for (String line : Files.readAllLines(out, StandardCharsets.UTF_8)) {
+                    String[] fields = line.split("\t", 3);
+                    if (fields.length == 3 && fields[0].equals("L")) {
+                        lines.put(Long.parseUnsignedLong(fields[1]), fields[2]);
+                    }
+                }
+                return lines;
             } finally {
                 try (var files = Files.walk(scratch)) {
                     files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());

@@ -52,6 +52,12 @@ public final class FunctionScopes {
         boolean isC() {
             return language == 0x01 || language == 0x02 || language == 0x0c || language == 0x1d || language == 0x2c;
         }
+
+        /** C++ (98, 03, 11, 14, 17, 20). */
+        boolean isCxx() {
+            return language == 0x04 || language == 0x19 || language == 0x1a || language == 0x21 || language == 0x2a
+                    || language == 0x2b;
+        }
     }
 
     private record Attribute(int name, int form, long implicitConstant) {}
@@ -256,7 +262,7 @@ public final class FunctionScopes {
             for (ScopeEntry entry : chain) {
                 Optional<String> callFile = entry.inlined && lines.isPresent()
                         ? lines.get().file(unit.lineOffset(), entry.callFile) : Optional.empty();
-                scopes.add(new Scope(nameOf(unit, parsedUnit, entry.dieOffset).orElse("??"), entry.inlined, callFile,
+                scopes.add(new Scope(functionName(unit, parsedUnit, entry).orElse("??"), entry.inlined, callFile,
                         entry.callLine, entry.callColumn));
             }
             return scopes;
@@ -350,12 +356,254 @@ public final class FunctionScopes {
             if (entry.name() != null) {
                 return Optional.of(qualifier(parsedUnit, entry.parent()) + entry.name());
             }
+            if (unit.isCxx() && entry.linkageName() != null && !entry.linkageName().startsWith("_Z")) {
+                // A C++ function known by a linkage name that is no mangled name (clang's .omp_task_entry.):
+                // gdb cannot demangle it and shows it as it is.
+                return Optional.of(entry.linkageName());
+            }
             if (entry.reference() < 0) {
                 return Optional.empty();
             }
             offset = entry.reference();
         }
         return Optional.empty();
+    }
+
+    /**
+     * A function's name as gdb's backtrace shows it. gdb names a C++ function without a linkage name by
+     * its name and parameter types ({@code dwarf2_compute_name}), then strips the parameters again where
+     * the name parses as C++ ({@code cp_remove_params}); the names compilers give generated functions
+     * ({@code _ZL4workR6DomainPd.omp_outlined}, {@code main._omp_fn.0}) do not parse, so gdb shows them
+     * with their parameters: {@code _ZL4workR6DomainPd.omp_outlined_debug__(Domain &, double *&) const}.
+     * Where a parameter's type is one this spelling does not cover, the bare name.
+     */
+    private Optional<String> functionName(Unit unit, ParsedUnit parsedUnit, ScopeEntry entry) {
+        Optional<String> name = nameOf(unit, parsedUnit, entry.dieOffset);
+        if (!unit.isCxx() || entry.inlined || name.isEmpty() || name.get().indexOf('.') < 0
+                || hasLinkageName(parsedUnit, entry.dieOffset)) {
+            return name;
+        }
+        try {
+            return Optional.of(name.get() + parameterList(unit, parsedUnit, entry.dieOffset).orElse(""));
+        } catch (DwarfFormatException | IndexOutOfBoundsException | ClassCastException damaged) {
+            return name;
+        }
+    }
+
+    private static boolean hasLinkageName(ParsedUnit parsedUnit, long dieOffset) {
+        long offset = dieOffset;
+        for (int hop = 0; hop < MAX_REFERENCE_HOPS && offset >= 0; hop++) {
+            NamedEntry entry = parsedUnit.entries.get(offset);
+            if (entry == null) {
+                return false;
+            }
+            if (entry.linkageName() != null) {
+                return true;
+            }
+            offset = entry.reference();
+        }
+        return false;
+    }
+
+    private static final int DW_TAG_FORMAL_PARAMETER = 0x05;
+    private static final int DW_TAG_UNSPECIFIED_PARAMETERS = 0x18;
+    private static final int DW_AT_NAME = 0x03;
+    private static final int DW_AT_TYPE = 0x49;
+    private static final int DW_AT_ARTIFICIAL = 0x34;
+    private static final int DW_AT_ABSTRACT_ORIGIN = 0x31;
+    private static final int MAX_PARAMETER_ENTRIES = 4096;
+
+    /** One entry read on its own: its tag, attributes (form, value), and where the next entry starts. */
+    private record Entry(int tag, boolean hasChildren, Map<Integer, Object[]> values, long next) {
+        boolean isNull() {
+            return tag == 0;
+        }
+    }
+
+    private Entry readEntry(Unit unit, long offset) {
+        if (offset < unit.dieStart() || offset >= unit.end()) {
+            throw new DwarfFormatException(info.source(), "entry 0x%x outside its unit".formatted(offset));
+        }
+        DwarfCursor cursor = new DwarfCursor(info, offset);
+        int code = cursor.ulebInt("abbreviation code");
+        if (code == 0) {
+            return new Entry(0, false, Map.of(), cursor.position());
+        }
+        Abbreviation abbreviation = abbreviation(unit, code);
+        Map<Integer, Object[]> values = new HashMap<>();
+        for (Attribute attribute : abbreviation.attributes()) {
+            values.put(attribute.name(), new Object[] {attribute.form(), readValue(cursor, unit, attribute, true)});
+        }
+        return new Entry(abbreviation.tag(), abbreviation.hasChildren(), values, cursor.position());
+    }
+
+    /** An attribute of an entry or of the entry it takes its description from (abstract origin). */
+    private Object[] attribute(Unit unit, Entry entry, int name) {
+        Entry current = entry;
+        for (int hop = 0; hop < MAX_REFERENCE_HOPS; hop++) {
+            Object[] value = current.values().get(name);
+            if (value != null) {
+                return value;
+            }
+            Object[] origin = current.values().get(DW_AT_ABSTRACT_ORIGIN);
+            if (origin == null) {
+                return null;
+            }
+            current = readEntry(unit, reference(unit, origin));
+        }
+        return null;
+    }
+
+    /**
+     * {@code (Domain &, double *&) const} as gdb's {@code c_type_print_args} spells a C++ function's
+     * parameters for its name: artificial ones left out, {@code void} for none, {@code const} after when the
+     * first parameter is an artificial pointer to const (gdb takes it for {@code this}).
+     */
+    private Optional<String> parameterList(Unit unit, ParsedUnit parsedUnit, long dieOffset) {
+        Entry function = readEntry(unit, dieOffset);
+        if (!function.hasChildren()) {
+            return Optional.of("(void)");
+        }
+        List<String> types = new ArrayList<>();
+        boolean varargs = false;
+        boolean constThis = false;
+        boolean first = true;
+        long position = function.next();
+        int depth = 1;
+        for (int read = 0; depth > 0 && read < MAX_PARAMETER_ENTRIES; read++) {
+            Entry child = readEntry(unit, position);
+            position = child.next();
+            if (child.isNull()) {
+                depth--;
+                continue;
+            }
+            if (depth == 1 && child.tag() == DW_TAG_FORMAL_PARAMETER) {
+                Object[] type = attribute(unit, child, DW_AT_TYPE);
+                Object[] artificial = attribute(unit, child, DW_AT_ARTIFICIAL);
+                boolean isArtificial = artificial != null && number(artificial, 0) != 0;
+                if (first && isArtificial && type != null) {
+                    constThis = isPointerToConst(unit, reference(unit, type));
+                }
+                first = false;
+                if (!isArtificial) {
+                    Optional<String> spelled = type == null ? Optional.empty() : typeName(unit, parsedUnit, reference(unit, type));
+                    if (spelled.isEmpty()) {
+                        return Optional.empty();
+                    }
+                    types.add(spelled.get());
+                }
+            } else if (depth == 1 && child.tag() == DW_TAG_UNSPECIFIED_PARAMETERS) {
+                varargs = true;
+            }
+            if (child.hasChildren()) {
+                depth++;
+            }
+        }
+        if (depth > 0) {
+            return Optional.empty();
+        }
+        String list = types.isEmpty() ? "void" : String.join(", ", types) + (varargs ? ", ..." : "");
+        return Optional.of("(" + list + ")" + (constThis ? " const" : ""));
+    }
+
+    private static final int DW_TAG_POINTER = 0x0f;
+    private static final int DW_TAG_REFERENCE = 0x10;
+    private static final int DW_TAG_RVALUE_REFERENCE = 0x42;
+    private static final int DW_TAG_CONST = 0x26;
+    private static final int DW_TAG_VOLATILE = 0x35;
+    private static final int DW_TAG_RESTRICT = 0x37;
+    private static final int DW_TAG_BASE_TYPE = 0x24;
+    private static final int DW_TAG_TYPEDEF = 0x16;
+    private static final int DW_TAG_ENUMERATION = 0x04;
+
+    /** Whether a type is a pointer (qualified or not) whose pointee is const. */
+    private boolean isPointerToConst(Unit unit, long offset) {
+        Entry type = readEntry(unit, offset);
+        for (int hop = 0; hop < MAX_REFERENCE_HOPS && (type.tag() == DW_TAG_CONST || type.tag() == DW_TAG_VOLATILE
+                || type.tag() == DW_TAG_RESTRICT) && type.values().containsKey(DW_AT_TYPE); hop++) {
+            type = readEntry(unit, reference(unit, type.values().get(DW_AT_TYPE)));
+        }
+        if (type.tag() != DW_TAG_POINTER || !type.values().containsKey(DW_AT_TYPE)) {
+            return false;
+        }
+        Entry pointee = readEntry(unit, reference(unit, type.values().get(DW_AT_TYPE)));
+        for (int hop = 0; hop < MAX_REFERENCE_HOPS; hop++) {
+            if (pointee.tag() == DW_TAG_CONST) {
+                return true;
+            }
+            if ((pointee.tag() != DW_TAG_VOLATILE && pointee.tag() != DW_TAG_RESTRICT)
+                    || !pointee.values().containsKey(DW_AT_TYPE)) {
+                return false;
+            }
+            pointee = readEntry(unit, reference(unit, pointee.values().get(DW_AT_TYPE)));
+        }
+        return false;
+    }
+
+    /**
+     * A parameter's type as gdb's {@code c_print_type} writes it, its own const/volatile dropped (as gdb does
+     * for names): {@code double *&}, {@code const char *}, {@code std::string &}. Named types, pointers,
+     * references and const/volatile on the named type only; anything else (arrays, function pointers,
+     * qualified pointers, unnamed types) is empty: not spelled rather than spelled wrong.
+     */
+    private Optional<String> typeName(Unit unit, ParsedUnit parsedUnit, long offset) {
+        StringBuilder declarator = new StringBuilder();
+        String qualifiers = "";
+        boolean topLevel = true;
+        long current = offset;
+        for (int hop = 0; hop < 64; hop++) {
+            if (current < 0) {
+                return Optional.empty();
+            }
+            Entry type = readEntry(unit, current);
+            Object[] next = type.values().get(DW_AT_TYPE);
+            switch (type.tag()) {
+                case DW_TAG_CONST, DW_TAG_VOLATILE -> {
+                    if (!topLevel) {
+                        if (!declarator.isEmpty() && peekIsIndirection(unit, next)) {
+                            return Optional.empty(); // a qualified pointer inside: "char * const *"
+                        }
+                        String word = type.tag() == DW_TAG_CONST ? "const " : "volatile ";
+                        qualifiers = qualifiers.contains(word) ? qualifiers : qualifiers + word;
+                    }
+                    if (next == null) {
+                        return Optional.of(qualifiers + "void" + (declarator.isEmpty() ? "" : " " + declarator));
+                    }
+                    current = reference(unit, next);
+                }
+                case DW_TAG_POINTER, DW_TAG_REFERENCE, DW_TAG_RVALUE_REFERENCE -> {
+                    String mark = type.tag() == DW_TAG_POINTER ? "*" : type.tag() == DW_TAG_REFERENCE ? "&" : "&&";
+                    declarator.insert(0, mark);
+                    topLevel = false;
+                    if (next == null) {
+                        return Optional.of(qualifiers + "void " + declarator);
+                    }
+                    current = reference(unit, next);
+                }
+                case DW_TAG_BASE_TYPE, DW_TAG_TYPEDEF, DW_TAG_STRUCTURE, DW_TAG_CLASS, DW_TAG_UNION, DW_TAG_ENUMERATION -> {
+                    Object[] name = type.values().get(DW_AT_NAME);
+                    if (name == null) {
+                        return Optional.empty();
+                    }
+                    NamedEntry named = parsedUnit.entries.get(current);
+                    String prefix = named != null ? qualifier(parsedUnit, named.parent()) : "";
+                    return Optional.of(qualifiers + prefix + string(unit, name)
+                            + (declarator.isEmpty() ? "" : " " + declarator));
+                }
+                default -> {
+                    return Optional.empty(); // restrict, arrays, functions, members: not spelled
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    private boolean peekIsIndirection(Unit unit, Object[] next) {
+        if (next == null) {
+            return false;
+        }
+        int tag = readEntry(unit, reference(unit, next)).tag();
+        return tag == DW_TAG_POINTER || tag == DW_TAG_REFERENCE || tag == DW_TAG_RVALUE_REFERENCE;
     }
 
     private static String qualifier(ParsedUnit parsedUnit, long parent) {

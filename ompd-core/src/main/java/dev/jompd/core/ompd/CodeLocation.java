@@ -14,7 +14,7 @@ import java.util.Optional;
  *                    {@code +0x…} when the address is inside it; empty when no symbol table names it
  * @param displayName {@code symbol} demangled ({@code fib(int)}), else the hex address
  * @param resolution  how {@code address} was found from {@code entryPoint}
- * @param location    the symbol table entry (module, module offset: what addr2line wants for file:line)
+ * @param location    the symbol table entry (module, offset into it, the module file's address)
  * @param note        why a resolution that applied could not be made (the entry point is shown then)
  */
 public record CodeLocation(long address, long entryPoint, Optional<String> symbol, String displayName,

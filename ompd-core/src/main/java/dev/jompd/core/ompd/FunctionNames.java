@@ -21,6 +21,11 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class FunctionNames implements AutoCloseable {
     /** clang's name for a task's entry thunk: {@code .omp_task_entry.}, {@code .omp_task_entry..3}. */
     static final String TASK_ENTRY_PREFIX = ".omp_task_entry.";
+
+    /** Whether a symbol is clang's task entry thunk ({@code .omp_task_entry..3}), glue around a task's code. */
+    public static boolean isTaskEntryThunk(String symbol) {
+        return symbol.startsWith(TASK_ENTRY_PREFIX);
+    }
     /** Bound on the thunk bytes decoded: clang's thunks are a few dozen instructions. */
     static final int MAX_THUNK_BYTES = 1024;
     private static final int CALL_REL32 = 0xe8;

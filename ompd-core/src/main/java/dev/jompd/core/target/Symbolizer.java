@@ -20,7 +20,7 @@ import java.util.Optional;
 public final class Symbolizer implements AutoCloseable {
     /**
      * A function containing an address: its module (file name and path), its name, the offset into it,
-     * and the address as the module's file sees it (what addr2line wants).
+     * and the address as the module's file sees it (its debug information's address).
      */
     public record Location(String module, java.nio.file.Path modulePath, String function, long offset,
                            long moduleOffset) {
@@ -37,6 +37,11 @@ public final class Symbolizer implements AutoCloseable {
 
     public Symbolizer(AddressSpace target) {
         this.modules = target.modules();
+    }
+
+    /** The target's modules this symbolizer reads. */
+    public List<LoadedModule> modules() {
+        return modules;
     }
 
     /** The function containing {@code address}, when some module's symbol table has it. */

@@ -1,6 +1,7 @@
 package dev.jompd.core.unwind;
 
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * One frame of a native stack. An inlined call gets a frame of its own with the pc and CFA of the
@@ -17,10 +18,13 @@ import java.util.Optional;
  *                 another was inlined into, of the inlined call
  * @param inlined  whether this frame is a call inlined into the frame after it
  * @param method   how the frame's registers were found
+ * @param entry    the run-time address where the frame's function begins, as the symbol tables have it
+ *                 (what the runtime keeps as a region's or task's code); empty for an inlined call, whose
+ *                 code begins nowhere of its own, and where no symbol covers the pc
  */
 public record NativeFrame(long pc, Optional<Long> cfa, Optional<String> function, Optional<String> symbol,
                           Optional<String> module, Optional<SourceLocation> source, boolean inlined,
-                          UnwindMethod method) {
+                          UnwindMethod method, OptionalLong entry) {
     @Override
     public String toString() {
         return "0x%x in %s%s%s".formatted(pc, function.orElse("??"),

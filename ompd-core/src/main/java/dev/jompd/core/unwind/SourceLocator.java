@@ -3,6 +3,7 @@ package dev.jompd.core.unwind;
 import dev.jompd.core.dwarf.FunctionScopes;
 import dev.jompd.core.elf.ElfFormatException;
 import dev.jompd.core.target.AddressSpace;
+import dev.jompd.core.target.LoadedModule;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -19,7 +20,12 @@ public final class SourceLocator {
     private final ModuleMap modules;
 
     public SourceLocator(AddressSpace space, DebugInfoCache cache) {
-        this(new ModuleMap(space.modules(), cache));
+        this(space.modules(), cache);
+    }
+
+    /** Over the modules a target has loaded (their files are opened through {@code cache}). */
+    public SourceLocator(List<LoadedModule> modules, DebugInfoCache cache) {
+        this(new ModuleMap(modules, cache));
     }
 
     SourceLocator(ModuleMap modules) {

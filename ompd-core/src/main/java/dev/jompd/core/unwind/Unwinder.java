@@ -147,7 +147,11 @@ public final class Unwinder implements AutoCloseable {
             if (trampolineRow || trampolineName.isPresent()) {
                 lookup = pc;
             }
-            Optional<String> symbolName = symbolAt(lookup).map(Map.Entry::getKey);
+            Optional<Map.Entry<String, Long>> lookupSymbol = symbolAt(lookup);
+            Optional<String> symbolName = lookupSymbol.map(Map.Entry::getKey);
+            long lookedUp = lookup;
+            OptionalLong entry = lookupSymbol.map(found -> OptionalLong.of(lookedUp - found.getValue()))
+                    .orElse(OptionalLong.empty());
             long cfa;
             Optional<Truncation> stop = Optional.empty();
             long[] caller = registers.clone();
@@ -159,7 +163,7 @@ public final class Unwinder implements AutoCloseable {
                     cfa = computeCfa(row.get(), registers, known);
                     signalTrampoline = row.get().signalFrame();
                     callerMethod = signalTrampoline ? UnwindMethod.SIGNAL_CONTEXT : UnwindMethod.CALL_FRAME_INFO;
-                    addFrames(frames, pc, lookup, Optional.of(cfa), mapping, symbol, symbolName, method);
+                    addFrames(frames, pc, lookup, Optional.of(cfa), mapping, symbol, symbolName, entry, method);
                     applyRules(row.get(), cfa, registers, known, caller, callerKnown);
                     int returnColumn = row.get().returnAddressRegister();
                     if (row.get().rule(returnColumn) instanceof UnwindRule.Undefined) {
@@ -171,7 +175,7 @@ public final class Unwinder implements AutoCloseable {
                     }
                 } else if (symbolName.filter("__restore_rt"::equals).isPresent()) {
                     cfa = registers[RSP];
-                    addFrames(frames, pc, lookup, Optional.of(cfa), mapping, symbol, symbolName, method);
+                    addFrames(frames, pc, lookup, Optional.of(cfa), mapping, symbol, symbolName, entry, method);
                     long gregs = registers[RSP] + UCONTEXT_GREGS_OFFSET;
                     for (int r = 0; r < CallFrameInfo.REGISTER_COUNT; r++) {
                         caller[r] = readLong(gregs + 8L * GREGS_INDEX[r]);
@@ -186,11 +190,11 @@ public final class Unwinder implements AutoCloseable {
                     boolean fallback = options.framePointerFallback() && known[RBP]
                             && Long.compareUnsigned(registers[RBP], registers[RSP]) >= 0 && (registers[RBP] & 7) == 0;
                     if (!fallback) {
-                        addFrames(frames, pc, lookup, Optional.empty(), mapping, symbol, symbolName, method);
+                        addFrames(frames, pc, lookup, Optional.empty(), mapping, symbol, symbolName, entry, method);
                         return Optional.of(new Truncation(cfiProblem != null ? Reason.BAD_UNWIND_INFO : Reason.NO_UNWIND_INFO, why));
                     }
                     cfa = registers[RBP] + 16;
-                    addFrames(frames, pc, lookup, Optional.of(cfa), mapping, symbol, symbolName, method);
+                    addFrames(frames, pc, lookup, Optional.of(cfa), mapping, symbol, symbolName, entry, method);
                     caller[RIP] = readLong(registers[RBP] + 8);
                     caller[RBP] = readLong(registers[RBP]);
                     caller[RSP] = cfa;
@@ -281,9 +285,11 @@ public final class Unwinder implements AutoCloseable {
                 // One frame per tail call, named by the innermost scope at the jump, as gdb shows them
                 // (no frames for the functions that scope was inlined into).
                 SourceLocator.ScopeFrame scope = locator.scopeFrames(mapping, pc - 1).getFirst();
-                frames.add(new NativeFrame(pc, Optional.of(cfa), scope.function().or(() -> symbolAt(pc - 1).map(Map.Entry::getKey)),
+                Optional<Map.Entry<String, Long>> jumpSymbol = symbolAt(pc - 1);
+                frames.add(new NativeFrame(pc, Optional.of(cfa), scope.function().or(() -> jumpSymbol.map(Map.Entry::getKey)),
                         Optional.empty(), Optional.of(mapping.module().path().getFileName().toString()), scope.source(),
-                        false, UnwindMethod.TAIL_CALL));
+                        false, UnwindMethod.TAIL_CALL,
+                        jumpSymbol.map(found -> OptionalLong.of(pc - 1 - found.getValue())).orElse(OptionalLong.empty())));
             }
             return frames;
         } catch (ElfFormatException e) {
@@ -341,10 +347,10 @@ public final class Unwinder implements AutoCloseable {
 
     private void addFrames(List<NativeFrame> frames, long pc, long lookup, Optional<Long> cfa,
                            Optional<ModuleMap.Mapping> mapping, Optional<String> symbol, Optional<String> symbolName,
-                           UnwindMethod method) {
+                           OptionalLong entry, UnwindMethod method) {
         Optional<String> module = mapping.map(m -> m.module().path().getFileName().toString());
         if (mapping.isEmpty()) {
-            frames.add(new NativeFrame(pc, cfa, symbolName, symbol, module, Optional.empty(), false, method));
+            frames.add(new NativeFrame(pc, cfa, symbolName, symbol, module, Optional.empty(), false, method, entry));
             return;
         }
         List<SourceLocator.ScopeFrame> scopes = locator.scopeFrames(mapping.get(), lookup);
@@ -353,7 +359,8 @@ public final class Unwinder implements AutoCloseable {
                 return;
             }
             frames.add(new NativeFrame(pc, cfa, scope.function().or(() -> symbolName), symbol, module, scope.source(),
-                    scope.inlined(), scope.inlined() ? UnwindMethod.INLINED : method));
+                    scope.inlined(), scope.inlined() ? UnwindMethod.INLINED : method,
+                    scope.inlined() ? OptionalLong.empty() : entry));
         }
     }
 
