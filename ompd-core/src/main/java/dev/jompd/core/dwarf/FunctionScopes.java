@@ -29,6 +29,7 @@ public final class FunctionScopes {
     private static final int DW_TAG_INLINED_SUBROUTINE = 0x1d;
     private static final int DW_TAG_SUBPROGRAM = 0x2e;
     private static final int DW_TAG_NAMESPACE = 0x39;
+    private static final int DW_TAG_MODULE = 0x1e;
     private static final int DW_TAG_COMPILE_UNIT = 0x11;
     private static final int DW_TAG_PARTIAL_UNIT = 0x3c;
     private static final int DW_TAG_SKELETON_UNIT = 0x4a;
@@ -51,6 +52,11 @@ public final class FunctionScopes {
         /** C (89, 99, 11, 17): gdb names C functions by their linkage name when they have one. */
         boolean isC() {
             return language == 0x01 || language == 0x02 || language == 0x0c || language == 0x1d || language == 0x2c;
+        }
+
+        /** Fortran (77, 90, 95, 2003, 2008): gdb names a contained procedure {@code host::name}. */
+        boolean isFortran() {
+            return language == 0x07 || language == 0x08 || language == 0x0e || language == 0x22 || language == 0x23;
         }
 
         /** C++ (98, 03, 11, 14, 17, 20). */
@@ -354,7 +360,7 @@ public final class FunctionScopes {
                 return Optional.of(entry.linkageName()); // glibc's __GI_ aliases, as gdb shows them
             }
             if (entry.name() != null) {
-                return Optional.of(qualifier(parsedUnit, entry.parent()) + entry.name());
+                return Optional.of(qualifier(unit, parsedUnit, entry.parent()) + entry.name());
             }
             if (unit.isCxx() && entry.linkageName() != null && !entry.linkageName().startsWith("_Z")) {
                 // A C++ function known by a linkage name that is no mangled name (clang's .omp_task_entry.):
@@ -586,7 +592,7 @@ public final class FunctionScopes {
                         return Optional.empty();
                     }
                     NamedEntry named = parsedUnit.entries.get(current);
-                    String prefix = named != null ? qualifier(parsedUnit, named.parent()) : "";
+                    String prefix = named != null ? qualifier(unit, parsedUnit, named.parent()) : "";
                     return Optional.of(qualifiers + prefix + string(unit, name)
                             + (declarator.isEmpty() ? "" : " " + declarator));
                 }
@@ -606,7 +612,7 @@ public final class FunctionScopes {
         return tag == DW_TAG_POINTER || tag == DW_TAG_REFERENCE || tag == DW_TAG_RVALUE_REFERENCE;
     }
 
-    private static String qualifier(ParsedUnit parsedUnit, long parent) {
+    private static String qualifier(Unit unit, ParsedUnit parsedUnit, long parent) {
         StringBuilder prefix = new StringBuilder();
         long offset = parent;
         for (int hop = 0; hop < MAX_DEPTH && offset >= 0; hop++) {
@@ -615,7 +621,9 @@ public final class FunctionScopes {
                 break;
             }
             boolean qualifies = entry.tag() == DW_TAG_NAMESPACE || entry.tag() == DW_TAG_CLASS
-                    || entry.tag() == DW_TAG_STRUCTURE || entry.tag() == DW_TAG_UNION;
+                    || entry.tag() == DW_TAG_STRUCTURE || entry.tag() == DW_TAG_UNION
+                    // Fortran: a contained procedure's host program/procedure and a module procedure's module
+                    || unit.isFortran() && (entry.tag() == DW_TAG_SUBPROGRAM || entry.tag() == DW_TAG_MODULE);
             if (qualifies) {
                 String name = entry.name() != null ? entry.name()
                         : entry.tag() == DW_TAG_NAMESPACE ? "(anonymous namespace)" : "{unnamed}";
@@ -752,7 +760,8 @@ public final class FunctionScopes {
             int tag = abbreviation.tag();
             boolean callSite = tag == DW_TAG_CALL_SITE || tag == DW_TAG_GNU_CALL_SITE;
             boolean interesting = tag == DW_TAG_SUBPROGRAM || tag == DW_TAG_INLINED_SUBROUTINE || callSite
-                    || tag == DW_TAG_NAMESPACE || tag == DW_TAG_CLASS || tag == DW_TAG_STRUCTURE || tag == DW_TAG_UNION;
+                    || tag == DW_TAG_NAMESPACE || tag == DW_TAG_CLASS || tag == DW_TAG_STRUCTURE || tag == DW_TAG_UNION
+                    || tag == DW_TAG_MODULE;
             values.clear();
             for (Attribute attribute : abbreviation.attributes()) {
                 if (interesting) {
