@@ -28,6 +28,13 @@
 static struct jompd_recorder_state state;
 static uint64_t next_id = 1;
 
+/* Callbacks a task- or chunk-heavy program sends millions of: their events carry the coarse clock
+ * (jompd-recorder.h, "Time"). */
+#define COARSE_CALLBACKS                                                                          \
+  ((1ull << ompt_callback_task_create) | (1ull << ompt_callback_task_schedule) |                \
+   (1ull << ompt_callback_dispatch) | (1ull << ompt_callback_dependences) |                     \
+   (1ull << ompt_callback_task_dependence))
+
 /* ---- the self-description ------------------------------------------------------------ */
 
 #define SIZE(type) {#type ".size", sizeof(struct jompd_recorder_##type)}
@@ -51,7 +58,7 @@ static struct jompd_recorder_layout_entry layout[] = {
     FIELD(thread, clock_ns),
     SIZE(region),
     FIELD(region, id), FIELD(region, codeptr_ra), FIELD(region, begin_time_ns), FIELD(region, flags),
-    FIELD(region, parent_task_id), FIELD(region, parallelism),
+    FIELD(region, parent_task_id), FIELD(region, parallelism), FIELD(region, clock),
     SIZE(mark),
     FIELD(mark, seq), FIELD(mark, time_ns), FIELD(mark, thread_serial), FIELD(mark, command),
     FIELD(mark, modifier), FIELD(mark, text),
@@ -70,7 +77,7 @@ static struct jompd_recorder_layout_entry layout[] = {
     FIELD(state, threads), FIELD(state, thread_count), FIELD(state, ring_capacity),
     FIELD(state, monitoring), FIELD(state, start_time_ns), FIELD(state, clock_kind),
     FIELD(state, clock_ticks0), FIELD(state, clock_ns0), FIELD(state, clock_ticks1),
-    FIELD(state, clock_ns1), FIELD(state, omp_version),
+    FIELD(state, clock_ns1), FIELD(state, coarse_resolution_ns), FIELD(state, omp_version),
     FIELD(state, runtime_version), FIELD(state, registration), FIELD(state, mark_count),
     FIELD(state, marks), FIELD(state, command_count), FIELD(state, commands),
     FIELD(state, device_count), FIELD(state, devices),
@@ -80,6 +87,7 @@ static struct jompd_recorder_layout_entry layout[] = {
     {"constant.devices", JOMPD_RECORDER_DEVICES},
     {"constant.device_trace", JOMPD_RECORDER_DEVICE_TRACE},
     {"constant.callbacks", JOMPD_RECORDER_CALLBACKS},
+    {"constant.coarse_callbacks", COARSE_CALLBACKS},
 };
 
 EXPORT struct jompd_recorder_descriptor jompd_recorder_descriptor = {
@@ -96,6 +104,13 @@ static inline uint64_t monotonic_ns(void) {
 }
 
 static int use_tsc;
+
+/* CLOCK_MONOTONIC at the kernel's last tick: half the cost of a TSC read here, for the frequent events. */
+static inline uint64_t coarse_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 /* Ticks of the recorder's clock (jompd-recorder.h, "Time"). */
 static inline uint64_t now_ns(void) {
@@ -136,6 +151,9 @@ static void calibrate_clock(void) {
   while (use_tsc && ns - state.clock_ns0 < 200000);
   state.clock_ticks1 = ticks;
   state.clock_ns1 = ns;
+  struct timespec resolution;
+  if (clock_getres(CLOCK_MONOTONIC_COARSE, &resolution) == 0)
+    state.coarse_resolution_ns = (uint64_t)resolution.tv_sec * 1000000000u + (uint64_t)resolution.tv_nsec;
 }
 
 static uint64_t new_id(void) { return __atomic_fetch_add(&next_id, 1, __ATOMIC_RELAXED); }
@@ -144,11 +162,9 @@ static uint64_t new_id(void) { return __atomic_fetch_add(&next_id, 1, __ATOMIC_R
  * time. 8 bytes fit glibc's static TLS reserve for dlopen'ed libraries. */
 static __thread struct jompd_recorder_thread *self __attribute__((tls_model("initial-exec")));
 
-static struct jompd_recorder_thread *thread_record(void) {
-  struct jompd_recorder_thread *t = self;
-  if (t)
-    return t;
-  t = calloc(1, sizeof *t);
+/* A thread's first event: its record and ring (out of line, so that the fast path below inlines). */
+static __attribute__((noinline, cold)) struct jompd_recorder_thread *new_thread_record(void) {
+  struct jompd_recorder_thread *t = calloc(1, sizeof *t);
   if (!t)
     return NULL;
   t->events = calloc(state.ring_capacity, sizeof *t->events);
@@ -171,11 +187,16 @@ static struct jompd_recorder_thread *thread_record(void) {
   return t;
 }
 
+static inline __attribute__((always_inline)) struct jompd_recorder_thread *thread_record(void) {
+  struct jompd_recorder_thread *t = self;
+  return t ? t : new_thread_record();
+}
+
 static inline int recording(void) {
   return __atomic_load_n(&state.monitoring, __ATOMIC_RELAXED) == JOMPD_RECORDER_MONITORING_ON;
 }
 
-static inline void record_at(uint64_t time_ns, uint16_t callback, uint16_t endpoint, uint32_t kind,
+static inline __attribute__((always_inline)) void record_at(uint64_t time_ns, uint16_t callback, uint16_t endpoint, uint32_t kind,
                              const void *codeptr_ra, uint64_t parallel_id, uint64_t task_id,
                              uint64_t value, uint64_t aux) {
   struct jompd_recorder_thread *t = thread_record();
@@ -217,12 +238,21 @@ static inline void record(uint16_t callback, uint16_t endpoint, uint32_t kind, c
     record_always(callback, endpoint, kind, codeptr_ra, parallel_id, task_id, value, aux);
 }
 
+static inline int is_coarse(uint16_t callback) { return (COARSE_CALLBACKS >> callback) & 1; }
+
+/* A frequent event (COARSE_CALLBACKS): the coarse clock. */
+static inline void record_coarse(uint16_t callback, uint16_t endpoint, uint32_t kind, const void *codeptr_ra,
+                                 uint64_t parallel_id, uint64_t task_id, uint64_t value, uint64_t aux) {
+  if (recording())
+    record_at(coarse_ns(), callback, endpoint, kind, codeptr_ra, parallel_id, task_id, value, aux);
+}
+
 /* An event whose region record was just made: both carry the same time (one clock read, not two). */
 static inline void record_region_event(const struct jompd_recorder_region *r, uint16_t callback,
                                        uint16_t endpoint, uint32_t kind, const void *codeptr_ra,
                                        uint64_t parallel_id, uint64_t task_id, uint64_t value, uint64_t aux) {
   if (recording())
-    record_at(r ? r->begin_time_ns : now_ns(), callback, endpoint, kind, codeptr_ra, parallel_id, task_id,
+    record_at(r ? r->begin_time_ns : (is_coarse(callback) ? coarse_ns() : now_ns()), callback, endpoint, kind, codeptr_ra, parallel_id, task_id,
               value, aux);
 }
 
@@ -278,8 +308,8 @@ static uint64_t thread_new_id(struct jompd_recorder_thread *t) {
   return t->next_id++;
 }
 
-static struct jompd_recorder_region *new_region(ompt_data_t *data, const void *codeptr_ra,
-                                                uint64_t flags, uint64_t parent, uint64_t parallelism) {
+static struct jompd_recorder_region *new_region(ompt_data_t *data, const void *codeptr_ra, uint64_t flags,
+                                                uint64_t parent, uint64_t parallelism, int coarse) {
   struct jompd_recorder_thread *t = thread_record();
   struct jompd_recorder_region *r = t ? pool_take(t) : NULL;
   if (!r) {
@@ -288,7 +318,8 @@ static struct jompd_recorder_region *new_region(ompt_data_t *data, const void *c
   }
   r->id = thread_new_id(t);
   r->codeptr_ra = (uint64_t)(uintptr_t)codeptr_ra;
-  r->begin_time_ns = now_ns();
+  r->begin_time_ns = coarse ? coarse_ns() : now_ns();
+  r->clock = coarse ? JOMPD_RECORDER_CLOCK_MONOTONIC_COARSE : state.clock_kind;
   r->flags = flags;
   r->parent_task_id = parent;
   r->parallelism = parallelism;
@@ -329,7 +360,7 @@ static void on_parallel_begin(ompt_data_t *encountering_task_data, const ompt_fr
                               const void *codeptr_ra) {
   (void)frame;
   uint64_t parent = id_of(encountering_task_data);
-  struct jompd_recorder_region *r = new_region(parallel_data, codeptr_ra, (uint64_t)flags, parent, requested);
+  struct jompd_recorder_region *r = new_region(parallel_data, codeptr_ra, (uint64_t)flags, parent, requested, 0);
   record_region_event(r, ompt_callback_parallel_begin, ompt_scope_begin, (uint32_t)flags, codeptr_ra, r ? r->id : 0,
          parent, requested, 0);
 }
@@ -346,13 +377,13 @@ static void on_task_create(ompt_data_t *encountering_task_data, const ompt_frame
                            const void *codeptr_ra) {
   (void)frame, (void)has_dependences;
   uint64_t parent = id_of(encountering_task_data);
-  struct jompd_recorder_region *r = new_region(new_task_data, codeptr_ra, (uint64_t)flags, parent, 0);
+  struct jompd_recorder_region *r = new_region(new_task_data, codeptr_ra, (uint64_t)flags, parent, 0, 1);
   record_region_event(r, ompt_callback_task_create, 0, (uint32_t)flags, codeptr_ra, 0, r ? r->id : 0, parent, 0);
 }
 
 static void on_task_schedule(ompt_data_t *prior_task_data, ompt_task_status_t prior_status,
                              ompt_data_t *next_task_data) {
-  record(ompt_callback_task_schedule, 0, (uint32_t)prior_status, NULL, 0, id_of(prior_task_data),
+  record_coarse(ompt_callback_task_schedule, 0, (uint32_t)prior_status, NULL, 0, id_of(prior_task_data),
          id_of(next_task_data), 0);
   /* An explicit task's record goes with its completion; implicit ones go at implicit_task end. */
   if (prior_status == ompt_task_complete || prior_status == ompt_task_late_fulfill)
@@ -365,7 +396,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
   uint64_t aux = ((uint64_t)actual_parallelism << 32) | index;
   if (endpoint == ompt_scope_begin) {
     struct jompd_recorder_region *r =
-        new_region(task_data, NULL, (uint64_t)flags, 0, actual_parallelism);
+        new_region(task_data, NULL, (uint64_t)flags, 0, actual_parallelism, 0);
     record_region_event(r, ompt_callback_implicit_task, endpoint, (uint32_t)flags, NULL,
                         id_of(parallel_data), r ? r->id : 0, 0, aux);
   } else {
@@ -402,7 +433,7 @@ static void on_work(ompt_work_t work_type, ompt_scope_endpoint_t endpoint, ompt_
 
 static void on_dispatch(ompt_data_t *parallel_data, ompt_data_t *task_data, ompt_dispatch_t kind,
                         ompt_data_t instance) {
-  record(ompt_callback_dispatch, 0, kind, NULL, id_of(parallel_data), id_of(task_data), instance.value, 0);
+  record_coarse(ompt_callback_dispatch, 0, kind, NULL, id_of(parallel_data), id_of(task_data), instance.value, 0);
 }
 
 static void on_masked(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data, ompt_data_t *task_data,
@@ -486,11 +517,11 @@ static void on_cancel(ompt_data_t *task_data, int flags, const void *codeptr_ra)
 
 static void on_dependences(ompt_data_t *task_data, const ompt_dependence_t *deps, int ndeps) {
   (void)deps;
-  record(ompt_callback_dependences, 0, 0, NULL, 0, id_of(task_data), (uint64_t)ndeps, 0);
+  record_coarse(ompt_callback_dependences, 0, 0, NULL, 0, id_of(task_data), (uint64_t)ndeps, 0);
 }
 
 static void on_task_dependence(ompt_data_t *src_task_data, ompt_data_t *sink_task_data) {
-  record(ompt_callback_task_dependence, 0, 0, NULL, 0, id_of(src_task_data), id_of(sink_task_data), 0);
+  record_coarse(ompt_callback_task_dependence, 0, 0, NULL, 0, id_of(src_task_data), id_of(sink_task_data), 0);
 }
 
 static void on_error(ompt_severity_t severity, const char *message, size_t length,

@@ -23,3 +23,13 @@ test('attach needs a numeric process id; a picked string id becomes a number', (
 test('unknown request kinds are refused', () => {
   assert.match(checkConfiguration({ type: 'jompd', request: 'teleport', name: 'x' }).error ?? '', /launch.*attach/);
 });
+
+test('recorder is a boolean of launches of a program, not of attaches or cores', () => {
+  assert.equal(checkConfiguration({ type: 'jompd', request: 'launch', name: 'x', program: '/a.out', recorder: true }).config?.recorder, true);
+  assert.match(checkConfiguration({ type: 'jompd', request: 'launch', name: 'x', program: '/a.out', recorder: 'yes' }).error ?? '',
+    /recorder.*true or false/);
+  assert.match(checkConfiguration({ type: 'jompd', request: 'attach', name: 'x', processId: 1, recorder: true }).error ?? '',
+    /recorder/);
+  assert.match(checkConfiguration({ type: 'jompd', request: 'launch', name: 'x', coreDumpPath: '/c', recorder: true }).error ?? '',
+    /recorder/);
+});

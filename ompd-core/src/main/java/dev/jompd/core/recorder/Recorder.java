@@ -211,7 +211,9 @@ public final class Recorder {
             return List.of();
         }
         long eventSize = layout.sizeOf("event");
+        long coarseCallbacks = layout.entry("constant.coarse_callbacks").orElse(0);
         long first = head - count;
+        long previousTime = 0;
         List<RecordedEvent> events = new ArrayList<>((int) count);
         // Read the ring in at most two pieces (before and after the wrap), not event by event.
         byte[] bytes = memory.read(ring, Math.toIntExact(capacity * eventSize));
@@ -222,8 +224,13 @@ public final class Recorder {
             if (sequence != position + 1) {
                 continue;
             }
-            events.add(new RecordedEvent(sequence, time(get(buffer, base, "event", "time_ns")),
-                    (int) get(buffer, base, "event", "callback"), (int) get(buffer, base, "event", "endpoint"),
+            int callback = (int) get(buffer, base, "event", "callback");
+            long raw = get(buffer, base, "event", "time_ns");
+            // A frequent event's CLOCK_MONOTONIC_COARSE time is up to one tick early: it happened after the
+            // event before it, so it is shown no earlier than that one (still a true lower bound).
+            long nanos = callback < 64 && (coarseCallbacks >>> callback & 1) != 0 ? Math.max(raw, previousTime) : time(raw);
+            previousTime = nanos;
+            events.add(new RecordedEvent(sequence, nanos, callback, (int) get(buffer, base, "event", "endpoint"),
                     get(buffer, base, "event", "kind"), get(buffer, base, "event", "codeptr_ra"),
                     get(buffer, base, "event", "parallel_id"), get(buffer, base, "event", "task_id"),
                     get(buffer, base, "event", "value"), get(buffer, base, "event", "aux")));
@@ -318,8 +325,10 @@ public final class Recorder {
     }
 
     private RecordedRegion region(long at) {
+        long begin = field(at, "region", "begin_time_ns");
+        boolean coarse = layout.has("region", "clock") && field(at, "region", "clock") == RecorderClock.MONOTONIC_COARSE;
         return new RecordedRegion(at, field(at, "region", "id"), field(at, "region", "codeptr_ra"),
-                time(field(at, "region", "begin_time_ns")), field(at, "region", "flags"),
+                coarse ? begin : time(begin), field(at, "region", "flags"),
                 field(at, "region", "parent_task_id"), field(at, "region", "parallelism"));
     }
 
