@@ -138,7 +138,7 @@ public final class OpenMpPicture {
         ProcessSnapshot snapshot = ProcessSnapshot.take(process);
         String reading = process.layout().reading().toString();
         try {
-            return new OpenMpPicture(target, snapshot, names, reading, Recorder.find(process).map(RecordedHistory::new),
+            return new OpenMpPicture(target, snapshot, names, reading, Recorder.find(process).map(recorded -> new RecordedHistory(recorded, names)),
                     List.of());
         } catch (RecorderFormatException e) {
             return new OpenMpPicture(target, snapshot, names, reading, Optional.empty(),

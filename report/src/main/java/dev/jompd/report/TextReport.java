@@ -91,7 +91,20 @@ public final class TextReport {
                     .map(t -> "LWP " + t.lwp()).toList())).append(" -> LWP ").append(cycle.getFirst().lwp())
                     .append(" (each waits for a mutex the next one holds)\n");
         }
+        for (var device : history.devices(picture)) {
+            out.append("  ").append(device.summary()).append('\n');
+        }
+        if (!picture.threads().isEmpty()) {
+            out.append("  (").append(RecordedHistory.TIME_REFERENCE).append(")\n");
+        }
         for (OpenMpThread thread : picture.threads()) {
+            var why = history.whyHere(picture, thread);
+            if (!why.isEmpty()) {
+                out.append("  ").append(thread.name()).append(": why here\n");
+                for (String sentence : why) {
+                    out.append("    ").append(sentence).append('\n');
+                }
+            }
             var events = history.recent(thread);
             if (events.isEmpty()) {
                 continue;
