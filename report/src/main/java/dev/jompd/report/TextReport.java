@@ -91,11 +91,9 @@ public final class TextReport {
                     .map(t -> "LWP " + t.lwp()).toList())).append(" -> LWP ").append(cycle.getFirst().lwp())
                     .append(" (each waits for a mutex the next one holds)\n");
         }
+        out.append("  (").append(RecordedHistory.TIME_REFERENCE).append(")\n");
         for (var device : history.devices(picture)) {
             out.append("  ").append(device.summary()).append('\n');
-        }
-        if (!picture.threads().isEmpty()) {
-            out.append("  (").append(RecordedHistory.TIME_REFERENCE).append(")\n");
         }
         for (OpenMpThread thread : picture.threads()) {
             var why = history.whyHere(picture, thread);
