@@ -76,6 +76,7 @@ public final class TextReport {
         RecordedHistory history = picture.history().get();
         out.append('\n').append(bold("Recorded history")).append(" (jompd-recorder ").append(history.snapshot().module())
                 .append(", monitoring ").append(history.snapshot().monitoring().name().toLowerCase(java.util.Locale.ROOT))
+                .append(", ").append(history.snapshot().ringCapacity()).append(" events kept per thread")
                 .append(")\n");
         for (var holder : history.lockHolders()) {
             out.append("  ").append(holder.kindName()).append(' ').append(Text.hex(holder.waitId())).append(": held by ")
