@@ -226,13 +226,13 @@ static inline __attribute__((always_inline)) void record_at(uint64_t time_ns, ui
   }
 }
 
-static inline void record_always(uint16_t callback, uint16_t endpoint, uint32_t kind,
+static inline __attribute__((always_inline)) void record_always(uint16_t callback, uint16_t endpoint, uint32_t kind,
                                  const void *codeptr_ra, uint64_t parallel_id, uint64_t task_id,
                                  uint64_t value, uint64_t aux) {
   record_at(now_ns(), callback, endpoint, kind, codeptr_ra, parallel_id, task_id, value, aux);
 }
 
-static inline void record(uint16_t callback, uint16_t endpoint, uint32_t kind, const void *codeptr_ra,
+static inline __attribute__((always_inline)) void record(uint16_t callback, uint16_t endpoint, uint32_t kind, const void *codeptr_ra,
                           uint64_t parallel_id, uint64_t task_id, uint64_t value, uint64_t aux) {
   if (recording())
     record_always(callback, endpoint, kind, codeptr_ra, parallel_id, task_id, value, aux);
@@ -241,14 +241,14 @@ static inline void record(uint16_t callback, uint16_t endpoint, uint32_t kind, c
 static inline int is_coarse(uint16_t callback) { return (COARSE_CALLBACKS >> callback) & 1; }
 
 /* A frequent event (COARSE_CALLBACKS): the coarse clock. */
-static inline void record_coarse(uint16_t callback, uint16_t endpoint, uint32_t kind, const void *codeptr_ra,
+static inline __attribute__((always_inline)) void record_coarse(uint16_t callback, uint16_t endpoint, uint32_t kind, const void *codeptr_ra,
                                  uint64_t parallel_id, uint64_t task_id, uint64_t value, uint64_t aux) {
   if (recording())
     record_at(coarse_ns(), callback, endpoint, kind, codeptr_ra, parallel_id, task_id, value, aux);
 }
 
 /* An event whose region record was just made: both carry the same time (one clock read, not two). */
-static inline void record_region_event(const struct jompd_recorder_region *r, uint16_t callback,
+static inline __attribute__((always_inline)) void record_region_event(const struct jompd_recorder_region *r, uint16_t callback,
                                        uint16_t endpoint, uint32_t kind, const void *codeptr_ra,
                                        uint64_t parallel_id, uint64_t task_id, uint64_t value, uint64_t aux) {
   if (recording())
@@ -284,7 +284,7 @@ static struct jompd_recorder_region *pool_take(struct jompd_recorder_thread *t) 
   return r;
 }
 
-static void pool_give_back(struct jompd_recorder_region *r) {
+static inline __attribute__((always_inline)) void pool_give_back(struct jompd_recorder_region *r) {
   struct jompd_recorder_thread *owner = r->owner;
   r->id = 0; /* a reader following a stale tool-data pointer sees no region, not a wrong one */
   if (owner == self) {
@@ -300,7 +300,7 @@ static void pool_give_back(struct jompd_recorder_region *r) {
 }
 
 /* Ids come from the global counter in blocks: one atomic per ID_BLOCK regions of a thread. */
-static uint64_t thread_new_id(struct jompd_recorder_thread *t) {
+static inline uint64_t thread_new_id(struct jompd_recorder_thread *t) {
   if (t->next_id == t->last_id) {
     t->next_id = __atomic_fetch_add(&next_id, ID_BLOCK, __ATOMIC_RELAXED);
     t->last_id = t->next_id + ID_BLOCK;
@@ -308,7 +308,7 @@ static uint64_t thread_new_id(struct jompd_recorder_thread *t) {
   return t->next_id++;
 }
 
-static struct jompd_recorder_region *new_region(ompt_data_t *data, const void *codeptr_ra, uint64_t flags,
+static inline __attribute__((always_inline)) struct jompd_recorder_region *new_region(ompt_data_t *data, const void *codeptr_ra, uint64_t flags,
                                                 uint64_t parent, uint64_t parallelism, int coarse) {
   struct jompd_recorder_thread *t = thread_record();
   struct jompd_recorder_region *r = t ? pool_take(t) : NULL;
@@ -327,7 +327,7 @@ static struct jompd_recorder_region *new_region(ompt_data_t *data, const void *c
   return r;
 }
 
-static void free_region(ompt_data_t *data) {
+static inline __attribute__((always_inline)) void free_region(ompt_data_t *data) {
   if (data && data->ptr) {
     pool_give_back(data->ptr);
     data->ptr = NULL;
