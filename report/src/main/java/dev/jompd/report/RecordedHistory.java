@@ -25,13 +25,18 @@ import java.util.OptionalLong;
  * <p>Times are the target's CLOCK_MONOTONIC; the doors show them relative to the newest event the recorder
  * holds in the whole process ({@link #newestEventNanos()}): a core says nothing about when it was written.
  *
- * @param names names of code, for the source lines of the events' return addresses
+ * @param names names of code, for the source lines of the events' return addresses (null: none)
  */
 public record RecordedHistory(RecorderSnapshot snapshot, CodeNames names) {
     /** How many of a thread's most recent events the renderings show. */
     public static final int RECENT_EVENTS = 8;
     /** What the relative times of the renderings count from, in words. */
     public static final String TIME_REFERENCE = "times relative to the newest event recorded in the process";
+
+    /** A history without names of code: sentences then give no file:line. */
+    public RecordedHistory(RecorderSnapshot snapshot) {
+        this(snapshot, null);
+    }
 
     /** The recorder's record of an OpenMP thread (by its pthread_t, else its LWP). */
     public Optional<RecordedThread> of(OpenMpThread thread) {
