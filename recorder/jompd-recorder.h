@@ -31,8 +31,7 @@
  *     synchronised across CPUs; it costs a third of a clock_gettime on every event),
  * except the events of the callbacks in the layout constant "constant.coarse_callbacks" (a bit per
  * ompt_callbacks_t number: task_create, task_schedule, dispatch, dependences, task_dependence, the
- * ones a task- or chunk-heavy program sends millions of) and region records whose clock field says 3:
- * those hold CLOCK_MONOTONIC_COARSE nanoseconds, the kernel's CLOCK_MONOTONIC at its last tick (at most
+ * ones a task- or chunk-heavy program sends millions of): those hold CLOCK_MONOTONIC_COARSE nanoseconds, the kernel's CLOCK_MONOTONIC at its last tick (at most
  * state.coarse_resolution_ns behind, clock_getres: 4 ms with HZ=250). Measured: the clock read was
  * nine tenths of the recorder's own cost per empty task; the coarse clock costs half a TSC read.
  * Nanoseconds of CLOCK_MONOTONIC = clock_ns0 + (ticks - clock_ticks0) * rate, the rate taken from
@@ -42,7 +41,8 @@
 #define JOMPD_RECORDER_CLOCK_MONOTONIC 1
 #define JOMPD_RECORDER_CLOCK_TSC 2
 #define JOMPD_RECORDER_CLOCK_MONOTONIC_COARSE 3
-/* 2: the coarse clock of the events in "constant.coarse_callbacks" (version 1 had none). */
+/* 2: the coarse clock of the events in "constant.coarse_callbacks", and explicit tasks' tool data holding
+ * their id tagged ("constant.task_id_tag") instead of pointing to a region record (version 1 had neither). */
 #define JOMPD_RECORDER_VERSION 2u
 
 /* omp_control_tool commands of the tool (OpenMP 5.1 §3.14: tool-specific commands start at 64). */
@@ -108,12 +108,18 @@ struct jompd_recorder_thread {
   struct jompd_recorder_region *pool_local;
   struct jompd_recorder_region *pool_returned;
   uint64_t next_id, last_id; /* ids reserved for this thread: next_id .. last_id - 1 */
+  /* Records made by returns_owner that this thread freed, given back to it in batches. */
+  struct jompd_recorder_thread *returns_owner;
+  struct jompd_recorder_region *returns_first, *returns_last;
+  uint64_t returns_count;
   uint64_t clock_slot;     /* which of the two (ticks, CLOCK_MONOTONIC ns) pairs below is current */
   uint64_t clock_ticks[2];
   uint64_t clock_ns[2];
 };
 
-/* What ompt_data_t.ptr of parallel regions and tasks points to (ompd_get_tool_data leads here). */
+/* What ompt_data_t.ptr of parallel regions and implicit tasks points to (ompd_get_tool_data leads here).
+ * An explicit task's ompt_data_t.value is (id << 1) | 1 ("constant.task_id_tag", odd: never a record's
+ * address): its id, as its task_create event and the events naming it carry it. */
 struct jompd_recorder_region {
   uint64_t id;
   uint64_t codeptr_ra;
@@ -121,7 +127,6 @@ struct jompd_recorder_region {
   uint64_t flags;            /* parallel or task flags */
   uint64_t parent_task_id;   /* encountering task */
   uint64_t parallelism;      /* requested (parallel) or actual (implicit task) */
-  uint64_t clock;            /* the clock of begin_time_ns: state.clock_kind, or 3 (coarse) for tasks */
   /* The recorder's own bookkeeping (records are recycled through the creating thread's pool). */
   struct jompd_recorder_thread *owner;
   struct jompd_recorder_region *next_free;

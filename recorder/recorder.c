@@ -35,6 +35,12 @@ static uint64_t next_id = 1;
    (1ull << ompt_callback_dispatch) | (1ull << ompt_callback_dependences) |                     \
    (1ull << ompt_callback_task_dependence))
 
+/* Explicit tasks carry their id in their tool data itself, (id << 1) | TASK_ID_TAG (odd: no record's
+ * address is), instead of a record: a record made by the creating thread and read, written and given back
+ * by the thread that runs the task moved two cache lines between cores per task (measured: most of what
+ * the recorder cost a task with two threads). A task's creation site and time are its task_create event. */
+#define TASK_ID_TAG 1u
+
 /* ---- the self-description ------------------------------------------------------------ */
 
 #define SIZE(type) {#type ".size", sizeof(struct jompd_recorder_##type)}
@@ -58,7 +64,7 @@ static struct jompd_recorder_layout_entry layout[] = {
     FIELD(thread, clock_ns),
     SIZE(region),
     FIELD(region, id), FIELD(region, codeptr_ra), FIELD(region, begin_time_ns), FIELD(region, flags),
-    FIELD(region, parent_task_id), FIELD(region, parallelism), FIELD(region, clock),
+    FIELD(region, parent_task_id), FIELD(region, parallelism),
     SIZE(mark),
     FIELD(mark, seq), FIELD(mark, time_ns), FIELD(mark, thread_serial), FIELD(mark, command),
     FIELD(mark, modifier), FIELD(mark, text),
@@ -88,6 +94,7 @@ static struct jompd_recorder_layout_entry layout[] = {
     {"constant.device_trace", JOMPD_RECORDER_DEVICE_TRACE},
     {"constant.callbacks", JOMPD_RECORDER_CALLBACKS},
     {"constant.coarse_callbacks", COARSE_CALLBACKS},
+    {"constant.task_id_tag", TASK_ID_TAG},
 };
 
 EXPORT struct jompd_recorder_descriptor jompd_recorder_descriptor = {
@@ -238,8 +245,6 @@ static inline __attribute__((always_inline)) void record(uint16_t callback, uint
     record_always(callback, endpoint, kind, codeptr_ra, parallel_id, task_id, value, aux);
 }
 
-static inline int is_coarse(uint16_t callback) { return (COARSE_CALLBACKS >> callback) & 1; }
-
 /* A frequent event (COARSE_CALLBACKS): the coarse clock. */
 static inline __attribute__((always_inline)) void record_coarse(uint16_t callback, uint16_t endpoint, uint32_t kind, const void *codeptr_ra,
                                  uint64_t parallel_id, uint64_t task_id, uint64_t value, uint64_t aux) {
@@ -252,16 +257,20 @@ static inline __attribute__((always_inline)) void record_region_event(const stru
                                        uint16_t endpoint, uint32_t kind, const void *codeptr_ra,
                                        uint64_t parallel_id, uint64_t task_id, uint64_t value, uint64_t aux) {
   if (recording())
-    record_at(r ? r->begin_time_ns : (is_coarse(callback) ? coarse_ns() : now_ns()), callback, endpoint, kind, codeptr_ra, parallel_id, task_id,
+    record_at(r ? r->begin_time_ns : now_ns(), callback, endpoint, kind, codeptr_ra, parallel_id, task_id,
               value, aux);
 }
 
 static inline uint64_t id_of(const ompt_data_t *data) {
-  const struct jompd_recorder_region *r = data ? data->ptr : NULL;
+  if (!data)
+    return 0;
+  if (data->value & TASK_ID_TAG)
+    return data->value >> 1;
+  const struct jompd_recorder_region *r = data->ptr;
   return r ? r->id : 0;
 }
 
-enum { POOL_CHUNK = 64, ID_BLOCK = 1024 };
+enum { POOL_CHUNK = 64, ID_BLOCK = 1024, RETURN_BATCH = 32 };
 
 /* A region record from this thread's pool: its own free list first, then everything other threads
  * gave back (taken in one exchange, so the stack has a single popper and no ABA), then a new chunk.
@@ -284,19 +293,51 @@ static struct jompd_recorder_region *pool_take(struct jompd_recorder_thread *t) 
   return r;
 }
 
+/* Pushes a chain first..last of records onto their owner's returned stack in one compare-and-swap. */
+static void pool_push_returned(struct jompd_recorder_thread *owner, struct jompd_recorder_region *first,
+                               struct jompd_recorder_region *last) {
+  struct jompd_recorder_region *head = __atomic_load_n(&owner->pool_returned, __ATOMIC_RELAXED);
+  do {
+    last->next_free = head;
+  } while (!__atomic_compare_exchange_n(&owner->pool_returned, &head, first, 1, __ATOMIC_RELEASE,
+                                        __ATOMIC_RELAXED));
+}
+
+/* The records this thread gathered for another thread's pool go back to it. */
+static void pool_flush_returns(struct jompd_recorder_thread *t) {
+  if (t->returns_count) {
+    pool_push_returned(t->returns_owner, t->returns_first, t->returns_last);
+    t->returns_count = 0;
+    t->returns_first = t->returns_last = NULL;
+  }
+}
+
+/* A record goes back to the pool of the thread that made it: at once when that is this thread, else
+ * gathered and given back RETURN_BATCH at a time (one compare-and-swap on the owner's line instead of
+ * one per task: measured, that line bouncing between the cores was most of a task's cost to the recorder
+ * with two threads). At most RETURN_BATCH records wait here. */
 static inline __attribute__((always_inline)) void pool_give_back(struct jompd_recorder_region *r) {
   struct jompd_recorder_thread *owner = r->owner;
+  struct jompd_recorder_thread *t = self;
   r->id = 0; /* a reader following a stale tool-data pointer sees no region, not a wrong one */
-  if (owner == self) {
+  if (owner == t) {
     r->next_free = owner->pool_local;
     owner->pool_local = r;
     return;
   }
-  struct jompd_recorder_region *head = __atomic_load_n(&owner->pool_returned, __ATOMIC_RELAXED);
-  do {
-    r->next_free = head;
-  } while (!__atomic_compare_exchange_n(&owner->pool_returned, &head, r, 1, __ATOMIC_RELEASE,
-                                        __ATOMIC_RELAXED));
+  if (!t) {
+    pool_push_returned(owner, r, r);
+    return;
+  }
+  if (t->returns_count && t->returns_owner != owner)
+    pool_flush_returns(t);
+  t->returns_owner = owner;
+  r->next_free = t->returns_first;
+  if (!t->returns_first)
+    t->returns_last = r;
+  t->returns_first = r;
+  if (++t->returns_count >= RETURN_BATCH)
+    pool_flush_returns(t);
 }
 
 /* Ids come from the global counter in blocks: one atomic per ID_BLOCK regions of a thread. */
@@ -309,7 +350,7 @@ static inline uint64_t thread_new_id(struct jompd_recorder_thread *t) {
 }
 
 static inline __attribute__((always_inline)) struct jompd_recorder_region *new_region(ompt_data_t *data, const void *codeptr_ra, uint64_t flags,
-                                                uint64_t parent, uint64_t parallelism, int coarse) {
+                                                uint64_t parent, uint64_t parallelism) {
   struct jompd_recorder_thread *t = thread_record();
   struct jompd_recorder_region *r = t ? pool_take(t) : NULL;
   if (!r) {
@@ -318,8 +359,7 @@ static inline __attribute__((always_inline)) struct jompd_recorder_region *new_r
   }
   r->id = thread_new_id(t);
   r->codeptr_ra = (uint64_t)(uintptr_t)codeptr_ra;
-  r->begin_time_ns = coarse ? coarse_ns() : now_ns();
-  r->clock = coarse ? JOMPD_RECORDER_CLOCK_MONOTONIC_COARSE : state.clock_kind;
+  r->begin_time_ns = now_ns();
   r->flags = flags;
   r->parent_task_id = parent;
   r->parallelism = parallelism;
@@ -328,7 +368,7 @@ static inline __attribute__((always_inline)) struct jompd_recorder_region *new_r
 }
 
 static inline __attribute__((always_inline)) void free_region(ompt_data_t *data) {
-  if (data && data->ptr) {
+  if (data && data->ptr && !(data->value & TASK_ID_TAG)) {
     pool_give_back(data->ptr);
     data->ptr = NULL;
   }
@@ -350,6 +390,7 @@ static void on_thread_end(ompt_data_t *thread_data) {
   record(ompt_callback_thread_end, 0, 0, NULL, 0, 0, 0, 0);
   struct jompd_recorder_thread *t = self;
   if (t) {
+    pool_flush_returns(t);
     t->end_time_ns = now_ns();
     t->ended = 1; /* the record stays on the list: a core shows what ended threads did last */
   }
@@ -360,7 +401,7 @@ static void on_parallel_begin(ompt_data_t *encountering_task_data, const ompt_fr
                               const void *codeptr_ra) {
   (void)frame;
   uint64_t parent = id_of(encountering_task_data);
-  struct jompd_recorder_region *r = new_region(parallel_data, codeptr_ra, (uint64_t)flags, parent, requested, 0);
+  struct jompd_recorder_region *r = new_region(parallel_data, codeptr_ra, (uint64_t)flags, parent, requested);
   record_region_event(r, ompt_callback_parallel_begin, ompt_scope_begin, (uint32_t)flags, codeptr_ra, r ? r->id : 0,
          parent, requested, 0);
 }
@@ -377,8 +418,10 @@ static void on_task_create(ompt_data_t *encountering_task_data, const ompt_frame
                            const void *codeptr_ra) {
   (void)frame, (void)has_dependences;
   uint64_t parent = id_of(encountering_task_data);
-  struct jompd_recorder_region *r = new_region(new_task_data, codeptr_ra, (uint64_t)flags, parent, 0, 1);
-  record_region_event(r, ompt_callback_task_create, 0, (uint32_t)flags, codeptr_ra, 0, r ? r->id : 0, parent, 0);
+  struct jompd_recorder_thread *t = thread_record();
+  uint64_t id = t ? thread_new_id(t) : 0;
+  new_task_data->value = id ? id << 1 | TASK_ID_TAG : 0;
+  record_coarse(ompt_callback_task_create, 0, (uint32_t)flags, codeptr_ra, 0, id, parent, 0);
 }
 
 static void on_task_schedule(ompt_data_t *prior_task_data, ompt_task_status_t prior_status,
@@ -396,7 +439,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
   uint64_t aux = ((uint64_t)actual_parallelism << 32) | index;
   if (endpoint == ompt_scope_begin) {
     struct jompd_recorder_region *r =
-        new_region(task_data, NULL, (uint64_t)flags, 0, actual_parallelism, 0);
+        new_region(task_data, NULL, (uint64_t)flags, 0, actual_parallelism);
     record_region_event(r, ompt_callback_implicit_task, endpoint, (uint32_t)flags, NULL,
                         id_of(parallel_data), r ? r->id : 0, 0, aux);
   } else {

@@ -76,8 +76,19 @@ public final class Recorder {
     }
 
     /**
-     * The region or task record an OMPT tool data pointer of a parallel region or task points to
-     * (ompd_get_tool_data), when the recorder put it there.
+     * An explicit task's id from its OMPT tool data value (ompd_get_tool_data): a version-2 recorder keeps
+     * it there tagged ({@code (id << 1) | constant.task_id_tag}) instead of a record; empty for a value that
+     * is no tagged id (a record's address, or an older recorder).
+     */
+    public static java.util.OptionalLong explicitTaskId(RecorderSnapshot snapshot, long toolDataValue) {
+        java.util.OptionalLong tag = snapshot.layout().entry("constant.task_id_tag");
+        return tag.isPresent() && tag.getAsLong() != 0 && (toolDataValue & tag.getAsLong()) != 0
+                ? java.util.OptionalLong.of(toolDataValue >>> 1) : java.util.OptionalLong.empty();
+    }
+
+    /**
+     * The region or implicit task record an OMPT tool data pointer of a parallel region or implicit task
+     * points to (ompd_get_tool_data), when the recorder put it there.
      */
     public static RecordedRegion regionAt(AddressSpaceHandle process, RecorderSnapshot snapshot, long pointer) {
         Recorder recorder = new Recorder(process.memory(), snapshot.layout());
@@ -325,10 +336,8 @@ public final class Recorder {
     }
 
     private RecordedRegion region(long at) {
-        long begin = field(at, "region", "begin_time_ns");
-        boolean coarse = layout.has("region", "clock") && field(at, "region", "clock") == RecorderClock.MONOTONIC_COARSE;
         return new RecordedRegion(at, field(at, "region", "id"), field(at, "region", "codeptr_ra"),
-                coarse ? begin : time(begin), field(at, "region", "flags"),
+                time(field(at, "region", "begin_time_ns")), field(at, "region", "flags"),
                 field(at, "region", "parent_task_id"), field(at, "region", "parallelism"));
     }
 

@@ -10,8 +10,6 @@ package dev.jompd.core.recorder;
 public record RecorderClock(int kind, long ticks0, long nanos0, long ticks1, long nanos1) {
     public static final int MONOTONIC = 1;
     public static final int TSC = 2;
-    /** Region records of tasks and the events in "constant.coarse_callbacks": CLOCK_MONOTONIC_COARSE ns. */
-    public static final int MONOTONIC_COARSE = 3;
 
     static RecorderClock of(int kind, long ticks0, long nanos0, long ticks1, long nanos1, long address) {
         if (kind != MONOTONIC && kind != TSC) {
