@@ -104,14 +104,11 @@ struct jompd_recorder_thread {
   uint64_t held_overflow;
   struct jompd_recorder_mutex held[JOMPD_RECORDER_HELD_MAX];
   struct jompd_recorder_mutex waiting; /* kind 0 = waiting for no mutex */
-  /* Region records this thread made: free for reuse here, and given back by other threads. */
+  /* Region records (parallel regions, implicit tasks) this thread made: free for reuse here, and given
+   * back by other threads. */
   struct jompd_recorder_region *pool_local;
   struct jompd_recorder_region *pool_returned;
   uint64_t next_id, last_id; /* ids reserved for this thread: next_id .. last_id - 1 */
-  /* Records made by returns_owner that this thread freed, given back to it in batches. */
-  struct jompd_recorder_thread *returns_owner;
-  struct jompd_recorder_region *returns_first, *returns_last;
-  uint64_t returns_count;
   uint64_t clock_slot;     /* which of the two (ticks, CLOCK_MONOTONIC ns) pairs below is current */
   uint64_t clock_ticks[2];
   uint64_t clock_ns[2];

@@ -270,11 +270,11 @@ static inline uint64_t id_of(const ompt_data_t *data) {
   return r ? r->id : 0;
 }
 
-enum { POOL_CHUNK = 64, ID_BLOCK = 1024, RETURN_BATCH = 32 };
+enum { POOL_CHUNK = 64, ID_BLOCK = 1024 };
 
 /* A region record from this thread's pool: its own free list first, then everything other threads
  * gave back (taken in one exchange, so the stack has a single popper and no ABA), then a new chunk.
- * No malloc/free per task, and no free() of memory another thread allocated. */
+ * No malloc/free per region, and no free() of memory another thread allocated. */
 static struct jompd_recorder_region *pool_take(struct jompd_recorder_thread *t) {
   struct jompd_recorder_region *r = t->pool_local;
   if (!r)
@@ -293,51 +293,21 @@ static struct jompd_recorder_region *pool_take(struct jompd_recorder_thread *t) 
   return r;
 }
 
-/* Pushes a chain first..last of records onto their owner's returned stack in one compare-and-swap. */
-static void pool_push_returned(struct jompd_recorder_thread *owner, struct jompd_recorder_region *first,
-                               struct jompd_recorder_region *last) {
-  struct jompd_recorder_region *head = __atomic_load_n(&owner->pool_returned, __ATOMIC_RELAXED);
-  do {
-    last->next_free = head;
-  } while (!__atomic_compare_exchange_n(&owner->pool_returned, &head, first, 1, __ATOMIC_RELEASE,
-                                        __ATOMIC_RELAXED));
-}
-
-/* The records this thread gathered for another thread's pool go back to it. */
-static void pool_flush_returns(struct jompd_recorder_thread *t) {
-  if (t->returns_count) {
-    pool_push_returned(t->returns_owner, t->returns_first, t->returns_last);
-    t->returns_count = 0;
-    t->returns_first = t->returns_last = NULL;
-  }
-}
-
-/* A record goes back to the pool of the thread that made it: at once when that is this thread, else
- * gathered and given back RETURN_BATCH at a time (one compare-and-swap on the owner's line instead of
- * one per task: measured, that line bouncing between the cores was most of a task's cost to the recorder
- * with two threads). At most RETURN_BATCH records wait here. */
+/* A record goes back to the pool of the thread that made it (parallel regions and implicit tasks end
+ * on the thread that began them, so this is nearly always a push onto this thread's own list). */
 static inline __attribute__((always_inline)) void pool_give_back(struct jompd_recorder_region *r) {
   struct jompd_recorder_thread *owner = r->owner;
-  struct jompd_recorder_thread *t = self;
   r->id = 0; /* a reader following a stale tool-data pointer sees no region, not a wrong one */
-  if (owner == t) {
+  if (owner == self) {
     r->next_free = owner->pool_local;
     owner->pool_local = r;
     return;
   }
-  if (!t) {
-    pool_push_returned(owner, r, r);
-    return;
-  }
-  if (t->returns_count && t->returns_owner != owner)
-    pool_flush_returns(t);
-  t->returns_owner = owner;
-  r->next_free = t->returns_first;
-  if (!t->returns_first)
-    t->returns_last = r;
-  t->returns_first = r;
-  if (++t->returns_count >= RETURN_BATCH)
-    pool_flush_returns(t);
+  struct jompd_recorder_region *head = __atomic_load_n(&owner->pool_returned, __ATOMIC_RELAXED);
+  do {
+    r->next_free = head;
+  } while (!__atomic_compare_exchange_n(&owner->pool_returned, &head, r, 1, __ATOMIC_RELEASE,
+                                        __ATOMIC_RELAXED));
 }
 
 /* Ids come from the global counter in blocks: one atomic per ID_BLOCK regions of a thread. */
@@ -390,7 +360,6 @@ static void on_thread_end(ompt_data_t *thread_data) {
   record(ompt_callback_thread_end, 0, 0, NULL, 0, 0, 0, 0);
   struct jompd_recorder_thread *t = self;
   if (t) {
-    pool_flush_returns(t);
     t->end_time_ns = now_ns();
     t->ended = 1; /* the record stays on the list: a core shows what ended threads did last */
   }
