@@ -28,6 +28,19 @@
 static struct jompd_recorder_state state;
 static uint64_t next_id = 1;
 
+/* Callbacks a task- or chunk-heavy program sends millions of: their events carry the coarse clock
+ * (jompd-recorder.h, "Time"). */
+#define COARSE_CALLBACKS                                                                          \
+  ((1ull << ompt_callback_task_create) | (1ull << ompt_callback_task_schedule) |                \
+   (1ull << ompt_callback_dispatch) | (1ull << ompt_callback_dependences) |                     \
+   (1ull << ompt_callback_task_dependence))
+
+/* Explicit tasks carry their id in their tool data itself, (id << 1) | TASK_ID_TAG (odd: no record's
+ * address is), instead of a record: a record made by the creating thread and read, written and given back
+ * by the thread that runs the task moved two cache lines between cores per task (measured: most of what
+ * the recorder cost a task with two threads). A task's creation site and time are its task_create event. */
+#define TASK_ID_TAG 1u
+
 /* ---- the self-description ------------------------------------------------------------ */
 
 #define SIZE(type) {#type ".size", sizeof(struct jompd_recorder_##type)}
@@ -70,7 +83,7 @@ static struct jompd_recorder_layout_entry layout[] = {
     FIELD(state, threads), FIELD(state, thread_count), FIELD(state, ring_capacity),
     FIELD(state, monitoring), FIELD(state, start_time_ns), FIELD(state, clock_kind),
     FIELD(state, clock_ticks0), FIELD(state, clock_ns0), FIELD(state, clock_ticks1),
-    FIELD(state, clock_ns1), FIELD(state, omp_version),
+    FIELD(state, clock_ns1), FIELD(state, coarse_resolution_ns), FIELD(state, omp_version),
     FIELD(state, runtime_version), FIELD(state, registration), FIELD(state, mark_count),
     FIELD(state, marks), FIELD(state, command_count), FIELD(state, commands),
     FIELD(state, device_count), FIELD(state, devices),
@@ -80,6 +93,8 @@ static struct jompd_recorder_layout_entry layout[] = {
     {"constant.devices", JOMPD_RECORDER_DEVICES},
     {"constant.device_trace", JOMPD_RECORDER_DEVICE_TRACE},
     {"constant.callbacks", JOMPD_RECORDER_CALLBACKS},
+    {"constant.coarse_callbacks", COARSE_CALLBACKS},
+    {"constant.task_id_tag", TASK_ID_TAG},
 };
 
 EXPORT struct jompd_recorder_descriptor jompd_recorder_descriptor = {
@@ -96,6 +111,13 @@ static inline uint64_t monotonic_ns(void) {
 }
 
 static int use_tsc;
+
+/* CLOCK_MONOTONIC at the kernel's last tick: half the cost of a TSC read here, for the frequent events. */
+static inline uint64_t coarse_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 /* Ticks of the recorder's clock (jompd-recorder.h, "Time"). */
 static inline uint64_t now_ns(void) {
@@ -136,6 +158,9 @@ static void calibrate_clock(void) {
   while (use_tsc && ns - state.clock_ns0 < 200000);
   state.clock_ticks1 = ticks;
   state.clock_ns1 = ns;
+  struct timespec resolution;
+  if (clock_getres(CLOCK_MONOTONIC_COARSE, &resolution) == 0)
+    state.coarse_resolution_ns = (uint64_t)resolution.tv_sec * 1000000000u + (uint64_t)resolution.tv_nsec;
 }
 
 static uint64_t new_id(void) { return __atomic_fetch_add(&next_id, 1, __ATOMIC_RELAXED); }
@@ -144,11 +169,9 @@ static uint64_t new_id(void) { return __atomic_fetch_add(&next_id, 1, __ATOMIC_R
  * time. 8 bytes fit glibc's static TLS reserve for dlopen'ed libraries. */
 static __thread struct jompd_recorder_thread *self __attribute__((tls_model("initial-exec")));
 
-static struct jompd_recorder_thread *thread_record(void) {
-  struct jompd_recorder_thread *t = self;
-  if (t)
-    return t;
-  t = calloc(1, sizeof *t);
+/* A thread's first event: its record and ring (out of line, so that the fast path below inlines). */
+static __attribute__((noinline, cold)) struct jompd_recorder_thread *new_thread_record(void) {
+  struct jompd_recorder_thread *t = calloc(1, sizeof *t);
   if (!t)
     return NULL;
   t->events = calloc(state.ring_capacity, sizeof *t->events);
@@ -171,11 +194,16 @@ static struct jompd_recorder_thread *thread_record(void) {
   return t;
 }
 
+static inline __attribute__((always_inline)) struct jompd_recorder_thread *thread_record(void) {
+  struct jompd_recorder_thread *t = self;
+  return t ? t : new_thread_record();
+}
+
 static inline int recording(void) {
   return __atomic_load_n(&state.monitoring, __ATOMIC_RELAXED) == JOMPD_RECORDER_MONITORING_ON;
 }
 
-static inline void record_at(uint64_t time_ns, uint16_t callback, uint16_t endpoint, uint32_t kind,
+static inline __attribute__((always_inline)) void record_at(uint64_t time_ns, uint16_t callback, uint16_t endpoint, uint32_t kind,
                              const void *codeptr_ra, uint64_t parallel_id, uint64_t task_id,
                              uint64_t value, uint64_t aux) {
   struct jompd_recorder_thread *t = thread_record();
@@ -205,20 +233,27 @@ static inline void record_at(uint64_t time_ns, uint16_t callback, uint16_t endpo
   }
 }
 
-static inline void record_always(uint16_t callback, uint16_t endpoint, uint32_t kind,
+static inline __attribute__((always_inline)) void record_always(uint16_t callback, uint16_t endpoint, uint32_t kind,
                                  const void *codeptr_ra, uint64_t parallel_id, uint64_t task_id,
                                  uint64_t value, uint64_t aux) {
   record_at(now_ns(), callback, endpoint, kind, codeptr_ra, parallel_id, task_id, value, aux);
 }
 
-static inline void record(uint16_t callback, uint16_t endpoint, uint32_t kind, const void *codeptr_ra,
+static inline __attribute__((always_inline)) void record(uint16_t callback, uint16_t endpoint, uint32_t kind, const void *codeptr_ra,
                           uint64_t parallel_id, uint64_t task_id, uint64_t value, uint64_t aux) {
   if (recording())
     record_always(callback, endpoint, kind, codeptr_ra, parallel_id, task_id, value, aux);
 }
 
+/* A frequent event (COARSE_CALLBACKS): the coarse clock. */
+static inline __attribute__((always_inline)) void record_coarse(uint16_t callback, uint16_t endpoint, uint32_t kind, const void *codeptr_ra,
+                                 uint64_t parallel_id, uint64_t task_id, uint64_t value, uint64_t aux) {
+  if (recording())
+    record_at(coarse_ns(), callback, endpoint, kind, codeptr_ra, parallel_id, task_id, value, aux);
+}
+
 /* An event whose region record was just made: both carry the same time (one clock read, not two). */
-static inline void record_region_event(const struct jompd_recorder_region *r, uint16_t callback,
+static inline __attribute__((always_inline)) void record_region_event(const struct jompd_recorder_region *r, uint16_t callback,
                                        uint16_t endpoint, uint32_t kind, const void *codeptr_ra,
                                        uint64_t parallel_id, uint64_t task_id, uint64_t value, uint64_t aux) {
   if (recording())
@@ -227,7 +262,11 @@ static inline void record_region_event(const struct jompd_recorder_region *r, ui
 }
 
 static inline uint64_t id_of(const ompt_data_t *data) {
-  const struct jompd_recorder_region *r = data ? data->ptr : NULL;
+  if (!data)
+    return 0;
+  if (data->value & TASK_ID_TAG)
+    return data->value >> 1;
+  const struct jompd_recorder_region *r = data->ptr;
   return r ? r->id : 0;
 }
 
@@ -235,7 +274,7 @@ enum { POOL_CHUNK = 64, ID_BLOCK = 1024 };
 
 /* A region record from this thread's pool: its own free list first, then everything other threads
  * gave back (taken in one exchange, so the stack has a single popper and no ABA), then a new chunk.
- * No malloc/free per task, and no free() of memory another thread allocated. */
+ * No malloc/free per region, and no free() of memory another thread allocated. */
 static struct jompd_recorder_region *pool_take(struct jompd_recorder_thread *t) {
   struct jompd_recorder_region *r = t->pool_local;
   if (!r)
@@ -254,7 +293,9 @@ static struct jompd_recorder_region *pool_take(struct jompd_recorder_thread *t) 
   return r;
 }
 
-static void pool_give_back(struct jompd_recorder_region *r) {
+/* A record goes back to the pool of the thread that made it (parallel regions and implicit tasks end
+ * on the thread that began them, so this is nearly always a push onto this thread's own list). */
+static inline __attribute__((always_inline)) void pool_give_back(struct jompd_recorder_region *r) {
   struct jompd_recorder_thread *owner = r->owner;
   r->id = 0; /* a reader following a stale tool-data pointer sees no region, not a wrong one */
   if (owner == self) {
@@ -270,7 +311,7 @@ static void pool_give_back(struct jompd_recorder_region *r) {
 }
 
 /* Ids come from the global counter in blocks: one atomic per ID_BLOCK regions of a thread. */
-static uint64_t thread_new_id(struct jompd_recorder_thread *t) {
+static inline uint64_t thread_new_id(struct jompd_recorder_thread *t) {
   if (t->next_id == t->last_id) {
     t->next_id = __atomic_fetch_add(&next_id, ID_BLOCK, __ATOMIC_RELAXED);
     t->last_id = t->next_id + ID_BLOCK;
@@ -278,8 +319,8 @@ static uint64_t thread_new_id(struct jompd_recorder_thread *t) {
   return t->next_id++;
 }
 
-static struct jompd_recorder_region *new_region(ompt_data_t *data, const void *codeptr_ra,
-                                                uint64_t flags, uint64_t parent, uint64_t parallelism) {
+static inline __attribute__((always_inline)) struct jompd_recorder_region *new_region(ompt_data_t *data, const void *codeptr_ra, uint64_t flags,
+                                                uint64_t parent, uint64_t parallelism) {
   struct jompd_recorder_thread *t = thread_record();
   struct jompd_recorder_region *r = t ? pool_take(t) : NULL;
   if (!r) {
@@ -296,8 +337,8 @@ static struct jompd_recorder_region *new_region(ompt_data_t *data, const void *c
   return r;
 }
 
-static void free_region(ompt_data_t *data) {
-  if (data && data->ptr) {
+static inline __attribute__((always_inline)) void free_region(ompt_data_t *data) {
+  if (data && data->ptr && !(data->value & TASK_ID_TAG)) {
     pool_give_back(data->ptr);
     data->ptr = NULL;
   }
@@ -346,13 +387,15 @@ static void on_task_create(ompt_data_t *encountering_task_data, const ompt_frame
                            const void *codeptr_ra) {
   (void)frame, (void)has_dependences;
   uint64_t parent = id_of(encountering_task_data);
-  struct jompd_recorder_region *r = new_region(new_task_data, codeptr_ra, (uint64_t)flags, parent, 0);
-  record_region_event(r, ompt_callback_task_create, 0, (uint32_t)flags, codeptr_ra, 0, r ? r->id : 0, parent, 0);
+  struct jompd_recorder_thread *t = thread_record();
+  uint64_t id = t ? thread_new_id(t) : 0;
+  new_task_data->value = id ? id << 1 | TASK_ID_TAG : 0;
+  record_coarse(ompt_callback_task_create, 0, (uint32_t)flags, codeptr_ra, 0, id, parent, 0);
 }
 
 static void on_task_schedule(ompt_data_t *prior_task_data, ompt_task_status_t prior_status,
                              ompt_data_t *next_task_data) {
-  record(ompt_callback_task_schedule, 0, (uint32_t)prior_status, NULL, 0, id_of(prior_task_data),
+  record_coarse(ompt_callback_task_schedule, 0, (uint32_t)prior_status, NULL, 0, id_of(prior_task_data),
          id_of(next_task_data), 0);
   /* An explicit task's record goes with its completion; implicit ones go at implicit_task end. */
   if (prior_status == ompt_task_complete || prior_status == ompt_task_late_fulfill)
@@ -402,7 +445,7 @@ static void on_work(ompt_work_t work_type, ompt_scope_endpoint_t endpoint, ompt_
 
 static void on_dispatch(ompt_data_t *parallel_data, ompt_data_t *task_data, ompt_dispatch_t kind,
                         ompt_data_t instance) {
-  record(ompt_callback_dispatch, 0, kind, NULL, id_of(parallel_data), id_of(task_data), instance.value, 0);
+  record_coarse(ompt_callback_dispatch, 0, kind, NULL, id_of(parallel_data), id_of(task_data), instance.value, 0);
 }
 
 static void on_masked(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data, ompt_data_t *task_data,
@@ -486,11 +529,11 @@ static void on_cancel(ompt_data_t *task_data, int flags, const void *codeptr_ra)
 
 static void on_dependences(ompt_data_t *task_data, const ompt_dependence_t *deps, int ndeps) {
   (void)deps;
-  record(ompt_callback_dependences, 0, 0, NULL, 0, id_of(task_data), (uint64_t)ndeps, 0);
+  record_coarse(ompt_callback_dependences, 0, 0, NULL, 0, id_of(task_data), (uint64_t)ndeps, 0);
 }
 
 static void on_task_dependence(ompt_data_t *src_task_data, ompt_data_t *sink_task_data) {
-  record(ompt_callback_task_dependence, 0, 0, NULL, 0, id_of(src_task_data), id_of(sink_task_data), 0);
+  record_coarse(ompt_callback_task_dependence, 0, 0, NULL, 0, id_of(src_task_data), id_of(sink_task_data), 0);
 }
 
 static void on_error(ompt_severity_t severity, const char *message, size_t length,

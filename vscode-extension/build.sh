@@ -14,6 +14,8 @@ npm test
 if [ "${1:-}" != "--no-server" ] && [ -x ../dap-server/target/jompd-dap/bin/jompd-dap ]; then
   mkdir -p server
   cp -r ../dap-server/target/jompd-dap/bin ../dap-server/target/jompd-dap/lib server/
+  # the jompd-recorder's sources (launch attribute "recorder": built on first use)
+  if [ -d ../dap-server/target/jompd-dap/recorder ]; then cp -r ../dap-server/target/jompd-dap/recorder server/; fi
 fi
 npm run --silent package
 echo "built $(pwd)/jompd-openmp.vsix"

@@ -2,7 +2,12 @@
 
 export interface JompdConfiguration {
   type?: string; request?: string; name?: string; program?: string; coreDumpPath?: string;
-  processId?: string | number; [key: string]: unknown;
+  processId?: string | number;
+  /** Launch only: run the program with the jompd-recorder (an OMPT tool recording what OpenMP does). */
+  recorder?: boolean;
+  /** Launch only: the OpenMP runtime the program runs on. */
+  openmpRuntime?: 'jompd' | 'program';
+  [key: string]: unknown;
 }
 
 /** The configuration used when there is no launch.json: run the active C/C++/Fortran file's program. */
@@ -21,6 +26,13 @@ export function checkConfiguration(config: JompdConfiguration): { config?: Jompd
   }
   if (config.request !== 'launch' && config.request !== 'attach') {
     return { error: `jompd: "request" must be "launch" or "attach", not ${JSON.stringify(config.request)}` };
+  }
+  if (config.recorder !== undefined && typeof config.recorder !== 'boolean') {
+    return { error: `jompd: "recorder" must be true or false, not ${JSON.stringify(config.recorder)}` };
+  }
+  if (config.recorder && (config.request === 'attach' || config.coreDumpPath)) {
+    return { error: 'jompd: "recorder" loads the jompd-recorder into a program jompd launches; a process or core '
+      + 'that ran with it shows what it recorded without this attribute' };
   }
   if (config.request === 'attach') {
     if (config.coreDumpPath) {

@@ -36,6 +36,7 @@ export interface InspectThread {
   state: string; waitId: string;
   region: string | null; toolData: ToolData; icvs: Record<string, string>; tasks: InspectTask[];
   recentEvents?: { timeNanos: string; event: string; codeptr: string }[]; // report module, with the recorder
+  whyHere?: string[]; // report module, with the recorder: why the thread is where it is, in words
 }
 
 export interface InspectRegion {

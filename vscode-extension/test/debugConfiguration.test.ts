@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkConfiguration } from '../src/debugConfiguration';
+import { checkConfiguration, JompdConfiguration } from '../src/debugConfiguration';
 
 test('an empty configuration (no launch.json) becomes the default launch', () => {
   assert.equal(checkConfiguration({}).config?.request, 'launch');
@@ -22,4 +22,15 @@ test('attach needs a numeric process id; a picked string id becomes a number', (
 
 test('unknown request kinds are refused', () => {
   assert.match(checkConfiguration({ type: 'jompd', request: 'teleport', name: 'x' }).error ?? '', /launch.*attach/);
+});
+
+test('recorder is a boolean of launches of a program, not of attaches or cores', () => {
+  assert.equal(checkConfiguration({ type: 'jompd', request: 'launch', name: 'x', program: '/a.out', recorder: true }).config?.recorder, true);
+  const wrong = { type: 'jompd', request: 'launch', name: 'x', program: '/a.out', recorder: 'yes' } as unknown as JompdConfiguration;
+  assert.match(checkConfiguration(wrong).error ?? '',
+    /recorder.*true or false/);
+  assert.match(checkConfiguration({ type: 'jompd', request: 'attach', name: 'x', processId: 1, recorder: true }).error ?? '',
+    /recorder/);
+  assert.match(checkConfiguration({ type: 'jompd', request: 'launch', name: 'x', coreDumpPath: '/c', recorder: true }).error ?? '',
+    /recorder/);
 });

@@ -869,13 +869,15 @@ Usage: ompd bt [N]      the marked backtrace; N: at most N frames (default 256)
 class JompdRunCommand(gdb.Command):
     """Runs the program, like `run`, on jompd's OMPD-enabled libomp.
 
-Usage: ompd run [ARGS]
+Usage: ompd run [--recorder] [ARGS]
 Programs built with gcc or gfortran -fopenmp run on GCC's libgomp, which has no OpenMP debugging
 interface; LLVM's libomp runs them unchanged. This sets, in the environment gdb starts the program with,
 what `jompd run` sets (see `show environment`): LD_LIBRARY_PATH first names a directory where libomp.so.5
 and libgomp.so.1 are jompd's libomp, and OMP_DEBUG=enabled. Then it runs the program with ARGS.
 By hand, the same: `set environment NAME=VALUE` for each line of
-`jompd run --print-environment -- PROGRAM`, then `run`. The runtime is built on first use."""
+`jompd run --print-environment -- PROGRAM`, then `run`. The runtime is built on first use.
+With --recorder the program also runs with the jompd-recorder (OMP_TOOL_LIBRARIES), an OMPT tool that
+records what OpenMP does: `ompd tree` then shows each thread's recent events and why it is where it is."""
 
     def __init__(self):
         super().__init__("ompd run", gdb.COMMAND_RUNNING, gdb.COMPLETE_FILENAME)
@@ -888,9 +890,13 @@ By hand, the same: `set environment NAME=VALUE` for each line of
         launcher = os.path.join(os.path.dirname(JompdBridge.find_engine()), "bin", "jompd")
         if not os.access(launcher, os.X_OK):
             raise gdb.GdbError("ompd run: no jompd launcher at %s" % launcher)
+        options = []
+        if arg.split()[:1] == ["--recorder"]:
+            options.append("--recorder")
+            arg = arg.strip()[len("--recorder"):].strip()
         # jompd run decides the environment (jompd's core, the same for every door); its progress
-        # (a first-use build of the runtime) goes to gdb's console.
-        result = subprocess.run([launcher, "run", "--print-environment", "--", program],
+        # (a first-use build of the runtime or the recorder) goes to gdb's console.
+        result = subprocess.run([launcher, "run", "--print-environment"] + options + ["--", program],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         if result.stderr:
             gdb.write(result.stderr)

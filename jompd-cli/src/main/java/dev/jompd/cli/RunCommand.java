@@ -1,6 +1,7 @@
 package dev.jompd.cli;
 
 import dev.jompd.core.launch.OpenMpLaunch;
+import dev.jompd.core.launch.RecorderTool;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -34,6 +35,8 @@ import java.util.concurrent.Callable;
                 + "-fopenmp, whose runtime (GCC's libgomp) has no debugging interface.",
                 "The runtime is $JOMPD_RUNTIME, else the one scripts/build-runtime.sh installed in "
                         + "~/.cache/jompd/llvm-19; it is built on first use.",
+                "With --recorder the jompd-recorder (an OMPT tool) records what OpenMP does, for jompd to show: "
+                        + "each thread's recent events, lock holders, why a thread is where it is, devices.",
                 "The program's exit status is jompd's."})
 public final class RunCommand implements Callable<Integer> {
     /** What GCC's entry points that LLVM 19's libomp lacks are for, to say which construct to avoid. */
@@ -50,6 +53,10 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--print-environment", description = "print what the program's environment gets (NAME=VALUE "
             + "lines, for gdb's `set environment`) instead of running it")
     boolean printEnvironment;
+
+    @Option(names = "--recorder", description = "load the jompd-recorder (OMP_TOOL_LIBRARIES; built on first use; "
+            + "JOMPD_RECORDER_EVENTS sets the events kept per thread, JOMPD_RECORDER a library of your own)")
+    boolean recorder;
 
     @Parameters(arity = "1..*", paramLabel = "PROGRAM", description = "the program and its arguments")
     List<String> command;
@@ -84,7 +91,29 @@ public final class RunCommand implements Callable<Integer> {
             return ExitCode.UNSUPPORTED_RUNTIME;
         }
         Path aliases = OpenMpLaunch.aliasDirectory(libomp, environment);
-        Map<String, String> changes = OpenMpLaunch.environmentChanges(environment, aliases);
+        Map<String, String> changes = new java.util.LinkedHashMap<>(OpenMpLaunch.environmentChanges(environment, aliases));
+        if (recorder) {
+            Path library;
+            try {
+                library = RecorderTool.library(RecorderTool.script(distributionHome()), environment,
+                        line -> {
+                            err.println("jompd: jompd-recorder: " + line);
+                            err.flush();
+                        });
+            } catch (IllegalStateException e) {
+                err.println("jompd: " + e.getMessage());
+                return ExitCode.UNSUPPORTED_RUNTIME;
+            }
+            RecorderTool.environment(environment, library).forEach((name, value) -> {
+                if (!value.equals(environment.get(name))) {
+                    changes.put(name, value);
+                }
+            });
+            if (!printEnvironment) {
+                err.println("jompd: " + RecorderTool.notice(environment, library));
+                err.flush();
+            }
+        }
         if (printEnvironment) {
             PrintWriter out = spec.commandLine().getOut();
             changes.forEach((name, value) -> out.println(name + "=" + value));
@@ -94,7 +123,9 @@ public final class RunCommand implements Callable<Integer> {
         if (execPlan != null) {
             return writePlan(changes, err);
         }
-        return runChild(OpenMpLaunch.environment(environment, aliases), err);
+        Map<String, String> childEnvironment = new java.util.LinkedHashMap<>(environment);
+        childEnvironment.putAll(changes);
+        return runChild(childEnvironment, err);
     }
 
     private Path build(Map<String, String> environment, PrintWriter err) {

@@ -142,11 +142,17 @@ public final class JsonReport {
                     events.add(e);
                 }
                 json.add("recentEvents", events);
+                List<String> why = history.whyHere(picture, thread);
+                if (!why.isEmpty()) {
+                    JsonArray sentences = new JsonArray();
+                    why.forEach(sentences::add);
+                    json.add("whyHere", sentences);
+                }
             });
             threads.add(json);
         }
         root.add("threads", threads);
-        picture.history().ifPresent(history -> root.add("recorder", recorder(history)));
+        picture.history().ifPresent(history -> root.add("recorder", recorder(history, picture)));
         JsonArray notices = new JsonArray();
         picture.notices().forEach(notices::add);
         root.add("notices", notices);
@@ -156,12 +162,13 @@ public final class JsonReport {
         return root;
     }
 
-    private static JsonObject recorder(RecordedHistory history) {
+    private static JsonObject recorder(RecordedHistory history, OpenMpPicture picture) {
         RecorderSnapshot snapshot = history.snapshot();
         JsonObject json = new JsonObject();
         json.addProperty("module", snapshot.module());
         json.addProperty("monitoring", snapshot.monitoring().name().toLowerCase(Locale.ROOT));
         json.addProperty("ringCapacity", snapshot.ringCapacity());
+        json.addProperty("newestEventNanos", Long.toString(history.newestEventNanos()));
         JsonObject registrations = new JsonObject();
         snapshot.registrations().forEach((callback, result) -> registrations.addProperty(
                 "ompt_callback_" + callback.name().toLowerCase(Locale.ROOT), result.name().toLowerCase(Locale.ROOT)));
@@ -186,10 +193,28 @@ public final class JsonReport {
         }
         json.add("deadlocks", deadlocks);
         JsonArray devices = new JsonArray();
-        snapshot.devices().forEach(device -> {
+        history.devices(picture).forEach(activity -> {
+            var device = activity.device();
             JsonObject d = new JsonObject();
             d.addProperty("device", device.deviceNumber());
             d.addProperty("type", device.type());
+            d.addProperty("initializeTimeNanos", Long.toString(device.initializeTimeNanos()));
+            device.finalizeTimeNanos().ifPresent(t -> d.addProperty("finalizeTimeNanos", Long.toString(t)));
+            d.addProperty("loads", device.loads());
+            d.addProperty("tracing", device.tracing().name().toLowerCase(Locale.ROOT));
+            JsonArray entryPoints = new JsonArray();
+            device.entryPoints().forEach(entryPoints::add);
+            d.add("entryPoints", entryPoints);
+            d.addProperty("targetRegions", activity.targetRegions());
+            activity.lastTarget().ifPresent(last -> {
+                JsonObject t = new JsonObject();
+                t.addProperty("kind", last.kindName());
+                t.addProperty("codeptr", Text.hex(last.codeReturnAddress()));
+                t.addProperty("timeNanos", Long.toString(last.timeNanos()));
+                activity.lastTargetThread().ifPresent(thread -> t.addProperty("lwp", thread.lwp()));
+                d.add("lastTarget", t);
+            });
+            d.addProperty("summary", activity.summary());
             devices.add(d);
         });
         json.add("devices", devices);

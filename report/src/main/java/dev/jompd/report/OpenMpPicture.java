@@ -168,8 +168,9 @@ public final class OpenMpPicture {
             }
         }
         try {
-            return new OpenMpPicture(target, snapshot, names, reading, Recorder.find(process).map(RecordedHistory::new),
-                    List.of(), locks, counts, groups);
+            return new OpenMpPicture(target, snapshot, names, reading,
+                    Recorder.find(process).map(recorded -> new RecordedHistory(recorded, names)), List.of(), locks, counts,
+                    groups);
         } catch (RecorderFormatException e) {
             return new OpenMpPicture(target, snapshot, names, reading, Optional.empty(),
                     List.of("jompd-recorder: " + e.getMessage()), locks, counts, groups);

@@ -1,22 +1,42 @@
 package dev.jompd.report;
 
+import dev.jompd.core.recorder.DeviceRecord;
 import dev.jompd.core.recorder.LockHolder;
+import dev.jompd.core.recorder.MutexRecord;
+import dev.jompd.core.recorder.OmptCallback;
 import dev.jompd.core.recorder.RecordedEvent;
 import dev.jompd.core.recorder.RecordedThread;
 import dev.jompd.core.recorder.RecorderSnapshot;
+import dev.jompd.core.recorder.WhyHere;
 import dev.jompd.report.OpenMpPicture.OpenMpThread;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * What the jompd-recorder (an OMPT tool in the target) kept of the program's past, as the picture shows it:
- * each OpenMP thread's most recent events, who holds the mutexes others wait for, wait cycles (deadlocks),
- * which events this runtime delivers at all, devices. Present only when the program runs with the recorder.
+ * each OpenMP thread's most recent events, why it is where it is (the events that led there, in words), who
+ * holds the mutexes others wait for, wait cycles (deadlocks), which events this runtime delivers at all,
+ * devices and their target regions. Present only when the program runs with the recorder.
+ *
+ * <p>Times are the target's CLOCK_MONOTONIC; the doors show them relative to the newest event the recorder
+ * holds in the whole process ({@link #newestEventNanos()}): a core says nothing about when it was written.
+ *
+ * @param names names of code, for the source lines of the events' return addresses (null: none)
  */
-public record RecordedHistory(RecorderSnapshot snapshot) {
+public record RecordedHistory(RecorderSnapshot snapshot, CodeNames names) {
     /** How many of a thread's most recent events the renderings show. */
     public static final int RECENT_EVENTS = 8;
+    /** What the relative times of the renderings count from, in words. */
+    public static final String TIME_REFERENCE = "times relative to the newest event recorded in the process";
+
+    /** A history without names of code: sentences then give no file:line. */
+    public RecordedHistory(RecorderSnapshot snapshot) {
+        this(snapshot, null);
+    }
 
     /** The recorder's record of an OpenMP thread (by its pthread_t, else its LWP). */
     public Optional<RecordedThread> of(OpenMpThread thread) {
@@ -37,6 +57,194 @@ public record RecordedHistory(RecorderSnapshot snapshot) {
     /** Cycles of threads each waiting for a mutex the next one holds. */
     public List<List<RecordedThread>> deadlocks() {
         return snapshot.waitCycles();
+    }
+
+    /** The time of the newest event any thread's ring holds (the reference of relative times); 0 without events. */
+    public long newestEventNanos() {
+        long newest = 0;
+        for (RecordedThread thread : snapshot.threads()) {
+            if (!thread.events().isEmpty()) {
+                newest = Math.max(newest, thread.events().getLast().timeNanos());
+            }
+        }
+        return newest;
+    }
+
+    /** {@code -1.203 s}, {@code -4.736 ms}, {@code -36 us}: a time relative to {@link #newestEventNanos()}. */
+    public String relative(long nanos) {
+        long delta = nanos - newestEventNanos();
+        if (delta == 0) {
+            return "the newest event";
+        }
+        long size = Math.abs(delta);
+        return size < 1_000_000 ? String.format(Locale.ROOT, "%+d us", delta / 1000)
+                : size < 1_000_000_000 ? String.format(Locale.ROOT, "%+.3f ms", delta / 1e6)
+                : String.format(Locale.ROOT, "%+.3f s", delta / 1e9);
+    }
+
+    /**
+     * Why the thread is where it is, in plain words, from what the recorder saw it do: the scopes it
+     * entered and has not left (outermost first, each with where and when), the mutex it waits for and who
+     * holds it (acquired where and when), the mutexes it holds, and its last event. Empty when the recorder
+     * has no record of the thread.
+     */
+    public List<String> whyHere(OpenMpPicture picture, OpenMpThread thread) {
+        Optional<RecordedThread> recorded = of(thread);
+        if (recorded.isEmpty()) {
+            return List.of();
+        }
+        WhyHere why = snapshot.whyHere(recorded.get(), RECENT_EVENTS);
+        List<String> sentences = new ArrayList<>();
+        for (RecordedEvent scope : why.insideScopes()) {
+            sentences.add(entered(scope));
+        }
+        if (why.insideScopes().isEmpty()) {
+            sentences.add("the " + recorded.get().events().size() + " events the recorder keeps of it show no scope it "
+                    + "is still in" + (recorded.get().eventsLost() > 0 ? " (" + recorded.get().eventsLost()
+                    + " older events were overwritten: JOMPD_RECORDER_EVENTS keeps more)" : ""));
+        }
+        why.waitingFor().ifPresent(wanted -> {
+            StringBuilder sentence = new StringBuilder("waits for ").append(wanted.kindName()).append(' ')
+                    .append(Text.hex(wanted.waitId())).append(", asked for").append(at(wanted.codeReturnAddress()))
+                    .append(" (").append(relative(wanted.timeNanos())).append(")");
+            if (why.heldBy().isPresent()) {
+                RecordedThread holder = why.heldBy().get();
+                sentence.append(", which ").append(threadName(picture, holder)).append(" acquired");
+                holder.held().stream().filter(m -> m.waitId() == wanted.waitId()).findFirst().ifPresent(held ->
+                        sentence.append(at(held.codeReturnAddress())).append(" (").append(relative(held.timeNanos())).append(")"));
+                sentence.append(" and holds");
+            } else {
+                sentence.append("; the recorder saw no live thread acquire it (taken before monitoring began, "
+                        + "or by a thread it does not know)");
+            }
+            sentences.add(sentence.toString());
+        });
+        for (MutexRecord held : recorded.get().held()) {
+            sentences.add("holds " + held.kindName() + " " + Text.hex(held.waitId()) + ", acquired" + at(held.codeReturnAddress())
+                    + " (" + relative(held.timeNanos()) + ")");
+        }
+        if (!recorded.get().events().isEmpty()) {
+            RecordedEvent last = recorded.get().events().getLast();
+            if (why.insideScopes().isEmpty() || why.insideScopes().getLast().sequence() != last.sequence()) {
+                sentences.add("its last event: " + last.describe() + at(last.codeReturnAddress()) + " (" + relative(last.timeNanos()) + ")");
+            }
+        }
+        return sentences;
+    }
+
+    /** "entered an explicit barrier at waits.c:40 (-0.812 s)", for an open scope's begin event. */
+    private String entered(RecordedEvent scope) {
+        String when = " (" + relative(scope.timeNanos()) + ")";
+        String where = at(scope.codeReturnAddress());
+        OmptCallback callback = scope.callback().orElse(null);
+        if (callback == null) {
+            return "began " + scope.describe() + where + when;
+        }
+        return switch (callback) {
+            case PARALLEL_BEGIN -> "started a parallel region" + where + " (team of " + scope.value() + " asked for)" + when;
+            case IMPLICIT_TASK -> (scope.kind() & 1) != 0 ? "began the initial task (the program outside parallel regions)" + when
+                    : "began its implicit task, thread " + (scope.aux() & 0xffff_ffffL) + " of a team of "
+                    + (scope.aux() >>> 32) + when;
+            case SYNC_REGION -> "entered " + syncName(scope.kindName()) + where + when;
+            case SYNC_REGION_WAIT -> "began waiting in " + syncName(scope.kindName()) + where + when;
+            case WORK -> "entered a worksharing " + scope.kindName().replace('_', ' ') + where + when;
+            case MASKED -> "entered a masked region" + where + when;
+            case REDUCTION -> "began a reduction" + where + when;
+            case TARGET, TARGET_EMI -> "began a " + scope.kindName().replace('_', ' ') + " region on device " + scope.aux()
+                    + where + when;
+            case NEST_LOCK -> "holds nest lock " + Text.hex(scope.value()) + " again" + where + when;
+            default -> "began " + scope.describe() + where + when;
+        };
+    }
+
+    private static String syncName(String kind) {
+        return switch (kind) {
+            case "barrier_explicit" -> "an explicit barrier";
+            case "barrier_implicit", "barrier_implicit_parallel" -> "the implicit barrier at the end of the parallel region";
+            case "barrier_implicit_workshare" -> "the implicit barrier of a worksharing construct";
+            case "barrier_implementation" -> "a barrier of the runtime's own";
+            case "barrier_teams" -> "the barrier of a teams region";
+            case "barrier" -> "a barrier";
+            case "taskwait" -> "a taskwait";
+            case "taskgroup" -> "the end of a taskgroup";
+            case "reduction" -> "a reduction";
+            default -> kind;
+        };
+    }
+
+    /** " at waits.c:40" (the line of the call a return address returns to), or "" when unknown. */
+    String at(long codeReturnAddress) {
+        if (codeReturnAddress == 0 || names == null) {
+            return "";
+        }
+        Optional<CodeLocation> code = names.name(codeReturnAddress - 1);
+        return code.flatMap(CodeLocation::shortSource).map(source -> " at " + source)
+                .or(() -> code.map(c -> " in " + c.displayName())).orElse("");
+    }
+
+    /** "LWP 4711 (omp 1 · 2/4 · level 1 · …)" when the picture knows the thread, else "LWP 4711". */
+    static String threadName(OpenMpPicture picture, RecordedThread thread) {
+        return "LWP " + thread.lwp() + picture.threads().stream()
+                .filter(t -> t.pthread() == thread.pthreadId() || t.lwp().equals(OptionalLong.of(thread.lwp())))
+                .findFirst().map(t -> " (" + t.name() + ")").orElse("");
+    }
+
+    /** A device the runtime initialised, with the target regions the host threads sent to it. */
+    public record DeviceActivity(DeviceRecord device, long targetRegions, Optional<RecordedEvent> lastTarget,
+                                 Optional<RecordedThread> lastTargetThread, String summary) {}
+
+    /**
+     * Each device with what the host threads' events say was done on it, and one sentence for it: "device 0
+     * (generic-64bit): initialised (-1.2 s), 3 target regions, last: target at offload.c:20 by LWP 12 (…)
+     * (-0.1 s); tracing unavailable: …". Target regions are counted from the target events the rings still
+     * hold (an older one overwritten is not counted: the sentence says "at least" then).
+     */
+    public List<DeviceActivity> devices(OpenMpPicture picture) {
+        List<DeviceActivity> activities = new ArrayList<>();
+        boolean anyLost = snapshot.threads().stream().anyMatch(t -> t.eventsLost() > 0);
+        for (DeviceRecord device : snapshot.devices()) {
+            long count = 0;
+            RecordedEvent last = null;
+            RecordedThread lastThread = null;
+            for (RecordedThread thread : snapshot.threads()) {
+                for (RecordedEvent event : thread.events()) {
+                    boolean target = event.callback().filter(c -> c == OmptCallback.TARGET || c == OmptCallback.TARGET_EMI).isPresent();
+                    if (target && event.isBegin() && event.aux() == device.deviceNumber()) {
+                        count++;
+                        if (last == null || event.timeNanos() >= last.timeNanos()) {
+                            last = event;
+                            lastThread = thread;
+                        }
+                    }
+                }
+            }
+            StringBuilder summary = new StringBuilder("device ").append(device.deviceNumber()).append(" (")
+                    .append(device.type().isEmpty() ? "type not given" : device.type()).append("): initialised (")
+                    .append(relative(device.initializeTimeNanos())).append(")");
+            device.finalizeTimeNanos().ifPresent(t -> summary.append(", finalised (").append(relative(t)).append(")"));
+            if (device.loads() > 0) {
+                summary.append(", ").append(device.loads()).append(device.loads() == 1 ? " code image" : " code images")
+                        .append(" loaded (").append(device.loadBytes()).append(" bytes)");
+            }
+            summary.append(", ").append(anyLost ? "at least " : "").append(count)
+                    .append(count == 1 ? " target region" : " target regions");
+            if (last != null) {
+                summary.append(", last: ").append(last.kindName().replace('_', ' ')).append(at(last.codeReturnAddress()))
+                        .append(" by ").append(threadName(picture, lastThread)).append(" (").append(relative(last.timeNanos())).append(")");
+            }
+            summary.append("; tracing ").append(switch (device.tracing()) {
+                case UNAVAILABLE -> "unavailable: the device's lookup offers no "
+                        + (device.entryPoints().contains("ompt_start_trace") ? "ompt_set_trace_ompt or buffer entry points"
+                        : "ompt_start_trace") + ", so no device-side records";
+                case STARTED -> "on, " + device.traceRecordsReceived() + " records received";
+                case STOPPED -> "stopped, " + device.traceRecordsReceived() + " records received";
+                case FAILED -> "failed: ompt_start_trace answered 0";
+                case UNKNOWN -> "state unknown";
+            });
+            activities.add(new DeviceActivity(device, count, Optional.ofNullable(last), Optional.ofNullable(lastThread),
+                    summary.toString()));
+        }
+        return activities;
     }
 
     /** "+12.345 ms" relative to the thread's newest event, for text renderings. */

@@ -76,6 +76,7 @@ public final class TextReport {
         RecordedHistory history = picture.history().get();
         out.append('\n').append(bold("Recorded history")).append(" (jompd-recorder ").append(history.snapshot().module())
                 .append(", monitoring ").append(history.snapshot().monitoring().name().toLowerCase(java.util.Locale.ROOT))
+                .append(", ").append(history.snapshot().ringCapacity()).append(" events kept per thread")
                 .append(")\n");
         for (var holder : history.lockHolders()) {
             out.append("  ").append(holder.kindName()).append(' ').append(Text.hex(holder.waitId())).append(": held by ")
@@ -91,7 +92,18 @@ public final class TextReport {
                     .map(t -> "LWP " + t.lwp()).toList())).append(" -> LWP ").append(cycle.getFirst().lwp())
                     .append(" (each waits for a mutex the next one holds)\n");
         }
+        out.append("  (").append(RecordedHistory.TIME_REFERENCE).append(")\n");
+        for (var device : history.devices(picture)) {
+            out.append("  ").append(device.summary()).append('\n');
+        }
         for (OpenMpThread thread : picture.threads()) {
+            var why = history.whyHere(picture, thread);
+            if (!why.isEmpty()) {
+                out.append("  ").append(thread.name()).append(": why here\n");
+                for (String sentence : why) {
+                    out.append("    ").append(sentence).append('\n');
+                }
+            }
             var events = history.recent(thread);
             if (events.isEmpty()) {
                 continue;

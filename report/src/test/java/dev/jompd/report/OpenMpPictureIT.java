@@ -181,6 +181,36 @@ class OpenMpPictureIT {
     }
 
     /**
+     * A program offloading to the host devices of Debian's LLVM 19, with the jompd-recorder: each device with
+     * its target regions (the program sends region i to device i % num_devices) and tracing unavailable, and
+     * the JSON with them validates against the schema; the deadlocked threads' whyHere validates above.
+     */
+    @Test
+    void recorderDevicesCountTheTargetRegionsTheProgramSentThemAndValidate() throws IOException {
+        dev.jompd.testkit.Offload.unavailableReason().ifPresent(reason -> {
+            System.out.println("[jompd] offload test skipped: " + reason);
+            org.junit.jupiter.api.Assumptions.abort(reason);
+        });
+        StoppedFixture fixture = Fixtures.core(RecorderLibrary.with(FixtureRun.of(Fixture.RECORDER_OFFLOAD, "6"))
+                .withEnvironment("LD_LIBRARY_PATH", dev.jompd.testkit.Offload.RUNTIME_DIRECTORY.toString()));
+        Facts facts = fixture.facts();
+        String json = withPicture(fixture, JsonReport::render);
+        assertThat(schema().validate(JSON.readTree(json))).as(json).isEmpty();
+        JsonNode devices = JSON.readTree(json).get("recorder").get("devices");
+        assertThat(devices).hasSize((int) facts.number("devices_used"));
+        long total = 0;
+        for (JsonNode device : devices) {
+            int number = device.get("device").asInt();
+            long expected = java.util.stream.LongStream.range(0, facts.number("target_regions"))
+                    .filter(i -> i % facts.number("num_devices") == number).count();
+            assertThat(device.get("targetRegions").asLong()).as(device.toString()).isEqualTo(expected);
+            assertThat(device.get("tracing").asText()).isEqualTo("unavailable");
+            total += device.get("targetRegions").asLong();
+        }
+        assertThat(total).isEqualTo(facts.number("target_regions"));
+    }
+
+    /**
      * The text report of the 2x3x4 program, its varying parts (addresses, LWPs, gtids, task ids, the core's
      * path) replaced, equals the golden file: any change of what users read shows up here as a diff.
      * {@code -Djompd.golden.update=true} writes the file anew.

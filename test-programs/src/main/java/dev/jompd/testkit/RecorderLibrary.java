@@ -61,6 +61,47 @@ public final class RecorderLibrary {
         return run.withEnvironment("OMP_TOOL_LIBRARIES", library().toString());
     }
 
+    /**
+     * What "why is this thread here" must say of thread {@code k} (1 or 2) of {@code recorder_deadlock}, from
+     * what the program recorded (its locks' addresses, which one each thread holds and waits for, the other
+     * thread's LWP) and its source text (the lines of its two {@code omp_set_lock} calls): fragments each
+     * sentence list must contain.
+     */
+    public static List<String> deadlockWhyHere(Facts facts, int k) {
+        Facts.ThreadFacts thread = facts.thread(k);
+        Facts.ThreadFacts other = facts.thread(3 - k);
+        long waitsFor = facts.number("lock_" + thread.get("waits_for").toLowerCase(java.util.Locale.ROOT));
+        long holds = facts.number("lock_" + thread.get("holds").toLowerCase(java.util.Locale.ROOT));
+        String source = "recorder_deadlock.c:";
+        return List.of("waits for lock 0x" + Long.toHexString(waitsFor) + ", asked for at " + source + sourceLine("omp_set_lock(second)"),
+                "which LWP " + other.lwp() + " (",
+                "acquired at " + source + sourceLine("omp_set_lock(first)"),
+                "holds lock 0x" + Long.toHexString(holds) + ", acquired at " + source + sourceLine("omp_set_lock(first)"));
+    }
+
+    /** The line number of the one line of recorder_deadlock.c holding {@code text}. */
+    private static int sourceLine(String text) {
+        Path file = Runtimes.repositoryRoot().resolve("test-programs/src/main/c/recorder_deadlock.c");
+        try {
+            List<String> lines = Files.readAllLines(file);
+            int found = -1;
+            for (int i = 0; i < lines.size(); i++) {
+                if (lines.get(i).contains(text)) {
+                    if (found != -1) {
+                        throw new IllegalStateException(text + " appears twice in " + file);
+                    }
+                    found = i + 1;
+                }
+            }
+            if (found == -1) {
+                throw new IllegalStateException(text + " is not in " + file);
+            }
+            return found;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     private static String hash(Path sources, Path runtime) throws IOException {
         try {
             MessageDigest digest = MessageDigest.getInstance("SHA-256");

@@ -15,6 +15,7 @@ import dev.jompd.report.OpenMpPicture;
 import dev.jompd.report.OpenMpPicture.OpenMpThread;
 import dev.jompd.report.OpenMpPicture.ParallelRegion;
 import dev.jompd.report.OpenMpPicture.Task;
+import dev.jompd.report.RecordedHistory;
 import dev.jompd.report.StartupSettings;
 import dev.jompd.report.TargetDescription;
 import dev.jompd.report.Text;
@@ -189,7 +190,17 @@ public final class OpenMpView {
                 children.add(OmpVariable.leaf(String.format("%+.3f ms", (event.timeNanos() - events.getLast().timeNanos()) / 1e6),
                         event.describe(), "recorded event"));
             }
-            return List.of(new OmpVariable("recent events", events.size() + " (jompd-recorder)", "", children));
+            List<OmpVariable> rows = new ArrayList<>();
+            List<String> why = history.whyHere(picture, thread);
+            if (!why.isEmpty()) {
+                List<OmpVariable> sentences = new ArrayList<>();
+                for (int i = 0; i < why.size(); i++) {
+                    sentences.add(OmpVariable.leaf(String.valueOf(i + 1), why.get(i), "jompd-recorder"));
+                }
+                rows.add(new OmpVariable("why here", why.getLast(), RecordedHistory.TIME_REFERENCE, sentences));
+            }
+            rows.add(new OmpVariable("recent events", events.size() + " (jompd-recorder)", "", children));
+            return rows;
         }).orElse(List.of());
     }
 
@@ -198,6 +209,8 @@ public final class OpenMpView {
         rows.add(OmpVariable.leaf("runtime", picture.target().runtime() + ", " + picture.version().words(), ""));
         rows.add(OmpVariable.leaf("runtime read by", picture.runtimeReading(), ""));
         rows.add(OmpVariable.leaf("OpenMP threads", String.valueOf(picture.threads().size()), "int"));
+        picture.history().ifPresent(history -> history.devices(picture).forEach(device -> rows.add(OmpVariable.leaf(
+                "device " + device.device().deviceNumber(), device.summary(), "jompd-recorder"))));
         rows.addAll(icvRows(picture.processIcvs()));
         List<OmpVariable> settings = new ArrayList<>();
         for (StartupSettings.Setting setting : picture.startup().settings()) {

@@ -1,6 +1,7 @@
 package dev.jompd.dap.session;
 
 import dev.jompd.core.launch.OpenMpLaunch;
+import dev.jompd.core.launch.RecorderTool;
 import dev.jompd.dap.gdb.Gdb;
 import dev.jompd.dap.gdb.GdbDebugger;
 import dev.jompd.dap.gdb.GdbException;
@@ -70,7 +71,7 @@ final class Debuggee implements Gdb.Listener {
     static Debuggee rehearsal(DapSession session, List<GdbThread> threads) {
         Debuggee debuggee = new Debuggee(session, new LaunchConfig(LaunchConfig.Kind.LAUNCH, Optional.empty(),
                 List.of(), Optional.empty(), Map.of(), Optional.empty(), OptionalLong.empty(), "gdb", false,
-                LaunchConfig.DEFAULT_GDB_TIMEOUT, List.of(), OpenMpLaunch.RuntimeChoice.PROGRAM));
+                LaunchConfig.DEFAULT_GDB_TIMEOUT, List.of(), OpenMpLaunch.RuntimeChoice.PROGRAM, false));
         debuggee.configured = true;
         debuggee.rehearseStop(threads);
         return debuggee;
@@ -81,6 +82,29 @@ final class Debuggee implements Gdb.Listener {
         run.moveTo(RunState.STOPPED);
         stop = new StopState(++generation);
         stop.threads = threads;
+    }
+
+    /** The launch attribute {@code recorder}: the environment that loads the jompd-recorder, said in the console. */
+    private Map<String, String> withRecorder(Map<String, String> environment) {
+        java.nio.file.Path library;
+        try {
+            library = RecorderTool.library(RecorderTool.script(serverHome()), environment,
+                    line -> session.output("console", "jompd-recorder: " + line + "\n"));
+        } catch (IllegalStateException e) {
+            throw new DapException(ErrorId.LAUNCH_FAILED, "launch: `recorder`: " + e.getMessage(), e);
+        }
+        session.output("console", "jompd: " + RecorderTool.notice(environment, library) + "\n");
+        return RecorderTool.environment(environment, library);
+    }
+
+    /** The server's installation (its jar's directory's parent), or the build tree's module directory. */
+    private static java.nio.file.Path serverHome() {
+        try {
+            java.nio.file.Path code = java.nio.file.Path.of(Debuggee.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            return code.getParent().getParent();
+        } catch (java.net.URISyntaxException | RuntimeException e) {
+            return java.nio.file.Path.of(".").toAbsolutePath();
+        }
     }
 
     GdbDebugger debugger() {
@@ -102,6 +126,9 @@ final class Debuggee implements Gdb.Listener {
                 if (!launch.message().isEmpty()) {
                     session.output("console", "jompd: " + launch.message() + "\n");
                 }
+            }
+            if (config.recorder()) {
+                environment = new LinkedHashMap<>(withRecorder(environment));
             }
         }
         gdb = Gdb.start(config.gdbPath(), List.of(), environment, config.cwd().orElse(null), config.gdbTimeout(), this);

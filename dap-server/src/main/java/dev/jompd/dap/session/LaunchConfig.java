@@ -20,13 +20,14 @@ import java.util.OptionalLong;
  * A launch or attach request's arguments, with the attribute names VS Code's C/C++ users already write:
  * {@code program}, {@code args}, {@code cwd}, {@code environment}, {@code coreDumpPath}, {@code processId},
  * {@code miDebuggerPath}, {@code stopOnEntry}, {@code setupCommands}; plus {@code gdbTimeout} (ms) and
- * {@code openmpRuntime} ({@code "jompd"} or {@code "program"}: which OpenMP runtime a launched program runs on).
+ * {@code openmpRuntime} ({@code "jompd"} or {@code "program"}: which OpenMP runtime a launched program runs on) and
+ * {@code recorder} ({@code true}: the launched program runs with the jompd-recorder, an OMPT tool).
  * Each attribute's type is checked, with a message naming it.
  */
 public record LaunchConfig(Kind kind, Optional<Path> program, List<String> args, Optional<Path> cwd,
                            Map<String, String> environment, Optional<Path> core, OptionalLong processId,
                            String gdbPath, boolean stopOnEntry, Duration gdbTimeout, List<String> setupCommands,
-                           OpenMpLaunch.RuntimeChoice openmpRuntime) {
+                           OpenMpLaunch.RuntimeChoice openmpRuntime, boolean recorder) {
 
     /** Run the program, attach to a process, or open a core file (post-mortem). */
     public enum Kind { LAUNCH, ATTACH, CORE }
@@ -49,7 +50,8 @@ public record LaunchConfig(Kind kind, Optional<Path> program, List<String> args,
         });
         return new LaunchConfig(core.isPresent() ? Kind.CORE : Kind.LAUNCH, program, strings(arguments, "args"), cwd,
                 environment(arguments), core, OptionalLong.empty(), gdbPath(arguments, defaultGdb),
-                bool(arguments, "stopOnEntry"), timeout(arguments), setupCommands(arguments), openmpRuntime(arguments));
+                bool(arguments, "stopOnEntry"), timeout(arguments), setupCommands(arguments), openmpRuntime(arguments),
+                core.isEmpty() && bool(arguments, "recorder"));
     }
 
     /**
@@ -90,7 +92,7 @@ public record LaunchConfig(Kind kind, Optional<Path> program, List<String> args,
         program.ifPresent(file -> requireFile(file, "program"));
         return new LaunchConfig(Kind.ATTACH, program, List.of(), Optional.empty(), Map.of(), Optional.empty(),
                 OptionalLong.of(pid), gdbPath(arguments, defaultGdb), bool(arguments, "stopOnEntry"), timeout(arguments),
-                setupCommands(arguments), OpenMpLaunch.RuntimeChoice.PROGRAM);
+                setupCommands(arguments), OpenMpLaunch.RuntimeChoice.PROGRAM, false);
     }
 
     private static void requireFile(Path file, String attribute) {

@@ -76,8 +76,19 @@ public final class Recorder {
     }
 
     /**
-     * The region or task record an OMPT tool data pointer of a parallel region or task points to
-     * (ompd_get_tool_data), when the recorder put it there.
+     * An explicit task's id from its OMPT tool data value (ompd_get_tool_data): a version-2 recorder keeps
+     * it there tagged ({@code (id << 1) | constant.task_id_tag}) instead of a record; empty for a value that
+     * is no tagged id (a record's address, or an older recorder).
+     */
+    public static java.util.OptionalLong explicitTaskId(RecorderSnapshot snapshot, long toolDataValue) {
+        java.util.OptionalLong tag = snapshot.layout().entry("constant.task_id_tag");
+        return tag.isPresent() && tag.getAsLong() != 0 && (toolDataValue & tag.getAsLong()) != 0
+                ? java.util.OptionalLong.of(toolDataValue >>> 1) : java.util.OptionalLong.empty();
+    }
+
+    /**
+     * The region or implicit task record an OMPT tool data pointer of a parallel region or implicit task
+     * points to (ompd_get_tool_data), when the recorder put it there.
      */
     public static RecordedRegion regionAt(AddressSpaceHandle process, RecorderSnapshot snapshot, long pointer) {
         Recorder recorder = new Recorder(process.memory(), snapshot.layout());
@@ -211,7 +222,9 @@ public final class Recorder {
             return List.of();
         }
         long eventSize = layout.sizeOf("event");
+        long coarseCallbacks = layout.entry("constant.coarse_callbacks").orElse(0);
         long first = head - count;
+        long previousTime = 0;
         List<RecordedEvent> events = new ArrayList<>((int) count);
         // Read the ring in at most two pieces (before and after the wrap), not event by event.
         byte[] bytes = memory.read(ring, Math.toIntExact(capacity * eventSize));
@@ -222,8 +235,13 @@ public final class Recorder {
             if (sequence != position + 1) {
                 continue;
             }
-            events.add(new RecordedEvent(sequence, time(get(buffer, base, "event", "time_ns")),
-                    (int) get(buffer, base, "event", "callback"), (int) get(buffer, base, "event", "endpoint"),
+            int callback = (int) get(buffer, base, "event", "callback");
+            long raw = get(buffer, base, "event", "time_ns");
+            // A frequent event's CLOCK_MONOTONIC_COARSE time is up to one tick early: it happened after the
+            // event before it, so it is shown no earlier than that one (still a true lower bound).
+            long nanos = callback < 64 && (coarseCallbacks >>> callback & 1) != 0 ? Math.max(raw, previousTime) : time(raw);
+            previousTime = nanos;
+            events.add(new RecordedEvent(sequence, nanos, callback, (int) get(buffer, base, "event", "endpoint"),
                     get(buffer, base, "event", "kind"), get(buffer, base, "event", "codeptr_ra"),
                     get(buffer, base, "event", "parallel_id"), get(buffer, base, "event", "task_id"),
                     get(buffer, base, "event", "value"), get(buffer, base, "event", "aux")));

@@ -17,7 +17,9 @@ import java.util.OptionalLong;
  * {@code char magic[16]; u32 version; u32 layout_count; layout*; state*}, entries {@code char name[48]; u64 value}.
  */
 public final class RecorderLayout {
-    static final long KNOWN_VERSION = 1;
+    /** Version 2 added coarse-clock events ("constant.coarse_callbacks"); a version-1 recorder has none. */
+    static final long KNOWN_VERSION = 2;
+    static final long OLDEST_KNOWN_VERSION = 1;
     static final byte[] MAGIC = "jompd-recorder\0\0".getBytes(StandardCharsets.US_ASCII);
     static final int HEAD_SIZE = 40;
     private static final int ENTRY_NAME = 48;
@@ -45,7 +47,7 @@ public final class RecorderLayout {
                     .formatted(address), address);
         }
         long version = head.getInt(16) & 0xffff_ffffL;
-        if (version != KNOWN_VERSION) {
+        if (version < OLDEST_KNOWN_VERSION || version > KNOWN_VERSION) {
             throw new UnsupportedRecorderVersionException(version, address);
         }
         long count = head.getInt(20) & 0xffff_ffffL;

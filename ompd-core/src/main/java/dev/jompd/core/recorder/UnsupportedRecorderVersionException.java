@@ -5,8 +5,8 @@ public final class UnsupportedRecorderVersionException extends RecorderFormatExc
     private final long version;
 
     public UnsupportedRecorderVersionException(long version, long address) {
-        super("the jompd-recorder in the target has layout version %d; this jompd reads version %d only: use the jompd release that shipped this recorder"
-                .formatted(version, RecorderLayout.KNOWN_VERSION), address);
+        super("the jompd-recorder in the target has layout version %d; this jompd reads versions %d to %d only: use the jompd release that shipped this recorder"
+                .formatted(version, RecorderLayout.OLDEST_KNOWN_VERSION, RecorderLayout.KNOWN_VERSION), address);
         this.version = version;
     }
 

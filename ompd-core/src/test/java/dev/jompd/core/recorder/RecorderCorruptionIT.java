@@ -66,9 +66,9 @@ class RecorderCorruptionIT {
     void aRecorderOfAnUnknownVersionIsRefusedWithTheVersionNamed() {
         StoppedFixture fixture = RecorderIT.core(Fixture.RECORDER_EVENTS, "2", "1");
         try (Patched space = new Patched(CoreFileAddressSpace.open(fixture.core()))) {
-            space.write(descriptor(space) + 16, 2, 4);
+            space.write(descriptor(space) + 16, 3, 4);
             assertThatThrownBy(() -> Recorder.find(space)).isInstanceOf(UnsupportedRecorderVersionException.class)
-                    .hasMessageContaining("layout version 2").hasMessageContaining("reads version 1 only");
+                    .hasMessageContaining("layout version 3").hasMessageContaining("reads versions 1 to 2 only");
         }
     }
 

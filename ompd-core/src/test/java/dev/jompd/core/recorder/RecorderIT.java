@@ -122,6 +122,50 @@ class RecorderIT {
         }
     }
 
+    /**
+     * Explicit tasks carry their recorder id in their tool data (tagged, no record): along the chain C -> B
+     * -> A that OMPD walks at tasks.c's marker (C calls it), each task's id is the one its task_create event
+     * names, created by the next task of the chain (the create event's encountering task), and the marker
+     * thread's ring shows it switching to A and B.
+     */
+    @Test
+    void explicitTasksToolDataHoldTheIdTheirCreateEventsNameAlongOmpdsTaskChain() {
+        StoppedFixture fixture = core(Fixture.TASKS, "50", "3");
+        try (AddressSpace core = CoreFileAddressSpace.open(fixture.core())) {
+            AddressSpaceHandle process = Ompd.processInitialize(core);
+            RecorderSnapshot recorder = Recorder.find(process).orElseThrow();
+            long lwp = fixture.facts().thread(0).lwp();
+            ThreadHandle marker = Ompd.threadHandle(process, ThreadIdKind.LWP, lwp);
+            List<RecordedEvent> creates = recorder.threads().stream().flatMap(t -> t.events().stream())
+                    .filter(e -> e.callback().orElseThrow() == OmptCallback.TASK_CREATE).toList();
+            RecordedThread markerRecord = recorder.threadByLwp(lwp).orElseThrow();
+            dev.jompd.core.ompd.TaskHandle task = marker.currentTask();
+            List<Long> chain = new ArrayList<>();
+            for (int i = 0; i < 3; i++, task = task.generating()) { // C, B, A: explicit
+                assertThat(task.flags().explicit()).as("task %d of the chain is explicit", i).isTrue();
+                long id = Recorder.explicitTaskId(recorder, task.toolData().value()).orElseThrow(
+                        () -> new AssertionError("no tagged id in " + fixture.core()));
+                chain.add(id);
+            }
+            long implicitId = Recorder.regionAt(process, recorder, task.toolData().pointer()).id();
+            chain.add(implicitId);
+            for (int i = 0; i < 3; i++) {
+                long id = chain.get(i);
+                long parent = chain.get(i + 1);
+                assertThat(creates).as("the create event of task %d (id %d)", i, id)
+                        .anySatisfy(e -> {
+                            assertThat(e.taskId()).isEqualTo(id);
+                            assertThat(e.value()).as("its encountering task").isEqualTo(parent);
+                        });
+            }
+            // A and B were deferred: the marker thread switched to each (C, undeferred, ran at once).
+            for (long id : chain.subList(1, 3)) {
+                assertThat(markerRecord.events()).anyMatch(e -> e.callback().orElseThrow() == OmptCallback.TASK_SCHEDULE
+                        && e.value() == id);
+            }
+        }
+    }
+
     @Test
     void aSmallRingKeepsTheNewestEventsAndCountsTheLostOnes() {
         StoppedFixture fixture = Fixtures.core(RecorderLibrary.with(FixtureRun.of(Fixture.RECORDER_EVENTS, "2", "40"))

@@ -1,0 +1,109 @@
+package dev.jompd.cli;
+
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import dev.jompd.testkit.Facts;
+import dev.jompd.testkit.Fixture;
+import dev.jompd.testkit.FixtureRun;
+import dev.jompd.testkit.Fixtures;
+import dev.jompd.testkit.LiveFixture;
+import dev.jompd.testkit.Offload;
+import dev.jompd.testkit.RecorderLibrary;
+import dev.jompd.testkit.StoppedFixture;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The jompd-recorder through the command line: {@code jompd run --recorder} loads it into a program (the
+ * ring size passing through), and {@code jompd inspect} shows each thread's events, why it is where it is
+ * and, for a program that offloads, the devices. Truth: what the programs recorded about themselves (locks,
+ * LWPs, target regions and devices) and their source text.
+ */
+class RecorderRunIT {
+    private static Path launcher;
+
+    @BeforeAll
+    static void distribution() {
+        launcher = Path.of("target/jompd/bin/jompd").toAbsolutePath();
+        assertThat(launcher).as("the distribution (mvn package)").isExecutable();
+    }
+
+    @Test
+    void jompdRunRecorderLoadsTheRecorderAndInspectSaysWhyEachDeadlockedThreadWaits() {
+        FixtureRun run = FixtureRun.of(Fixture.RECORDER_DEADLOCK).withEnvironment("JOMPD_RECORDER_EVENTS", "256");
+        try (LiveFixture live = Fixtures.live(run, List.of(launcher.toString(), "run", "--recorder", "--"))) {
+            InspectCommandIT.Result result = InspectCommandIT.jompd("inspect", "--pid", Long.toString(live.pid()), "--json");
+            assertThat(result.exitCode()).as(result.err()).isZero();
+            JsonObject report = JsonParser.parseString(result.out()).getAsJsonObject();
+            assertThat(report.getAsJsonObject("recorder").get("ringCapacity").getAsLong()).as("JOMPD_RECORDER_EVENTS passed through")
+                    .isEqualTo(256);
+            Map<Long, JsonObject> threads = new HashMap<>();
+            report.getAsJsonArray("threads").forEach(t -> threads.put(t.getAsJsonObject().get("lwp").getAsLong(), t.getAsJsonObject()));
+            Facts facts = live.facts();
+            for (int k = 1; k <= 2; k++) {
+                JsonObject thread = threads.get(facts.thread(k).lwp());
+                assertThat(thread.getAsJsonArray("recentEvents")).as("recent events of thread " + k).isNotEmpty();
+                String why = String.join("\n", strings(thread, "whyHere"));
+                for (String fragment : RecorderLibrary.deadlockWhyHere(facts, k)) {
+                    assertThat(why).as("why thread %d is here", k).contains(fragment);
+                }
+            }
+            InspectCommandIT.Result text = InspectCommandIT.jompd("inspect", "--pid", Long.toString(live.pid()));
+            assertThat(text.out()).contains("Recorded history").contains(": why here")
+                    .contains(RecorderLibrary.deadlockWhyHere(facts, 1).getFirst());
+            assertThat(live.release()).contains("JOMPD_RESULT ok");
+        }
+    }
+
+    @Test
+    void devicesOfAnOffloadingProgramAreShownWithTheirTargetRegionsAndTracingUnavailable() {
+        Offload.unavailableReason().ifPresent(reason -> {
+            System.out.println("[jompd] offload test skipped: " + reason);
+            Assumptions.abort(reason);
+        });
+        // libomptarget connects its OMPT interface to libomp by dlopen("libomp.so"): only on the library path.
+        StoppedFixture fixture = Fixtures.core(RecorderLibrary.with(FixtureRun.of(Fixture.RECORDER_OFFLOAD, "5"))
+                .withEnvironment("LD_LIBRARY_PATH", Offload.RUNTIME_DIRECTORY.toString()));
+        Facts facts = fixture.facts();
+        InspectCommandIT.Result result = InspectCommandIT.jompd("inspect", "--core", fixture.core().toString(),
+                "--exe", fixture.executable().toString(), "--json");
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        JsonObject recorder = JsonParser.parseString(result.out()).getAsJsonObject().getAsJsonObject("recorder");
+        long regions = facts.number("target_regions");
+        long devices = facts.number("num_devices");
+        assertThat(recorder.getAsJsonArray("devices")).hasSize((int) facts.number("devices_used"));
+        for (JsonElement element : recorder.getAsJsonArray("devices")) {
+            JsonObject device = element.getAsJsonObject();
+            int number = device.get("device").getAsInt();
+            // The program sends region i to device i % num_devices.
+            long expected = java.util.stream.LongStream.range(0, regions).filter(i -> i % devices == number).count();
+            assertThat(device.get("targetRegions").getAsLong()).as("target regions on device " + number).isEqualTo(expected);
+            assertThat(device.get("tracing").getAsString()).isEqualTo("unavailable");
+            assertThat(device.getAsJsonObject("lastTarget").get("lwp").getAsLong()).isEqualTo(facts.thread(0).lwp());
+            assertThat(device.get("summary").getAsString()).startsWith("device " + number + " (" + device.get("type").getAsString() + "): initialised")
+                    .contains(expected + (expected == 1 ? " target region" : " target regions"))
+                    .contains("last: target at recorder_offload.c:").contains("tracing unavailable");
+        }
+        InspectCommandIT.Result text = InspectCommandIT.jompd("inspect", "--core", fixture.core().toString(),
+                "--exe", fixture.executable().toString());
+        assertThat(text.out()).contains("device 0 (").contains("tracing unavailable");
+    }
+
+    private static List<String> strings(JsonObject object, String member) {
+        List<String> list = new ArrayList<>();
+        if (object.has(member)) {
+            object.getAsJsonArray(member).forEach(e -> list.add(e.getAsString()));
+        }
+        return list;
+    }
+}
