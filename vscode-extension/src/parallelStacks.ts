@@ -3,14 +3,19 @@
 // HTML + SVG. No VS Code API here, so it is unit-tested. InspectStacks* are the schema's types
 // (test/schemaTypes.test.ts checks them against jompd-inspect.schema.json's `stacks`).
 
+/** The OpenMP construct whose code a frame runs, as the picture knows it; source: the construct's file:line. */
+export interface InspectConstruct { kind: 'parallel' | 'task'; source?: string }
+
 export interface InspectStackFrame {
   pc: string; function?: string; source?: string; module?: string; inlined?: boolean;
-  owner: 'task' | 'runtime_for_task' | 'runtime'; task?: string;
+  owner: 'task' | 'runtime_for_task' | 'runtime'; task?: string; construct?: InspectConstruct;
 }
 
 export interface InspectStackThread { gtid: number; truncated?: string; frames: InspectStackFrame[] }
 
-export interface InspectStackNode { step: string; runtime: boolean; gtids: number[]; children: InspectStackNode[] }
+export interface InspectStackNode {
+  step: string; runtime: boolean; gtids: number[]; children: InspectStackNode[]; construct?: InspectConstruct;
+}
 
 export interface InspectStacks { threads: InspectStackThread[]; tree: InspectStackNode[] }
 
