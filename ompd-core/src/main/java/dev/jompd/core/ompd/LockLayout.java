@@ -1,16 +1,9 @@
 package dev.jompd.core.ompd;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.StringReader;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Properties;
 
 /**
  * How libomp lays out its user locks and critical sections (kmp_lock.h): lock tags, the indirect lock
@@ -34,44 +27,23 @@ public record LockLayout(List<String> versions, int shift, Map<String, Integer> 
     }
 
     private static final class Shipped {
-        static final LockLayout LAYOUT = load();
-
-        private static LockLayout load() {
-            try (InputStream in = LockLayout.class.getResourceAsStream(RESOURCE)) {
-                if (in == null) {
-                    throw new IllegalStateException(RESOURCE + " missing from the jar");
-                }
-                return parse(new String(in.readAllBytes(), StandardCharsets.UTF_8));
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
+        static final LockLayout LAYOUT = parse(LayoutData.shipped(RESOURCE));
     }
 
     /** Parses the layout file's text (java.util.Properties). */
     public static LockLayout parse(String text) {
-        Properties properties = new Properties();
-        try {
-            properties.load(new StringReader(text));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        LayoutData data = LayoutData.parse(text);
         Map<String, Integer> direct = new LinkedHashMap<>();
         Map<String, Integer> indirect = new LinkedHashMap<>();
-        Map<String, Member> members = new LinkedHashMap<>();
         Member nextWaiting = null;
         String anchor = null;
-        for (String key : properties.stringPropertyNames().stream().sorted().toList()) {
-            String value = properties.getProperty(key).strip();
+        for (String key : data.keys()) {
             if (key.startsWith("direct.")) {
-                direct.put(key.substring("direct.".length()), Integer.parseInt(value));
+                direct.put(key.substring("direct.".length()), Integer.parseInt(data.value(key)));
             } else if (key.startsWith("indirect.")) {
-                indirect.put(key.substring("indirect.".length()), Integer.parseInt(value));
-            } else if (key.startsWith("field.")) {
-                String[] parts = value.split("\\s+");
-                members.put(key.substring("field.".length()), new Member(Long.parseLong(parts[0]), Integer.parseInt(parts[1])));
+                indirect.put(key.substring("indirect.".length()), Integer.parseInt(data.value(key)));
             } else if (key.equals("after.kmp_base_info_t.th_next_waiting")) {
-                String[] parts = value.split("\\s+");
+                String[] parts = data.value(key).split("\\s+");
                 anchor = parts[0];
                 nextWaiting = new Member(Long.parseLong(parts[1]), Integer.parseInt(parts[2]));
             }
@@ -79,11 +51,10 @@ public record LockLayout(List<String> versions, int shift, Map<String, Integer> 
         if (nextWaiting == null) {
             throw new IllegalArgumentException("lock layout without th_next_waiting");
         }
-        return new LockLayout(Arrays.asList(properties.getProperty("versions", "").strip().split("\\s+")),
-                Integer.parseInt(properties.getProperty("lock.shift")), Map.copyOf(direct), Map.copyOf(indirect),
-                Integer.parseInt(properties.getProperty("table.chunk")),
-                Integer.parseInt(properties.getProperty("flag.critical_section")), Map.copyOf(members),
-                Long.parseLong(properties.getProperty("size.kmp_indirect_lock_t")), nextWaiting, anchor);
+        return new LockLayout(data.versions(), Integer.parseInt(data.value("lock.shift")), Map.copyOf(direct),
+                Map.copyOf(indirect), Integer.parseInt(data.value("table.chunk")),
+                Integer.parseInt(data.value("flag.critical_section")), data.members(),
+                Long.parseLong(data.value("size.kmp_indirect_lock_t")), nextWaiting, anchor);
     }
 
     /** A member, by {@code type.field} as kmp_lock.h names it. */

@@ -2,16 +2,8 @@ package dev.jompd.core.ompd;
 
 import dev.jompd.core.ompd.LockLayout.Member;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.StringReader;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 
 /**
  * Where libomp counts the tasks a taskwait or the end of a taskgroup waits for (kmp.h:
@@ -29,38 +21,14 @@ public record TaskLayout(List<String> versions, Map<String, Member> members, int
     }
 
     private static final class Shipped {
-        static final TaskLayout LAYOUT = load();
-
-        private static TaskLayout load() {
-            try (InputStream in = TaskLayout.class.getResourceAsStream(RESOURCE)) {
-                if (in == null) {
-                    throw new IllegalStateException(RESOURCE + " missing from the jar");
-                }
-                return parse(new String(in.readAllBytes(), StandardCharsets.UTF_8));
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
+        static final TaskLayout LAYOUT = parse(LayoutData.shipped(RESOURCE));
     }
 
     /** Parses the layout file's text (java.util.Properties). */
     public static TaskLayout parse(String text) {
-        Properties properties = new Properties();
-        try {
-            properties.load(new StringReader(text));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        Map<String, Member> members = new LinkedHashMap<>();
-        for (String key : properties.stringPropertyNames().stream().sorted().toList()) {
-            if (key.startsWith("field.")) {
-                String[] parts = properties.getProperty(key).strip().split("\\s+");
-                members.put(key.substring("field.".length()), new Member(Long.parseLong(parts[0]), Integer.parseInt(parts[1])));
-            }
-        }
-        return new TaskLayout(Arrays.asList(properties.getProperty("versions", "").strip().split("\\s+")),
-                Map.copyOf(members), Integer.parseInt(properties.getProperty("cancel.max").strip()),
-                Long.decode(properties.getProperty("flag.proxy_task").strip()));
+        LayoutData data = LayoutData.parse(text);
+        return new TaskLayout(data.versions(), data.members(), Integer.parseInt(data.value("cancel.max")),
+                Long.decode(data.value("flag.proxy_task")));
     }
 
     /** A member, by {@code type.field} as kmp.h names it. */
