@@ -198,6 +198,10 @@ export class ParallelStacksPanel {
     } catch (e) {
       this.status(`${candidate.name}: ${e instanceof Error ? e.message : String(e)}`);
       return;
+    } finally {
+      // Focusing frames on the way opens their sources, and one VS Code has no editor for yet opens in the
+      // active group — this view's, hiding it: bring the view back to the front, without taking the focus.
+      this.panel?.reveal(this.panel.viewColumn, true);
     }
     if (reached === candidate.frame) {
       this.status(`Selected ${candidate.name}, frame ${candidate.frame}: ${chosen.step}`);

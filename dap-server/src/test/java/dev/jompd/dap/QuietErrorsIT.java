@@ -24,6 +24,7 @@ class QuietErrorsIT {
     private static final int EVALUATION_FAILED = 1201;
     private static final int UNKNOWN_COMMAND = 1002;
     private static final int STALE_HANDLE = 1104;
+    private static final int SOURCE_UNAVAILABLE = 1206;
 
     @RegisterExtension
     static final DapServerExtension server = new DapServerExtension();
@@ -101,6 +102,15 @@ class QuietErrorsIT {
                     .get("result").getAsString()).isEqualTo("3");
             // an unknown command through the real server
             quietError(client.request("jompd/noSuchRequest", null), UNKNOWN_COMMAND);
+            // source: a file the debug information names that is not here (what VS Code asks when it focuses a
+            // C library frame) says so; a file that is here is read
+            JsonObject missing = quietError(client.request("source", args("source",
+                    args("path", "./nptl/futex-internal.c"), "sourceReference", 0)), SOURCE_UNAVAILABLE);
+            assertThat(missing.get("message").getAsString()).contains("./nptl/futex-internal.c")
+                    .contains("not on this machine");
+            assertThat(client.body("source", args("source", args("path", program.resolveSibling("nested.c").toString()),
+                    "sourceReference", 0)).get("content").getAsString())
+                    .isEqualTo(java.nio.file.Files.readString(program.resolveSibling("nested.c")));
 
             client.body("continue", args("threadId", thread));
             assertThat(client.event("exited", STOP).getAsJsonObject("body").get("exitCode").getAsInt()).isZero();

@@ -24,6 +24,7 @@ public enum ErrorId {
     GDB_COMMAND_FAILED(1203, false, "gdb refused a command"),
     GDB_NOT_RESPONDING(1204, false, "gdb did not answer in time and is killed (told as output)"),
     GDB_EXITED(1205, false, "gdb exited during the session (told as output)"),
+    SOURCE_UNAVAILABLE(1206, false, "a frame's source file is not on this machine or cannot be read"),
     // starting: the user must change the configuration or the machine
     LAUNCH_FAILED(1301, true, "launch or attach could not be set up (configuration, gdb failing at start)"),
     GDB_MISSING(1302, true, "gdb cannot be started (not installed, not at miDebuggerPath)"),

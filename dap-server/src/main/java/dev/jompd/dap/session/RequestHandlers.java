@@ -26,7 +26,7 @@ final class RequestHandlers {
                 new ConfigurationDoneHandler(), new BreakpointsHandler(), new ThreadsHandler(),
                 new StackTraceHandler(), new ScopesHandler(), new VariablesHandler(), new EvaluateHandler(),
                 new ResumeHandler(), new PauseHandler(), new ReadMemoryHandler(), new DisconnectHandler(),
-                new OpenMpTreeHandler(), new ParallelStacksHandler(), new FocusThreadHandler())) {
+                new OpenMpTreeHandler(), new ParallelStacksHandler(), new FocusThreadHandler(), new SourceHandler())) {
             for (String command : handler.commands()) {
                 RequestHandler earlier = byCommand.putIfAbsent(command, handler);
                 if (earlier != null) {

@@ -30,6 +30,7 @@ class ErrorIdTest {
         PUBLISHED.put("GDB_COMMAND_FAILED", "1203 false");
         PUBLISHED.put("GDB_NOT_RESPONDING", "1204 false");
         PUBLISHED.put("GDB_EXITED", "1205 false");
+        PUBLISHED.put("SOURCE_UNAVAILABLE", "1206 false");
         PUBLISHED.put("LAUNCH_FAILED", "1301 true");
         PUBLISHED.put("GDB_MISSING", "1302 true");
         PUBLISHED.put("PROGRAM_CANNOT_START", "1303 true");
