@@ -82,14 +82,18 @@ class InspectCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    /** The output and error streams when DirectCommandLine read the command line (else picocli's). */
+    PrintWriter directOut;
+    PrintWriter directErr;
+
     @Override
     public Integer call() {
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
+        PrintWriter out = spec != null ? spec.commandLine().getOut() : directOut;
+        PrintWriter err = spec != null ? spec.commandLine().getErr() : directErr;
         Timing timing = new Timing();
         AddressSpace space;
         try {
-            space = open();
+            space = open(err);
         } catch (TargetException | IllegalArgumentException e) {
             err.println("jompd: " + e.getMessage());
             return ExitCode.BAD_INPUT;
@@ -246,7 +250,7 @@ class InspectCommand implements Callable<Integer> {
         return false;
     }
 
-    private AddressSpace open() {
+    private AddressSpace open(PrintWriter err) {
         if (target.core != null) {
             if (!Files.isRegularFile(target.core)) {
                 throw new IllegalArgumentException("no such core file: " + target.core);
@@ -261,7 +265,7 @@ class InspectCommand implements Callable<Integer> {
             return builder.open();
         }
         LiveTargets.Opened opened = LiveTargets.open(target.pid);
-        opened.notice().ifPresent(notice -> spec.commandLine().getErr().println("jompd: note: " + notice));
+        opened.notice().ifPresent(notice -> err.println("jompd: note: " + notice));
         return opened.space();
     }
 }
