@@ -155,18 +155,22 @@ class InspectCommand implements Callable<Integer> {
             out.println(JsonReport.render(picture, Optional.empty()));
             out.print(TextReport.render(picture, TextReport.Options.commandLine(all, true)));
             out.print(TextReport.render(picture, TextReport.Options.commandLine(!all, false)));
-            parallelStacks.ifPresent(s -> out.print("\n" + s.text()));
+            printStacks(parallelStacks, out);
         } else if (diagnose()) {
             List<Diagnosis.Finding> findings = Diagnosis.of(picture, parallelStacks);
             if (json) {
                 out.println(JsonReport.diagnosis(findings));
             } else {
-                picture.notices().forEach(notice -> out.println("note: " + notice));
+                for (String notice : picture.notices()) {
+                    out.println("note: " + notice);
+                }
                 out.print(Diagnosis.text(findings));
             }
         } else if (json) {
             // the text report shows the notices itself
-            picture.notices().forEach(notice -> err.println("jompd: note: " + notice));
+            for (String notice : picture.notices()) {
+                err.println("jompd: note: " + notice);
+            }
             out.println(JsonReport.render(picture, parallelStacks));
         } else {
             boolean colour = switch (color) {
@@ -176,12 +180,20 @@ class InspectCommand implements Callable<Integer> {
                         && !"dumb".equals(System.getenv("TERM")) && System.getenv("NO_COLOR") == null;
             };
             out.print(TextReport.render(picture, TextReport.Options.commandLine(all, colour)));
-            parallelStacks.ifPresent(s -> out.print("\n" + s.text()));
+            printStacks(parallelStacks, out);
         }
         out.flush();
         timing.mark("render");
         timing.report(err);
         return ExitCode.OK;
+    }
+
+    // Loops and methods rather than lambdas on the paths that the training run does not take: the
+    // ahead-of-time cache holds only the lambdas that run made.
+    private static void printStacks(Optional<ParallelStacks> stacks, PrintWriter out) {
+        if (stacks.isPresent()) {
+            out.print("\n" + stacks.get().text());
+        }
     }
 
     /** Waits for the unwinding thread if it runs (the report failed before it was needed); its result is dropped. */

@@ -71,8 +71,9 @@ public final class OpenMpPicture {
             }
         }
         // Siblings in the order of the threads that started them: the same numbering at every stop of a program.
-        children.values().forEach(list -> list.sort(java.util.Comparator.comparingLong(
-                key -> snapshot.regions().get(key).encounteringThreadNum())));
+        // (a lambda of ours, not Comparator.comparingLong's: the ahead-of-time cache holds ours, not the JDK's)
+        children.values().forEach(list -> list.sort((a, b) -> Long.compare(
+                snapshot.regions().get(a).encounteringThreadNum(), snapshot.regions().get(b).encounteringThreadNum())));
         Map<String, String> idByKey = new LinkedHashMap<>();
         Deque<String> queue = new ArrayDeque<>(roots);
         while (!queue.isEmpty() && idByKey.size() < snapshot.regions().size()) {
