@@ -82,14 +82,18 @@ class InspectCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    /** The output and error streams when DirectCommandLine read the command line (else picocli's). */
+    PrintWriter directOut;
+    PrintWriter directErr;
+
     @Override
     public Integer call() {
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
+        PrintWriter out = spec != null ? spec.commandLine().getOut() : directOut;
+        PrintWriter err = spec != null ? spec.commandLine().getErr() : directErr;
         Timing timing = new Timing();
         AddressSpace space;
         try {
-            space = open();
+            space = open(err);
         } catch (TargetException | IllegalArgumentException e) {
             err.println("jompd: " + e.getMessage());
             return ExitCode.BAD_INPUT;
@@ -151,18 +155,22 @@ class InspectCommand implements Callable<Integer> {
             out.println(JsonReport.render(picture, Optional.empty()));
             out.print(TextReport.render(picture, TextReport.Options.commandLine(all, true)));
             out.print(TextReport.render(picture, TextReport.Options.commandLine(!all, false)));
-            parallelStacks.ifPresent(s -> out.print("\n" + s.text()));
+            printStacks(parallelStacks, out);
         } else if (diagnose()) {
             List<Diagnosis.Finding> findings = Diagnosis.of(picture, parallelStacks);
             if (json) {
                 out.println(JsonReport.diagnosis(findings));
             } else {
-                picture.notices().forEach(notice -> out.println("note: " + notice));
+                for (String notice : picture.notices()) {
+                    out.println("note: " + notice);
+                }
                 out.print(Diagnosis.text(findings));
             }
         } else if (json) {
             // the text report shows the notices itself
-            picture.notices().forEach(notice -> err.println("jompd: note: " + notice));
+            for (String notice : picture.notices()) {
+                err.println("jompd: note: " + notice);
+            }
             out.println(JsonReport.render(picture, parallelStacks));
         } else {
             boolean colour = switch (color) {
@@ -172,12 +180,20 @@ class InspectCommand implements Callable<Integer> {
                         && !"dumb".equals(System.getenv("TERM")) && System.getenv("NO_COLOR") == null;
             };
             out.print(TextReport.render(picture, TextReport.Options.commandLine(all, colour)));
-            parallelStacks.ifPresent(s -> out.print("\n" + s.text()));
+            printStacks(parallelStacks, out);
         }
         out.flush();
         timing.mark("render");
         timing.report(err);
         return ExitCode.OK;
+    }
+
+    // Loops and methods rather than lambdas on the paths that the training run does not take: the
+    // ahead-of-time cache holds only the lambdas that run made.
+    private static void printStacks(Optional<ParallelStacks> stacks, PrintWriter out) {
+        if (stacks.isPresent()) {
+            out.print("\n" + stacks.get().text());
+        }
     }
 
     /** Waits for the unwinding thread if it runs (the report failed before it was needed); its result is dropped. */
@@ -246,7 +262,7 @@ class InspectCommand implements Callable<Integer> {
         return false;
     }
 
-    private AddressSpace open() {
+    private AddressSpace open(PrintWriter err) {
         if (target.core != null) {
             if (!Files.isRegularFile(target.core)) {
                 throw new IllegalArgumentException("no such core file: " + target.core);
@@ -261,7 +277,7 @@ class InspectCommand implements Callable<Integer> {
             return builder.open();
         }
         LiveTargets.Opened opened = LiveTargets.open(target.pid);
-        opened.notice().ifPresent(notice -> spec.commandLine().getErr().println("jompd: note: " + notice));
+        opened.notice().ifPresent(notice -> err.println("jompd: note: " + notice));
         return opened.space();
     }
 }

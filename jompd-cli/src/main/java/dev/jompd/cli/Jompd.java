@@ -3,6 +3,9 @@ package dev.jompd.cli;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
+import java.io.PrintWriter;
+import java.util.Optional;
+
 /** The {@code jompd} command: OpenMP debugging from the command line. */
 @Command(name = "jompd", mixinStandardHelpOptions = true, versionProvider = Jompd.Version.class,
         description = "Shows what an OpenMP program (LLVM libomp) is doing: teams, threads, tasks, ICVs.",
@@ -24,15 +27,23 @@ public final class Jompd {
 
     /** Runs the command line and answers its exit code (for tests and embedding). */
     public static int run(String... args) {
+        // inspect and diagnose as they are usually written, without picocli's start-up cost (DirectCommandLine)
+        Optional<InspectCommand> direct = DirectCommandLine.parse(args);
+        if (direct.isPresent()) {
+            return DirectCommandLine.execute(direct.get());
+        }
         CommandLine commandLine = new CommandLine(new Jompd());
         // jompd run PROGRAM --its-options: everything from PROGRAM on belongs to the program.
         commandLine.getSubcommands().get("run").setStopAtPositional(true);
-        commandLine.setExecutionExceptionHandler((exception, cmd, parseResult) -> {
-            cmd.getErr().println("jompd: internal error: " + exception);
-            exception.printStackTrace(cmd.getErr());
-            return ExitCode.INTERNAL_ERROR;
-        });
+        commandLine.setExecutionExceptionHandler((exception, cmd, parseResult) -> internalError(exception, cmd.getErr()));
         return commandLine.execute(args);
+    }
+
+    /** What a command threw: a bug in jompd, said so with the stack trace. */
+    static int internalError(Exception exception, PrintWriter err) {
+        err.println("jompd: internal error: " + exception);
+        exception.printStackTrace(err);
+        return ExitCode.INTERNAL_ERROR;
     }
 
     static final class Version implements CommandLine.IVersionProvider {

@@ -7,7 +7,6 @@ import dev.jompd.report.OpenMpPicture.ParallelRegion;
 import dev.jompd.report.ThreadWait.Kind;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -162,7 +161,7 @@ final class BarrierFindings {
     /** Why a nested team has not ended, in a few words: its threads at a barrier, waiting for whom. */
     private static String stuckBecause(OpenMpPicture picture, ParallelRegion nested, Map<Long, ThreadWait> waits) {
         List<ThreadWait> members = picture.members(Optional.of(nested.id())).stream().map(t -> waits.get(t.gtid()))
-                .sorted(Comparator.comparingLong(w -> w.thread().threadNum())).toList();
+                .sorted((a, b) -> Long.compare(a.thread().threadNum(), b.thread().threadNum())).toList(); // cold start
         long atBarrier = members.stream().filter(w -> w.kind().atBarrier()).count();
         if (atBarrier == 0) {
             return "";

@@ -71,8 +71,9 @@ public final class OpenMpPicture {
             }
         }
         // Siblings in the order of the threads that started them: the same numbering at every stop of a program.
-        children.values().forEach(list -> list.sort(java.util.Comparator.comparingLong(
-                key -> snapshot.regions().get(key).encounteringThreadNum())));
+        // (a lambda of ours, not Comparator.comparingLong's: the ahead-of-time cache holds ours, not the JDK's)
+        children.values().forEach(list -> list.sort((a, b) -> Long.compare(
+                snapshot.regions().get(a).encounteringThreadNum(), snapshot.regions().get(b).encounteringThreadNum())));
         Map<String, String> idByKey = new LinkedHashMap<>();
         Deque<String> queue = new ArrayDeque<>(roots);
         while (!queue.isEmpty() && idByKey.size() < snapshot.regions().size()) {
@@ -302,7 +303,8 @@ public final class OpenMpPicture {
     /** The threads whose innermost region is {@code region}, by thread number; empty id: threads in no team. */
     public List<OpenMpThread> members(Optional<String> region) {
         return threads.stream().filter(t -> t.region().equals(region))
-                .sorted(java.util.Comparator.comparingLong(OpenMpThread::threadNum).thenComparingLong(OpenMpThread::gtid))
+                .sorted((a, b) -> a.threadNum() != b.threadNum() ? Long.compare(a.threadNum(), b.threadNum())
+                        : Long.compare(a.gtid(), b.gtid())) // not Comparator.comparingLong(…): cold start
                 .toList();
     }
 

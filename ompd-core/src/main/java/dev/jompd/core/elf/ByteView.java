@@ -109,7 +109,7 @@ public final class ByteView {
             length++;
         }
         byte[] bytes = new byte[length];
-        MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, offset, bytes, 0, length);
+        MemorySegment.copy(segment, offset, MemorySegment.ofArray(bytes), 0, length);
         return new String(bytes, StandardCharsets.UTF_8);
     }
 
@@ -134,7 +134,9 @@ public final class ByteView {
     public void copyTo(long offset, byte[] destination, int destinationOffset, int length) {
         check(offset, length, "range");
         Objects.checkFromIndexSize(destinationOffset, length, destination.length);
-        MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, offset, destination, destinationOffset, length);
+        // segment to segment: the copy into an array dispatches on the array's type through a pattern
+        // switch, whose class is made at run time and which is slow in the interpreter (cold start)
+        MemorySegment.copy(segment, offset, MemorySegment.ofArray(destination), destinationOffset, length);
     }
 
     /** All bytes of this view as a new array; the view must be smaller than 2 GB. */

@@ -133,13 +133,20 @@ public final class Icvs {
     }
 
     private static AddressSpaceHandle space(Object handle) {
-        return switch (handle) {
-            case AddressSpaceHandle a -> a;
-            case ThreadHandle t -> t.space();
-            case ParallelHandle p -> p.space();
-            case TaskHandle t -> t.space();
-            default -> throw new OmpdException(OmpdRc.BAD_INPUT, "not an OMPD handle: " + handle);
-        };
+        // instanceof, not a pattern switch: that one's dispatch class is made at run time (cold start)
+        if (handle instanceof AddressSpaceHandle a) {
+            return a;
+        }
+        if (handle instanceof ThreadHandle t) {
+            return t.space();
+        }
+        if (handle instanceof ParallelHandle p) {
+            return p.space();
+        }
+        if (handle instanceof TaskHandle t) {
+            return t.space();
+        }
+        throw new OmpdException(OmpdRc.BAD_INPUT, "not an OMPD handle: " + handle);
     }
 
     /** __kmp_threads[gtid]->th.th_current_task->td_icvs */

@@ -21,6 +21,17 @@ public final class LayoutCatalogue {
         public String toString() {
             return type + "." + field;
         }
+
+        // written out: a record's generated equals and hashCode are bootstrapped at first use (cold start)
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof Field f && type.equals(f.type) && field.equals(f.field);
+        }
+
+        @Override
+        public int hashCode() {
+            return type.hashCode() * 31 + field.hashCode();
+        }
     }
 
     public static final List<Field> FIELDS = Stream.of(

@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 /**
  * libomp's layout as the runtime itself describes it: offsets, sizes and bit masks read from its OMPD
@@ -62,11 +63,17 @@ public final class RuntimeLayout {
      *                       stripped and no runtime profile covers its version or validates
      */
     public static RuntimeLayout locate(AddressSpace target, TargetMemory memory) {
-        return locate(target, memory, RuntimeProfile.shipped());
+        // the shipped profiles are parsed only for a stripped runtime (a cold start's ~20 ms otherwise)
+        return locate(target, memory, RuntimeProfile::shipped);
     }
 
     /** {@link #locate(AddressSpace, TargetMemory)} with these runtime profiles for a stripped runtime. */
     public static RuntimeLayout locate(AddressSpace target, TargetMemory memory, List<RuntimeProfile> profiles) {
+        return locate(target, memory, () -> profiles);
+    }
+
+    private static RuntimeLayout locate(AddressSpace target, TargetMemory memory,
+                                        Supplier<List<RuntimeProfile>> profiles) {
         // The module named like libomp first: a stripped one then goes to its profile without opening
         // every other library's symbol tables in search of the marker.
         Optional<LoadedModule> libompModule = ProfiledRuntime.libompModule(target);
@@ -75,7 +82,7 @@ public final class RuntimeLayout {
                 .or(() -> libompModule.isPresent() ? Optional.empty() : target.lookupSymbol(RUNTIME_MARKER_SYMBOL));
         Optional<LoadedModule> libomp = marker.isEmpty() ? libompModule : Optional.empty();
         if (libomp.isPresent()) {
-            ProfiledRuntime runtime = ProfiledRuntime.open(target, memory, libomp.get(), profiles);
+            ProfiledRuntime runtime = ProfiledRuntime.open(target, memory, libomp.get(), profiles.get());
             RuntimeLayout layout = new RuntimeLayout(target, memory, runtime.moduleName(), Optional.of(runtime),
                     RuntimeReading.profile(runtime.profile().version()));
             runtime.attach(layout);

@@ -20,12 +20,19 @@ public enum Scope {
 
     /** The scope a handle object stands for. */
     public static Scope of(Object handle) {
-        return switch (handle) {
-            case AddressSpaceHandle a -> ADDRESS_SPACE;
-            case ThreadHandle t -> THREAD;
-            case ParallelHandle p -> PARALLEL;
-            case TaskHandle t -> TASK;
-            default -> throw new OmpdException(OmpdRc.BAD_INPUT, "not an OMPD handle: " + handle);
-        };
+        // instanceof, not a pattern switch: that one's dispatch class is made at run time (cold start)
+        if (handle instanceof AddressSpaceHandle) {
+            return ADDRESS_SPACE;
+        }
+        if (handle instanceof ThreadHandle) {
+            return THREAD;
+        }
+        if (handle instanceof ParallelHandle) {
+            return PARALLEL;
+        }
+        if (handle instanceof TaskHandle) {
+            return TASK;
+        }
+        throw new OmpdException(OmpdRc.BAD_INPUT, "not an OMPD handle: " + handle);
     }
 }

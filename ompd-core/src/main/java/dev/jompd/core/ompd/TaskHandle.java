@@ -213,6 +213,27 @@ public final class TaskHandle {
         public boolean implicit() {
             return !explicit;
         }
+
+        // written out: a record's generated equals and hashCode are bootstrapped at first use (cold start)
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof TaskFlags f && bits() == f.bits();
+        }
+
+        @Override
+        public int hashCode() {
+            return bits();
+        }
+
+        private int bits() {
+            boolean[] flags = {isFinal, tied, explicit, taskSerial, taskingSerial, teamSerial, started, executing,
+                    complete, freed, nativeTask};
+            int bits = 0;
+            for (boolean flag : flags) {
+                bits = bits << 1 | (flag ? 1 : 0);
+            }
+            return bits;
+        }
     }
 
     /**

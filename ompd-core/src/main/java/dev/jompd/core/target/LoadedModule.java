@@ -14,6 +14,19 @@ import java.util.Optional;
  */
 public record LoadedModule(Path path, long loadBias, Optional<String> buildId, Optional<Path> diskFile) {
 
+    // equals and hashCode written out: a record's generated ones are bootstrapped at first use (method
+    // handles made at run time, which the ahead-of-time cache does not hold: a cold start's cost)
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof LoadedModule m && loadBias == m.loadBias && path.equals(m.path)
+                && buildId.equals(m.buildId) && diskFile.equals(m.diskFile);
+    }
+
+    @Override
+    public int hashCode() {
+        return ((path.hashCode() * 31 + Long.hashCode(loadBias)) * 31 + buildId.hashCode()) * 31 + diskFile.hashCode();
+    }
+
     public LoadedModule(Path path, long loadBias, Optional<String> buildId) {
         this(path, loadBias, buildId, Optional.empty());
     }

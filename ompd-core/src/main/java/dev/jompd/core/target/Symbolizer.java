@@ -7,7 +7,6 @@ import dev.jompd.core.elf.ElfSymbolTable;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -134,7 +133,12 @@ public final class Symbolizer implements AutoCloseable {
             return table; // a module we cannot read simply names nothing
         }
         // Aliases at one address: the greatest name wins, as in gdb's minimal symbols (clone3, not __clone3).
-        table.sort(Comparator.comparingLong(Function::start).thenComparing(Function::name));
+        // (a lambda of ours, not Comparator.comparingLong(…).thenComparing(…): the ahead-of-time cache holds
+        // ours, not those the JDK's default methods make)
+        table.sort((a, b) -> {
+            int byStart = Long.compare(a.start(), b.start());
+            return byStart != 0 ? byStart : a.name().compareTo(b.name());
+        });
         return table;
     }
 

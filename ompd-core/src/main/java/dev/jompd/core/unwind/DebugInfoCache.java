@@ -20,7 +20,21 @@ public final class DebugInfoCache implements AutoCloseable {
     private final List<Path> debugDirectories;
     private final Map<Key, ModuleDebugInfo> modules = new ConcurrentHashMap<>();
 
-    private record Key(Path path, long size, long modified, Optional<String> buildId) {}
+    private record Key(Path path, long size, long modified, Optional<String> buildId) {
+        // equals and hashCode written out, here and in the other records used as keys on a cold start's
+        // path: a record's generated ones are bootstrapped at first use (method handles spun at run time,
+        // which the ahead-of-time cache does not hold)
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof Key key && size == key.size && modified == key.modified && path.equals(key.path)
+                    && buildId.equals(key.buildId);
+        }
+
+        @Override
+        public int hashCode() {
+            return (path.hashCode() * 31 + Long.hashCode(size)) * 31 + Long.hashCode(modified);
+        }
+    }
 
     /** @param debugDirectories where separate debug files live ({@code DIR/.build-id/xx/yyyy.debug}) */
     public DebugInfoCache(List<Path> debugDirectories) {

@@ -14,7 +14,6 @@ import dev.jompd.core.target.LinkMap;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -231,8 +230,12 @@ public final class ModuleDebugInfo implements AutoCloseable {
             } catch (ElfFormatException e) {
                 problems.put("symbols", e.getMessage());
             }
-            functions.sort(Comparator.comparingLong(ElfSymbol::value)
-                    .thenComparing(ElfSymbol::name));
+            // by address, then name; a lambda of ours, not Comparator.comparingLong(…).thenComparing(…): the
+            // ahead-of-time cache holds ours, not those the JDK's own default methods make (cold start)
+            functions.sort((a, b) -> {
+                int byValue = Long.compare(a.value(), b.value());
+                return byValue != 0 ? byValue : a.name().compareTo(b.name());
+            });
             symbolTable = new SymbolTable(functions.stream().mapToLong(ElfSymbol::value).toArray(),
                     functions.stream().mapToLong(ElfSymbol::size).toArray(),
                     functions.stream().map(ElfSymbol::name).toArray(String[]::new));

@@ -3,7 +3,6 @@ package dev.jompd.core.unwind;
 import dev.jompd.core.target.LoadedModule;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 
@@ -22,7 +21,7 @@ final class ModuleMap {
                 found.add(new Mapping(segments[i] + module.loadBias(), segments[i + 1] + module.loadBias(), module, info));
             }
         }
-        found.sort(Comparator.comparing(Mapping::start, Long::compareUnsigned));
+        found.sort((a, b) -> Long.compareUnsigned(a.start(), b.start())); // not Comparator.comparing: cold start
         this.mappings = found.toArray(Mapping[]::new);
     }
 

@@ -381,35 +381,31 @@ public final class Unwinder implements AutoCloseable {
         DwarfExpression.Registers source = registerSource(registers, known);
         for (int r = 0; r < CallFrameInfo.REGISTER_COUNT; r++) {
             UnwindRule rule = row.rule(r);
-            switch (rule) {
-                case UnwindRule.Undefined undefined -> callerKnown[r] = false;
-                case UnwindRule.SameValue same -> { }
-                case UnwindRule.AtCfaOffset(long offset) -> {
-                    caller[r] = readLong(cfa + offset);
-                    callerKnown[r] = true;
+            // instanceof, not a pattern switch: that one dispatches through a class made at run time, slow
+            // in the interpreter for every register of every frame (cold start)
+            if (rule instanceof UnwindRule.Undefined) {
+                callerKnown[r] = false;
+            } else if (rule instanceof UnwindRule.AtCfaOffset(long offset)) {
+                caller[r] = readLong(cfa + offset);
+                callerKnown[r] = true;
+            } else if (rule instanceof UnwindRule.ValueCfaOffset(long offset)) {
+                caller[r] = cfa + offset;
+                callerKnown[r] = true;
+            } else if (rule instanceof UnwindRule.InRegister(int other)) {
+                if (other < registers.length) {
+                    caller[r] = registers[other];
+                    callerKnown[r] = known[other];
+                } else {
+                    callerKnown[r] = false;
                 }
-                case UnwindRule.ValueCfaOffset(long offset) -> {
-                    caller[r] = cfa + offset;
-                    callerKnown[r] = true;
-                }
-                case UnwindRule.InRegister(int other) -> {
-                    if (other < registers.length) {
-                        caller[r] = registers[other];
-                        callerKnown[r] = known[other];
-                    } else {
-                        callerKnown[r] = false;
-                    }
-                }
-                case UnwindRule.AtExpression(var expression) -> {
-                    caller[r] = readLong(DwarfExpression.evaluate(expression, OptionalLong.of(cfa), source, this::read));
-                    callerKnown[r] = true;
-                }
-                case UnwindRule.ValueExpression(var expression) -> {
-                    caller[r] = DwarfExpression.evaluate(expression, OptionalLong.of(cfa), source, this::read);
-                    callerKnown[r] = true;
-                }
-                default -> { }
+            } else if (rule instanceof UnwindRule.AtExpression(var expression)) {
+                caller[r] = readLong(DwarfExpression.evaluate(expression, OptionalLong.of(cfa), source, this::read));
+                callerKnown[r] = true;
+            } else if (rule instanceof UnwindRule.ValueExpression(var expression)) {
+                caller[r] = DwarfExpression.evaluate(expression, OptionalLong.of(cfa), source, this::read);
+                callerKnown[r] = true;
             }
+            // SameValue (and any other rule): the caller's register stays as it is
         }
         if (row.rule(RSP) instanceof UnwindRule.SameValue) {
             caller[RSP] = cfa; // the caller's stack pointer is the CFA unless a rule says otherwise

@@ -2,7 +2,6 @@ package dev.jompd.core.target.core;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -27,7 +26,8 @@ final class AddressRanges {
     static AddressRanges of(List<Range> ranges) {
         List<Range> sorted = new ArrayList<>(ranges.stream()
                 .filter(range -> Long.compareUnsigned(range.start(), range.end()) < 0)
-                .sorted(Comparator.comparing(Range::start, Long::compareUnsigned))
+                // a lambda of ours, not Comparator.comparing's: the ahead-of-time cache holds ours, not the JDK's
+                .sorted((a, b) -> Long.compareUnsigned(a.start(), b.start()))
                 .toList());
         long[] starts = new long[sorted.size()];
         long[] ends = new long[sorted.size()];

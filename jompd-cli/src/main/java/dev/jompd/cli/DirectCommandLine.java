@@ -1,0 +1,161 @@
+package dev.jompd.cli;
+
+import java.io.BufferedWriter;
+import java.io.OutputStream;
+import java.io.OutputStreamWriter;
+import java.io.PrintWriter;
+import java.nio.charset.Charset;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The plain {@code inspect} and {@code diagnose} command lines, read without picocli: building picocli's model
+ * of jompd's commands (reflection over their annotations, proxies, some 180 classes that the ahead-of-time
+ * cache cannot hold because picocli is Java 5 bytecode) costs a cold {@code jompd inspect} about 200 ms of
+ * its ~450. Only what this class fully understands is taken — {@code --core FILE} or {@code --pid PID}, {@code
+ * --exe}, {@code --solib-search-path}, {@code --json}, {@code --all}, {@code --stacks}, {@code --color}, each
+ * at most once, as {@code --name value} or {@code --name=value} — with the values picocli would give the
+ * fields; anything else (help, version, a usage error, an argument file, a value that looks like an option,
+ * any {@code picocli.*} system property) goes to picocli, so what a command line does does not depend on which
+ * of the two read it.
+ */
+final class DirectCommandLine {
+    private static final Set<String> FLAGS = Set.of("--json", "--all", "--stacks", "--aot-training");
+    private static final Set<String> VALUED = Set.of("--core", "--pid", "--exe", "--solib-search-path", "--color");
+
+    private DirectCommandLine() {}
+
+    /** The command {@code args} asks for, with its fields set as picocli would set them; empty: ask picocli. */
+    static Optional<InspectCommand> parse(String... args) {
+        if (args.length < 2 || !(args[0].equals("inspect") || args[0].equals("diagnose"))) {
+            return Optional.empty();
+        }
+        for (String name : System.getProperties().stringPropertyNames()) {
+            if (name.startsWith("picocli.")) {
+                return Optional.empty(); // picocli's own settings (tracing, quotes, end of options...)
+            }
+        }
+        InspectCommand command = args[0].equals("diagnose") ? new DiagnoseCommand() : new InspectCommand();
+        command.color = "auto";
+        InspectCommand.Target target = new InspectCommand.Target();
+        Set<String> seen = new HashSet<>();
+        for (int i = 1; i < args.length; i++) {
+            String arg = args[i];
+            String name = arg;
+            String value = null;
+            int equals = arg.indexOf('=');
+            if (arg.startsWith("--") && equals > 0) {
+                name = arg.substring(0, equals);
+                value = arg.substring(equals + 1);
+            }
+            if (!seen.add(name)) {
+                return Optional.empty();
+            }
+            if (FLAGS.contains(name)) {
+                if (value != null) {
+                    return Optional.empty(); // --stacks=true and the like: picocli's rules
+                }
+                switch (name) {
+                    case "--json" -> command.json = true;
+                    case "--all" -> command.all = true;
+                    case "--stacks" -> command.stacks = true;
+                    default -> command.aotTraining = true;
+                }
+                continue;
+            }
+            if (!VALUED.contains(name)) {
+                return Optional.empty();
+            }
+            if (value == null) {
+                if (i + 1 == args.length) {
+                    return Optional.empty();
+                }
+                value = args[++i];
+            }
+            if (value.isEmpty() || value.startsWith("-") || value.startsWith("@") || value.contains("\0")) {
+                return Optional.empty();
+            }
+            try {
+                switch (name) {
+                    case "--core" -> target.core = Path.of(value);
+                    case "--pid" -> {
+                        if (!isPlainNumber(value)) {
+                            return Optional.empty();
+                        }
+                        target.pid = Long.valueOf(value);
+                    }
+                    case "--exe" -> command.executable = Path.of(value);
+                    case "--solib-search-path" -> {
+                        List<Path> directories = new ArrayList<>();
+                        for (String directory : value.split(":", -1)) {
+                            if (directory.isEmpty()) {
+                                return Optional.empty();
+                            }
+                            directories.add(Path.of(directory));
+                        }
+                        command.solibSearchPath = directories;
+                    }
+                    default -> command.color = value;
+                }
+            } catch (InvalidPathException e) {
+                return Optional.empty();
+            }
+        }
+        if ((target.core == null) == (target.pid == null)) {
+            return Optional.empty(); // exactly one of --core and --pid: picocli says which is missing or extra
+        }
+        command.target = target;
+        return Optional.of(command);
+    }
+
+    /** Decimal digits without a leading zero, at most 18: the same number to Long.valueOf and Long.decode. */
+    private static boolean isPlainNumber(String value) {
+        if (value.length() > 18 || value.charAt(0) == '0') {
+            return false;
+        }
+        for (int i = 0; i < value.length(); i++) {
+            if (value.charAt(i) < '0' || value.charAt(i) > '9') {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Runs a command this class parsed as picocli would run it: its output and error streams made as picocli
+     * makes them, its exit code returned, an exception it throws reported as Jompd's handler reports it.
+     */
+    static int execute(InspectCommand command) {
+        PrintWriter err = printWriter(System.err, charset(System.getProperty("sun.stderr.encoding")));
+        command.directOut = printWriter(System.out, charset(System.getProperty("sun.stdout.encoding")));
+        command.directErr = err;
+        try {
+            Integer code = command.call();
+            return code == null ? 0 : code;
+        } catch (Exception exception) {
+            return Jompd.internalError(exception, err);
+        }
+    }
+
+    /** picocli's CommandLine.newPrintWriter: buffered, flushed at each println. */
+    private static PrintWriter printWriter(OutputStream stream, Charset charset) {
+        return new PrintWriter(new BufferedWriter(new OutputStreamWriter(stream, charset)), true);
+    }
+
+    /** picocli's CommandLine.charsetForName: the stream's console encoding, else the default charset. */
+    private static Charset charset(String name) {
+        if (name == null) {
+            return Charset.defaultCharset();
+        }
+        try {
+            return Charset.forName("cp65001".equalsIgnoreCase(name) ? "UTF-8" : name);
+        } catch (Exception e) {
+            return Charset.defaultCharset();
+        }
+    }
+}

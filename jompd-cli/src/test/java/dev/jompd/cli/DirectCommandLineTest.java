@@ -1,0 +1,80 @@
+package dev.jompd.cli;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import picocli.CommandLine;
+
+import java.util.List;
+import java.util.Optional;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The command lines jompd reads without picocli give the command picocli would give; the rest go to picocli. */
+class DirectCommandLineTest {
+
+    /** What a parsed command would do: its class and every option's value. */
+    private static List<Object> fields(InspectCommand command) {
+        return List.of(command.getClass(), Optional.ofNullable(command.target.core), Optional.ofNullable(command.target.pid),
+                Optional.ofNullable(command.executable), command.solibSearchPath, command.json, command.all, command.stacks,
+                command.color, command.aotTraining);
+    }
+
+    private static InspectCommand byPicocli(String... args) {
+        CommandLine.ParseResult result = new CommandLine(new Jompd()).parseArgs(args);
+        return (InspectCommand) result.subcommand().commandSpec().userObject();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+            "inspect --core /tmp/core",
+            "inspect --core=/tmp/core --stacks --color=never",
+            "inspect --stacks --core /tmp/core --color never --json --all",
+            "diagnose --core /tmp/core --json",
+            "diagnose --pid 1234",
+            "inspect --pid 99 --stacks",
+            "inspect --core core --exe ./prog --solib-search-path /a:/b/c",
+            "inspect --core /tmp/a=b --solib-search-path=/lib",
+            "inspect --core /tmp/core --stacks --aot-training",
+            "diagnose --core /tmp/core --aot-training --color always"})
+    void readsWhatPicocliReads(String commandLine) {
+        String[] args = commandLine.split(" ");
+        Optional<InspectCommand> direct = DirectCommandLine.parse(args);
+        assertThat(direct).as(commandLine).isPresent();
+        assertThat(fields(direct.get())).as(commandLine).isEqualTo(fields(byPicocli(args)));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+            "inspect", "diagnose", "run ./prog", "--version", "inspect --help", "inspect -h", "diagnose --core c -V",
+            "inspect --core a --core b", "inspect --core a --pid 1", "inspect --stacks", "inspect --core",
+            "inspect --core --stacks", "inspect --core -x", "inspect --core @args", "inspect @args",
+            "inspect --core c --stacks --stacks", "inspect --core c --stacks=true", "inspect --core= ",
+            "inspect --pid 0x10", "inspect --pid 010", "inspect --pid -5", "inspect --pid 12345678901234567890",
+            "inspect --core c --solib-search-path a::b", "inspect --core c --solib-search-path :a",
+            "inspect --core c --unknown", "inspect --core c extra", "inspect --cor c", "inspect --core c --"})
+    void leavesEverythingElseToPicocli(String commandLine) {
+        assertThat(DirectCommandLine.parse(commandLine.split(" "))).as(commandLine).isEmpty();
+    }
+
+    @Test
+    void aPicocliSettingSendsTheCommandLineToPicocli() {
+        System.setProperty("picocli.trace", "OFF");
+        try {
+            assertThat(DirectCommandLine.parse("inspect", "--core", "/tmp/core")).isEmpty();
+        } finally {
+            System.clearProperty("picocli.trace");
+        }
+        assertThat(DirectCommandLine.parse("inspect", "--core", "/tmp/core")).isPresent();
+    }
+
+    @Test
+    void eachReadCommandLineIsOnePicocliAccepts() {
+        for (String commandLine : List.of("inspect --core c --exe e --solib-search-path a:b --json --all --stacks --color=x",
+                "diagnose --pid 7 --stacks")) {
+            String[] args = commandLine.split(" ");
+            assertThat(DirectCommandLine.parse(args)).isPresent();
+            byPicocli(args); // throws when picocli would reject it
+        }
+    }
+}
