@@ -16,7 +16,7 @@ class RequestHandlersTest {
         assertThat(new RequestHandlers().commands()).containsExactlyInAnyOrder("initialize", "launch", "attach",
                 "configurationDone", "setBreakpoints", "setFunctionBreakpoints", "setExceptionBreakpoints", "threads",
                 "stackTrace", "scopes", "variables", "evaluate", "continue", "next", "stepIn", "stepOut", "pause",
-                "readMemory", "disconnect", "terminate", "jompd/openmpTree", "jompd/parallelStacks",
+                "readMemory", "source", "disconnect", "terminate", "jompd/openmpTree", "jompd/parallelStacks",
                 "jompd/focusThread");
     }
 
