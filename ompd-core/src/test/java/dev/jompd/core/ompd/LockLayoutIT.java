@@ -34,12 +34,6 @@ class LockLayoutIT {
         assertThat(layout.versions()).contains(Integer.toString(version));
         StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.PARALLEL, "2").onRuntime(version));
         List<String> expressions = new ArrayList<>();
-        layout.members().forEach((name, member) -> {
-            String type = name.substring(0, name.indexOf('.'));
-            String field = name.substring(name.indexOf('.') + 1);
-            expressions.add("(long)&((" + type + "*)0)->" + field);
-            expressions.add("(long)sizeof(((" + type + "*)0)->" + field + ")");
-        });
         layout.indirectTags().keySet().forEach(kind -> expressions.add("(long)locktag_" + kind));
         layout.directTags().keySet().forEach(kind -> expressions.add("(long)lockseq_" + kind));
         expressions.add("(long)sizeof(kmp_indirect_lock_t)");
@@ -47,15 +41,8 @@ class LockLayoutIT {
                 + layout.nextWaitingAnchor());
         expressions.add("(long)sizeof(((kmp_base_info_t*)0)->th_next_waiting)");
         expressions.add("(long)sizeof(__kmp_i_lock_table)");
-        Map<String, GdbProbe.Value> truth = fixture.gdb().evaluate(expressions);
+        Map<String, GdbProbe.Value> truth = LayoutMembersAgainstDwarf.check(fixture, layout.members(), expressions);
 
-        layout.members().forEach((name, member) -> {
-            String type = name.substring(0, name.indexOf('.'));
-            String field = name.substring(name.indexOf('.') + 1);
-            assertThat(truth.get("(long)&((" + type + "*)0)->" + field).asLong()).as(name + " offset").isEqualTo(member.offset());
-            assertThat(truth.get("(long)sizeof(((" + type + "*)0)->" + field + ")").asLong()).as(name + " size")
-                    .isEqualTo(member.size());
-        });
         layout.indirectTags().forEach((kind, tag) ->
                 assertThat(truth.get("(long)locktag_" + kind).asLong()).as("locktag_" + kind).isEqualTo((long) tag));
         // KMP_GET_D_TAG(seq) = seq << 1 | 1

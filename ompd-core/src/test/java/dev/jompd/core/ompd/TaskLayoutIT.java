@@ -10,7 +10,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -30,23 +29,8 @@ class TaskLayoutIT {
         TaskLayout layout = TaskLayout.shipped();
         assertThat(layout.versions()).contains(Integer.toString(version));
         StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.PARALLEL, "2").onRuntime(version));
-        List<String> expressions = new ArrayList<>();
-        layout.members().forEach((name, member) -> {
-            String type = name.substring(0, name.indexOf('.'));
-            String field = name.substring(name.indexOf('.') + 1);
-            expressions.add("(long)&((" + type + "*)0)->" + field);
-            expressions.add("(long)sizeof(((" + type + "*)0)->" + field + ")");
-        });
-        expressions.add("(long)cancel_noreq");
-        expressions.add("(long)cancel_taskgroup");
-        Map<String, GdbProbe.Value> truth = fixture.gdb().evaluate(expressions);
-        layout.members().forEach((name, member) -> {
-            String type = name.substring(0, name.indexOf('.'));
-            String field = name.substring(name.indexOf('.') + 1);
-            assertThat(truth.get("(long)&((" + type + "*)0)->" + field).asLong()).as(name + " offset").isEqualTo(member.offset());
-            assertThat(truth.get("(long)sizeof(((" + type + "*)0)->" + field + ")").asLong()).as(name + " size")
-                    .isEqualTo(member.size());
-        });
+        Map<String, GdbProbe.Value> truth = LayoutMembersAgainstDwarf.check(fixture, layout.members(),
+                List.of("(long)cancel_noreq", "(long)cancel_taskgroup"));
         assertThat(layout.members()).containsKeys("kmp_taskdata_t.td_incomplete_child_tasks", "kmp_taskdata_t.td_taskgroup",
                 "kmp_taskgroup_t.count", "kmp_taskgroup_t.parent");
         assertThat(truth.get("(long)cancel_noreq").asLong()).isZero();
