@@ -36,7 +36,9 @@ jompd_log "$fixture $* (pid $program) holds at its marker; jompd inspects it liv
 
 jompd_log "taking a core of the same state with gdb, then inspecting the core"
 gdb -batch -nx -p "$program" -ex "gcore $work/core" >/dev/null 2>&1
-"$jompd" inspect --core "$work/core" --exe "$work/$fixture"
+"$jompd" inspect --core "$work/core" --exe "$work/$fixture" --stacks
+jompd_log "why the threads wait: $jompd diagnose --core $work/core"
+"$jompd" diagnose --core "$work/core" --exe "$work/$fixture"
 
 echo >&3
 wait $program || true
