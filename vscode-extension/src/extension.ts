@@ -4,7 +4,7 @@
 import * as fs from 'fs';
 import * as vscode from 'vscode';
 import { checkConfiguration } from './debugConfiguration';
-import { buildTree, ICONS, lwpOfName, messageTree, noStopMessage, parseReport, TreeNode } from './openmpTree';
+import { buildTree, ICONS, lwpOfName, messageTree, noStopMessage, parseReport, startsExpanded, TreeNode } from './openmpTree';
 import { FrameIndex, ParallelStacksPanel } from './parallelStacksPanel';
 import { locateServer } from './serverLocator';
 
@@ -143,8 +143,7 @@ class OpenMpTreeProvider implements vscode.TreeDataProvider<TreeNode> {
 
   getTreeItem(node: TreeNode): vscode.TreeItem {
     const item = new vscode.TreeItem(node.label, node.children.length === 0 ? vscode.TreeItemCollapsibleState.None
-      : node.kind === 'process' || node.kind === 'region' || node.kind === 'stoppedThread'
-        ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
+      : startsExpanded(node.kind) ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
     item.id = node.id;
     item.description = node.description;
     item.tooltip = node.tooltip;

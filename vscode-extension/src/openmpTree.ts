@@ -47,6 +47,30 @@ export interface InspectRegion {
   toolData: ToolData; icvs: Record<string, string>;
 }
 
+/** A device the runtime initialised, as the jompd-recorder saw it (device_initialize, device_load, target events). */
+export interface InspectDevice {
+  device: number; type: string;
+  initializeTimeNanos?: string; finalizeTimeNanos?: string;
+  loads?: number; // code images loaded onto the device
+  tracing?: 'unknown' | 'unavailable' | 'started' | 'failed' | 'stopped';
+  entryPoints?: string[]; // the device tracing entry points the device's lookup returned
+  targetRegions?: number; // target regions whose begin events the host threads' rings still hold
+  lastTarget?: { kind: string; codeptr: string; timeNanos: string; lwp?: number };
+  summary?: string; // the device in one sentence, as the text report shows it
+}
+
+/** What the jompd-recorder (an OMPT tool in the program) kept; present only when the program runs with it. */
+export interface InspectRecorder {
+  module: string;
+  monitoring: 'unknown' | 'on' | 'paused' | 'ended';
+  ringCapacity: number;
+  newestEventNanos?: string;
+  registrations: Record<string, string>;
+  lockHolders: { waitId: string; kind: string; holderLwp: number | null; waiterLwps: number[] }[];
+  deadlocks: number[][];
+  devices: InspectDevice[];
+}
+
 export interface InspectReport {
   schema: string;
   target: { kind: string; name: string; runtime: string; ompVersion: number;
@@ -58,12 +82,12 @@ export interface InspectReport {
   regions: InspectRegion[];
   threads: InspectThread[];
   problems: string[];
-  recorder?: Record<string, unknown>; // report module, with the jompd-recorder
+  recorder?: InspectRecorder; // report module, with the jompd-recorder
   stacks?: Record<string, unknown>; // report module, with --stacks (parallel stacks)
 }
 
 export type NodeKind = 'process' | 'region' | 'thread' | 'stoppedThread' | 'task' | 'icvs' | 'icv' | 'idle' | 'problems'
-  | 'message';
+  | 'message' | 'whyHere' | 'sentence' | 'devices' | 'device';
 
 /**
  * Each row kind's codicon. Only names VS Code 1.96 knows (test/codicons-1.96.txt, checked by a unit test):
@@ -72,8 +96,28 @@ export type NodeKind = 'process' | 'region' | 'thread' | 'stoppedThread' | 'task
 export const ICONS: Record<NodeKind, string> = {
   process: 'server-process', region: 'type-hierarchy', thread: 'pulse', stoppedThread: 'debug-stackframe',
   task: 'tasklist', icvs: 'symbol-variable', icv: 'symbol-constant', idle: 'debug-pause', problems: 'warning',
-  message: 'info',
+  message: 'info', whyHere: 'question', sentence: 'comment', devices: 'circuit-board', device: 'chip',
 };
+
+/** Rows shown open: the picture's top, the thread that stopped, a thread's "why here" and the devices. */
+export function startsExpanded(kind: NodeKind): boolean {
+  return kind === 'process' || kind === 'region' || kind === 'stoppedThread' || kind === 'whyHere' || kind === 'devices';
+}
+
+/** Longest label a sentence row gets; the whole sentence is its tooltip. */
+export const SENTENCE_LABEL_LENGTH = 100;
+
+/** {@code text} cut to at most {@code max} characters, at a space where one is near the end, marked with "…". */
+export function truncated(text: string, max: number = SENTENCE_LABEL_LENGTH): string {
+  if (text.length <= max) return text;
+  const space = text.lastIndexOf(' ', max - 1);
+  return `${text.slice(0, space > max / 2 ? space : max - 1).trimEnd()}…`;
+}
+
+/** A row of one sentence of the recorder's: the label cut when long, the whole sentence on hover. */
+function sentenceNode(id: string, sentence: string): TreeNode {
+  return { id, kind: 'sentence', label: truncated(sentence), tooltip: sentence, children: [] };
+}
 
 /** One row of the tree. {@code tooltip} lists ICVs, so they show on hover as well as on expansion. */
 export interface TreeNode {
@@ -208,13 +252,43 @@ function threadNode(thread: InspectThread, stoppedLwp: number | undefined, teamS
     description: `${stopped ? 'stopped here · ' : ''}${thread.name !== undefined && thread.lwp !== undefined
       ? `LWP ${thread.lwp}` : shortState(thread.state)}`,
     tooltip: icvTooltip(`OpenMP thread ${number}${stopped ? ' (the thread that stopped)' : ''}`, thread.icvs, extra),
-    children: [icvNodes(id, thread.icvs), ...thread.tasks.map((task, i) => taskNode(thread, task, i, kinds[i]))],
+    children: [...whyHereNodes(id, thread.whyHere ?? []), icvNodes(id, thread.icvs),
+      ...thread.tasks.map((task, i) => taskNode(thread, task, i, kinds[i]))],
+  };
+}
+
+/** The recorder's "why is this thread here", one row per sentence; none without the recorder. */
+function whyHereNodes(threadId: string, sentences: string[]): TreeNode[] {
+  if (sentences.length === 0) return [];
+  const id = `${threadId}/whyHere`;
+  return [{ id, kind: 'whyHere', label: 'why here', description: 'jompd-recorder', tooltip: sentences.join('\n'),
+    children: sentences.map((sentence, i) => sentenceNode(`${id}/${i}`, sentence)) }];
+}
+
+const TRACING: Record<NonNullable<InspectDevice['tracing']>, string> = {
+  unknown: 'tracing state unknown', unavailable: 'no device tracing', started: 'tracing on', failed: 'tracing failed',
+  stopped: 'tracing stopped',
+};
+
+/** A device the recorder saw initialised: its number and type, whether it was finalised, its tracing; the summary below. */
+function deviceNode(device: InspectDevice, index: number): TreeNode {
+  const id = `devices/${index}/${device.device}`;
+  const label = `device ${device.device} (${device.type === '' ? 'type not given' : device.type})`;
+  const state = [...(device.finalizeTimeNanos !== undefined ? ['finalised'] : []),
+    ...(device.tracing !== undefined ? [TRACING[device.tracing] ?? `tracing ${device.tracing}`] : [])];
+  const entryPoints = device.entryPoints !== undefined && device.entryPoints.length > 0
+    ? [`tracing entry points: ${device.entryPoints.join(', ')}`] : [];
+  return {
+    id, kind: 'device', label, description: state.length > 0 ? state.join(' · ') : undefined,
+    tooltip: [device.summary ?? label, ...entryPoints].join('\n'),
+    children: device.summary !== undefined ? [sentenceNode(`${id}/summary`, device.summary)] : [],
   };
 }
 
 /**
  * The tree: the process (its ICVs), then the outermost regions, each with its nested regions and the
- * threads whose innermost region it is (with their task chains); threads in no team; problems, if any.
+ * threads whose innermost region it is (with their task chains and, with the jompd-recorder, why each is
+ * where it is); threads in no team; with the recorder, the devices it saw initialised; problems, if any.
  * The thread whose LWP is {@code stoppedLwp} (the one that hit the breakpoint or stepped) is marked.
  */
 export function buildTree(report: InspectReport, stoppedLwp?: number): TreeNode[] {
@@ -257,6 +331,12 @@ export function buildTree(report: InspectReport, stoppedLwp?: number): TreeNode[
   if (idle.length > 0) {
     nodes.push({ id: 'idle', kind: 'idle', label: 'Threads in no team', description: `${idle.length}`,
       children: idle.map((t) => threadNode(t, stoppedLwp)) });
+  }
+  const devices = report.recorder?.devices ?? [];
+  if (devices.length > 0) {
+    nodes.push({ id: 'devices', kind: 'devices', label: 'Devices', description: `${devices.length} · jompd-recorder`,
+      tooltip: 'The devices the OpenMP runtime initialised, as the jompd-recorder saw them',
+      children: devices.map(deviceNode) });
   }
   if (report.problems.length > 0) {
     nodes.push({ id: 'problems', kind: 'problems', label: 'Problems', description: `${report.problems.length}`,

@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as path from 'path';
-import { buildTree, ICONS, icvTooltip, InspectTask, lwpOfName, noStopMessage, parseReport, SchemaError, shortState, taskKinds, TreeNode }
-  from '../src/openmpTree';
+import { buildTree, ICONS, icvTooltip, InspectRecorder, InspectTask, lwpOfName, noStopMessage, parseReport, SchemaError,
+  SENTENCE_LABEL_LENGTH, shortState, startsExpanded, taskKinds, TreeNode, truncated } from '../src/openmpTree';
 
 const toolData = { value: '0', ptr: '0x0' };
 
@@ -150,4 +150,83 @@ test('the report module\'s fields are used when the server sends them', () => {
   assert.equal(thread.description, 'LWP 100');
   const first = thread.children.find((n) => n.kind === 'task');
   assert.deepEqual([first?.label, first?.description], ['level 1 explicit task (suspended)', 'fib']);
+});
+
+/** The recorder's part of a document, as JsonReport writes it for recorder_deadlock and recorder_offload (README). */
+function withRecorder(devices: InspectRecorder['devices']): { threads: Record<string, unknown>[]; recorder: InspectRecorder;
+    problems: string[] } {
+  const doc = report() as { threads: Record<string, unknown>[]; recorder: InspectRecorder; problems: string[] };
+  doc.threads[0].whyHere = ['entered an explicit barrier at waits.c:40 (-812.000 ms)'];
+  doc.threads[1].whyHere = ['asked for nested queuing lock 0x5555555580a0 at recorder_deadlock.c:59 (-12 us)',
+    'waits for lock 0x5555555580a0, asked for at recorder_deadlock.c:59 (-12 us), which LWP 5664 (omp 2/3 · level 1 · '
+      + 'wait_lock) acquired at recorder_deadlock.c:52 (-5.003 ms) and holds'];
+  doc.threads[2].whyHere = [];
+  doc.recorder = { module: '/root/.cache/jompd/recorder/1f/libjompd-recorder.so', monitoring: 'on', ringCapacity: 1024,
+    newestEventNanos: '81234567890', registrations: { ompt_callback_mutex_acquire: 'always' },
+    lockHolders: [{ waitId: '0x5555555580a0', kind: 'nest_lock', holderLwp: 5664, waiterLwps: [101] }],
+    deadlocks: [[101, 5664]], devices };
+  return doc;
+}
+
+const offloadDevice: InspectRecorder['devices'][number] = {
+  device: 0, type: 'generic-64bit', initializeTimeNanos: '81227878000', loads: 1, tracing: 'unavailable',
+  entryPoints: ['ompt_get_device_num_procs', 'ompt_get_device_time'], targetRegions: 2,
+  lastTarget: { kind: 'target', codeptr: '0x55555555520f', timeNanos: '81234563890', lwp: 8376 },
+  summary: 'device 0 (generic-64bit): initialised (-6.689 ms), 1 code image loaded (17192 bytes), 2 target regions, last: '
+    + 'target at recorder_offload.c:29 by LWP 8376 (omp 0/1 · level 0 · work_serial) (-4 us); tracing unavailable: the '
+    + 'device\'s lookup offers no ompt_start_trace, so no device-side records',
+};
+
+test('a thread the recorder explains has a "why here" row first, one row per sentence, long ones cut', () => {
+  const roots = buildTree(parseReport(withRecorder([offloadDevice])));
+  const threads = find(roots, (n) => n.kind === 'thread');
+  const why = (thread: TreeNode) => thread.children.filter((n) => n.kind === 'whyHere');
+  assert.equal(why(threads[0])[0], threads[0].children[0], 'why here comes before the ICVs and tasks');
+  assert.deepEqual(why(threads[0])[0].children.map((n) => [n.label, n.tooltip]),
+    [['entered an explicit barrier at waits.c:40 (-812.000 ms)', 'entered an explicit barrier at waits.c:40 (-812.000 ms)']]);
+  const waiting = why(threads[1])[0];
+  assert.equal(waiting.label, 'why here');
+  assert.equal(waiting.children.length, 2);
+  const long = waiting.children[1];
+  assert.ok(long.label.length <= SENTENCE_LABEL_LENGTH && long.label.endsWith('…'), long.label);
+  assert.ok(long.tooltip?.startsWith(long.label.slice(0, -1)), 'the label is the sentence\'s beginning');
+  assert.match(long.tooltip ?? '', /which LWP 5664 .* acquired at recorder_deadlock\.c:52 \(-5\.003 ms\) and holds$/);
+  assert.match(waiting.tooltip ?? '', /^asked for nested queuing lock .*\nwaits for lock /, 'every sentence on hover');
+  assert.deepEqual([why(threads[2]), why(threads[3])], [[], []], 'no row for an empty whyHere or none');
+  assert.ok(startsExpanded('whyHere'), 'the sentences show when the thread is opened');
+});
+
+test('the devices the recorder saw are a top-level node, each with its tracing state and summary', () => {
+  const doc = withRecorder([offloadDevice, { device: 1, type: '', tracing: 'started', finalizeTimeNanos: '81234567000',
+    entryPoints: [], summary: 'device 1 (type not given): initialised (-2 ms), finalised (-1 us), 0 target regions; tracing on, 3 records received' }]);
+  doc.problems = ['thread gtid 3: cannot read th_team'];
+  const roots = buildTree(parseReport(doc));
+  assert.deepEqual(roots.map((n) => n.kind), ['process', 'region', 'idle', 'devices', 'problems']);
+  const devices = roots[3];
+  assert.deepEqual([devices.label, devices.description], ['Devices', '2 · jompd-recorder']);
+  assert.ok(startsExpanded('devices'));
+  const [zero, one] = devices.children;
+  assert.deepEqual([zero.kind, zero.label, zero.description], ['device', 'device 0 (generic-64bit)', 'no device tracing']);
+  assert.equal(zero.tooltip, `${offloadDevice.summary}\ntracing entry points: ompt_get_device_num_procs, ompt_get_device_time`);
+  assert.deepEqual(zero.children.map((n) => [n.kind, n.tooltip]), [['sentence', offloadDevice.summary]]);
+  assert.ok(zero.children[0].label.endsWith('…') && zero.children[0].label.length <= SENTENCE_LABEL_LENGTH);
+  assert.deepEqual([one.label, one.description, one.children[0].tooltip],
+    ['device 1 (type not given)', 'finalised · tracing on', 'device 1 (type not given): initialised (-2 ms), finalised (-1 us), 0 target regions; tracing on, 3 records received']);
+  const ids = find(roots, () => true).map((n) => n.id);
+  assert.equal(new Set(ids).size, ids.length, 'ids stay unique with the recorder\'s rows');
+});
+
+test('without the recorder, or with no device initialised, there is no why-here row and no Devices node', () => {
+  const recorderRows = (nodes: TreeNode[]) => find(nodes, (n) => ['whyHere', 'sentence', 'devices', 'device'].includes(n.kind));
+  assert.deepEqual(recorderRows(buildTree(parseReport(report()))), []);
+  const hostOnly = buildTree(parseReport(withRecorder([])));
+  assert.deepEqual(hostOnly.map((n) => n.kind), ['process', 'region', 'idle']);
+  assert.equal(find(hostOnly, (n) => n.kind === 'whyHere').length, 2, 'why here still shows');
+});
+
+test('sentences are cut at a space near the limit, short ones kept whole', () => {
+  assert.equal(truncated('waits at a barrier'), 'waits at a barrier');
+  assert.equal(truncated('a'.repeat(SENTENCE_LABEL_LENGTH)), 'a'.repeat(SENTENCE_LABEL_LENGTH));
+  assert.equal(truncated('one two three four', 12), 'one two…');
+  assert.equal(truncated('x'.repeat(30), 10), `${'x'.repeat(9)}…`, 'no space: cut at the limit');
 });
