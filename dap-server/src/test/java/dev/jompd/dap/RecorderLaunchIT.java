@@ -66,8 +66,12 @@ class RecorderLaunchIT {
                 Map<String, String> threadRows = OpenMpExpectations.scopeVariables(client, scopes, "OpenMP thread");
                 assertThat(threadRows).containsKeys("why here", "recent events");
                 String why = String.join("\n", children(client, scopes, "OpenMP thread", "why here"));
+                // the OpenMP view's input: the jompd/openmpTree answer's whyHere for the same thread
+                String whyInTree = String.join("\n", treeThread(tree, facts.thread(k).lwp()).getAsJsonArray("whyHere")
+                        .asList().stream().map(JsonElement::getAsString).toList());
                 for (String fragment : RecorderLibrary.deadlockWhyHere(facts, k)) {
                     assertThat(why).as("why thread %d is here", k).contains(fragment);
+                    assertThat(whyInTree).as("why thread %d is here, in jompd/openmpTree", k).contains(fragment);
                 }
             }
             String console = client.body("evaluate", args("expression", "ompd tree", "context", "repl")).get("result").getAsString();
@@ -118,8 +122,27 @@ class RecorderLaunchIT {
                         .contains(regions + (regions == 1 ? " target region" : " target regions"))
                         .contains("by LWP " + facts.thread(0).lwp()).contains("tracing unavailable");
             }
+            // the OpenMP view's input: recorder.devices[] of the jompd/openmpTree answer, one per device used
+            List<JsonObject> treeDevices = client.body("jompd/openmpTree", null).getAsJsonObject("recorder").getAsJsonArray("devices")
+                    .asList().stream().map(JsonElement::getAsJsonObject).toList();
+            for (int device = 0; device < facts.number("devices_used"); device++) {
+                final int number = device;
+                assertThat(treeDevices).as("device %d in jompd/openmpTree", device)
+                        .anySatisfy(d -> {
+                            assertThat(d.get("device").getAsInt()).isEqualTo(number);
+                            assertThat(d.get("tracing").getAsString()).isEqualTo("unavailable");
+                            assertThat(d.get("summary").getAsString()).isEqualTo(process.get("device " + number));
+                        });
+            }
             client.request("disconnect", null);
         }
+    }
+
+    /** The thread of the jompd/openmpTree answer whose LWP is {@code lwp}. */
+    private static JsonObject treeThread(JsonObject tree, long lwp) {
+        return tree.getAsJsonArray("threads").asList().stream().map(JsonElement::getAsJsonObject)
+                .filter(t -> t.has("lwp") && t.get("lwp").getAsLong() == lwp).findFirst()
+                .orElseThrow(() -> new AssertionError("no thread with LWP " + lwp + " in jompd/openmpTree"));
     }
 
     /** The values of the children of the variable {@code name} in scope {@code scopeName}. */
