@@ -51,8 +51,18 @@ public record RecordedEvent(long sequence, long timeNanos, int callbackId, int e
         if (parallelId != 0) {
             text.append(" parallel ").append(parallelId);
         }
+        // the target callbacks' operations keep the target region's id where other events keep a task's
+        boolean targetOperation = callback().filter(c -> c == OmptCallback.TARGET_DATA_OP
+                || c == OmptCallback.TARGET_DATA_OP_EMI || c == OmptCallback.TARGET_SUBMIT
+                || c == OmptCallback.TARGET_SUBMIT_EMI).isPresent();
         if (taskId != 0) {
-            text.append(" task ").append(taskId);
+            text.append(targetOperation ? " target " : " task ").append(taskId);
+        }
+        if (callback().filter(c -> c == OmptCallback.TARGET || c == OmptCallback.TARGET_EMI).isPresent()) {
+            if (value != 0) {
+                text.append(" target ").append(value);
+            }
+            text.append(" device ").append(aux);
         }
         if (callback().filter(c -> c == OmptCallback.MUTEX_ACQUIRE || c == OmptCallback.MUTEX_ACQUIRED
                 || c == OmptCallback.MUTEX_RELEASED || c == OmptCallback.NEST_LOCK).isPresent()) {
