@@ -317,29 +317,25 @@ public final class ParallelStacks {
         String innermost = run.getLast().function().orElse("");
         String all = String.join(" ", run.stream().map(f -> f.function().orElse("")).toList());
         String region = thread.region().map(r -> " of region " + r).orElse("");
-        String meaning;
-        if (all.contains("__kmp_fork_barrier") && !all.contains("__kmp_invoke")) {
-            meaning = "idle in the thread pool, waiting for work";
-        } else if (all.contains("__kmp_join_barrier")) {
-            meaning = "waiting at the implicit barrier at the end" + region;
-        } else if (all.contains("barrier") && !innermost.contains("invoke") && !innermost.contains("fork_call")) {
-            meaning = "waiting at a barrier" + region;
-        } else if (all.contains("critical")) {
-            meaning = "waiting to enter a critical section";
-        } else if (all.contains("acquire") && all.contains("lock")) {
-            meaning = "waiting for a lock";
-        } else if (all.contains("taskwait")) {
-            meaning = "waiting at a taskwait";
-        } else if (all.contains("__kmpc_end_taskgroup")) {
-            meaning = "waiting at the end of a taskgroup";
-        } else if (all.contains("__kmp_invoke_microtask") || all.contains("__kmp_invoke_task")
-                || all.contains("fork_call") || all.contains("__kmp_launch")) {
-            meaning = "runs the OpenMP code below";
-        } else {
-            meaning = "in " + innermost;
-        }
+        String meaning = switch (ThreadWait.runtimeRun(run.reversed())) {
+            case IDLE -> "idle in the thread pool, waiting for work";
+            case IMPLICIT_BARRIER -> "waiting at the implicit barrier at the end" + region;
+            // a barrier's run that ends in the code it runs (a task taken while waiting) is no wait
+            case BARRIER -> innermost.contains("invoke") || innermost.contains("fork_call")
+                    ? runsCodeOrIn(all, innermost) : "waiting at a barrier" + region;
+            case CRITICAL -> "waiting to enter a critical section";
+            case LOCK -> "waiting for a lock";
+            case TASKWAIT -> "waiting at a taskwait";
+            case TASKGROUP -> "waiting at the end of a taskgroup";
+            default -> runsCodeOrIn(all, innermost);
+        };
         return new Step("libomp: " + meaning + " (" + run.size() + " frame" + (run.size() == 1 ? "" : "s") + ")",
                 Optional.empty(), run.getFirst().module(), true, innermostMark.task().map(Task::id));
+    }
+
+    private static String runsCodeOrIn(String all, String innermost) {
+        return all.contains("__kmp_invoke_microtask") || all.contains("__kmp_invoke_task") || all.contains("fork_call")
+                || all.contains("__kmp_launch") ? "runs the OpenMP code below" : "in " + innermost;
     }
 
     private static List<Node> merge(List<ThreadStack> stacks) {

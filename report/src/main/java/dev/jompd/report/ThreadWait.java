@@ -117,7 +117,7 @@ record ThreadWait(OpenMpThread thread, Kind kind, String evidence, Optional<Plac
             }
             if (first < frames.size() && runtime(frames.get(first), runtimeModule)) {
                 int end = runEnd(frames, first, runtimeModule);
-                Kind kind = kindOfRun(frames.subList(first, end));
+                Kind kind = runtimeRun(frames.subList(first, end));
                 return new StackReading(kind, lastRuntimeStep(stack), callerOf(frames, end), innermost);
             }
             // The thread runs user code. If it runs it as a task taken from inside a barrier's wait, it has
@@ -128,7 +128,7 @@ record ThreadWait(OpenMpThread thread, Kind kind, String evidence, Optional<Plac
                     List<NativeFrame> run = frames.subList(i, end);
                     boolean runsTask = run.stream().map(f -> f.function().orElse(""))
                             .anyMatch(n -> n.contains("__kmp_invoke_task") && !n.contains("__kmp_invoke_task_func"));
-                    Kind below = kindOfRun(run);
+                    Kind below = runtimeRun(run);
                     if (runsTask && (below == Kind.BARRIER || below == Kind.IMPLICIT_BARRIER)) {
                         return new StackReading(Kind.TASK_AT_BARRIER, "a task's code above libomp's barrier wait ("
                                 + functionNames(run) + ")", callerOf(frames, end), innermost);
@@ -147,39 +147,6 @@ record ThreadWait(OpenMpThread thread, Kind kind, String evidence, Optional<Plac
                 end++;
             }
             return end;
-        }
-
-        /** What a run of libomp's frames (innermost first) waits in, from the functions it passes through. */
-        private static Kind kindOfRun(List<NativeFrame> run) {
-            List<String> names = run.stream().map(f -> f.function().orElse("")).toList();
-            boolean invokes = names.stream().anyMatch(n -> n.startsWith("__kmp_invoke"));
-            if (has(names, "__kmp_fork_barrier") && !invokes) {
-                return Kind.IDLE;
-            }
-            // the implicit barrier: workers in __kmp_join_barrier, the primary thread in __kmp_join_call
-            if (has(names, "__kmp_join_barrier")) {
-                return Kind.IMPLICIT_BARRIER;
-            }
-            if (names.stream().anyMatch(n -> n.contains("barrier"))) {
-                return Kind.BARRIER;
-            }
-            if (has(names, "__kmpc_end_taskgroup")) {
-                return Kind.TASKGROUP;
-            }
-            if (names.stream().anyMatch(n -> n.contains("taskwait"))) {
-                return Kind.TASKWAIT;
-            }
-            if (names.stream().anyMatch(n -> n.contains("critical"))) {
-                return Kind.CRITICAL;
-            }
-            if (names.stream().anyMatch(n -> n.contains("lock") && (n.contains("acquire") || n.contains("set")))) {
-                return Kind.LOCK;
-            }
-            return Kind.NONE;
-        }
-
-        private static boolean has(List<String> names, String function) {
-            return names.stream().anyMatch(n -> n.contains(function));
         }
 
         /** The first frame of user code outward of index {@code end}: who entered the runtime. */
@@ -206,6 +173,42 @@ record ThreadWait(OpenMpThread thread, Kind kind, String evidence, Optional<Plac
                     || n.equals("__kmp_invoke_task") || n.contains("barrier")).distinct().toList();
             return String.join(", ", names);
         }
+    }
+
+    /**
+     * What a run of libomp's frames (innermost first) waits in, from the functions it passes through: the one
+     * reading of runtime frames, which the parallel stacks fold to words too.
+     */
+    static Kind runtimeRun(List<NativeFrame> run) {
+        List<String> names = run.stream().map(f -> f.function().orElse("")).toList();
+        boolean invokes = names.stream().anyMatch(n -> n.startsWith("__kmp_invoke"));
+        if (has(names, "__kmp_fork_barrier") && !invokes) {
+            return Kind.IDLE;
+        }
+        // the implicit barrier: workers in __kmp_join_barrier, the primary thread in __kmp_join_call
+        if (has(names, "__kmp_join_barrier")) {
+            return Kind.IMPLICIT_BARRIER;
+        }
+        if (names.stream().anyMatch(n -> n.contains("barrier"))) {
+            return Kind.BARRIER;
+        }
+        if (has(names, "__kmpc_end_taskgroup")) {
+            return Kind.TASKGROUP;
+        }
+        if (names.stream().anyMatch(n -> n.contains("taskwait"))) {
+            return Kind.TASKWAIT;
+        }
+        if (names.stream().anyMatch(n -> n.contains("critical"))) {
+            return Kind.CRITICAL;
+        }
+        if (names.stream().anyMatch(n -> n.contains("lock") && (n.contains("acquire") || n.contains("set")))) {
+            return Kind.LOCK;
+        }
+        return Kind.NONE;
+    }
+
+    private static boolean has(List<String> names, String function) {
+        return names.stream().anyMatch(n -> n.contains(function));
     }
 
     private static Place place(NativeFrame frame) {

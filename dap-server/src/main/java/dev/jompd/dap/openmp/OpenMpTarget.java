@@ -98,7 +98,7 @@ public abstract sealed class OpenMpTarget implements AutoCloseable {
                         process.layout().runtimeModule());
                 Symbolizer symbols = new Symbolizer(space);
                 names = new CodeNames(symbols);
-                view = new OpenMpView(process, description, symbols, OpenMpView.picture(process, description, names));
+                view = new OpenMpView(process, description, names, OpenMpView.picture(process, description, names));
             }
             return view;
         }
@@ -238,7 +238,7 @@ public abstract sealed class OpenMpTarget implements AutoCloseable {
                 picture = null; // threads read afresh: the picture of this stop too
             }
             takePicture();
-            view = new OpenMpView(process, description(), symbols, picture);
+            view = new OpenMpView(process, description(), codeNames, picture);
             return view;
         }
 

@@ -7,7 +7,7 @@ import dev.jompd.core.ompd.OmpdException;
 import dev.jompd.core.ompd.ThreadHandle;
 import dev.jompd.core.ompd.ThreadIdKind;
 import dev.jompd.core.ompd.ToolData;
-import dev.jompd.core.target.Symbolizer;
+import dev.jompd.core.unwind.DebugInfoCache;
 import dev.jompd.report.CodeNames;
 import dev.jompd.report.FrameOwnership;
 import dev.jompd.report.JsonReport;
@@ -35,14 +35,14 @@ import java.util.OptionalLong;
 public final class OpenMpView {
     private final AddressSpaceHandle process;
     private final TargetDescription target;
-    private final Symbolizer symbols;
+    private final CodeNames names;
     private final OpenMpPicture picture;
     private Map<Long, ThreadHandle> byLwp;
 
-    OpenMpView(AddressSpaceHandle process, TargetDescription target, Symbolizer symbols, OpenMpPicture picture) {
+    OpenMpView(AddressSpaceHandle process, TargetDescription target, CodeNames names, OpenMpPicture picture) {
         this.process = process;
         this.target = target;
-        this.symbols = symbols;
+        this.names = names;
         this.picture = picture;
     }
 
@@ -247,7 +247,11 @@ public final class OpenMpView {
         return target;
     }
 
-    public Symbolizer symbols() {
-        return symbols;
+    /**
+     * The target's parsed debug information, kept while its modules stay the same (the picture's names of
+     * code use it too): what the stop's unwinder reads, so a module is parsed once, not at every stop.
+     */
+    public DebugInfoCache debugInfo() {
+        return names.debugInfo();
     }
 }

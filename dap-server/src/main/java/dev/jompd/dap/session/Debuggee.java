@@ -12,7 +12,6 @@ import dev.jompd.dap.mi.MiValue;
 import dev.jompd.dap.openmp.OpenMpTarget;
 import dev.jompd.dap.openmp.OpenMpView;
 import dev.jompd.core.target.TargetThread;
-import dev.jompd.core.unwind.DebugInfoCache;
 import dev.jompd.core.unwind.Unwinder;
 import dev.jompd.report.ParallelStacks;
 
@@ -353,7 +352,7 @@ final class Debuggee implements Gdb.Listener {
                     }
                 }
             }
-            try (DebugInfoCache debugInfo = new DebugInfoCache(); Unwinder unwinder = new Unwinder(space, debugInfo)) {
+            try (Unwinder unwinder = new Unwinder(space, view.get().debugInfo())) {
                 stop.stacks = ParallelStacks.of(view.get().picture(), registers, unwinder);
             }
             if (Boolean.getBoolean("jompd.dap.timing")) {
