@@ -132,7 +132,8 @@ final class GdbAddressSpace implements AddressSpace {
     }
 
     /** The target ran: what belongs to one stop (the thread list, cached memory) must be asked again. */
-    synchronized void resumed() {
+    @Override
+    public synchronized void resumed() {
         threads.invalidate();
         blocks.clear();
         unreadableBlocks.clear();

@@ -14,13 +14,13 @@ import java.util.OptionalLong;
 /**
  * gdb's threads of the inferior — gdb's thread number, LWP and pthread_t — asked once per stop. The
  * pthread_t is gdb's thread handle (libthread_db's, no thread switch needed) or, where gdb has none,
- * the {@code fs_base} register gdb reads for it (x86-64 glibc: pthread_t == fs_base).
+ * the thread pointer register gdb reads for it (glibc: pthread_t is the thread pointer).
  */
 final class GdbThreads {
     /** One gdb thread. */
     record GdbThread(int num, long lwp, OptionalLong pthread) {
         TargetThread asTargetThread() {
-            return new TargetThread(lwp, pthread.isPresent() ? Map.of("fs_base", pthread.getAsLong()) : Map.of());
+            return new TargetThread(lwp, pthread, Map.of());
         }
     }
 

@@ -311,7 +311,7 @@ final class Handlers {
             for (Map.Entry<String, JsonElement> register : thread.getAsJsonObject("registers").entrySet()) {
                 registers.put(register.getKey(), Long.parseUnsignedLong(register.getValue().getAsString().substring(2), 16));
             }
-            threads.add(new TargetThread(thread.get("lwp").getAsLong(), registers));
+            threads.add(TargetThread.fromRegisters(thread.get("lwp").getAsLong(), registers));
         }
         return threads;
     }

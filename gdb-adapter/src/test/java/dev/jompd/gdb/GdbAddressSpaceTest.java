@@ -184,7 +184,7 @@ class GdbAddressSpaceTest {
         assertThat(modules).extracting(LoadedModule::loadBias).containsExactly(0x5555_5555_4000L, 0x7fff_f000_0000L);
         assertThat(space.lookupSymbol("JNI_CreateJavaVM", "libjvm")).hasValueSatisfying(symbol ->
                 assertThat(Long.compareUnsigned(symbol.address(), 0x7fff_f000_0000L)).isPositive());
-        assertThat(space.threads()).containsExactly(new TargetThread(4711, Map.of("fs_base", 0x7fff_0000_1000L)));
+        assertThat(space.threads()).containsExactly(TargetThread.identity(4711, 0x7fff_0000_1000L));
     }
 
     private static byte[] longs(long... values) {

@@ -1,6 +1,7 @@
 package dev.jompd.report;
 
 import dev.jompd.core.ompd.TaskHandle;
+import dev.jompd.core.target.X86_64;
 import dev.jompd.report.OpenMpPicture.Task;
 
 import java.util.ArrayList;
@@ -31,7 +32,7 @@ public final class FrameOwnership {
     }
 
     /** x86-64: the frame address OMPT records is the CFA less the return address and the saved rbp. */
-    static final long CFA_TO_FRAME_ADDRESS = 16;
+    static final long CFA_TO_FRAME_ADDRESS = X86_64.CFA_TO_FRAME_ADDRESS;
 
     /**
      * How far above the outermost frame given a task's frame may lie and still be on this stack: a chain

@@ -123,7 +123,7 @@ public abstract sealed class OpenMpTarget implements AutoCloseable {
     static final class Live extends OpenMpTarget {
         private final long pid;
         private LiveProcessAddressSpace held;
-        /** This stop's threads as gdb names them (LWP, pthread_t as fs_base), for a space opened with them. */
+        /** This stop's threads as gdb names them (LWP, pthread_t as the thread pointer), for a space opened with them. */
         private volatile List<TargetThread> gdbThreadsOfStop = List.of();
         private AddressSpaceHandle process;
         private Symbolizer symbols;
@@ -217,8 +217,8 @@ public abstract sealed class OpenMpTarget implements AutoCloseable {
             List<TargetThread> identities = new ArrayList<>();
             for (GdbThread thread : list) {
                 if (thread.lwp().isPresent() && thread.pthread().isPresent()) {
-                    // libthread_db's pthread_t is the thread pointer (fs_base) on x86-64 glibc
-                    identities.add(new TargetThread(thread.lwp().getAsLong(), Map.of("fs_base", thread.pthread().getAsLong())));
+                    // libthread_db's pthread_t is the thread pointer on glibc
+                    identities.add(TargetThread.identity(thread.lwp().getAsLong(), thread.pthread().getAsLong()));
                 }
             }
             // Without libthread_db gdb names no pthread_t: then glibc's lists are read afresh at each stop.

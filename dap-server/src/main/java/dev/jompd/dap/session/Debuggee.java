@@ -347,7 +347,7 @@ final class Debuggee implements Gdb.Listener {
                 registers = new ArrayList<>();
                 for (GdbThread thread : threads()) {
                     if (thread.lwp().isPresent()) {
-                        registers.add(new TargetThread(thread.lwp().getAsLong(),
+                        registers.add(TargetThread.fromRegisters(thread.lwp().getAsLong(),
                                 debugger.registers(thread.id(), Unwinder.REGISTERS)));
                     }
                 }

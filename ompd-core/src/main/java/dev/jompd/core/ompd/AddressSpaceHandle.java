@@ -43,12 +43,14 @@ public final class AddressSpaceHandle {
 
     /**
      * The target ran (or is about to): drop every cache and make every handle of the finished stop
-     * stale. The next query starts a new stop. This is the one place caches are cleared.
+     * stale. The next query starts a new stop. This is the one place caches are cleared: the stop's
+     * memoised values, the typed memory's blocks and the backend's own ({@link AddressSpace#resumed()}).
      */
     public synchronized void resumed() {
         Stop finished = stop;
         finished.end();
         memory.invalidate();
+        target.resumed();
         stop = new Stop(this, finished.generation() + 1);
     }
 

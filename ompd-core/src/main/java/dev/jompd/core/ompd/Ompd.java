@@ -136,12 +136,12 @@ public final class Ompd {
         return info + space.layout().offset("kmp_info_t", "th");
     }
 
-    /** The OS threads of the target by pthread id (x86-64 glibc: pthread_t == fs_base). */
+    /** The OS threads of the target by pthread id (glibc: a thread's pthread_t is its thread pointer). */
     static Map<Long, TargetThread> osThreadsByPthread(AddressSpaceHandle space) {
         return space.stop().memo("osThreadsByPthread", () -> {
             Map<Long, TargetThread> map = new HashMap<>();
             for (TargetThread thread : space.target().threads()) {
-                thread.pthreadId().ifPresent(id -> map.putIfAbsent(id, thread));
+                thread.threadPointer().ifPresent(id -> map.putIfAbsent(id, thread));
             }
             return map;
         });
@@ -179,7 +179,7 @@ public final class Ompd {
                 TargetThread os = space.target().threads().stream().filter(t -> t.lwp() == id).findFirst()
                         .orElseThrow(() -> new OmpdException(OmpdRc.BAD_INPUT, "no thread with LWP " + id
                                 + " in " + space.target().name()));
-                long pthread = os.pthreadId().orElseThrow(() -> new OmpdException(OmpdRc.UNAVAILABLE,
+                long pthread = os.threadPointer().orElseThrow(() -> new OmpdException(OmpdRc.UNAVAILABLE,
                         "LWP " + id + " has no thread pointer (fs_base) to identify it by"));
                 try {
                     yield threadHandle(space, ThreadIdKind.PTHREAD, pthread);

@@ -142,7 +142,7 @@ final class ProfiledGlobalChecks {
         }
         Set<Long> pthreads = new HashSet<>();
         for (TargetThread thread : target.threads()) {
-            thread.pthreadId().ifPresent(pthreads::add);
+            thread.threadPointer().ifPresent(pthreads::add);
         }
         if (pthreads.isEmpty()) {
             return Optional.of("the process's pthread ids are unknown: its entries cannot be checked");

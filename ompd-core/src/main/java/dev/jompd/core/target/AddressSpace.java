@@ -1,8 +1,9 @@
 package dev.jompd.core.target;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalLong;
 
 /**
  * A stopped target's memory, symbols and threads: the one thing a backend (core file, live process,
@@ -40,20 +41,19 @@ public interface AddressSpace extends AutoCloseable {
      * The file on disk this backend reads for {@code module} (a core opened with a solib search path reads
      * another copy than the path the target had); empty when it has none.
      */
-    default Optional<java.nio.file.Path> moduleFile(LoadedModule module) {
-        return java.nio.file.Files.isRegularFile(module.path()) ? Optional.of(module.path()) : Optional.empty();
+    default Optional<Path> moduleFile(LoadedModule module) {
+        return Files.isRegularFile(module.path()) ? Optional.of(module.path()) : Optional.empty();
     }
 
     /** The target's OS threads, in the order the backend knows them (the first is the main thread). */
     List<TargetThread> threads();
 
     /**
-     * Optional: the address of a thread-local symbol in the given thread. Backends that cannot answer
-     * (a core file without libthread_db) return empty; the runtime model never depends on this.
+     * The target ran (or is about to): drop whatever this backend keeps for one stop (cached memory, the
+     * thread list). Called by {@code AddressSpaceHandle.resumed()}, the one place a stop ends; a backend
+     * that keeps nothing per stop does nothing.
      */
-    default OptionalLong threadLocalAddress(TargetThread thread, TargetSymbol symbol) {
-        return OptionalLong.empty();
-    }
+    default void resumed() {}
 
     @Override
     default void close() {}

@@ -11,6 +11,7 @@ import dev.jompd.core.target.AddressSpace;
 import dev.jompd.core.target.MemoryReadException;
 import dev.jompd.core.target.TargetException;
 import dev.jompd.core.target.TargetThread;
+import dev.jompd.core.target.X86_64;
 import dev.jompd.core.unwind.NativeStack.Reason;
 import dev.jompd.core.unwind.NativeStack.Truncation;
 
@@ -35,21 +36,15 @@ import java.util.Set;
  * lives in the {@link DebugInfoCache} across stops.
  */
 public final class Unwinder implements AutoCloseable {
-    private static final int RSP = 7;
-    private static final int RBP = 6;
-    private static final int RIP = 16;
-    private static final String[] REGISTER_NAMES = {"rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp",
-            "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rip"};
+    private static final int RSP = X86_64.DWARF_RSP;
+    private static final int RBP = X86_64.DWARF_RBP;
+    private static final int RIP = X86_64.DWARF_RIP;
     /**
      * The registers a thread's stack is unwound from, by their {@code user_regs_struct} names: what a
      * debugger that holds the process passes in (TargetThread's registers).
      */
-    public static final List<String> REGISTERS = List.of(REGISTER_NAMES);
-    /** {@code struct ucontext_t}: uc_flags, uc_link, uc_stack (24 bytes), then mcontext's gregs. */
-    private static final long UCONTEXT_GREGS_OFFSET = 40;
-    /** DWARF register number → index in mcontext's gregs (REG_R8 = 0 ... REG_RIP = 16). */
-    private static final int[] GREGS_INDEX = {13, 12, 14, 11, 9, 8, 10, 15, 0, 1, 2, 3, 4, 5, 6, 7, 16};
-    private static final int PAGE_SIZE = 4096;
+    public static final List<String> REGISTERS = X86_64.DWARF_REGISTERS;
+    private static final int PAGE_SIZE = (int) X86_64.PAGE_SIZE;
     private static final int MAX_CACHED_PAGES = 4096;
 
     /**
@@ -95,8 +90,8 @@ public final class Unwinder implements AutoCloseable {
     public NativeStack unwind(TargetThread thread) {
         long[] registers = new long[CallFrameInfo.REGISTER_COUNT];
         boolean[] known = new boolean[CallFrameInfo.REGISTER_COUNT];
-        for (int i = 0; i < REGISTER_NAMES.length; i++) {
-            OptionalLong value = thread.register(REGISTER_NAMES[i]);
+        for (int i = 0; i < REGISTERS.size(); i++) {
+            OptionalLong value = thread.register(REGISTERS.get(i));
             if (value.isPresent()) {
                 registers[i] = value.getAsLong();
                 known[i] = true;
@@ -176,9 +171,9 @@ public final class Unwinder implements AutoCloseable {
                 } else if (symbolName.filter("__restore_rt"::equals).isPresent()) {
                     cfa = registers[RSP];
                     addFrames(frames, pc, lookup, Optional.of(cfa), mapping, symbol, symbolName, entry, method);
-                    long gregs = registers[RSP] + UCONTEXT_GREGS_OFFSET;
+                    long gregs = registers[RSP] + X86_64.UCONTEXT_GREGS_OFFSET;
                     for (int r = 0; r < CallFrameInfo.REGISTER_COUNT; r++) {
-                        caller[r] = readLong(gregs + 8L * GREGS_INDEX[r]);
+                        caller[r] = readLong(gregs + 8L * X86_64.gregsIndex(r));
                         callerKnown[r] = true;
                     }
                     signalTrampoline = true;

@@ -305,8 +305,8 @@ public final class SnapshotBenchmark {
         }
 
         @Override
-        public OptionalLong threadLocalAddress(TargetThread thread, TargetSymbol symbol) {
-            return delegate.threadLocalAddress(thread, symbol);
+        public void resumed() {
+            delegate.resumed();
         }
 
         @Override

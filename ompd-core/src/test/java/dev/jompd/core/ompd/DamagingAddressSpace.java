@@ -68,4 +68,5 @@ final class DamagingAddressSpace implements AddressSpace {
     @Override public Optional<TargetSymbol> lookupSymbol(String name, String module) { return real.lookupSymbol(name, module); }
     @Override public List<LoadedModule> modules() { return real.modules(); }
     @Override public List<TargetThread> threads() { return real.threads(); }
+    @Override public void resumed() { real.resumed(); }
 }

@@ -43,6 +43,7 @@ class RecorderCorruptionIT {
         @Override public Optional<TargetSymbol> lookupSymbol(String name, String module) { return real.lookupSymbol(name, module); }
         @Override public List<LoadedModule> modules() { return real.modules(); }
         @Override public List<TargetThread> threads() { return real.threads(); }
+        @Override public void resumed() { real.resumed(); }
 
         @Override
         public void read(long address, byte[] buffer, int offset, int length) throws MemoryReadException {

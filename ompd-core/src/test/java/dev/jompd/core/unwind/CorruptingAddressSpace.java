@@ -61,6 +61,11 @@ final class CorruptingAddressSpace implements AddressSpace {
     }
 
     @Override
+    public void resumed() {
+        real.resumed();
+    }
+
+    @Override
     public List<TargetThread> threads() {
         return real.threads().stream().map(thread -> {
             Map<String, Long> changed = registers.get(thread.lwp());
@@ -69,7 +74,7 @@ final class CorruptingAddressSpace implements AddressSpace {
             }
             Map<String, Long> all = new HashMap<>(thread.registers());
             all.putAll(changed);
-            return new TargetThread(thread.lwp(), all);
+            return new TargetThread(thread.lwp(), thread.threadPointer(), all);
         }).toList();
     }
 

@@ -125,7 +125,7 @@ class UnwinderCorruptionIT {
     void missingRegistersSayWhy() {
         try (CoreFileAddressSpace real = open(List.of()); DebugInfoCache cache = new DebugInfoCache();
              Unwinder unwinder = new Unwinder(real, cache)) {
-            NativeStack stack = unwinder.unwind(new TargetThread(1, java.util.Map.of("rax", 1L)));
+            NativeStack stack = unwinder.unwind(TargetThread.fromRegisters(1, java.util.Map.of("rax", 1L)));
             assertThat(stack.frames()).isEmpty();
             assertThat(stack.truncation()).hasValueSatisfying(t -> assertThat(t.reason()).isEqualTo(Reason.NO_REGISTERS));
         }

@@ -4,6 +4,7 @@ import dev.jompd.core.elf.ByteView;
 import dev.jompd.core.elf.ElfFormatException;
 import dev.jompd.core.elf.ElfNote;
 import dev.jompd.core.target.TargetThread;
+import dev.jompd.core.target.X86_64;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -26,10 +27,7 @@ record CoreNotes(
     static final long AT_ENTRY = 9;
 
     /** user_regs_struct, in order: prstatus holds it from {@link #PRSTATUS_REGISTERS_OFFSET}. */
-    static final List<String> REGISTER_NAMES = List.of(
-            "r15", "r14", "r13", "r12", "rbp", "rbx", "r11", "r10", "r9", "r8", "rax", "rcx", "rdx",
-            "rsi", "rdi", "orig_rax", "rip", "cs", "eflags", "rsp", "ss", "fs_base", "gs_base", "ds",
-            "es", "fs", "gs");
+    private static final List<String> REGISTER_NAMES = X86_64.USER_REGS;
     private static final int PRSTATUS_PID_OFFSET = 32;
     private static final int PRSTATUS_REGISTERS_OFFSET = 112;
     private static final int PRPSINFO_PID_OFFSET = 24;
@@ -83,7 +81,7 @@ record CoreNotes(
         for (int i = 0; i < REGISTER_NAMES.size(); i++) {
             registers.put(REGISTER_NAMES.get(i), prstatus.u64(PRSTATUS_REGISTERS_OFFSET + 8L * i));
         }
-        return new TargetThread(prstatus.s32(PRSTATUS_PID_OFFSET), registers);
+        return TargetThread.fromRegisters(prstatus.s32(PRSTATUS_PID_OFFSET), registers);
     }
 
     private static Map<Long, Long> parseAuxiliaryVector(ByteView auxv) {

@@ -14,6 +14,7 @@ import dev.jompd.core.target.TargetArchitecture;
 import dev.jompd.core.target.TargetException;
 import dev.jompd.core.target.TargetSymbol;
 import dev.jompd.core.target.TargetThread;
+import dev.jompd.core.target.X86_64;
 import dev.jompd.core.target.debug.DebugFileSearch;
 
 import java.io.IOException;
@@ -46,7 +47,7 @@ import java.util.function.Supplier;
  *
  * <p><b>Read-only mode</b> ({@link #readOnly(long)}): for a process another debugger (gdb) already holds
  * stopped; no ptrace call at all. Threads come from {@code /proc/PID/task}. Registers cannot be read
- * without being the tracer, so each thread has only {@code fs_base}, found in glibc's own thread lists
+ * without being the tracer, so each thread has only its thread pointer, found in glibc's own thread lists
  * (see {@code GlibcThreads}: LWP → {@code struct pthread}, whose address is the thread pointer), and
  * {@code rsp}/{@code rip} from {@code /proc/PID/task/TID/syscall}. That is enough to map LWPs to
  * pthreads and hence to OpenMP threads; unwinding or anything else needing other registers is not
@@ -84,11 +85,8 @@ public final class LiveProcessAddressSpace implements AddressSpace {
     private static final long PAGE_SIZE = 4096;
     private static final int MAX_IN_MEMORY_PROGRAM_HEADERS = 1024;
     private static final long MAX_IN_MEMORY_NOTE_BYTES = 64 * 1024;
-    /** user_regs_struct, in order (the core backend's names). */
-    static final List<String> REGISTER_NAMES = List.of(
-            "r15", "r14", "r13", "r12", "rbp", "rbx", "r11", "r10", "r9", "r8", "rax", "rcx", "rdx",
-            "rsi", "rdi", "orig_rax", "rip", "cs", "eflags", "rsp", "ss", "fs_base", "gs_base", "ds",
-            "es", "fs", "gs");
+    /** user_regs_struct, in order: what PTRACE_GETREGS fills. */
+    static final List<String> REGISTER_NAMES = X86_64.USER_REGS;
 
     /** How the process is held. */
     public enum Mode {
@@ -135,7 +133,7 @@ public final class LiveProcessAddressSpace implements AddressSpace {
          * Read-only mode for a caller that knows the threads itself (a debugger front end asks gdb at
          * every stop): skips the per-thread /proc reads and the walk of glibc's thread lists, and checks
          * only the main thread's stop. {@link #threads()} answers what {@code threads} supplies (the
-         * current stop's threads, with their {@code fs_base}).
+         * current stop's threads, with their thread pointers).
          */
         public Builder withThreadsFrom(Supplier<List<TargetThread>> threads) {
             this.threadsFromCaller = Objects.requireNonNull(threads);
@@ -271,7 +269,7 @@ public final class LiveProcessAddressSpace implements AddressSpace {
         for (int i = 0; i < REGISTER_NAMES.size(); i++) {
             registers.put(REGISTER_NAMES.get(i), stopped.registers()[i]);
         }
-        return new TargetThread(stopped.tid(), registers);
+        return TargetThread.fromRegisters(stopped.tid(), registers);
     }
 
     private List<TargetThread> readOnlyThreads(List<Integer> tids) {
@@ -284,11 +282,9 @@ public final class LiveProcessAddressSpace implements AddressSpace {
                 registers.put("rsp", pointers[0]);
                 registers.put("rip", pointers[1]);
             });
+            // glibc's struct pthread of the thread is where its thread pointer points
             Long pthread = glibc.pthreadsByTid().get(tid);
-            if (pthread != null) {
-                registers.put("fs_base", pthread);
-            }
-            result.add(new TargetThread(tid, registers));
+            result.add(new TargetThread(tid, pthread == null ? OptionalLong.empty() : OptionalLong.of(pthread), registers));
         }
         return List.copyOf(result);
     }
@@ -374,7 +370,7 @@ public final class LiveProcessAddressSpace implements AddressSpace {
     public Optional<LoadedModule> executable() { return executable.map(LiveModule::toLoadedModule); }
 
     /**
-     * Read-only mode: why the threads carry no {@code fs_base} (glibc's thread list could not be read),
+     * Read-only mode: why the threads carry no thread pointer (glibc's thread list could not be read),
      * when that is so. Always empty in attached mode.
      */
     public Optional<String> threadPointerProblem() { return threadPointerProblem; }

@@ -32,7 +32,7 @@ final class CoreExercise {
         try (space) {
             List<Long> addresses = new ArrayList<>();
             for (TargetThread thread : space.threads()) {
-                thread.pthreadId().ifPresent(addresses::add);
+                thread.threadPointer().ifPresent(addresses::add);
                 thread.register("rsp").ifPresent(addresses::add);
                 thread.register("rip").ifPresent(addresses::add);
             }

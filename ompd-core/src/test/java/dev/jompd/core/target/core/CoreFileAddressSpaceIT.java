@@ -72,7 +72,7 @@ class CoreFileAddressSpaceIT {
                 .collect(Collectors.toMap(CoreFixture.PrintedThread::lwp, CoreFixture.PrintedThread::pthreadSelf));
         try (CoreFileAddressSpace space = open(kind)) {
             for (TargetThread thread : space.threads()) {
-                assertThat(thread.pthreadId()).as("thread %d", thread.lwp()).hasValue(printedSelves.get(thread.lwp()));
+                assertThat(thread.threadPointer()).as("thread %d", thread.lwp()).hasValue(printedSelves.get(thread.lwp()));
             }
         }
     }

@@ -105,7 +105,7 @@ class CoreFileAddressSpaceTest {
             assertThat(space.threads()).extracting(TargetThread::lwp).containsExactly(100L, 101L);
             TargetThread first = space.threads().getFirst();
             assertThat(first.register("fs_base")).hasValue(0x7f00_0000_1000L);
-            assertThat(first.pthreadId()).hasValue(0x7f00_0000_1000L);
+            assertThat(first.threadPointer()).hasValue(0x7f00_0000_1000L);
             assertThat(first.register("rip")).hasValue(0x401000L + 100);
             assertThat(first.registers()).containsOnlyKeys(SyntheticElf.REGISTER_NAMES);
             assertThat(space.programName()).contains("synthetic");

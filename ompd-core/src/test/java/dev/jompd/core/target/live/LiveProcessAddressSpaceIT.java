@@ -100,7 +100,7 @@ class LiveProcessAddressSpaceIT {
                         .collect(Collectors.toMap(TargetThread::lwp, Function.identity()));
                 assertThat(byLwp.keySet()).containsAll(facts.threads().stream().map(Facts.ThreadFacts::lwp).toList());
                 for (Facts.ThreadFacts thread : facts.threads()) {
-                    assertThat(byLwp.get(thread.lwp()).pthreadId()).as(thread.toString()).hasValue(thread.pthread());
+                    assertThat(byLwp.get(thread.lwp()).threadPointer()).as(thread.toString()).hasValue(thread.pthread());
                 }
 
                 // A global read through a symbol: the gate's rendezvous counter (a static, so from .symtab).
@@ -141,8 +141,8 @@ class LiveProcessAddressSpaceIT {
                 try (LiveProcessAddressSpace space = LiveProcessAddressSpace.attach(held.pid())) {
                     assertThat(space.threads()).extracting(TargetThread::lwp)
                             .containsExactlyElementsOf(first.stream().map(TargetThread::lwp).toList());
-                    assertThat(space.threads()).extracting(TargetThread::pthreadId)
-                            .containsExactlyElementsOf(first.stream().map(TargetThread::pthreadId).toList());
+                    assertThat(space.threads()).extracting(TargetThread::threadPointer)
+                            .containsExactlyElementsOf(first.stream().map(TargetThread::threadPointer).toList());
                 }
             }
             // Opened on a virtual thread, read and closed on another thread: ptrace still runs on the tracer thread.
@@ -401,11 +401,11 @@ class LiveProcessAddressSpaceIT {
                     Map<Long, TargetThread> byLwp = space.threads().stream()
                             .collect(Collectors.toMap(TargetThread::lwp, Function.identity()));
                     for (Facts.ThreadFacts thread : facts.threads()) {
-                        assertThat(byLwp.get(thread.lwp()).pthreadId()).as(thread.toString()).hasValue(thread.pthread());
+                        assertThat(byLwp.get(thread.lwp()).threadPointer()).as(thread.toString()).hasValue(thread.pthread());
                     }
                     // Every thread is a pthread here, so glibc's lists name them all; rsp/rip come from /proc.
                     assertThat(space.threads()).allSatisfy(thread -> {
-                        assertThat(thread.pthreadId()).isPresent();
+                        assertThat(thread.threadPointer()).isPresent();
                         assertThat(thread.register("rsp")).isPresent();
                         assertThat(thread.register("rip")).isPresent();
                     });
@@ -420,9 +420,9 @@ class LiveProcessAddressSpaceIT {
                         assertThat(handle.currentParallel().teamSize()).as(thread.toString()).isEqualTo(thread.teamSize());
                     }
                 }
-                // A debugger front end names the threads itself (LWP, pthread_t as fs_base), as gdb does to jompd
+                // A debugger front end names the threads itself (LWP, pthread_t as the thread pointer), as gdb does to jompd
                 List<TargetThread> fromFrontEnd = facts.threads().stream()
-                        .map(thread -> new TargetThread(thread.lwp(), Map.of("fs_base", thread.pthread()))).toList();
+                        .map(thread -> TargetThread.identity(thread.lwp(), thread.pthread())).toList();
                 AtomicReference<List<TargetThread>> named = new AtomicReference<>(fromFrontEnd);
                 try (LiveProcessAddressSpace space = LiveProcessAddressSpace.builder(held.pid()).withThreadsFrom(named::get)
                         .openReadOnly()) {

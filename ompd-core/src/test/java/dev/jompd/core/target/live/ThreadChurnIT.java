@@ -164,7 +164,7 @@ class ThreadChurnIT {
                     for (long tid : tasks) {
                         assertThat(ProcFs.threadState(pid, (int) tid)).as("thread %d", tid).contains('t');
                     }
-                    assertThat(space.threads()).allSatisfy(thread -> assertThat(thread.pthreadId()).isPresent());
+                    assertThat(space.threads()).allSatisfy(thread -> assertThat(thread.threadPointer()).isPresent());
                     space.threads().forEach(thread -> seen.add(thread.lwp()));
                     maxThreads = Math.max(maxThreads, space.threads().size());
                 }
