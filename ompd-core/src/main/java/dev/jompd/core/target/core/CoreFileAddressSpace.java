@@ -4,7 +4,7 @@ import dev.jompd.core.elf.ByteView;
 import dev.jompd.core.elf.ElfFile;
 import dev.jompd.core.elf.ElfFormatException;
 import dev.jompd.core.elf.ElfHeader;
-import dev.jompd.core.elf.ElfNote;
+import dev.jompd.core.elf.InMemoryElf;
 import dev.jompd.core.elf.MappedFile;
 import dev.jompd.core.elf.ProgramHeader;
 import dev.jompd.core.target.AddressSpace;
@@ -22,14 +22,12 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -56,12 +54,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * A malformed core raises {@link ElfFormatException}. Thread-safe; {@link #close()} unmaps every file.
  */
 public final class CoreFileAddressSpace implements AddressSpace {
-    private static final long PAGE_SIZE = 4096;
     private static final String DELETED_SUFFIX = " (deleted)";
     /** Kernel interfaces, not files: a damaged core must not make us map /dev/mem or a PCI BAR. */
     private static final List<String> KERNEL_INTERFACE_DIRECTORIES = List.of("/proc/", "/sys/", "/dev/");
-    private static final int MAX_IN_MEMORY_PROGRAM_HEADERS = 1024;
-    private static final long MAX_IN_MEMORY_NOTE_BYTES = 64 * 1024;
 
     private final Path corePath;
     private final String name;
@@ -454,9 +449,6 @@ public final class CoreFileAddressSpace implements AddressSpace {
 
     private record ModuleDiscovery(List<CoreModule> modules, Optional<CoreModule> executable) {}
 
-    /** What a module's ELF headers say about its layout in memory. */
-    private record ModuleLayout(long loadBias, OptionalLong dynamicSectionAddress, Optional<String> coreBuildId) {}
-
     private ModuleDiscovery discoverModules(DebugFileSearch debugFileDirectories) {
         Map<String, List<FileMapping>> mappingsByPath = new LinkedHashMap<>();
         for (FileMapping mapping : notes.fileMappings()) {
@@ -473,13 +465,13 @@ public final class CoreFileAddressSpace implements AddressSpace {
                 continue; // ld.so maps every ELF file from offset 0: this is not one
             }
             Optional<Path> diskPath = diskPathFor(entry.getKey(), isExecutable);
-            Optional<ModuleLayout> layout = layoutInCore(headerMapping.get().start())
+            Optional<InMemoryElf.Layout> layout = layoutInCore(headerMapping.get().start())
                     .or(() -> diskPath.flatMap(path -> layoutOnDisk(path, headerMapping.get().start())));
             if (layout.isEmpty()) {
                 continue;
             }
             CoreModule module = new CoreModule(entry.getKey(), entry.getValue(), layout.get().loadBias(),
-                    layout.get().coreBuildId(), layout.get().dynamicSectionAddress(), diskPath, this::elfFile,
+                    layout.get().buildId(), layout.get().dynamicSectionAddress(), diskPath, this::elfFile,
                     debugFileDirectories);
             found.add(module);
             if (isExecutable) {
@@ -511,94 +503,22 @@ public final class CoreFileAddressSpace implements AddressSpace {
         return mappingsByPath.isEmpty() ? null : mappingsByPath.keySet().iterator().next();
     }
 
-    /** The layout from the ELF headers the core holds at {@code headerAddress}, with the build-id. */
-    private Optional<ModuleLayout> layoutInCore(long headerAddress) {
-        Optional<ByteView> headerBytes = readFromCoreOnly(headerAddress, ElfHeader.SIZE).map(b -> ByteView.of(b, name));
-        if (headerBytes.isEmpty() || !ElfHeader.hasElfMagic(headerBytes.get())) {
-            return Optional.empty();
-        }
-        try {
-            ElfHeader header = ElfHeader.parse(headerBytes.get());
-            int count = header.programHeaderCount();
-            if (count == 0 || count > MAX_IN_MEMORY_PROGRAM_HEADERS || header.programHeaderEntrySize() != ProgramHeader.SIZE) {
-                return Optional.empty();
-            }
-            Optional<byte[]> table = readFromCoreOnly(headerAddress + header.programHeaderOffset(), (long) count * ProgramHeader.SIZE);
-            if (table.isEmpty()) {
-                return Optional.empty();
-            }
-            List<ProgramHeader> programHeaders = parseProgramHeaders(ByteView.of(table.get(), name), count);
-            return layoutOf(header, programHeaders, headerAddress).map(layout -> new ModuleLayout(
-                    layout.loadBias(), layout.dynamicSectionAddress(), buildIdInCore(programHeaders, layout.loadBias())));
-        } catch (ElfFormatException e) {
-            return Optional.empty(); // damaged headers in memory: let the file on disk speak
-        }
+    /** The layout the ELF headers the core itself holds at {@code headerAddress} describe, with the build-id. */
+    private Optional<InMemoryElf.Layout> layoutInCore(long headerAddress) {
+        return InMemoryElf.read(this::readFromCoreOnly, headerAddress, name);
     }
 
-    private Optional<ModuleLayout> layoutOnDisk(Path path, long headerAddress) {
+    private Optional<InMemoryElf.Layout> layoutOnDisk(Path path, long headerAddress) {
         try {
             Optional<MappedFile> file = diskFile(path).file();
             if (file.isEmpty() || !ElfHeader.hasElfMagic(file.get().bytes())) {
                 return Optional.empty(); // a data file (locale archive, font cache), not a module
             }
             ElfFile elf = elfFile(path).orElseThrow();
-            return layoutOf(elf.header(), elf.programHeaders(), headerAddress);
+            return InMemoryElf.placed(elf.header(), elf.programHeaders(), headerAddress);
         } catch (ElfFormatException e) {
             return Optional.empty(); // not an ELF file we can use as a module
         }
-    }
-
-    private static List<ProgramHeader> parseProgramHeaders(ByteView table, int count) {
-        List<ProgramHeader> headers = new ArrayList<>(count);
-        for (int index = 0; index < count; index++) {
-            headers.add(ProgramHeader.parse(table.slice((long) index * ProgramHeader.SIZE, ProgramHeader.SIZE, "program header"), index));
-        }
-        return headers;
-    }
-
-    /**
-     * The load bias is where the mapping of file offset 0 starts, minus the page-aligned lowest
-     * PT_LOAD address: ld.so maps the lowest segment's page at that offset.
-     */
-    private static Optional<ModuleLayout> layoutOf(ElfHeader header, List<ProgramHeader> programHeaders, long headerAddress) {
-        if (header.type() != ElfHeader.ET_EXEC && header.type() != ElfHeader.ET_DYN) {
-            return Optional.empty();
-        }
-        Optional<ProgramHeader> lowestLoad = programHeaders.stream()
-                .filter(ph -> ph.type() == ProgramHeader.PT_LOAD)
-                .min((a, b) -> Long.compareUnsigned(a.virtualAddress(), b.virtualAddress()));
-        if (lowestLoad.isEmpty()) {
-            return Optional.empty();
-        }
-        long loadBias = headerAddress - (lowestLoad.get().virtualAddress() & -PAGE_SIZE);
-        OptionalLong dynamic = programHeaders.stream()
-                .filter(ph -> ph.type() == ProgramHeader.PT_DYNAMIC)
-                .mapToLong(ph -> loadBias + ph.virtualAddress())
-                .findFirst();
-        return Optional.of(new ModuleLayout(loadBias, dynamic, Optional.empty()));
-    }
-
-    /** The build-id note as the target's memory holds it (the first page of a mapping usually has it). */
-    private Optional<String> buildIdInCore(List<ProgramHeader> programHeaders, long loadBias) {
-        for (ProgramHeader segment : programHeaders) {
-            if (segment.type() != ProgramHeader.PT_NOTE || segment.fileSize() <= 0 || segment.fileSize() > MAX_IN_MEMORY_NOTE_BYTES) {
-                continue;
-            }
-            Optional<byte[]> bytes = readFromCoreOnly(loadBias + segment.virtualAddress(), segment.fileSize());
-            if (bytes.isEmpty()) {
-                continue;
-            }
-            try {
-                List<ElfNote> segmentNotes = ElfNote.parseAll(ByteView.of(bytes.get(), name), segment.alignment() == 8 ? 8 : 4);
-                Optional<String> buildId = ElfFile.buildIdOf(segmentNotes);
-                if (buildId.isPresent()) {
-                    return buildId;
-                }
-            } catch (ElfFormatException e) {
-                // damaged note in memory: no build-id to check against
-            }
-        }
-        return Optional.empty();
     }
 
     private Optional<CoreModule> explicitExecutableModule(Path path, DebugFileSearch debugFileDirectories) {

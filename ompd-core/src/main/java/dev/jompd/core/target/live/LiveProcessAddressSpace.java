@@ -1,11 +1,7 @@
 package dev.jompd.core.target.live;
 
 import dev.jompd.core.elf.ByteView;
-import dev.jompd.core.elf.ElfFile;
-import dev.jompd.core.elf.ElfFormatException;
-import dev.jompd.core.elf.ElfHeader;
-import dev.jompd.core.elf.ElfNote;
-import dev.jompd.core.elf.ProgramHeader;
+import dev.jompd.core.elf.InMemoryElf;
 import dev.jompd.core.target.AddressSpace;
 import dev.jompd.core.target.LinkMap;
 import dev.jompd.core.target.LoadedModule;
@@ -22,14 +18,12 @@ import java.lang.ref.Cleaner;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.function.Supplier;
 
 /**
@@ -82,9 +76,6 @@ public final class LiveProcessAddressSpace implements AddressSpace {
     private static final Duration DEFAULT_STOP_TIMEOUT = Duration.ofSeconds(10);
     private static final Cleaner CLEANER = Cleaner.create(task -> Thread.ofPlatform().daemon()
             .name("jompd-live-cleaner").unstarted(task));
-    private static final long PAGE_SIZE = 4096;
-    private static final int MAX_IN_MEMORY_PROGRAM_HEADERS = 1024;
-    private static final long MAX_IN_MEMORY_NOTE_BYTES = 64 * 1024;
     /** user_regs_struct, in order: what PTRACE_GETREGS fills. */
     static final List<String> REGISTER_NAMES = X86_64.USER_REGS;
 
@@ -385,9 +376,6 @@ public final class LiveProcessAddressSpace implements AddressSpace {
 
     // ---------------------------------------------------------------- modules
 
-    /** What a module's ELF headers in memory say about its layout. */
-    private record ModuleLayout(long loadBias, OptionalLong dynamicSectionAddress, Optional<String> buildId) {}
-
     private void discoverModules() {
         List<ProcFs.Mapping> mappings;
         try {
@@ -413,7 +401,7 @@ public final class LiveProcessAddressSpace implements AddressSpace {
             if (header.isEmpty()) {
                 continue; // ld.so maps every ELF file from offset 0: this is not one
             }
-            Optional<ModuleLayout> layout = layoutInMemory(header.get().start());
+            Optional<InMemoryElf.Layout> layout = layoutInMemory(header.get().start());
             if (layout.isEmpty()) {
                 continue; // a data file (locale archive, font cache), not a module
             }
@@ -428,68 +416,23 @@ public final class LiveProcessAddressSpace implements AddressSpace {
         this.modules = List.copyOf(LinkMap.inLoadOrder(executable, found, this::readLong));
     }
 
-    /** The layout from the ELF headers at {@code headerAddress} in the process's memory, with the build-id. */
-    private Optional<ModuleLayout> layoutInMemory(long headerAddress) {
-        try {
-            ByteView headerBytes = readView(headerAddress, ElfHeader.SIZE);
-            if (!ElfHeader.hasElfMagic(headerBytes)) {
-                return Optional.empty();
-            }
-            ElfHeader header = ElfHeader.parse(headerBytes);
-            int count = header.programHeaderCount();
-            if ((header.type() != ElfHeader.ET_EXEC && header.type() != ElfHeader.ET_DYN) || count == 0
-                    || count > MAX_IN_MEMORY_PROGRAM_HEADERS || header.programHeaderEntrySize() != ProgramHeader.SIZE) {
-                return Optional.empty();
-            }
-            ByteView table = readView(headerAddress + header.programHeaderOffset(), count * ProgramHeader.SIZE);
-            List<ProgramHeader> programHeaders = new ArrayList<>(count);
-            for (int index = 0; index < count; index++) {
-                programHeaders.add(ProgramHeader.parse(table.slice((long) index * ProgramHeader.SIZE, ProgramHeader.SIZE, "program header"), index));
-            }
-            // ld.so maps the page of the lowest PT_LOAD at the mapping of file offset 0.
-            Optional<ProgramHeader> lowestLoad = programHeaders.stream()
-                    .filter(ph -> ph.type() == ProgramHeader.PT_LOAD)
-                    .min((a, b) -> Long.compareUnsigned(a.virtualAddress(), b.virtualAddress()));
-            if (lowestLoad.isEmpty()) {
-                return Optional.empty();
-            }
-            long loadBias = headerAddress - (lowestLoad.get().virtualAddress() & -PAGE_SIZE);
-            OptionalLong dynamic = programHeaders.stream()
-                    .filter(ph -> ph.type() == ProgramHeader.PT_DYNAMIC)
-                    .mapToLong(ph -> loadBias + ph.virtualAddress())
-                    .findFirst();
-            return Optional.of(new ModuleLayout(loadBias, dynamic, buildIdInMemory(programHeaders, loadBias)));
-        } catch (MemoryReadException | ElfFormatException e) {
-            return Optional.empty(); // unreadable or damaged headers: not a module we can use
-        }
-    }
-
-    private Optional<String> buildIdInMemory(List<ProgramHeader> programHeaders, long loadBias) {
-        for (ProgramHeader segment : programHeaders) {
-            if (segment.type() != ProgramHeader.PT_NOTE || segment.fileSize() <= 0 || segment.fileSize() > MAX_IN_MEMORY_NOTE_BYTES) {
-                continue;
-            }
+    /** The layout the ELF headers at {@code headerAddress} in the process's memory describe, with the build-id. */
+    private Optional<InMemoryElf.Layout> layoutInMemory(long headerAddress) {
+        return InMemoryElf.read((address, length) -> {
             try {
-                ByteView notes = readView(loadBias + segment.virtualAddress(), (int) segment.fileSize());
-                Optional<String> buildId = ElfFile.buildIdOf(ElfNote.parseAll(notes, segment.alignment() == 8 ? 8 : 4));
-                if (buildId.isPresent()) {
-                    return buildId;
-                }
-            } catch (MemoryReadException | ElfFormatException e) {
-                // unreadable or damaged note: no build-id to check against
+                byte[] bytes = new byte[length];
+                memory.read(address, bytes, 0, length);
+                return Optional.of(bytes);
+            } catch (MemoryReadException e) {
+                return Optional.empty(); // unreadable headers: not a module we can use
             }
-        }
-        return Optional.empty();
-    }
-
-    private ByteView readView(long address, int length) {
-        byte[] bytes = new byte[length];
-        memory.read(address, bytes, 0, length);
-        return ByteView.of(bytes, name);
+        }, headerAddress, name);
     }
 
     private long readLong(long address) {
-        return readView(address, 8).u64(0);
+        byte[] bytes = new byte[8];
+        memory.read(address, bytes, 0, 8);
+        return ByteView.of(bytes, name).u64(0);
     }
 
 }
