@@ -1,7 +1,6 @@
 package dev.jompd.gdb;
 
 import dev.jompd.core.ompd.AddressSpaceHandle;
-import dev.jompd.core.ompd.Ompd;
 import dev.jompd.core.target.AddressSpace;
 import dev.jompd.core.ompd.FunctionNames;
 import dev.jompd.core.target.Symbolizer;
@@ -12,6 +11,7 @@ import dev.jompd.core.target.live.LiveProcessAddressSpace;
 import dev.jompd.report.CodeNames;
 import dev.jompd.report.OpenMpPicture;
 import dev.jompd.report.TargetDescription;
+import dev.jompd.report.TargetSession;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,8 +22,8 @@ import java.util.Optional;
  * The engine's view of gdb's current target, opened on the first command and kept while gdb's target
  * stays the same. Chooses the backend: a core file is opened directly, a local live process is read
  * read-only by ompd-core's live backend (or through gdb when that is not permitted), a remote one through gdb. The
- * counters in each request's context drive the caches: a new stop ends the OMPD stop
- * ({@link AddressSpaceHandle#resumed()}) and the backend's per-stop data; new objfiles reopen a live
+ * counters in each request's context drive the {@link TargetSession}: a new stop ends its stop
+ * ({@link TargetSession#resumed()}, down to the backend's per-stop data); new objfiles reopen a live
  * target (its modules changed); another target closes this one.
  */
 final class Session implements AutoCloseable {
@@ -36,12 +36,7 @@ final class Session implements AutoCloseable {
     private String identity;
     private long stop = Long.MIN_VALUE;
     private long modules = Long.MIN_VALUE;
-    private AddressSpace space;
-    private GdbAddressSpace inferior;
-    private Symbolizer symbols;
-    private AddressSpaceHandle process;
-    private String kind;
-    private String name;
+    private TargetSession session;
     private long resumes;
 
     Session(GdbChannel gdb) {
@@ -58,11 +53,6 @@ final class Session implements AutoCloseable {
             return pictures.get();
         }
     }
-
-    /** This stop's picture, taken on first use; dropped when the stop ends. */
-    private OpenMpPicture picture;
-    /** Names of code, kept while the target is the same (one demangler for the picture and the handlers). */
-    private CodeNames codeNames;
 
     /**
      * Brings the session in line with gdb's target and initialises OMPD on it.
@@ -86,36 +76,23 @@ final class Session implements AutoCloseable {
         identity = context.identity();
         stop = context.stop();
         modules = context.modules();
-        if (process == null) {
-            // Also retried at each command: libomp may have been loaded or initialised meanwhile.
-            process = Ompd.processInitialize(space);
-        }
-        TargetDescription description = new TargetDescription(kind, name, space.name(), process.layout().runtimeModule());
-        return new Target(process, symbols, gdbThreads, context, description, context.kind() == TargetContext.Kind.CORE,
-                codeNames.functions(), codeNames.debugInfo(), () -> picture(description));
-    }
-
-    private synchronized OpenMpPicture picture(TargetDescription description) {
-        if (picture == null) {
-            picture = OpenMpPicture.take(process, description, codeNames);
-        }
-        return picture;
+        // Also retried at each command until it succeeds: libomp may have been loaded or initialised meanwhile.
+        AddressSpaceHandle process = session.process();
+        CodeNames codeNames = session.codeNames();
+        return new Target(process, session.symbols(), gdbThreads, context, session.description(),
+                context.kind() == TargetContext.Kind.CORE, codeNames.functions(), codeNames.debugInfo(), session::picture);
     }
 
     private List<TargetThread> threadsFromGdb() {
         return gdbThreads.list(true).stream().map(GdbThreads.GdbThread::asTargetThread).toList();
     }
 
-    /** The inferior ran: every cache of the stop goes. */
+    /** The inferior ran: every cache of the stop goes (gdb's thread list here, the rest in the session). */
     void resumed() {
         resumes++;
-        picture = null;
         gdbThreads.invalidate();
-        if (inferior != null) {
-            inferior.resumed();
-        }
-        if (process != null) {
-            process.resumed();
+        if (session != null) {
+            session.resumed();
         }
     }
 
@@ -125,6 +102,9 @@ final class Session implements AutoCloseable {
 
     private void open(TargetContext context) {
         gdbThreads.invalidate();
+        AddressSpace space;
+        String kind;
+        String name;
         switch (context.kind()) {
             case CORE -> {
                 Path core = chooseCore(context);
@@ -144,23 +124,21 @@ final class Session implements AutoCloseable {
                             .openReadOnly();
                 } catch (TargetException notPermitted) {
                     System.err.println("jompd engine: " + notPermitted.getMessage() + "; reading memory through gdb");
-                    inferior = new GdbAddressSpace("gdb:pid:" + context.pid(), gdb, gdbThreads, context.executable());
-                    space = inferior;
+                    space = new GdbAddressSpace("gdb:pid:" + context.pid(), gdb, gdbThreads, context.executable());
                 }
                 kind = "pid";
                 name = Long.toString(context.pid());
             }
             case REMOTE -> {
-                inferior = new GdbAddressSpace("remote:" + (context.connection().isEmpty() ? "?" : context.connection())
+                space = new GdbAddressSpace("remote:" + (context.connection().isEmpty() ? "?" : context.connection())
                         + ":pid:" + context.pid(), gdb, gdbThreads, context.executable());
-                space = inferior;
                 kind = "remote";
                 name = context.connection() + " pid " + context.pid();
             }
             case NONE -> throw new IllegalStateException("no target to open");
+            default -> throw new IllegalStateException("unknown target kind " + context.kind());
         }
-        symbols = new Symbolizer(space);
-        codeNames = new CodeNames(symbols);
+        session = new TargetSession(space, kind, name);
     }
 
     private static Path chooseCore(TargetContext context) {
@@ -185,26 +163,15 @@ final class Session implements AutoCloseable {
     }
 
     Optional<AddressSpace> space() {
-        return Optional.ofNullable(space);
+        return Optional.ofNullable(session).map(TargetSession::space);
     }
 
     @Override
     public void close() {
-        if (codeNames != null) {
-            codeNames.close();
+        if (session != null) {
+            session.close();
         }
-        if (symbols != null) {
-            symbols.close();
-        }
-        if (space != null) {
-            space.close();
-        }
-        space = null;
-        inferior = null;
-        symbols = null;
-        codeNames = null;
-        picture = null;
-        process = null;
+        session = null;
         identity = null;
         gdbThreads.invalidate();
     }

@@ -1,23 +1,16 @@
 package dev.jompd.dap.openmp;
 
-import dev.jompd.core.ompd.AddressSpaceHandle;
-import dev.jompd.core.ompd.Ompd;
 import dev.jompd.core.ompd.OmpdException;
-import dev.jompd.core.target.AddressSpace;
-import dev.jompd.core.target.Symbolizer;
 import dev.jompd.core.target.TargetException;
 import dev.jompd.core.target.TargetThread;
 import dev.jompd.core.target.core.CoreFileAddressSpace;
 import dev.jompd.core.target.live.LiveProcessAddressSpace;
 import dev.jompd.dap.gdb.GdbThread;
-import dev.jompd.report.CodeNames;
-import dev.jompd.report.OpenMpPicture;
-import dev.jompd.report.TargetDescription;
+import dev.jompd.report.TargetSession;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
@@ -74,10 +67,8 @@ public abstract sealed class OpenMpTarget implements AutoCloseable {
     /** A core file: one stop forever. */
     static final class Core extends OpenMpTarget {
         private final Path core;
-        private AddressSpace space;
-        private AddressSpaceHandle process;
+        private TargetSession session;
         private OpenMpView view;
-        private CodeNames names;
 
         Core(Path core) {
             this.core = core;
@@ -87,18 +78,14 @@ public abstract sealed class OpenMpTarget implements AutoCloseable {
         public OpenMpView view(Supplier<List<GdbThread>> threads) {
             if (view == null) {
                 try {
-                    if (space == null) {
-                        space = CoreFileAddressSpace.open(core);
+                    if (session == null) {
+                        session = new TargetSession(CoreFileAddressSpace.open(core), "core", core.toString());
                     }
-                    process = Ompd.processInitialize(space);
+                    session.process();
                 } catch (OmpdException | TargetException e) {
                     throw unavailable("no OpenMP picture of " + core, e);
                 }
-                TargetDescription description = new TargetDescription("core", core.toString(), space.name(),
-                        process.layout().runtimeModule());
-                Symbolizer symbols = new Symbolizer(space);
-                names = new CodeNames(symbols);
-                view = new OpenMpView(process, description, names, OpenMpView.picture(process, description, names));
+                view = new OpenMpView(session.process(), session.description(), session.codeNames(), session.picture());
             }
             return view;
         }
@@ -110,11 +97,8 @@ public abstract sealed class OpenMpTarget implements AutoCloseable {
 
         @Override
         public void close() {
-            if (names != null) {
-                names.close();
-            }
-            if (space != null) {
-                space.close();
+            if (session != null) {
+                session.close();
             }
         }
     }
@@ -122,11 +106,10 @@ public abstract sealed class OpenMpTarget implements AutoCloseable {
     /** A live process gdb holds. */
     static final class Live extends OpenMpTarget {
         private final long pid;
-        private LiveProcessAddressSpace held;
         /** This stop's threads as gdb names them (LWP, pthread_t as the thread pointer), for a space opened with them. */
         private volatile List<TargetThread> gdbThreadsOfStop = List.of();
-        private AddressSpaceHandle process;
-        private Symbolizer symbols;
+        /** The process read-only, OMPD on it, names of code (kept while the modules stay the same) and the stop's picture. */
+        private TargetSession session;
         private OpenMpView view;
 
         Live(long pid) {
@@ -134,10 +117,6 @@ public abstract sealed class OpenMpTarget implements AutoCloseable {
         }
 
         private CompletableFuture<Void> preparing;
-        /** This stop's picture, taken while gdb lists the threads when the space is opened with gdb's threads. */
-        private OpenMpPicture picture;
-        /** Names of code: kept while the modules stay the same. */
-        private CodeNames codeNames;
 
         @Override
         public synchronized void prepare() {
@@ -149,36 +128,20 @@ public abstract sealed class OpenMpTarget implements AutoCloseable {
             }
         }
 
-        /** The picture of this stop, once. */
-        private synchronized void takePicture() {
-            if (picture == null) {
-                if (codeNames == null) {
-                    codeNames = new CodeNames(symbols);
-                }
-                picture = OpenMpView.picture(process, description(), codeNames);
-            }
-        }
-
-        private TargetDescription description() {
-            return new TargetDescription("pid", Long.toString(pid), held.name(), process.layout().runtimeModule());
-        }
-
         /**
          * Opens the process read-only and initialises OMPD on it, when not done yet. With
          * {@code threadsFromGdb} the space skips its own thread discovery (gdb names the threads).
          */
         private synchronized void open(boolean threadsFromGdb) {
             long start = System.nanoTime();
-            if (held == null) {
+            if (session == null) {
                 LiveProcessAddressSpace.Builder builder = LiveProcessAddressSpace.builder(pid);
-                held = threadsFromGdb ? builder.withThreadsFrom(() -> gdbThreadsOfStop).openReadOnly()
+                LiveProcessAddressSpace held = threadsFromGdb ? builder.withThreadsFrom(() -> gdbThreadsOfStop).openReadOnly()
                         : builder.openReadOnly();
-                symbols = new Symbolizer(held);
+                session = new TargetSession(held, "pid", Long.toString(pid));
             }
             long opened = System.nanoTime();
-            if (process == null) {
-                process = Ompd.processInitialize(held);
-            }
+            session.process();
             if (Boolean.getBoolean("jompd.dap.timing")) {
                 System.err.printf("jompd-dap: read-only open %d ms, OMPD initialisation %d ms%n",
                         (opened - start) / 1_000_000, (System.nanoTime() - opened) / 1_000_000);
@@ -221,10 +184,11 @@ public abstract sealed class OpenMpTarget implements AutoCloseable {
                     identities.add(TargetThread.identity(thread.lwp().getAsLong(), thread.pthread().getAsLong()));
                 }
             }
-            // Without libthread_db gdb names no pthread_t: then glibc's lists are read afresh at each stop.
+            // Without libthread_db gdb names no pthread_t: then glibc's lists are read afresh at each stop
+            // (a new space, and so a new picture).
             boolean fromGdb = identities.size() == list.size() && !identities.isEmpty();
             try {
-                if (held == null || !fromGdb) {
+                if (session == null || !fromGdb) {
                     closeSpace();
                 }
                 open(fromGdb);
@@ -234,11 +198,7 @@ public abstract sealed class OpenMpTarget implements AutoCloseable {
             } catch (OmpdException | TargetException e) {
                 throw unavailable("no OpenMP picture of process " + pid, e);
             }
-            if (!fromGdb) {
-                picture = null; // threads read afresh: the picture of this stop too
-            }
-            takePicture();
-            view = new OpenMpView(process, description(), codeNames, picture);
+            view = new OpenMpView(session.process(), session.description(), session.codeNames(), session.picture());
             return view;
         }
 
@@ -247,9 +207,8 @@ public abstract sealed class OpenMpTarget implements AutoCloseable {
             awaitPreparation(); // a preparation of the finished stop must not outlive it
             synchronized (this) {
                 view = null;
-                picture = null;
-                if (process != null) {
-                    process.resumed();
+                if (session != null) {
+                    session.resumed();
                 }
             }
         }
@@ -264,19 +223,13 @@ public abstract sealed class OpenMpTarget implements AutoCloseable {
 
         private void closeSpace() {
             view = null;
-            picture = null;
-            if (codeNames != null) {
-                codeNames.close();
-            }
-            codeNames = null;
-            process = null;
-            if (held != null) {
+            if (session != null) {
                 try {
-                    held.close();
+                    session.close();
                 } catch (TargetException ignored) {
                     // read-only: nothing to give back
                 }
-                held = null;
+                session = null;
             }
         }
 

@@ -46,11 +46,6 @@ public final class OpenMpView {
         this.picture = picture;
     }
 
-    /** The picture of the current stop of {@code process}. */
-    static OpenMpPicture picture(AddressSpaceHandle process, TargetDescription target, CodeNames names) {
-        return OpenMpPicture.take(process, target, names);
-    }
-
     public OpenMpPicture picture() {
         return picture;
     }
