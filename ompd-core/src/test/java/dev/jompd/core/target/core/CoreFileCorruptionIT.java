@@ -15,11 +15,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
  * Damaged copies of a real core (truncated at many points, headers and notes overwritten) give the
- * documented exceptions (ElfFormatException, MemoryReadException, ...) and nothing else, quickly.
+ * documented exceptions (ElfFormatException, MemoryReadException, ...) and nothing else, quickly. The
+ * anchors: the undamaged core is read in full, and damage that leaves the headers and notes alone still
+ * opens (so a backend that rejected every file could not pass).
  */
 class CoreFileCorruptionIT {
     private static final Duration NO_HANG = Duration.ofSeconds(30);
@@ -42,8 +45,19 @@ class CoreFileCorruptionIT {
         return ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
     }
 
-    private static void exerciseWithoutHanging(Path damaged) {
-        assertTimeoutPreemptively(NO_HANG, () -> CoreExercise.exercise(damaged), () -> "exercising " + damaged);
+    private static CoreExercise.Outcome exerciseWithoutHanging(Path damaged) {
+        return assertTimeoutPreemptively(NO_HANG, () -> CoreExercise.exercise(damaged), () -> "exercising " + damaged);
+    }
+
+    @Test
+    void theUndamagedCoreIsReadInFull() {
+        CoreExercise.Outcome outcome = exerciseWithoutHanging(core);
+
+        assertThat(outcome.opened()).isTrue();
+        assertThat(outcome.threads()).as("threads").isPositive();
+        assertThat(outcome.modules()).as("modules").isGreaterThanOrEqualTo(2); // the fixture and libc at least
+        assertThat(outcome.symbols()).as("symbols found").isPositive();
+        assertThat(outcome.reads()).as("reads at the addresses the core names").isPositive();
     }
 
     @Test
@@ -57,6 +71,7 @@ class CoreFileCorruptionIT {
         List<Long> cuts = new ArrayList<>(List.of(0L, 1L, 4L, 16L, 63L, 64L, 64L + 56, programHeaders + 56L * programHeaderCount - 1,
                 noteOffset + 5, noteOffset + noteSize / 2, noteOffset + noteSize - 1, noteOffset + noteSize,
                 size / 4, size / 2, size * 3 / 4, size - 4097, size - 1));
+        int openedPastTheNotes = 0;
         for (long cut : cuts) {
             if (cut < 0 || cut > size) {
                 continue;
@@ -71,9 +86,16 @@ class CoreFileCorruptionIT {
                     remaining -= read;
                 }
             }
-            exerciseWithoutHanging(truncated);
+            CoreExercise.Outcome outcome = exerciseWithoutHanging(truncated);
+            if (cut >= noteOffset + noteSize) {
+                // headers and notes intact: a truncated core is still read, what it holds of memory too
+                assertThat(outcome.opened()).as("cut at %d, after the notes", cut).isTrue();
+                assertThat(outcome.threads()).as("threads of the core cut at %d", cut).isPositive();
+                openedPastTheNotes++;
+            }
             Files.delete(truncated);
         }
+        assertThat(openedPastTheNotes).as("cuts after the notes").isPositive();
     }
 
     /** Copies the core with the first MiB patched by {@code damage}. */
@@ -94,15 +116,20 @@ class CoreFileCorruptionIT {
         long programHeaders = header.getLong(32);
         int count = Short.toUnsignedInt(header.getShort(56));
         long[] badValues = {-1L, Long.MIN_VALUE, Long.MAX_VALUE, 1L << 40, 0};
+        int opened = 0;
         // p_offset, p_vaddr, p_filesz, p_memsz of a few segments, including the note segment (0)
         for (int segment : new int[] {0, 1, count / 2, count - 1}) {
             for (int field : new int[] {8, 16, 32, 40}) {
                 for (long bad : badValues) {
                     int at = (int) (programHeaders + 56L * segment + field);
-                    exerciseWithoutHanging(damaged("ph", buffer -> buffer.putLong(at, bad)));
+                    if (exerciseWithoutHanging(damaged("ph", buffer -> buffer.putLong(at, bad))).opened()) {
+                        opened++;
+                    }
                 }
             }
         }
+        // a load segment's p_memsz is not read from the core: such damage must not stop it opening
+        assertThat(opened).as("cores with one damaged program header that still open").isPositive();
         for (int field : new int[] {32, 40}) { // e_phoff, e_shoff
             for (long bad : badValues) {
                 exerciseWithoutHanging(damaged("eh", buffer -> buffer.putLong(field, bad)));
