@@ -8,6 +8,7 @@ import dev.jompd.core.elf.InMemoryElf;
 import dev.jompd.core.elf.MappedFile;
 import dev.jompd.core.elf.ProgramHeader;
 import dev.jompd.core.target.AddressSpace;
+import dev.jompd.core.target.BuildIdMismatchException;
 import dev.jompd.core.target.LinkMap;
 import dev.jompd.core.target.LoadedModule;
 import dev.jompd.core.target.MemoryReadException;
@@ -33,11 +34,9 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * An x86-64 Linux core file (as the kernel or gdb's {@code gcore} writes it) seen as an address space.
  *
- * <p><b>Memory</b> is a spliced view: the core's PT_LOAD segments on top, the files the target had
- * mapped (the NT_FILE note) underneath. Cores leave out what can be found on disk (the kernel omits
- * read-only file-backed mappings except their first page, gdb omits some too), and a segment's bytes
- * beyond its {@code p_filesz} are not in the core either; such bytes are read from the mapped file.
- * Bytes found in neither raise {@link MemoryReadException}.
+ * <p><b>Memory</b> is a spliced view ({@link SplicedMemory}): the core's PT_LOAD segments on top, the
+ * files the target had mapped (the NT_FILE note) underneath. Bytes found in neither raise
+ * {@link MemoryReadException}.
  *
  * <p><b>Threads</b> come from the NT_PRSTATUS notes, the first being the thread that dumped.
  * <b>Modules</b> are the mapped ELF files, with the load bias worked out from the ELF headers in the
@@ -62,14 +61,7 @@ public final class CoreFileAddressSpace implements AddressSpace {
     private final String name;
     private final ElfFile core;
     private final CoreNotes notes;
-    private final AddressRanges coreSegments;
-    /** By segment id: where the segment's bytes start in the core file. */
-    private final long[] coreSegmentFileOffsets;
-    /** Whether some segment's bytes run past the end of the core (a truncated dump). */
-    private final boolean coreTruncated;
-    private final AddressRanges fileMappingRanges;
-    /** By mapping id: the mapped file's bytes once found and checked, so later reads skip the checks. */
-    private final ByteView[] resolvedMappingBytes;
+    private final SplicedMemory memory;
     private final Optional<Path> explicitExecutable;
     private final List<Path> solibSearchPath;
     private final Map<Path, DiskFile> diskFiles = new ConcurrentHashMap<>();
@@ -181,37 +173,8 @@ public final class CoreFileAddressSpace implements AddressSpace {
         }
         this.notes = CoreNotes.parse(core.notes());
 
-        List<ProgramHeader> loads = core.programHeaders(ProgramHeader.PT_LOAD);
-        List<AddressRanges.Range> segmentRanges = new ArrayList<>();
-        this.coreSegmentFileOffsets = new long[loads.size()];
-        boolean truncated = false;
-        for (int id = 0; id < loads.size(); id++) {
-            ProgramHeader load = loads.get(id);
-            long present = load.fileSize();
-            // A truncated core still has its earlier segments; keep what is there.
-            if (load.offset() < 0 || load.offset() > core.size()) {
-                present = 0;
-            } else if (present < 0 || present > core.size() - load.offset()) {
-                present = core.size() - load.offset();
-            }
-            truncated |= present != load.fileSize();
-            long end = load.virtualAddress() + present;
-            if (Long.compareUnsigned(end, load.virtualAddress()) < 0) {
-                end = -1L; // the segment runs to the top of the address space
-            }
-            coreSegmentFileOffsets[id] = load.offset();
-            segmentRanges.add(new AddressRanges.Range(load.virtualAddress(), end, id));
-        }
-        this.coreSegments = AddressRanges.of(segmentRanges);
-        this.coreTruncated = truncated;
-
-        List<AddressRanges.Range> mappingRanges = new ArrayList<>();
-        for (int id = 0; id < notes.fileMappings().size(); id++) {
-            FileMapping mapping = notes.fileMappings().get(id);
-            mappingRanges.add(new AddressRanges.Range(mapping.start(), mapping.end(), id));
-        }
-        this.fileMappingRanges = AddressRanges.of(mappingRanges);
-        this.resolvedMappingBytes = new ByteView[notes.fileMappings().size()];
+        this.memory = new SplicedMemory(name, core.bytes(), core.programHeaders(ProgramHeader.PT_LOAD),
+                notes.fileMappings(), this::mappedFileBytes);
 
         ModuleDiscovery discovery = discoverModules(options.debugFileSearch);
         this.executable = discovery.executable();
@@ -229,21 +192,7 @@ public final class CoreFileAddressSpace implements AddressSpace {
 
     @Override
     public void read(long address, byte[] buffer, int offset, int length) throws MemoryReadException {
-        Objects.checkFromIndexSize(offset, length, buffer.length);
-        long cursor = address;
-        int done = 0;
-        while (done < length) {
-            int remaining = length - done;
-            int position = coreSegments.find(cursor);
-            int chunk = position >= 0
-                    ? readFromCore(position, cursor, buffer, offset + done, remaining)
-                    : readFromMappedFile(cursor, buffer, offset + done, remaining, address, length);
-            done += chunk;
-            cursor += chunk;
-            if (done < length && cursor == 0) {
-                throw new MemoryReadException(name, address, length, "the range wraps around the end of the address space");
-            }
-        }
+        memory.read(address, buffer, offset, length);
     }
 
     @Override
@@ -298,44 +247,6 @@ public final class CoreFileAddressSpace implements AddressSpace {
 
     // ---------------------------------------------------------------- reading
 
-    private int readFromCore(int position, long cursor, byte[] buffer, int bufferOffset, int remaining) {
-        long available = coreSegments.end(position) - cursor;
-        int chunk = Long.compareUnsigned(available, remaining) < 0 ? (int) available : remaining;
-        long fileOffset = coreSegmentFileOffsets[coreSegments.id(position)] + (cursor - coreSegments.start(position));
-        core.bytes().copyTo(fileOffset, buffer, bufferOffset, chunk);
-        return chunk;
-    }
-
-    private int readFromMappedFile(long cursor, byte[] buffer, int bufferOffset, int remaining,
-                                   long address, int length) {
-        int position = fileMappingRanges.find(cursor);
-        if (position < 0) {
-            throw new MemoryReadException(name, address, length, "0x%x is neither in the core nor in a file the target had mapped%s"
-                    .formatted(cursor, coreTruncated ? " (the core file is truncated)" : ""));
-        }
-        FileMapping mapping = notes.fileMappings().get(fileMappingRanges.id(position));
-        long limit = fileMappingRanges.end(position);
-        long nextCoreSegment = coreSegments.nextStartAfter(cursor);
-        if (nextCoreSegment != 0 && Long.compareUnsigned(nextCoreSegment, limit) < 0) {
-            limit = nextCoreSegment; // the core's copy of the next bytes is the newer one
-        }
-        long available = limit - cursor;
-        int chunk = Long.compareUnsigned(available, remaining) < 0 ? (int) available : remaining;
-        int mappingId = fileMappingRanges.id(position);
-        ByteView fileBytes = resolvedMappingBytes[mappingId];
-        if (fileBytes == null) {
-            fileBytes = mappedFileBytes(mapping, address, length);
-            resolvedMappingBytes[mappingId] = fileBytes; // racing threads store the same view
-        }
-        long fileOffset = mapping.fileOffset() + (cursor - mapping.start());
-        if (!fileBytes.contains(fileOffset, chunk)) {
-            throw new MemoryReadException(name, address, length, "0x%x is not in the core and maps offset 0x%x of %s, beyond its end (%d bytes)"
-                    .formatted(cursor, fileOffset, fileBytes.source(), fileBytes.size()));
-        }
-        fileBytes.copyTo(fileOffset, buffer, bufferOffset, chunk);
-        return chunk;
-    }
-
     /** The bytes of the file behind {@code mapping}, checked against the core's build-id if it is a module. */
     private ByteView mappedFileBytes(FileMapping mapping, long address, int length) {
         CoreModule module = modulesByTargetPath.get(mapping.path());
@@ -357,29 +268,6 @@ public final class CoreFileAddressSpace implements AddressSpace {
         DiskFile disk = diskFile(path.get());
         return disk.file().map(MappedFile::bytes).orElseThrow(() -> new MemoryReadException(name, address, length,
                 "not in the core, and the mapped file cannot be read: " + disk.problem()));
-    }
-
-    /** Reads only what the core itself holds (no mapped files): what the target's memory really said. */
-    private Optional<byte[]> readFromCoreOnly(long address, long length) {
-        if (length < 0 || length > Integer.MAX_VALUE - 16) {
-            return Optional.empty();
-        }
-        byte[] bytes = new byte[(int) length];
-        long cursor = address;
-        int done = 0;
-        while (done < length) {
-            int position = coreSegments.find(cursor);
-            if (position < 0) {
-                return Optional.empty();
-            }
-            int chunk = readFromCore(position, cursor, bytes, done, bytes.length - done);
-            done += chunk;
-            cursor += chunk;
-            if (done < length && cursor == 0) {
-                return Optional.empty();
-            }
-        }
-        return Optional.of(bytes);
     }
 
     private long readLong(long address) {
@@ -494,9 +382,9 @@ public final class CoreFileAddressSpace implements AddressSpace {
         for (long type : new long[] {CoreNotes.AT_ENTRY, CoreNotes.AT_PHDR}) {
             OptionalLong address = notes.auxiliaryValue(type);
             if (address.isPresent()) {
-                int position = fileMappingRanges.find(address.getAsLong());
-                if (position >= 0) {
-                    return notes.fileMappings().get(fileMappingRanges.id(position)).path();
+                Optional<FileMapping> mapping = memory.mappingAt(address.getAsLong());
+                if (mapping.isPresent()) {
+                    return mapping.get().path();
                 }
             }
         }
@@ -505,7 +393,7 @@ public final class CoreFileAddressSpace implements AddressSpace {
 
     /** The layout the ELF headers the core itself holds at {@code headerAddress} describe, with the build-id. */
     private Optional<InMemoryElf.Layout> layoutInCore(long headerAddress) {
-        return InMemoryElf.read(this::readFromCoreOnly, headerAddress, name);
+        return InMemoryElf.read(memory::readCoreOnly, headerAddress, name);
     }
 
     private Optional<InMemoryElf.Layout> layoutOnDisk(Path path, long headerAddress) {

@@ -1,6 +1,7 @@
 package dev.jompd.core.target.core;
 
 import dev.jompd.core.elf.ElfFile;
+import dev.jompd.core.target.BuildIdMismatchException;
 import dev.jompd.core.target.LoadedModule;
 import dev.jompd.core.target.LinkMap;
 import dev.jompd.core.target.TargetSymbol;
@@ -82,7 +83,7 @@ final class CoreModule implements LinkMap.Module {
     synchronized Optional<ElfFile> verifiedDiskFile() {
         openFiles();
         if (mismatch != null) {
-            throw new BuildIdMismatchException(mismatch.moduleName(), mismatch.file(), mismatch.coreBuildId(), mismatch.fileBuildId());
+            throw BuildIdMismatchException.ofCore(mismatch.moduleName(), mismatch.file(), mismatch.targetBuildId(), mismatch.fileBuildId());
         }
         return diskFile;
     }
@@ -112,7 +113,7 @@ final class CoreModule implements LinkMap.Module {
         diskFile = diskPath.flatMap(elfOpener);
         Optional<String> fileBuildId = diskFile.flatMap(ElfFile::buildId);
         if (coreBuildId.isPresent() && diskFile.isPresent() && !coreBuildId.equals(fileBuildId)) {
-            mismatch = new BuildIdMismatchException(fileName(), diskFile.get().path(), coreBuildId.get(), fileBuildId);
+            mismatch = BuildIdMismatchException.ofCore(fileName(), diskFile.get().path(), coreBuildId.get(), fileBuildId);
             diskFile = Optional.empty();
         }
         filesOpened = true;

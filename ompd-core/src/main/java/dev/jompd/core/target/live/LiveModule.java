@@ -3,7 +3,7 @@ package dev.jompd.core.target.live;
 import dev.jompd.core.elf.ElfFile;
 import dev.jompd.core.elf.ElfFormatException;
 import dev.jompd.core.target.LoadedModule;
-import dev.jompd.core.target.TargetException;
+import dev.jompd.core.target.BuildIdMismatchException;
 import dev.jompd.core.target.LinkMap;
 import dev.jompd.core.target.TargetSymbol;
 import dev.jompd.core.target.debug.DebugFileSearch;
@@ -41,7 +41,7 @@ final class LiveModule implements LinkMap.Module, AutoCloseable {
     private boolean opened;
     private Optional<ElfFile> file = Optional.empty();
     private Optional<ElfFile> debugFile = Optional.empty();
-    private String problem;
+    private BuildIdMismatchException mismatch;
     private final List<ElfFile> toClose = new ArrayList<>();
 
     LiveModule(int pid, String targetPath, List<ProcFs.Mapping> mappings, long loadBias, Optional<String> memoryBuildId,
@@ -97,14 +97,15 @@ final class LiveModule implements LinkMap.Module, AutoCloseable {
     /**
      * The defined symbol called {@code name}, with the load bias applied.
      *
-     * @throws TargetException when no file matching the mapped module can be found, but one with
-     *                         another build-id can (the file was replaced after the process loaded it)
+     * @throws BuildIdMismatchException when no file matching the mapped module can be found, but one
+     *                                   with another build-id can (the file was replaced after the
+     *                                   process loaded it)
      */
     @Override
     public synchronized Optional<TargetSymbol> lookupSymbol(String name) {
         open();
-        if (problem != null) {
-            throw new TargetException(problem);
+        if (mismatch != null) {
+            throw mismatch;
         }
         return LinkMap.lookup(file, debugFile, name, loadBias, fileName());
     }
@@ -114,7 +115,7 @@ final class LiveModule implements LinkMap.Module, AutoCloseable {
             return;
         }
         opened = true;
-        List<String> mismatches = new ArrayList<>();
+        List<BuildIdMismatchException.Candidate> mismatches = new ArrayList<>();
         for (Path candidate : fileCandidates) {
             Optional<ElfFile> elf = openElf(candidate);
             if (elf.isEmpty()) {
@@ -127,12 +128,10 @@ final class LiveModule implements LinkMap.Module, AutoCloseable {
                 break;
             }
             elf.get().close();
-            mismatches.add("%s has %s".formatted(candidate, fileBuildId.map(id -> "build-id " + id).orElse("no build-id")));
+            mismatches.add(new BuildIdMismatchException.Candidate(candidate, fileBuildId));
         }
         if (file.isEmpty() && !mismatches.isEmpty()) {
-            problem = "the process mapped a %s with build-id %s, but %s (the file was replaced after the process "
-                    .formatted(fileName(), memoryBuildId.orElse("?"), String.join(", ", mismatches))
-                    + "loaded it; reading /proc/PID/map_files needs CAP_SYS_ADMIN)";
+            mismatch = BuildIdMismatchException.ofProcess(fileName(), memoryBuildId.orElse("?"), mismatches);
             return;
         }
         Optional<String> buildId = memoryBuildId.or(() -> file.flatMap(LinkMap::buildIdOf));

@@ -1,5 +1,6 @@
 package dev.jompd.core.target.core;
 
+import dev.jompd.core.target.BuildIdMismatchException;
 import dev.jompd.core.elf.ElfFile;
 import dev.jompd.core.elf.ProgramHeader;
 import dev.jompd.core.elf.SectionHeader;

@@ -1,5 +1,6 @@
 package dev.jompd.core.target.core;
 
+import dev.jompd.core.target.BuildIdMismatchException;
 import dev.jompd.core.elf.ElfFormatException;
 import dev.jompd.core.elf.ElfSymbol;
 import dev.jompd.core.elf.SyntheticElf;
@@ -229,7 +230,7 @@ class CoreFileAddressSpaceTest {
                     .isInstanceOfSatisfying(BuildIdMismatchException.class, e -> {
                         assertThat(e.getMessage()).startsWith("core was made with a different libsynth.so")
                                 .contains(BUILD_ID, OTHER_BUILD_ID, library.toString());
-                        assertThat(e.coreBuildId()).isEqualTo(BUILD_ID);
+                        assertThat(e.targetBuildId()).isEqualTo(BUILD_ID);
                         assertThat(e.fileBuildId()).contains(OTHER_BUILD_ID);
                     });
             assertThatThrownBy(() -> readLong(space, MODULE_BASE + SyntheticElf.DATA_OFFSET))
