@@ -1,7 +1,7 @@
 package dev.jompd.gdb;
 
 import dev.jompd.core.elf.ElfFile;
-import dev.jompd.core.target.LinkMap;
+import dev.jompd.core.target.ModuleFiles;
 import dev.jompd.core.target.LoadedModule;
 import dev.jompd.core.target.TargetException;
 import dev.jompd.core.target.TargetSymbol;
@@ -54,7 +54,7 @@ final class ModuleSymbols implements AutoCloseable {
             opened = true;
             try {
                 ElfFile file = ElfFile.open(this.file);
-                Optional<String> buildId = LinkMap.buildIdOf(file);
+                Optional<String> buildId = ModuleFiles.buildIdOf(file);
                 if (expectedBuildId.isPresent() && !expectedBuildId.equals(buildId)) {
                     // another build than the process runs: its symbols would point anywhere
                     problem = this.file + " has build-id " + buildId.orElse("none") + ", the process's "
@@ -63,7 +63,7 @@ final class ModuleSymbols implements AutoCloseable {
                     return;
                 }
                 elf = Optional.of(file);
-                debugFile = LinkMap.findDebugFile(DEBUG_FILE_SEARCH, elf, buildId, ModuleSymbols::openIfThere, ElfFile::close);
+                debugFile = ModuleFiles.findDebugFile(DEBUG_FILE_SEARCH, elf, buildId, ModuleSymbols::openIfThere, ElfFile::close);
             } catch (IOException | TargetException e) {
                 problem = e.getMessage(); // a module we cannot read names nothing
             }
@@ -71,7 +71,7 @@ final class ModuleSymbols implements AutoCloseable {
 
         synchronized Optional<TargetSymbol> lookup(String name) {
             open();
-            return LinkMap.lookup(elf, debugFile, name, loadBias, fileName());
+            return ModuleFiles.lookup(elf, debugFile, name, loadBias, fileName());
         }
 
         LoadedModule toLoadedModule() {

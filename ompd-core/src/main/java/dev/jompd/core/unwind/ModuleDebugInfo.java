@@ -9,7 +9,7 @@ import dev.jompd.core.elf.ElfFile;
 import dev.jompd.core.elf.ElfFormatException;
 import dev.jompd.core.elf.ElfSymbol;
 import dev.jompd.core.elf.ProgramHeader;
-import dev.jompd.core.target.LinkMap;
+import dev.jompd.core.target.ModuleFiles;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -45,8 +45,8 @@ public final class ModuleDebugInfo implements AutoCloseable {
         this.path = path;
         Optional<ElfFile> opened = open(path);
         this.file = opened;
-        Optional<String> id = buildId.or(() -> opened.flatMap(LinkMap::buildIdOf));
-        this.debugFile = id.flatMap(build -> LinkMap.findDebugFile(build, debugDirectories, ModuleDebugInfo::open, ElfFile::close));
+        Optional<String> id = buildId.or(() -> opened.flatMap(ModuleFiles::buildIdOf));
+        this.debugFile = id.flatMap(build -> ModuleFiles.findDebugFile(build, debugDirectories, ModuleDebugInfo::open, ElfFile::close));
         List<Long> ranges = new ArrayList<>();
         opened.ifPresent(elf -> {
             for (ProgramHeader segment : elf.programHeaders(ProgramHeader.PT_LOAD)) {
@@ -170,7 +170,7 @@ public final class ModuleDebugInfo implements AutoCloseable {
     /** The file address of a symbol, looked up as debuggers do (.symtab, the debug file's, .dynsym). */
     public OptionalLong addressOf(String name) {
         try {
-            return LinkMap.lookup(file, debugFile, name, 0, path.getFileName().toString())
+            return ModuleFiles.lookup(file, debugFile, name, 0, path.getFileName().toString())
                     .map(symbol -> OptionalLong.of(symbol.address())).orElse(OptionalLong.empty());
         } catch (ElfFormatException e) {
             return OptionalLong.empty();

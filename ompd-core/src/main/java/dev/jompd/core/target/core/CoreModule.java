@@ -4,6 +4,7 @@ import dev.jompd.core.elf.ElfFile;
 import dev.jompd.core.target.BuildIdMismatchException;
 import dev.jompd.core.target.LoadedModule;
 import dev.jompd.core.target.LinkMap;
+import dev.jompd.core.target.ModuleFiles;
 import dev.jompd.core.target.TargetSymbol;
 import dev.jompd.core.target.debug.DebugFileSearch;
 
@@ -98,11 +99,11 @@ final class CoreModule implements LinkMap.Module {
         Optional<ElfFile> file = verifiedDiskFile();
         if (!debugFileSearched) {
             // Only now, not when reads open the file: a broken debug file must not break reads.
-            debugFile = LinkMap.findDebugFile(debugFileSearch, file, coreBuildId.or(() -> file.flatMap(ElfFile::buildId)),
+            debugFile = ModuleFiles.findDebugFile(debugFileSearch, file, coreBuildId.or(() -> file.flatMap(ElfFile::buildId)),
                     elfOpener, rejected -> { });
             debugFileSearched = true;
         }
-        return LinkMap.lookup(file, debugFile, name, loadBias, fileName());
+        return ModuleFiles.lookup(file, debugFile, name, loadBias, fileName());
     }
 
     private void openFiles() {

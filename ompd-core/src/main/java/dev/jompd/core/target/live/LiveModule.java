@@ -5,6 +5,7 @@ import dev.jompd.core.elf.ElfFormatException;
 import dev.jompd.core.target.LoadedModule;
 import dev.jompd.core.target.BuildIdMismatchException;
 import dev.jompd.core.target.LinkMap;
+import dev.jompd.core.target.ModuleFiles;
 import dev.jompd.core.target.TargetSymbol;
 import dev.jompd.core.target.debug.DebugFileSearch;
 
@@ -107,7 +108,7 @@ final class LiveModule implements LinkMap.Module, AutoCloseable {
         if (mismatch != null) {
             throw mismatch;
         }
-        return LinkMap.lookup(file, debugFile, name, loadBias, fileName());
+        return ModuleFiles.lookup(file, debugFile, name, loadBias, fileName());
     }
 
     private void open() {
@@ -121,7 +122,7 @@ final class LiveModule implements LinkMap.Module, AutoCloseable {
             if (elf.isEmpty()) {
                 continue;
             }
-            Optional<String> fileBuildId = LinkMap.buildIdOf(elf.get());
+            Optional<String> fileBuildId = ModuleFiles.buildIdOf(elf.get());
             if (memoryBuildId.isEmpty() || memoryBuildId.equals(fileBuildId)) {
                 file = elf;
                 toClose.add(elf.get());
@@ -134,7 +135,7 @@ final class LiveModule implements LinkMap.Module, AutoCloseable {
             mismatch = BuildIdMismatchException.ofProcess(fileName(), memoryBuildId.orElse("?"), mismatches);
             return;
         }
-        Optional<String> buildId = memoryBuildId.or(() -> file.flatMap(LinkMap::buildIdOf));
+        Optional<String> buildId = memoryBuildId.or(() -> file.flatMap(ModuleFiles::buildIdOf));
         debugFile = findDebugFile(buildId);
     }
 
@@ -150,7 +151,7 @@ final class LiveModule implements LinkMap.Module, AutoCloseable {
     }
 
     private Optional<ElfFile> findDebugFile(Optional<String> buildId) {
-        Optional<ElfFile> debug = LinkMap.findDebugFile(debugFileSearch, file, buildId, this::openElf, ElfFile::close);
+        Optional<ElfFile> debug = ModuleFiles.findDebugFile(debugFileSearch, file, buildId, this::openElf, ElfFile::close);
         debug.ifPresent(toClose::add);
         return debug;
     }
