@@ -205,20 +205,14 @@ final class ProfiledGlobalChecks {
 
     /** A queuing, drdpa or ticket lock points to itself (initialized, or self); other kinds hold no such word. */
     private static Optional<String> selfPointer(TargetMemory memory, LockLayout locks, long lock, int tag) {
-        String kind = locks.indirectKind(tag).orElse("");
-        String type = switch (kind) {
-            case "queuing", "adaptive", "rtm_queuing", "nested_queuing" -> "kmp_base_queuing_lock_t.initialized";
-            case "drdpa", "nested_drdpa" -> "kmp_base_drdpa_lock_t.initialized";
-            case "ticket", "nested_ticket" -> "kmp_base_ticket_lock_t.self";
-            default -> "";
-        };
-        if (type.isEmpty()) {
+        Optional<LockKind> kind = locks.indirectKind(tag);
+        LockKind.Decoding decoding = kind.map(LockKind::decoding).orElse(LockKind.Decoding.NO_OWNER);
+        if (decoding.selfField().isEmpty()) {
             return Optional.empty();
         }
-        long self = memory.readPointer(lock + locks.member(type.substring(0, type.indexOf('.')),
-                type.substring(type.indexOf('.') + 1)).offset());
+        long self = memory.readPointer(lock + locks.member(decoding.struct().orElseThrow(), decoding.selfField().get()).offset());
         return self == lock ? Optional.empty()
-                : Optional.of("0x" + Long.toHexString(lock) + " (" + kind + ") does not point to itself");
+                : Optional.of("0x" + Long.toHexString(lock) + " (" + kind.get() + ") does not point to itself");
     }
 
     /**
