@@ -142,8 +142,8 @@ final class ProfiledRuntime {
         throw new OmpdException(OmpdRc.INCOMPATIBLE, "the OpenMP runtime " + module.path() + " has no symbol table, "
                 + "and the OMPD breadcrumbs of " + (hint.isPresent() ? "libomp " + versions(candidates) : "any profiled libomp ("
                 + versions(candidates) + ")") + " are not in its memory: validation failed (another build or version"
-                + (cutShort.isEmpty() ? "" : "; only the first " + (MAX_SCAN_BYTES >> 20) + " MiB of each writable range "
-                + "were scanned, and " + String.join(", ", cutShort.stream().distinct().toList()) + " is larger")
+                + (cutShort.isEmpty() ? "" : "; writable ranges are scanned " + (MAX_SCAN_BYTES >> 20) + " MiB far, and "
+                + "these were longer: " + String.join(", ", cutShort.stream().distinct().toList()))
                 + "); install its debug file or set DEBUGINFOD_URLS");
     }
 
