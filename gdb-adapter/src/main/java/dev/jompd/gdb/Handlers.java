@@ -5,6 +5,7 @@ import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import dev.jompd.core.ompd.Icv;
 import dev.jompd.core.ompd.Icvs;
+import dev.jompd.core.ompd.OmpdHandle;
 import dev.jompd.core.ompd.Ompd;
 import dev.jompd.core.ompd.OmpdException;
 import dev.jompd.core.ompd.ParallelHandle;
@@ -174,7 +175,7 @@ final class Handlers {
         };
         Optional<Icv> only = Icv.byName(argument);
         Session.Target target = views.target();
-        Map<Scope, Object> handles = new LinkedHashMap<>();
+        Map<Scope, OmpdHandle> handles = new LinkedHashMap<>();
         handles.put(Scope.ADDRESS_SPACE, target.process());
         StringBuilder out = new StringBuilder();
         Optional<ThreadHandle> thread = Optional.empty();
@@ -193,7 +194,7 @@ final class Handlers {
             if (!scopes.contains(scope)) {
                 continue;
             }
-            Object handle = handles.get(scope);
+            OmpdHandle handle = handles.get(scope);
             out.append(switch (scope) {
                 case ADDRESS_SPACE -> "process (address_space scope):";
                 case THREAD -> "thread scope:";

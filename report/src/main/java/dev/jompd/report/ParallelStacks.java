@@ -9,6 +9,7 @@ import dev.jompd.core.unwind.NativeFrame;
 import dev.jompd.core.unwind.NativeStack;
 import dev.jompd.core.unwind.Unwinder;
 import dev.jompd.report.OpenMpPicture.OpenMpThread;
+import dev.jompd.report.RuntimeFunctions.Meaning;
 import dev.jompd.report.OpenMpPicture.Task;
 
 import java.util.ArrayList;
@@ -315,14 +316,14 @@ public final class ParallelStacks {
     private static Step runtimeStep(OpenMpPicture picture, OpenMpThread thread, List<NativeFrame> run,
                                     FrameOwnership.Mark innermostMark) {
         String innermost = run.getLast().function().orElse("");
-        String all = String.join(" ", run.stream().map(f -> f.function().orElse("")).toList());
+        List<String> all = ThreadWait.functions(run);
         String region = thread.region().map(r -> " of region " + r).orElse("");
         String meaning = switch (ThreadWait.runtimeRun(run.reversed())) {
             case IDLE -> "idle in the thread pool, waiting for work";
             case IMPLICIT_BARRIER -> "waiting at the implicit barrier at the end" + region;
             // a barrier's run that ends in the code it runs (a task taken while waiting) is no wait
-            case BARRIER -> innermost.contains("invoke") || innermost.contains("fork_call")
-                    ? runsCodeOrIn(all, innermost) : "waiting at a barrier" + region;
+            case BARRIER -> RuntimeFunctions.is(innermost, Meaning.INVOKE)
+                    || RuntimeFunctions.is(innermost, Meaning.FORK_CALL) ? runsCodeOrIn(all, innermost) : "waiting at a barrier" + region;
             case CRITICAL -> "waiting to enter a critical section";
             case LOCK -> "waiting for a lock";
             case TASKWAIT -> "waiting at a taskwait";
@@ -333,9 +334,11 @@ public final class ParallelStacks {
                 Optional.empty(), run.getFirst().module(), true, innermostMark.task().map(Task::id));
     }
 
-    private static String runsCodeOrIn(String all, String innermost) {
-        return all.contains("__kmp_invoke_microtask") || all.contains("__kmp_invoke_task") || all.contains("fork_call")
-                || all.contains("__kmp_launch") ? "runs the OpenMP code below" : "in " + innermost;
+    /** A run that calls the program's code (a region's, a task's) or starts a worker runs the code below it. */
+    private static String runsCodeOrIn(List<String> all, String innermost) {
+        return RuntimeFunctions.any(all, Meaning.INVOKE) || RuntimeFunctions.any(all, Meaning.FORK_CALL)
+                || RuntimeFunctions.any(all, Meaning.THREAD_LAUNCH)
+                ? "runs the OpenMP code below" : "in " + innermost;
     }
 
     private static List<Node> merge(List<ThreadStack> stacks) {

@@ -4,6 +4,7 @@ import dev.jompd.core.unwind.NativeFrame;
 import dev.jompd.report.OpenMpPicture.OpenMpThread;
 import dev.jompd.report.ParallelStacks.Step;
 import dev.jompd.report.ParallelStacks.ThreadStack;
+import dev.jompd.report.RuntimeFunctions.Meaning;
 
 import java.util.List;
 import java.util.Optional;
@@ -126,8 +127,7 @@ record ThreadWait(OpenMpThread thread, Kind kind, String evidence, Optional<Plac
                 if (runtime(frames.get(i), runtimeModule)) {
                     int end = runEnd(frames, i, runtimeModule);
                     List<NativeFrame> run = frames.subList(i, end);
-                    boolean runsTask = run.stream().map(f -> f.function().orElse(""))
-                            .anyMatch(n -> n.contains("__kmp_invoke_task") && !n.contains("__kmp_invoke_task_func"));
+                    boolean runsTask = RuntimeFunctions.any(functions(run), Meaning.INVOKE_TASK);
                     Kind below = runtimeRun(run);
                     if (runsTask && (below == Kind.BARRIER || below == Kind.IMPLICIT_BARRIER)) {
                         return new StackReading(Kind.TASK_AT_BARRIER, "a task's code above libomp's barrier wait ("
@@ -169,46 +169,48 @@ record ThreadWait(OpenMpThread thread, Kind kind, String evidence, Optional<Plac
         }
 
         private static String functionNames(List<NativeFrame> run) {
-            List<String> names = run.stream().map(f -> f.function().orElse("?")).filter(n -> n.startsWith("__kmpc")
-                    || n.equals("__kmp_invoke_task") || n.contains("barrier")).distinct().toList();
+            List<String> names = run.stream().map(f -> f.function().orElse("?")).filter(n -> RuntimeFunctions.is(n,
+                    Meaning.ENTRY_POINT) || RuntimeFunctions.is(n, Meaning.INVOKE_TASK)
+                    || RuntimeFunctions.is(n, Meaning.BARRIER_WAIT)).distinct().toList();
             return String.join(", ", names);
         }
     }
 
     /**
-     * What a run of libomp's frames (innermost first) waits in, from the functions it passes through: the one
-     * reading of runtime frames, which the parallel stacks fold to words too.
+     * What a run of libomp's frames (innermost first) waits in, from what the functions it passes through
+     * mean ({@link RuntimeFunctions}): the one reading of runtime frames, which the parallel stacks fold to
+     * words too.
      */
     static Kind runtimeRun(List<NativeFrame> run) {
-        List<String> names = run.stream().map(f -> f.function().orElse("")).toList();
-        boolean invokes = names.stream().anyMatch(n -> n.startsWith("__kmp_invoke"));
-        if (has(names, "__kmp_fork_barrier") && !invokes) {
+        List<String> names = functions(run);
+        if (RuntimeFunctions.any(names, Meaning.THREAD_POOL_IDLE) && !RuntimeFunctions.any(names, Meaning.INVOKE)) {
             return Kind.IDLE;
         }
         // the implicit barrier: workers in __kmp_join_barrier, the primary thread in __kmp_join_call
-        if (has(names, "__kmp_join_barrier")) {
+        if (RuntimeFunctions.any(names, Meaning.IMPLICIT_BARRIER)) {
             return Kind.IMPLICIT_BARRIER;
         }
-        if (names.stream().anyMatch(n -> n.contains("barrier"))) {
+        if (RuntimeFunctions.any(names, Meaning.BARRIER_WAIT)) {
             return Kind.BARRIER;
         }
-        if (has(names, "__kmpc_end_taskgroup")) {
+        if (RuntimeFunctions.any(names, Meaning.TASKGROUP_END)) {
             return Kind.TASKGROUP;
         }
-        if (names.stream().anyMatch(n -> n.contains("taskwait"))) {
+        if (RuntimeFunctions.any(names, Meaning.TASK_WAIT)) {
             return Kind.TASKWAIT;
         }
-        if (names.stream().anyMatch(n -> n.contains("critical"))) {
+        if (RuntimeFunctions.any(names, Meaning.CRITICAL_WAIT)) {
             return Kind.CRITICAL;
         }
-        if (names.stream().anyMatch(n -> n.contains("lock") && (n.contains("acquire") || n.contains("set")))) {
+        if (RuntimeFunctions.any(names, Meaning.LOCK_ACQUIRE)) {
             return Kind.LOCK;
         }
         return Kind.NONE;
     }
 
-    private static boolean has(List<String> names, String function) {
-        return names.stream().anyMatch(n -> n.contains(function));
+    /** The functions of a run of frames ("" where a frame has no function name). */
+    static List<String> functions(List<NativeFrame> run) {
+        return run.stream().map(f -> f.function().orElse("")).toList();
     }
 
     private static Place place(NativeFrame frame) {
@@ -222,7 +224,6 @@ record ThreadWait(OpenMpThread thread, Kind kind, String evidence, Optional<Plac
 
     /** The C library's and the dynamic linker's frames: below the program's own code, never its subject. */
     private static boolean system(NativeFrame frame) {
-        return frame.module().map(m -> m.startsWith("libc.") || m.startsWith("libc-") || m.startsWith("ld-linux")
-                || m.startsWith("libpthread") || m.startsWith("libgfortran")).orElse(false);
+        return RuntimeFunctions.system(frame);
     }
 }

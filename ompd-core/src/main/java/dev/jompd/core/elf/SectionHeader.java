@@ -16,6 +16,10 @@ public record SectionHeader(
     public static final int SHT_NOTE = 7;
     public static final int SHT_NOBITS = 8;
     public static final int SHT_DYNSYM = 11;
+    /** sh_flags: writable at run time. */
+    public static final long SHF_WRITE = 0x1;
+    /** sh_flags: occupies memory at run time. */
+    public static final long SHF_ALLOC = 0x2;
 
     /** Whether the section occupies bytes in the file ({@code SHT_NOBITS} sections, like .bss, do not). */
     public boolean hasFileBytes() {

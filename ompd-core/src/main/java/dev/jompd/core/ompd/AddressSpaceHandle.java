@@ -11,7 +11,7 @@ import java.util.OptionalLong;
  * layout, and the current stop. Everything read belongs to one stop; {@link #resumed()} ends it, after
  * which every thread, parallel and task handle of that stop answers {@code stale_handle}.
  */
-public final class AddressSpaceHandle {
+public final class AddressSpaceHandle implements OmpdHandle {
     private final AddressSpace target;
     private final TargetMemory memory;
     private final RuntimeLayout layout;
@@ -22,6 +22,17 @@ public final class AddressSpaceHandle {
         this.memory = memory;
         this.layout = layout;
         this.stop = new Stop(this, 1);
+    }
+
+    @Override
+    public Scope scope() {
+        return Scope.ADDRESS_SPACE;
+    }
+
+    /** Itself: the address space an address-space handle belongs to. */
+    @Override
+    public AddressSpaceHandle space() {
+        return this;
     }
 
     public AddressSpace target() {

@@ -1,54 +1,109 @@
 package dev.jompd.core.ompd;
 
+import static dev.jompd.core.ompd.IcvReader.PARALLEL;
+import static dev.jompd.core.ompd.IcvReader.PROCESS;
+import static dev.jompd.core.ompd.IcvReader.TASK;
+import static dev.jompd.core.ompd.IcvReader.THREAD;
+import static dev.jompd.core.ompd.IcvReader.levels;
+import static dev.jompd.core.ompd.IcvReader.number;
+import static dev.jompd.core.ompd.IcvReader.text;
+import static dev.jompd.core.ompd.IcvReader.unavailable;
+import static dev.jompd.core.ompd.Icvs.GlobalSize.BREADCRUMB;
+import static dev.jompd.core.ompd.Icvs.GlobalSize.SYMBOL;
+
+import java.util.Collections;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
- * An internal control variable as OMPD enumerates it: id, name and scope. Ids 1–30 are exactly the
- * reference libompd's (names, ids and scopes, including the OMPD 5.0 {@code ompd-*} aliases), so tools
- * written for it keep working; ids from 31 are the OpenMP 5.1 ICVs libomp keeps that the reference
- * does not expose.
+ * The ICV catalogue, one row per internal control variable as OMPD enumerates it: id, name, and its reader
+ * (which gives its scope, how it is read and its string form). Adding an ICV is adding one row here and to
+ * {@link #ALL}. Ids 1–30 are exactly the reference libompd's (names, ids and scopes, including the OMPD 5.0
+ * {@code ompd-*} aliases), so tools written for it keep working; ids from 31 are the OpenMP 5.1 ICVs libomp
+ * keeps that the reference does not expose.
+ * <p>
+ * {@link #name()} is the reference libompd's name. Where a later OpenMP version names an ICV differently, a
+ * row says so with {@link #renamedIn}, and {@link #nameIn} gives the name a version's tools expect.
  */
-public record Icv(int id, String name, Scope scope) {
+public final class Icv {
+    /** OpenMP versions, for ICV names that changed between versions of the OMPD chapter. */
+    public enum OpenMpVersion { V5_0, V5_1, V5_2, V6_0 }
 
-    public static final Icv DYN_VAR = new Icv(1, "dyn-var", Scope.THREAD);
-    public static final Icv RUN_SCHED_VAR = new Icv(2, "run-sched-var", Scope.TASK);
-    public static final Icv STACKSIZE_VAR = new Icv(3, "stacksize-var", Scope.ADDRESS_SPACE);
-    public static final Icv CANCEL_VAR = new Icv(4, "cancel-var", Scope.ADDRESS_SPACE);
-    public static final Icv MAX_TASK_PRIORITY_VAR = new Icv(5, "max-task-priority-var", Scope.ADDRESS_SPACE);
-    public static final Icv DEBUG_VAR = new Icv(6, "debug-var", Scope.ADDRESS_SPACE);
-    public static final Icv NTHREADS_VAR = new Icv(7, "nthreads-var", Scope.THREAD);
-    public static final Icv DISPLAY_AFFINITY_VAR = new Icv(8, "display-affinity-var", Scope.ADDRESS_SPACE);
-    public static final Icv AFFINITY_FORMAT_VAR = new Icv(9, "affinity-format-var", Scope.ADDRESS_SPACE);
-    public static final Icv DEFAULT_DEVICE_VAR = new Icv(10, "default-device-var", Scope.THREAD);
-    public static final Icv TOOL_VAR = new Icv(11, "tool-var", Scope.ADDRESS_SPACE);
-    public static final Icv TOOL_LIBRARIES_VAR = new Icv(12, "tool-libraries-var", Scope.ADDRESS_SPACE);
-    public static final Icv TOOL_VERBOSE_INIT_VAR = new Icv(13, "tool-verbose-init-var", Scope.ADDRESS_SPACE);
-    public static final Icv LEVELS_VAR = new Icv(14, "levels-var", Scope.PARALLEL);
-    public static final Icv ACTIVE_LEVELS_VAR = new Icv(15, "active-levels-var", Scope.PARALLEL);
-    public static final Icv THREAD_LIMIT_VAR = new Icv(16, "thread-limit-var", Scope.TASK);
-    public static final Icv MAX_ACTIVE_LEVELS_VAR = new Icv(17, "max-active-levels-var", Scope.TASK);
-    public static final Icv BIND_VAR = new Icv(18, "bind-var", Scope.TASK);
-    public static final Icv NUM_PROCS_VAR = new Icv(19, "num-procs-var", Scope.ADDRESS_SPACE);
-    public static final Icv OMPD_NUM_PROCS_VAR = new Icv(20, "ompd-num-procs-var", Scope.ADDRESS_SPACE);
-    public static final Icv THREAD_NUM_VAR = new Icv(21, "thread-num-var", Scope.THREAD);
-    public static final Icv OMPD_THREAD_NUM_VAR = new Icv(22, "ompd-thread-num-var", Scope.THREAD);
-    public static final Icv FINAL_TASK_VAR = new Icv(23, "final-task-var", Scope.TASK);
-    public static final Icv OMPD_FINAL_VAR = new Icv(24, "ompd-final-var", Scope.TASK);
-    public static final Icv OMPD_FINAL_TASK_VAR = new Icv(25, "ompd-final-task-var", Scope.TASK);
-    public static final Icv IMPLICIT_TASK_VAR = new Icv(26, "implicit-task-var", Scope.TASK);
-    public static final Icv OMPD_IMPLICIT_VAR = new Icv(27, "ompd-implicit-var", Scope.TASK);
-    public static final Icv OMPD_IMPLICIT_TASK_VAR = new Icv(28, "ompd-implicit-task-var", Scope.TASK);
-    public static final Icv TEAM_SIZE_VAR = new Icv(29, "team-size-var", Scope.PARALLEL);
-    public static final Icv OMPD_TEAM_SIZE_VAR = new Icv(30, "ompd-team-size-var", Scope.PARALLEL);
-    // OpenMP 5.1 ICVs libomp keeps and the reference omits: process-wide settings in libomp's globals.
-    public static final Icv DEF_SCHED_VAR = new Icv(31, "def-sched-var", Scope.ADDRESS_SPACE);
-    public static final Icv WAIT_POLICY_VAR = new Icv(32, "wait-policy-var", Scope.ADDRESS_SPACE);
-    public static final Icv PLACE_PARTITION_VAR = new Icv(33, "place-partition-var", Scope.THREAD);
-    public static final Icv TARGET_OFFLOAD_VAR = new Icv(34, "target-offload-var", Scope.ADDRESS_SPACE);
-    public static final Icv DEF_ALLOCATOR_VAR = new Icv(35, "def-allocator-var", Scope.ADDRESS_SPACE);
-    public static final Icv NTEAMS_VAR = new Icv(36, "nteams-var", Scope.ADDRESS_SPACE);
-    public static final Icv TEAMS_THREAD_LIMIT_VAR = new Icv(37, "teams-thread-limit-var", Scope.ADDRESS_SPACE);
+    private static final String CONTROL = "kmp_internal_control_t";
+
+    // libomp: __kmp_threads[gtid]->th.th_current_task->td_icvs.dynamic
+    public static final Icv DYN_VAR = new Icv(1, "dyn-var",
+            number(THREAD, t -> Icvs.threadIcvs(t).field(CONTROL, "dynamic").asLong(), IcvForm.BOOLEAN));
+    // task->td_icvs.sched: "[modifier:]kind,chunk"
+    public static final Icv RUN_SCHED_VAR = new Icv(2, "run-sched-var", text(TASK, Icvs::runSchedule));
+    public static final Icv STACKSIZE_VAR = new Icv(3, "stacksize-var",
+            number(PROCESS, s -> Icvs.globalInt(s, "__kmp_stksize", BREADCRUMB), IcvForm.NUMBER));
+    public static final Icv CANCEL_VAR = new Icv(4, "cancel-var",
+            number(PROCESS, s -> Icvs.globalInt(s, "__kmp_omp_cancellation", BREADCRUMB), IcvForm.BOOLEAN));
+    public static final Icv MAX_TASK_PRIORITY_VAR = new Icv(5, "max-task-priority-var",
+            number(PROCESS, s -> Icvs.globalInt(s, "__kmp_max_task_priority", BREADCRUMB), IcvForm.NUMBER));
+    // ompd_state: whether the runtime tracks states for a debugger (OMP_DEBUG=enabled)
+    public static final Icv DEBUG_VAR = new Icv(6, "debug-var",
+            number(PROCESS, s -> s.ompdState() > 0 ? 1 : 0, IcvForm.BOOLEAN));
+    public static final Icv NTHREADS_VAR = new Icv(7, "nthreads-var", levels(THREAD, Icvs::nthreadsList, null));
+    public static final Icv DISPLAY_AFFINITY_VAR = new Icv(8, "display-affinity-var",
+            number(PROCESS, s -> Icvs.globalInt(s, "__kmp_display_affinity", BREADCRUMB), IcvForm.BOOLEAN));
+    public static final Icv AFFINITY_FORMAT_VAR = new Icv(9, "affinity-format-var",
+            text(PROCESS, s -> Icvs.globalString(s, "__kmp_affinity_format")));
+    // libomp: __kmp_threads[gtid]->th.th_current_task->td_icvs.default_device
+    public static final Icv DEFAULT_DEVICE_VAR = new Icv(10, "default-device-var",
+            number(THREAD, t -> Icvs.threadIcvs(t).field(CONTROL, "default_device").asLong(), IcvForm.NUMBER));
+    public static final Icv TOOL_VAR = new Icv(11, "tool-var",
+            number(PROCESS, s -> Icvs.globalInt(s, "__kmp_tool", BREADCRUMB), IcvForm.BOOLEAN));
+    public static final Icv TOOL_LIBRARIES_VAR = new Icv(12, "tool-libraries-var",
+            text(PROCESS, s -> Icvs.globalString(s, "__kmp_tool_libraries")));
+    public static final Icv TOOL_VERBOSE_INIT_VAR = new Icv(13, "tool-verbose-init-var",
+            text(PROCESS, s -> Icvs.globalString(s, "__kmp_tool_verbose_init")));
+    public static final Icv LEVELS_VAR = new Icv(14, "levels-var", number(PARALLEL, ParallelHandle::level, IcvForm.NUMBER));
+    public static final Icv ACTIVE_LEVELS_VAR = new Icv(15, "active-levels-var",
+            number(PARALLEL, ParallelHandle::activeLevel, IcvForm.NUMBER));
+    // task->td_icvs.thread_limit
+    public static final Icv THREAD_LIMIT_VAR = new Icv(16, "thread-limit-var",
+            number(TASK, k -> k.icvs().field(CONTROL, "thread_limit").asLong(), IcvForm.NUMBER));
+    // task->td_icvs.max_active_levels
+    public static final Icv MAX_ACTIVE_LEVELS_VAR = new Icv(17, "max-active-levels-var",
+            number(TASK, k -> k.icvs().field(CONTROL, "max_active_levels").asLong(), IcvForm.NUMBER));
+    public static final Icv BIND_VAR = new Icv(18, "bind-var", levels(TASK, Icvs::bindList, Icvs.PROC_BIND));
+    public static final Icv NUM_PROCS_VAR = new Icv(19, "num-procs-var",
+            number(PROCESS, s -> Icvs.globalInt(s, "__kmp_avail_proc", BREADCRUMB), IcvForm.NUMBER));
+    public static final Icv OMPD_NUM_PROCS_VAR = new Icv(20, "ompd-num-procs-var", NUM_PROCS_VAR.reader);
+    public static final Icv THREAD_NUM_VAR = new Icv(21, "thread-num-var",
+            number(THREAD, ThreadHandle::threadNum, IcvForm.NUMBER));
+    public static final Icv OMPD_THREAD_NUM_VAR = new Icv(22, "ompd-thread-num-var", THREAD_NUM_VAR.reader);
+    public static final Icv FINAL_TASK_VAR = new Icv(23, "final-task-var",
+            number(TASK, k -> k.flags().isFinal() ? 1 : 0, IcvForm.BOOLEAN));
+    public static final Icv OMPD_FINAL_VAR = new Icv(24, "ompd-final-var", FINAL_TASK_VAR.reader);
+    public static final Icv OMPD_FINAL_TASK_VAR = new Icv(25, "ompd-final-task-var", FINAL_TASK_VAR.reader);
+    public static final Icv IMPLICIT_TASK_VAR = new Icv(26, "implicit-task-var",
+            number(TASK, k -> k.flags().implicit() ? 1 : 0, IcvForm.BOOLEAN));
+    public static final Icv OMPD_IMPLICIT_VAR = new Icv(27, "ompd-implicit-var", IMPLICIT_TASK_VAR.reader);
+    public static final Icv OMPD_IMPLICIT_TASK_VAR = new Icv(28, "ompd-implicit-task-var", IMPLICIT_TASK_VAR.reader);
+    public static final Icv TEAM_SIZE_VAR = new Icv(29, "team-size-var",
+            number(PARALLEL, ParallelHandle::teamSize, IcvForm.NUMBER));
+    public static final Icv OMPD_TEAM_SIZE_VAR = new Icv(30, "ompd-team-size-var", TEAM_SIZE_VAR.reader);
+    // OpenMP 5.1 ICVs libomp keeps and the reference omits: process-wide settings in libomp's globals, which
+    // have no breadcrumb (their symbol-table size; absent in older runtimes: unsupported).
+    public static final Icv DEF_SCHED_VAR = new Icv(31, "def-sched-var",
+            number(PROCESS, s -> Icvs.globalInt(s, "__kmp_static", SYMBOL), IcvForm.SCHEDULE_KIND));
+    public static final Icv WAIT_POLICY_VAR = new Icv(32, "wait-policy-var",
+            number(PROCESS, s -> Icvs.globalInt(s, "__kmp_library", SYMBOL), IcvForm.WAIT_POLICY));
+    public static final Icv PLACE_PARTITION_VAR = new Icv(33, "place-partition-var", unavailable(THREAD,
+            "place-partition-var lives in th_first_place/th_last_place, which libomp's OMPD breadcrumbs do not describe"));
+    public static final Icv TARGET_OFFLOAD_VAR = new Icv(34, "target-offload-var",
+            number(PROCESS, s -> Icvs.globalInt(s, "__kmp_target_offload", SYMBOL), IcvForm.TARGET_OFFLOAD));
+    public static final Icv DEF_ALLOCATOR_VAR = new Icv(35, "def-allocator-var",
+            number(PROCESS, s -> Icvs.globalPointer(s, "__kmp_def_allocator"), IcvForm.ALLOCATOR));
+    public static final Icv NTEAMS_VAR = new Icv(36, "nteams-var",
+            number(PROCESS, s -> Icvs.globalInt(s, "__kmp_nteams", SYMBOL), IcvForm.NUMBER));
+    public static final Icv TEAMS_THREAD_LIMIT_VAR = new Icv(37, "teams-thread-limit-var",
+            number(PROCESS, s -> Icvs.globalInt(s, "__kmp_teams_thread_limit", SYMBOL), IcvForm.NUMBER));
 
     /** Every ICV, in id order: what ompd_enumerate_icvs walks. */
     public static final List<Icv> ALL = List.of(DYN_VAR, RUN_SCHED_VAR, STACKSIZE_VAR, CANCEL_VAR,
@@ -60,12 +115,67 @@ public record Icv(int id, String name, Scope scope) {
             WAIT_POLICY_VAR, PLACE_PARTITION_VAR, TARGET_OFFLOAD_VAR, DEF_ALLOCATOR_VAR, NTEAMS_VAR,
             TEAMS_THREAD_LIMIT_VAR);
 
+    private final int id;
+    private final String name;
+    private final IcvReader reader;
+    /** Names later OpenMP versions give this ICV, from the version that introduced each. */
+    private final Map<OpenMpVersion, String> renames;
+
+    private Icv(int id, String name, IcvReader reader) {
+        this(id, name, reader, Map.of());
+    }
+
+    private Icv(int id, String name, IcvReader reader, Map<OpenMpVersion, String> renames) {
+        this.id = id;
+        this.name = name;
+        this.reader = reader;
+        this.renames = renames;
+    }
+
     public static Optional<Icv> byId(long id) {
         return ALL.stream().filter(icv -> icv.id == id).findFirst();
     }
 
     public static Optional<Icv> byName(String name) {
         return ALL.stream().filter(icv -> icv.name.equals(name)).findFirst();
+    }
+
+    /** The id ompd_enumerate_icvs gives it (the reference libompd's for 1–30). */
+    public int id() {
+        return id;
+    }
+
+    /** The name the reference libompd gives it. */
+    public String name() {
+        return name;
+    }
+
+    /** The scope whose handle reads it. */
+    public Scope scope() {
+        return reader.scope();
+    }
+
+    IcvReader reader() {
+        return reader;
+    }
+
+    /** The name tools of OpenMP {@code version} expect: the latest rename up to that version, else {@link #name()}. */
+    public String nameIn(OpenMpVersion version) {
+        String named = name;
+        for (Map.Entry<OpenMpVersion, String> rename : renames.entrySet()) {
+            if (rename.getKey().compareTo(version) <= 0) {
+                named = rename.getValue();
+            }
+        }
+        return named;
+    }
+
+    /** This row, known as {@code newName} from OpenMP {@code since} on (for a row of the table). */
+    Icv renamedIn(OpenMpVersion since, String newName) {
+        Map<OpenMpVersion, String> more = new EnumMap<>(OpenMpVersion.class);
+        more.putAll(renames);
+        more.put(since, newName);
+        return new Icv(id, name, reader, Collections.unmodifiableMap(more)); // EnumMap: in version order
     }
 
     /** Whether the reference libompd knows this ICV (ids 1–30). */

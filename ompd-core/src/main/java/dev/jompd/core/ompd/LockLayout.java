@@ -12,8 +12,8 @@ import java.util.Optional;
  * version's DWARF by LockLayoutIT — and every read through them is checked by the lock's own content
  * ({@link RuntimeLocks}).
  */
-public record LockLayout(List<String> versions, int shift, Map<String, Integer> directTags,
-                         Map<String, Integer> indirectTags, int chunk, int criticalSectionFlag,
+public record LockLayout(List<String> versions, int shift, Map<LockKind, Integer> directTags,
+                         Map<LockKind, Integer> indirectTags, int chunk, int criticalSectionFlag,
                          Map<String, Member> members, long indirectLockSize, Member nextWaiting,
                          String nextWaitingAnchor) {
     /** A struct member: offset and size in bytes. */
@@ -33,15 +33,15 @@ public record LockLayout(List<String> versions, int shift, Map<String, Integer> 
     /** Parses the layout file's text (java.util.Properties). */
     public static LockLayout parse(String text) {
         LayoutData data = LayoutData.parse(text);
-        Map<String, Integer> direct = new LinkedHashMap<>();
-        Map<String, Integer> indirect = new LinkedHashMap<>();
+        Map<LockKind, Integer> direct = new LinkedHashMap<>();
+        Map<LockKind, Integer> indirect = new LinkedHashMap<>();
         Member nextWaiting = null;
         String anchor = null;
         for (String key : data.keys()) {
             if (key.startsWith("direct.")) {
-                direct.put(key.substring("direct.".length()), Integer.parseInt(data.value(key)));
+                direct.put(kind(key.substring("direct.".length())), Integer.parseInt(data.value(key)));
             } else if (key.startsWith("indirect.")) {
-                indirect.put(key.substring("indirect.".length()), Integer.parseInt(data.value(key)));
+                indirect.put(kind(key.substring("indirect.".length())), Integer.parseInt(data.value(key)));
             } else if (key.equals("after.kmp_base_info_t.th_next_waiting")) {
                 String[] parts = data.value(key).split("\\s+");
                 anchor = parts[0];
@@ -57,6 +57,11 @@ public record LockLayout(List<String> versions, int shift, Map<String, Integer> 
                 Long.parseLong(data.value("size.kmp_indirect_lock_t")), nextWaiting, anchor);
     }
 
+    private static LockKind kind(String name) {
+        return LockKind.named(name).orElseThrow(() -> new IllegalArgumentException("lock layout names lock kind \""
+                + name + "\", which LockKind does not know how to decode: add it there"));
+    }
+
     /** A member, by {@code type.field} as kmp_lock.h names it. */
     public Member member(String type, String field) {
         Member member = members.get(type + "." + field);
@@ -67,12 +72,12 @@ public record LockLayout(List<String> versions, int shift, Map<String, Integer> 
     }
 
     /** The direct lock kind a tag names ({@code tas}), if any. */
-    public Optional<String> directKind(int tag) {
+    public Optional<LockKind> directKind(int tag) {
         return directTags.entrySet().stream().filter(e -> e.getValue() == tag).map(Map.Entry::getKey).findFirst();
     }
 
     /** The indirect lock kind a tag names ({@code nested_queuing}), if any. */
-    public Optional<String> indirectKind(int tag) {
+    public Optional<LockKind> indirectKind(int tag) {
         return indirectTags.entrySet().stream().filter(e -> e.getValue() == tag).map(Map.Entry::getKey).findFirst();
     }
 }

@@ -15,7 +15,7 @@ import java.util.Set;
  * means "the team's own, innermost level", and a lightweight team {@code L} at depth d of that chain
  * holds level {@code t_level - d}.
  */
-public final class ParallelHandle {
+public final class ParallelHandle implements OmpdHandle {
     /** Bound on lightweight-team chains and team-parent walks: far beyond any real nesting. */
     static final int MAX_NESTING = 4096;
 
@@ -29,7 +29,13 @@ public final class ParallelHandle {
         this.lightweight = lightweight;
     }
 
-    AddressSpaceHandle space() {
+    @Override
+    public Scope scope() {
+        return Scope.PARALLEL;
+    }
+
+    @Override
+    public AddressSpaceHandle space() {
         stop.check(this);
         return stop.space();
     }

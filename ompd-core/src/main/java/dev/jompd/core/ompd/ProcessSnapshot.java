@@ -157,11 +157,11 @@ public record ProcessSnapshot(long ompVersion, Map<String, String> processIcvs, 
      * Every ICV of a scope in its string form, or the reason it cannot be read. Read now, within the stop:
      * a snapshot is a value that outlives the stop and the address space it was read from.
      */
-    private static Map<String, String> icvs(Object handle, Scope scope) {
+    private static Map<String, String> icvs(OmpdHandle handle, Scope scope) {
         return readIcvs(handle, scope);
     }
 
-    private static Map<String, String> readIcvs(Object handle, Scope scope) {
+    private static Map<String, String> readIcvs(OmpdHandle handle, Scope scope) {
         Map<String, String> values = new LinkedHashMap<>();
         for (Icv icv : Icv.ALL) {
             if (icv.scope() != scope) {

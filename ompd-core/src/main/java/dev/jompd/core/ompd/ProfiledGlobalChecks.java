@@ -6,115 +6,89 @@ import dev.jompd.core.target.TargetSymbol;
 import dev.jompd.core.target.TargetThread;
 
 import java.util.HashSet;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
 /**
- * What a global placed by a runtime profile must hold to be believed: the content check every derived
- * address passes before jompd reads it. Each answers empty when the content fits, else why not.
+ * The content checks of the {@link ProfiledGlobal} table: what a global placed by a runtime profile must hold
+ * to be believed, checked before jompd reads it. Each answers empty when the content fits, else why not.
  */
 final class ProfiledGlobalChecks {
     /** How many thread-array entries are checked against the process's threads (the rest are bounded by counts). */
     private static final int CHECKED_ENTRIES = 4096;
-    private static final int MAX_THREADS = 1 << 20;
     private static final long DS_GTID_AFTER_DS_TID = 4;
-
-    /** sizeof of each profiled global (the stripped file has no symbol sizes to tell). */
-    private static final Map<String, Long> SIZES = Map.ofEntries(
-            Map.entry("__kmp_threads", 8L), Map.entry("__kmp_threads_capacity", 4L), Map.entry("__kmp_all_nth", 4L),
-            Map.entry("__kmp_openmp_version", 4L), Map.entry("__kmp_stksize", 8L), Map.entry("__kmp_omp_cancellation", 4L),
-            Map.entry("__kmp_max_task_priority", 4L), Map.entry("__kmp_display_affinity", 4L), Map.entry("__kmp_tool", 4L),
-            Map.entry("__kmp_avail_proc", 4L), Map.entry("__kmp_static", 4L), Map.entry("__kmp_library", 4L),
-            Map.entry("__kmp_target_offload", 4L), Map.entry("__kmp_def_allocator", 8L), Map.entry("__kmp_nteams", 4L),
-            Map.entry("__kmp_teams_thread_limit", 4L), Map.entry("__kmp_affinity_format", 8L),
-            Map.entry("__kmp_tool_libraries", 8L), Map.entry("__kmp_tool_verbose_init", 8L),
-            Map.entry("ompd_dll_locations", 8L), Map.entry("ompd_state", 8L), Map.entry("ompd_env_block", 8L),
-            Map.entry("ompd_env_block_size", 8L), Map.entry("__kmp_nested_nth", 16L), Map.entry("__kmp_nested_proc_bind", 16L),
-            Map.entry("__kmp_i_lock_table", 24L));
 
     private ProfiledGlobalChecks() {}
 
-    /**
-     * Globals whose check alone tells a right address from a wrong one (a thread array whose entries are
-     * the process's threads, a pointer to libompd's name, to NAME=VALUE text), and those validated with the
-     * thread array. The others hold flags or small numbers a wrong address may hold too.
-     */
-    static boolean isStrong(String name) {
-        return switch (name) {
-            case "__kmp_threads", "__kmp_threads_capacity", "__kmp_all_nth", "ompd_dll_locations", "ompd_env_block",
-                 "__kmp_openmp_version" -> true;
-            default -> false;
-        };
+    /** An integer of {@code bytes} (signed or not) within [low, high]. */
+    record Range(int bytes, boolean signed, long low, long high) implements ProfiledGlobal.Check {
+        @Override
+        public Optional<String> at(long address, ProfiledGlobal.Candidate candidate) {
+            TargetMemory memory = candidate.memory();
+            return range(signed ? memory.readSigned(address, bytes) : memory.readUnsigned(address, bytes), low, high);
+        }
     }
 
-    static long size(String name) {
-        return SIZES.getOrDefault(name, 0L);
+    /** ompd_dll_locations: a pointer to an array of file names, the first one libompd's. */
+    static Optional<String> libompdLocations(long address, ProfiledGlobal.Candidate candidate) {
+        TargetMemory memory = candidate.memory();
+        long array = memory.readPointer(address);
+        if (array == 0) {
+            return Optional.of("null");
+        }
+        String first = memory.readCString(memory.readPointer(array), 256);
+        return first.contains("libompd") ? Optional.empty() : Optional.of("first entry is \"" + first + "\", not libompd");
     }
 
-    static Optional<String> check(String name, long address, TargetMemory memory, RuntimeLayout layout,
-                                  ProfiledRuntime runtime, AddressSpace target) {
-        return switch (name) {
-            case "ompd_dll_locations" -> {
-                long array = memory.readPointer(address);
-                if (array == 0) {
-                    yield Optional.of("null");
-                }
-                String first = memory.readCString(memory.readPointer(array), 256);
-                yield first.contains("libompd") ? Optional.empty() : Optional.of("first entry is \"" + first + "\", not libompd");
+    /** ompd_env_block: null, or a pointer to NAME=VALUE lines. */
+    static Optional<String> environmentBlock(long address, ProfiledGlobal.Candidate candidate) {
+        TargetMemory memory = candidate.memory();
+        long block = memory.readPointer(address);
+        if (block == 0) {
+            return Optional.empty();
+        }
+        String first = memory.readCString(block, 256).lines().findFirst().orElse("").strip();
+        return first.matches("[A-Za-z_][A-Za-z0-9_]*=.*") ? Optional.empty()
+                : Optional.of("does not point at NAME=VALUE (\"" + first + "\")");
+    }
+
+    /** __kmp_openmp_version: a YYYYMM date. */
+    static Optional<String> openMpVersion(long address, ProfiledGlobal.Candidate candidate) {
+        long version = candidate.memory().readSigned(address, 4);
+        return version / 100 >= 1997 && version / 100 <= 2040 && version % 100 >= 1 && version % 100 <= 12
+                ? Optional.empty() : Optional.of(version + " is no OpenMP version date (YYYYMM)");
+    }
+
+    /** __kmp_def_allocator: a predefined allocator's small number, or a readable allocator object. */
+    static Optional<String> allocator(long address, ProfiledGlobal.Candidate candidate) {
+        TargetMemory memory = candidate.memory();
+        long allocator = memory.readPointer(address);
+        return allocator >= 1 && allocator <= 0x400 ? Optional.empty() : readable(memory, allocator);
+    }
+
+    /** A {@code char *}: null, or a printable string. */
+    static Optional<String> printableString(long address, ProfiledGlobal.Candidate candidate) {
+        TargetMemory memory = candidate.memory();
+        long string = memory.readPointer(address);
+        if (string == 0) {
+            return Optional.empty();
+        }
+        String text = memory.readCString(string, 1024);
+        return text.chars().allMatch(c -> c >= 0x20 && c < 0x7f) ? Optional.empty()
+                : Optional.of("does not point at a printable string");
+    }
+
+    /** __kmp_nested_nth, __kmp_nested_proc_bind: a used count in bounds and, when used, a readable array. */
+    static ProfiledGlobal.Check nestedList(String type, String arrayField) {
+        return (address, candidate) -> {
+            TargetMemory memory = candidate.memory();
+            RuntimeLayout layout = candidate.layout();
+            long used = memory.readSigned(address + layout.offset(type, "used"), 4);
+            long array = memory.readPointer(address + layout.offset(type, arrayField));
+            if (used < 0 || used > 1024) {
+                return Optional.of("used = " + used);
             }
-            case "ompd_state" -> range(memory.readUnsigned(address, 8), 0, 0xff);
-            case "ompd_env_block" -> {
-                long block = memory.readPointer(address);
-                if (block == 0) {
-                    yield Optional.empty();
-                }
-                String first = memory.readCString(block, 256).lines().findFirst().orElse("").strip();
-                yield first.matches("[A-Za-z_][A-Za-z0-9_]*=.*") ? Optional.empty()
-                        : Optional.of("does not point at NAME=VALUE (\"" + first + "\")");
-            }
-            case "ompd_env_block_size" -> range(memory.readUnsigned(address, 8), 0, 1 << 24);
-            case "__kmp_threads" -> threadArray(address, memory, layout, runtime, target);
-            case "__kmp_threads_capacity" -> range(memory.readSigned(address, 4), 1, MAX_THREADS);
-            case "__kmp_all_nth" -> range(memory.readSigned(address, 4), 1, MAX_THREADS);
-            case "__kmp_openmp_version" -> {
-                long version = memory.readSigned(address, 4);
-                yield version / 100 >= 1997 && version / 100 <= 2040 && version % 100 >= 1 && version % 100 <= 12
-                        ? Optional.empty() : Optional.of(version + " is no OpenMP version date (YYYYMM)");
-            }
-            case "__kmp_stksize" -> range(memory.readSigned(address, 8), 1024, 1L << 40);
-            case "__kmp_omp_cancellation", "__kmp_display_affinity", "__kmp_tool" -> range(memory.readSigned(address, 4), 0, 1);
-            case "__kmp_max_task_priority" -> range(memory.readSigned(address, 4), 0, Integer.MAX_VALUE);
-            case "__kmp_avail_proc" -> range(memory.readSigned(address, 4), 1, 1 << 16);
-            case "__kmp_static" -> range(memory.readSigned(address, 4), 1, 127); // a kmp_sched_t
-            case "__kmp_library" -> range(memory.readSigned(address, 4), 0, 3); // library_none .. throughput
-            case "__kmp_target_offload" -> range(memory.readSigned(address, 4), 0, 2);
-            case "__kmp_nteams", "__kmp_teams_thread_limit" -> range(memory.readSigned(address, 4), 0, MAX_THREADS);
-            case "__kmp_def_allocator" -> {
-                long allocator = memory.readPointer(address);
-                yield allocator >= 1 && allocator <= 0x400 ? Optional.empty() : readable(memory, allocator);
-            }
-            case "__kmp_affinity_format", "__kmp_tool_libraries", "__kmp_tool_verbose_init" -> {
-                long string = memory.readPointer(address);
-                if (string == 0) {
-                    yield Optional.empty();
-                }
-                String text = memory.readCString(string, 1024);
-                yield text.chars().allMatch(c -> c >= 0x20 && c < 0x7f) ? Optional.empty()
-                        : Optional.of("does not point at a printable string");
-            }
-            case "__kmp_nested_nth", "__kmp_nested_proc_bind" -> {
-                String type = name.equals("__kmp_nested_nth") ? "kmp_nested_nthreads_t" : "kmp_nested_proc_bind_t";
-                long used = memory.readSigned(address + layout.offset(type, "used"), 4);
-                String field = name.equals("__kmp_nested_nth") ? "nth" : "bind_types";
-                long array = memory.readPointer(address + layout.offset(type, field));
-                if (used < 0 || used > 1024) {
-                    yield Optional.of("used = " + used);
-                }
-                yield used == 0 ? Optional.empty() : readable(memory, array);
-            }
-            case "__kmp_i_lock_table" -> lockTable(address, memory);
-            default -> Optional.of("no content check is known for " + name);
+            return used == 0 ? Optional.empty() : readable(memory, array);
         };
     }
 
@@ -123,8 +97,11 @@ final class ProfiledGlobalChecks {
      * as many non-null entries as __kmp_all_nth says, each entry's gtid its index and its pthread a thread
      * of the process.
      */
-    private static Optional<String> threadArray(long address, TargetMemory memory, RuntimeLayout layout,
-                                                ProfiledRuntime runtime, AddressSpace target) {
+    static Optional<String> threadArray(long address, ProfiledGlobal.Candidate candidate) {
+        TargetMemory memory = candidate.memory();
+        RuntimeLayout layout = candidate.layout();
+        ProfiledRuntime runtime = candidate.runtime();
+        AddressSpace target = candidate.target();
         Optional<TargetSymbol> capacitySymbol = runtime.symbol("__kmp_threads_capacity");
         Optional<TargetSymbol> countSymbol = runtime.symbol("__kmp_all_nth");
         if (capacitySymbol.isEmpty() || countSymbol.isEmpty()) {
@@ -183,6 +160,10 @@ final class ProfiledGlobalChecks {
      * least one row (row 0 is allocated with the table), {@code next} within the rows, row 0's used entries
      * each a readable lock object (or none) with a known indirect tag, and a next table that is null or readable.
      */
+    static Optional<String> lockTable(long address, ProfiledGlobal.Candidate candidate) {
+        return lockTable(address, candidate.memory());
+    }
+
     private static Optional<String> lockTable(long address, TargetMemory memory) {
         LockLayout locks = LockLayout.shipped();
         long rows = memory.readPointer(address + locks.member("kmp_indirect_lock_table_t", "table").offset());
@@ -224,39 +205,25 @@ final class ProfiledGlobalChecks {
 
     /** A queuing, drdpa or ticket lock points to itself (initialized, or self); other kinds hold no such word. */
     private static Optional<String> selfPointer(TargetMemory memory, LockLayout locks, long lock, int tag) {
-        String kind = locks.indirectKind(tag).orElse("");
-        String type = switch (kind) {
-            case "queuing", "adaptive", "rtm_queuing", "nested_queuing" -> "kmp_base_queuing_lock_t.initialized";
-            case "drdpa", "nested_drdpa" -> "kmp_base_drdpa_lock_t.initialized";
-            case "ticket", "nested_ticket" -> "kmp_base_ticket_lock_t.self";
-            default -> "";
-        };
-        if (type.isEmpty()) {
+        Optional<LockKind> kind = locks.indirectKind(tag);
+        LockKind.Decoding decoding = kind.map(LockKind::decoding).orElse(LockKind.Decoding.NO_OWNER);
+        if (decoding.selfField().isEmpty()) {
             return Optional.empty();
         }
-        long self = memory.readPointer(lock + locks.member(type.substring(0, type.indexOf('.')),
-                type.substring(type.indexOf('.') + 1)).offset());
+        long self = memory.readPointer(lock + locks.member(decoding.struct().orElseThrow(), decoding.selfField().get()).offset());
         return self == lock ? Optional.empty()
-                : Optional.of("0x" + Long.toHexString(lock) + " (" + kind + ") does not point to itself");
+                : Optional.of("0x" + Long.toHexString(lock) + " (" + kind.get() + ") does not point to itself");
     }
 
     /**
-     * How far (bytes, either side) a global's place may have moved from where the profile says when its
-     * content confirms it beyond doubt: the lock table, when it holds locks that point to themselves (other
-     * builds of the same version lay out the lock unit's .bss a few words apart: Debian's 19 by 8 bytes).
+     * The lock table confirms itself when it holds locks and passes its check: locks that point to themselves
+     * are found nowhere else (used for a place moved from where the profile says).
      */
-    static int slack(String name) {
-        return name.equals("__kmp_i_lock_table") ? 64 : 0;
-    }
-
-    /** Whether the content at {@code address} confirms the global by itself (used for moved places only). */
-    static boolean confirmsItself(String name, long address, TargetMemory memory) {
-        if (!name.equals("__kmp_i_lock_table")) {
-            return false;
-        }
+    static Optional<String> lockTableWithLocks(long address, ProfiledGlobal.Candidate candidate) {
+        TargetMemory memory = candidate.memory();
         LockLayout locks = LockLayout.shipped();
         long next = memory.readUnsigned(address + locks.member("kmp_indirect_lock_table_t", "next").offset(), 4);
-        return next > 0 && lockTable(address, memory).isEmpty();
+        return next > 0 ? lockTable(address, memory) : Optional.of("holds no locks");
     }
 
     private static Optional<String> range(long value, long low, long high) {

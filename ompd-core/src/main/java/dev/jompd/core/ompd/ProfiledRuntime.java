@@ -4,6 +4,7 @@ import dev.jompd.core.elf.ElfFile;
 import dev.jompd.core.elf.SectionHeader;
 import dev.jompd.core.memory.TargetMemory;
 import dev.jompd.core.ompd.profile.RuntimeProfile;
+import dev.jompd.core.ompd.profile.RuntimeProfile.AnchorKind;
 import dev.jompd.core.ompd.profile.RuntimeProfile.Breadcrumb;
 import dev.jompd.core.ompd.profile.RuntimeProfile.Placement;
 import dev.jompd.core.target.AddressSpace;
@@ -23,7 +24,6 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -37,9 +37,23 @@ import java.util.regex.Pattern;
 final class ProfiledRuntime {
     private static final Pattern LIBOMP_FILE = Pattern.compile("lib(i?omp)[-.0-9]*\\.so.*");
     private static final Pattern MAJOR_IN_PATH = Pattern.compile("(?:llvm-|libomp-)(\\d+)");
-    /** Results per build-id: a second open of the same runtime (another core, the next stop) skips the scan. */
-    private static final Map<String, Long> BLOCK_OFFSET_BY_BUILD_ID = new ConcurrentHashMap<>();
+    /**
+     * Where the breadcrumb block was found in each runtime build read through each profile, from the module's
+     * load bias: a second open of the same runtime (another core, the next stop) skips the scan. Process-wide
+     * on purpose and never cleared: it holds offsets within a build's file, true of every process that loads
+     * that build, and an entry is used only once the breadcrumbs there match again.
+     */
+    private static final Map<BuildAndProfile, Long> BLOCK_OFFSETS = new ConcurrentHashMap<>();
     private static final int SCAN_CHUNK = 1 << 16;
+    /**
+     * How much of one writable range is scanned for the breadcrumb block. libomp's .data and .bss are well
+     * under a MiB; a range larger than this is another library's or corrupt headers, and scanning all of it
+     * would cost seconds. A range cut short is named in the failure message.
+     */
+    static final int MAX_SCAN_BYTES = 64 << 20;
+
+    /** A runtime build (its ELF build-id) read through one profile version. */
+    private record BuildAndProfile(String buildId, String profileVersion) {}
 
     private final AddressSpace target;
     private final TargetMemory memory;
@@ -47,9 +61,12 @@ final class ProfiledRuntime {
     private final RuntimeProfile profile;
     private final long blockAddress;
     private final Map<String, Long> breadcrumbs = new HashMap<>();
-    private final Map<String, Optional<TargetSymbol>> globals = new ConcurrentHashMap<>();
-    private final Map<String, String> unavailable = new ConcurrentHashMap<>();
-    private final Map<String, Placement> placedBy = new ConcurrentHashMap<>();
+    // Placing a global may place others (the thread array's check needs its capacity): one lock, this
+    // object's, guards all of the following, held for a whole placement.
+    private final Map<String, Optional<TargetSymbol>> globals = new HashMap<>();
+    private final Map<String, String> unavailable = new HashMap<>();
+    private final Map<String, Placement> placedBy = new HashMap<>();
+    /** Globals being placed now, up the call chain: their placements are skipped as anchors (no cycles). */
     private final java.util.Set<String> inProgress = new java.util.HashSet<>();
     private RuntimeLayout layout;
 
@@ -105,14 +122,15 @@ final class ProfiledRuntime {
             throw new OmpdException(OmpdRc.INCOMPATIBLE, "cannot read the section headers of " + module.path()
                     + " to find its writable memory: no runtime profile can be applied");
         }
+        List<String> cutShort = new ArrayList<>();
         for (RuntimeProfile profile : candidates) {
-            String cacheKey = module.buildId().map(id -> id + "/" + profile.version()).orElse(null);
-            Long knownOffset = cacheKey == null ? null : BLOCK_OFFSET_BY_BUILD_ID.get(cacheKey);
+            BuildAndProfile cacheKey = module.buildId().map(id -> new BuildAndProfile(id, profile.version())).orElse(null);
+            Long knownOffset = cacheKey == null ? null : BLOCK_OFFSETS.get(cacheKey);
             OptionalLong block = knownOffset != null && blockMatches(memory, module.loadBias() + knownOffset, profile)
-                    ? OptionalLong.of(module.loadBias() + knownOffset) : findBlock(target, writable, profile);
+                    ? OptionalLong.of(module.loadBias() + knownOffset) : findBlock(target, writable, profile, cutShort);
             if (block.isPresent()) {
                 if (cacheKey != null) {
-                    BLOCK_OFFSET_BY_BUILD_ID.put(cacheKey, block.getAsLong() - module.loadBias());
+                    BLOCK_OFFSETS.put(cacheKey, block.getAsLong() - module.loadBias());
                 }
                 return new ProfiledRuntime(target, memory, module, profile, block.getAsLong());
             }
@@ -123,8 +141,10 @@ final class ProfiledRuntime {
         }
         throw new OmpdException(OmpdRc.INCOMPATIBLE, "the OpenMP runtime " + module.path() + " has no symbol table, "
                 + "and the OMPD breadcrumbs of " + (hint.isPresent() ? "libomp " + versions(candidates) : "any profiled libomp ("
-                + versions(candidates) + ")") + " are not in its memory: validation failed (another build or version); "
-                + "install its debug file or set DEBUGINFOD_URLS");
+                + versions(candidates) + ")") + " are not in its memory: validation failed (another build or version"
+                + (cutShort.isEmpty() ? "" : "; writable ranges are scanned " + (MAX_SCAN_BYTES >> 20) + " MiB far, and "
+                + "these were longer: " + String.join(", ", cutShort.stream().distinct().toList()))
+                + "); install its debug file or set DEBUGINFOD_URLS");
     }
 
     /** Every exported-anchor placement of the thread array reads as null: libomp has not started yet. */
@@ -157,8 +177,8 @@ final class ProfiledRuntime {
         List<long[]> ranges = new ArrayList<>();
         try (ElfFile elf = ElfFile.open(file)) {
             for (SectionHeader section : elf.sectionHeaders()) {
-                boolean allocWrite = (section.flags() & 0x3) == 0x3; // SHF_WRITE | SHF_ALLOC
-                if (allocWrite && section.size() > 0 && section.address() != 0) {
+                long allocWrite = SectionHeader.SHF_ALLOC | SectionHeader.SHF_WRITE;
+                if ((section.flags() & allocWrite) == allocWrite && section.size() > 0 && section.address() != 0) {
                     ranges.add(new long[] {module.loadBias() + section.address(),
                             module.loadBias() + section.address() + section.size()});
                 }
@@ -169,8 +189,12 @@ final class ProfiledRuntime {
         return ranges;
     }
 
-    /** Scans the writable ranges for the place where every breadcrumb of the profile holds its value. */
-    private static OptionalLong findBlock(AddressSpace target, List<long[]> ranges, RuntimeProfile profile) {
+    /**
+     * Scans the writable ranges for the place where every breadcrumb of the profile holds its value; a range
+     * longer than {@link #MAX_SCAN_BYTES} is scanned that far, and its place and size added to {@code cutShort}.
+     */
+    private static OptionalLong findBlock(AddressSpace target, List<long[]> ranges, RuntimeProfile profile,
+                                          List<String> cutShort) {
         List<Breadcrumb> crumbs = profile.breadcrumbs();
         long span = crumbs.getLast().offset() + 8;
         // The most telling breadcrumb first (a large, rare value), then all of them.
@@ -181,7 +205,10 @@ final class ProfiledRuntime {
             if (length < span) {
                 continue;
             }
-            byte[] bytes = readWhatIsReadable(target, start, (int) Math.min(length, 64L << 20));
+            if (length > MAX_SCAN_BYTES) {
+                cutShort.add("the range at 0x" + Long.toHexString(start) + " (" + (length >> 20) + " MiB)");
+            }
+            byte[] bytes = readWhatIsReadable(target, start, (int) Math.min(length, MAX_SCAN_BYTES));
             ByteBuffer buffer = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
             for (long base = 0; base + span <= bytes.length; base += 8) {
                 if (buffer.getLong((int) (base + key.offset())) != key.value()) {
@@ -282,35 +309,44 @@ final class ProfiledRuntime {
     }
 
     /** The placement (anchor and offset) a global was found by, once validated. */
-    Optional<Placement> placement(String name) {
+    synchronized Optional<Placement> placement(String name) {
         return Optional.ofNullable(placedBy.get(name));
     }
 
     /** Why a global is absent (no placement validated), when it was looked for. */
-    Optional<String> whyUnavailable(String name) {
+    synchronized Optional<String> whyUnavailable(String name) {
         return Optional.ofNullable(unavailable.get(name));
     }
 
     /** A breadcrumb or a validated global; empty (with the reason kept) when it cannot be placed or validated. */
-    Optional<TargetSymbol> symbol(String name) {
+    synchronized Optional<TargetSymbol> symbol(String name) {
         Long crumb = breadcrumbs.get(name);
         if (crumb != null) {
             return Optional.of(new TargetSymbol(name, crumb, 8, moduleName(), false));
         }
-        synchronized (this) {
-            // Not computeIfAbsent: a check may place other globals (the thread array needs its capacity).
-            Optional<TargetSymbol> known = globals.get(name);
-            if (known == null) {
-                inProgress.add(name);
-                try {
-                    known = placeAndValidate(name);
-                } finally {
-                    inProgress.remove(name);
-                }
-                globals.put(name, known);
+        // Not computeIfAbsent: a check may place other globals (the thread array needs its capacity).
+        Optional<TargetSymbol> known = globals.get(name);
+        if (known == null) {
+            inProgress.add(name);
+            try {
+                known = placeAndValidate(name);
+            } finally {
+                inProgress.remove(name);
             }
-            return known;
+            globals.put(name, known);
         }
+        return known;
+    }
+
+    /** Where a placement's anchor is in this process; empty when it cannot be placed. */
+    private OptionalLong anchorAddress(String name, Placement placement, AnchorKind kind) {
+        return switch (kind) {
+            case BREADCRUMB_BLOCK -> OptionalLong.of(blockAddress);
+            case FILE_SIGNATURE -> findInFile(name);
+            case PROFILED_GLOBAL -> symbol(placement.anchor()).map(s -> OptionalLong.of(s.address())).orElse(OptionalLong.empty());
+            case EXPORTED_SYMBOL -> target.lookupSymbol(placement.anchor(), moduleName()).filter(s -> !s.threadLocal())
+                    .map(s -> OptionalLong.of(s.address())).orElse(OptionalLong.empty());
+        };
     }
 
     private Optional<TargetSymbol> placeAndValidate(String name) {
@@ -319,14 +355,8 @@ final class ProfiledRuntime {
             unavailable.put(name, "profile libomp " + profile.version() + " does not place " + name);
             return Optional.empty();
         }
-        Function<String, OptionalLong> anchors = anchor -> switch (anchor) {
-            case RuntimeProfile.BREADCRUMB_ANCHOR -> OptionalLong.of(blockAddress);
-            case RuntimeProfile.FILE_SIGNATURE_ANCHOR -> findInFile(name);
-            default -> profile.globals().containsKey(anchor)
-                    ? symbol(anchor).map(s -> OptionalLong.of(s.address())).orElse(OptionalLong.empty())
-                    : target.lookupSymbol(anchor, moduleName()).filter(s -> !s.threadLocal())
-                            .map(s -> OptionalLong.of(s.address())).orElse(OptionalLong.empty());
-        };
+        ProfiledGlobal global = ProfiledGlobal.named(name);
+        ProfiledGlobal.Candidate candidate = new ProfiledGlobal.Candidate(memory, layout, this, target);
         List<String> failures = new ArrayList<>();
         // Exported-anchor placements of a global whose content check is weak (a flag, a small number) are
         // believed only when anchors of two clusters agree: one anchor's distance may have moved.
@@ -335,25 +365,26 @@ final class ProfiledRuntime {
             if (inProgress.contains(placement.anchor())) {
                 continue; // a sibling being placed itself: no cycles
             }
-            OptionalLong anchor = anchors.apply(placement.anchor());
+            AnchorKind kind = profile.anchorKind(placement);
+            OptionalLong anchor = anchorAddress(name, placement, kind);
             if (anchor.isEmpty()) {
-                failures.add(placement + (placement.anchor().equals(RuntimeProfile.FILE_SIGNATURE_ANCHOR)
+                failures.add(placement + (kind == AnchorKind.FILE_SIGNATURE
                         ? ": its file signature is not found once in " + moduleName() : ": anchor not placed"));
                 continue;
             }
             long address = anchor.getAsLong() + placement.offset();
             Optional<String> failure;
             try {
-                failure = ProfiledGlobalChecks.check(name, address, memory, layout, this, target);
+                failure = global.check().at(address, candidate);
             } catch (TargetException | OmpdException e) {
                 failure = Optional.of(e.getMessage());
             }
-            if (failure.isPresent() && ProfiledGlobalChecks.slack(name) > 0) {
+            if (failure.isPresent() && global.slack().bytes() > 0) {
                 // Moved a few words in this build: believed only where exactly one place nearby confirms itself
                 List<Long> confirmed = new ArrayList<>();
-                for (long delta = -ProfiledGlobalChecks.slack(name); delta <= ProfiledGlobalChecks.slack(name); delta += 8) {
+                for (long delta = -global.slack().bytes(); delta <= global.slack().bytes(); delta += 8) {
                     try {
-                        if (delta != 0 && ProfiledGlobalChecks.confirmsItself(name, address + delta, memory)) {
+                        if (delta != 0 && global.slack().confirmsItself().at(address + delta, candidate).isEmpty()) {
                             confirmed.add(address + delta);
                         }
                     } catch (TargetException | OmpdException unreadable) {
@@ -371,16 +402,15 @@ final class ProfiledRuntime {
                 failures.add(placement + " = 0x" + Long.toHexString(address) + ": " + failure.get());
                 continue;
             }
-            boolean structural = placement.anchor().startsWith("@") || profile.globals().containsKey(placement.anchor());
-            if (structural || ProfiledGlobalChecks.isStrong(name)) {
+            if (kind.structural() || global.strong()) {
                 placedBy.put(name, placement);
-                return Optional.of(new TargetSymbol(name, address, ProfiledGlobalChecks.size(name), moduleName(), false));
+                return Optional.of(new TargetSymbol(name, address, global.size(), moduleName(), false));
             }
             List<Placement> same = agreeing.computeIfAbsent(address, a -> new ArrayList<>());
             same.add(placement);
             if (same.size() >= 2) {
                 placedBy.put(name, same.getFirst());
-                return Optional.of(new TargetSymbol(name, address, ProfiledGlobalChecks.size(name), moduleName(), false));
+                return Optional.of(new TargetSymbol(name, address, global.size(), moduleName(), false));
             }
             failures.add(placement + " = 0x" + Long.toHexString(address) + ": content fits, but no second anchor agrees yet");
         }

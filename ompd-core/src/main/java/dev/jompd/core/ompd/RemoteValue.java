@@ -86,6 +86,14 @@ public final class RemoteValue {
         return new RemoteValue(memory, layout, address + offset, null, fieldSize, this, '.', field, 0);
     }
 
+    /**
+     * The member {@code field} placed by layout data rather than a breadcrumb (no breadcrumb describes
+     * libomp's locks or task counters: {@link LockLayout}, {@link TaskLayout}, each checked against DWARF).
+     */
+    public RemoteValue field(String field, LockLayout.Member member) {
+        return new RemoteValue(memory, layout, address + member.offset(), null, member.size(), this, '.', field, 0);
+    }
+
     /** The member {@code field} of this value's own struct type. */
     public RemoteValue field(String field) {
         if (type == null) {

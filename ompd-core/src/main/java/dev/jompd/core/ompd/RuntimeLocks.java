@@ -1,9 +1,7 @@
 package dev.jompd.core.ompd;
 
-import dev.jompd.core.ompd.LockLayout.Member;
 import dev.jompd.core.target.TargetException;
 
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -32,7 +30,6 @@ public final class RuntimeLocks {
     /** Upper bounds for the walks over corrupt memory. */
     static final int MAX_TABLES = 32;
     static final int MAX_LOCKS = 1 << 16;
-    private static final int INDIRECT_LOCK_TABLE_SIZE = 24;
 
     /** Why a held simple lock has no owner: what the user can do about it. */
     public static final String NO_OWNER_RECORDED = "libomp records no owner for a simple %s lock unless "
@@ -56,24 +53,24 @@ public final class RuntimeLocks {
      * @param index          its index in libomp's indirect lock table (absent for a direct lock)
      * @param object         the lock object's address: the OMPD wait id of its queuing waiters; for a direct
      *                       lock the user's word itself
-     * @param kind           libomp's kind ({@code queuing}, {@code nested_queuing}, {@code tas}, …; {@code unknown})
+     * @param kind           libomp's kind ({@link LockKind#UNKNOWN} for a tag no kind names)
      * @param critical       a critical section's lock (libomp's {@code kmp_lf_critical_section} flag)
      * @param location       where the runtime says it was made ({@code file:line} of a critical construct)
      * @param waiters        gtids in its wait queue, first first (queuing kinds only)
      * @param waitersComplete whether that queue was walked to its tail
      * @param evidence       the words read, for the finding's evidence
      */
-    public record Lock(OptionalLong index, long object, String kind, boolean critical, Optional<String> location,
+    public record Lock(OptionalLong index, long object, LockKind kind, boolean critical, Optional<String> location,
                        Holder holder, List<Long> waiters, boolean waitersComplete, String evidence) {
         /** "queuing lock #3 at 0x7f…" or "critical section (critical_barrier.c:40), queuing lock #0 at 0x…". */
         public String describe() {
-            String lock = kind.replace('_', ' ') + " lock" + (index.isPresent() ? " #" + index.getAsLong() : "")
+            String lock = kind.words() + " lock" + (index.isPresent() ? " #" + index.getAsLong() : "")
                     + " at 0x" + Long.toHexString(object);
             return critical ? "critical section" + location.map(l -> " at " + l).orElse("") + " (" + lock + ")" : lock;
         }
 
         public boolean nested() {
-            return kind.startsWith("nested_");
+            return kind.nested();
         }
     }
 
@@ -119,7 +116,8 @@ public final class RuntimeLocks {
      */
     public static Lock userLock(AddressSpaceHandle space, long address) {
         Reader reader = new Reader(space);
-        long word = reader.u32(address, "omp_lock_t at 0x" + Long.toHexString(address));
+        // libomp: *(kmp_dyna_lock_t *)user_lock
+        long word = space.at(address, null, "omp_lock_t@0x" + Long.toHexString(address)).asUnsigned(4);
         // An even word is an index (0 included: the first lock made, which an uninitialised word looks like too)
         if ((word & 1) != 0) {
             return reader.direct(address, word, false);
@@ -131,133 +129,140 @@ public final class RuntimeLocks {
                         + read(space).unavailable().map(why -> " (" + why + ")").orElse("")));
     }
 
-    /**
-     * The lock of a critical name ({@code kmp_critical_name}, the compiler's {@code .gomp_critical_user_NAME.var}).
-     *
-     * @throws OmpdException when it cannot be read, was never entered, or points to no lock
-     */
-    public static Lock criticalName(AddressSpaceHandle space, long address) {
-        Reader reader = new Reader(space);
-        long word = reader.pointer(address, "critical name at 0x" + Long.toHexString(address));
-        if (word == 0) {
-            throw new OmpdException(OmpdRc.UNAVAILABLE, "the critical name at 0x" + Long.toHexString(address)
-                    + " holds 0: the critical section was never entered");
-        }
-        if ((word & 1) != 0) {
-            return reader.direct(address, word & 0xffffffffL, true);
-        }
-        LockLayout layout = reader.layout;
-        long object = reader.pointer(word + layout.member("kmp_indirect_lock_t", "lock").offset(), "kmp_indirect_lock_t.lock");
-        return read(space).byObject(object).orElseGet(() -> reader.indirect(OptionalLong.empty(), object,
-                reader.u32(word + layout.member("kmp_indirect_lock_t", "type").offset(), "kmp_indirect_lock_t.type")));
-    }
-
     /** Reads through the layout, checking as it goes. */
     private static final class Reader {
+        private static final String TABLE = "kmp_indirect_lock_table_t";
+        private static final String ENTRY = "kmp_indirect_lock_t";
+
         private final AddressSpaceHandle space;
         private final LockLayout layout = LockLayout.shipped();
+        private final long pointerSize;
         private long[] threadTable;
 
         Reader(AddressSpaceHandle space) {
             this.space = space;
+            this.pointerSize = space.memory().architecture().pointerSize();
         }
 
         List<Lock> table() {
-            long table = space.layout().symbolAddress("__kmp_i_lock_table");
+            // libomp: __kmp_i_lock_table, then each ->next_table
+            RemoteValue table = space.global("__kmp_i_lock_table", null);
             List<Lock> found = new ArrayList<>();
             Set<Long> seenTables = new HashSet<>();
             long base = 0;
-            for (int t = 0; table != 0 && t < MAX_TABLES && seenTables.add(table); t++) {
-                String path = t == 0 ? "__kmp_i_lock_table" : "__kmp_i_lock_table.next_table[" + t + "]";
-                long rows = pointer(table + member("kmp_indirect_lock_table_t", "table").offset(), path + ".table");
-                long rowCount = u32(table + member("kmp_indirect_lock_table_t", "nrow_ptrs").offset(), path + ".nrow_ptrs");
-                long next = u32(table + member("kmp_indirect_lock_table_t", "next").offset(), path + ".next");
+            for (int t = 0; t < MAX_TABLES && seenTables.add(table.address()); t++) {
+                long rowCount = member(table, TABLE, "nrow_ptrs").asUnsigned();
+                long next = member(table, TABLE, "next").asUnsigned();
+                RemoteValue rows = member(table, TABLE, "table");
                 long capacity = rowCount * layout.chunk();
-                if (rowCount > MAX_LOCKS || next > capacity || (rows == 0 && next > 0)) {
-                    throw new OmpdException(OmpdRc.ERROR, path + " holds " + rowCount + " rows and next " + next
+                if (rowCount > MAX_LOCKS || next > capacity || (rows.pointerValue() == 0 && next > 0)) {
+                    throw new OmpdException(OmpdRc.ERROR, table.path() + " holds " + rowCount + " rows and next " + next
                             + ": not libomp's lock table (memory corrupt, or another layout)");
                 }
                 for (long row = 0; row * layout.chunk() < next && found.size() < MAX_LOCKS; row++) {
-                    long entries = pointer(rows + row * 8, path + ".table[" + row + "]");
-                    int count = (int) Math.min(layout.chunk(), next - row * layout.chunk());
-                    if (entries == 0) {
+                    // libomp: table->table[row], an array of kmp_indirect_lock_t
+                    RemoteValue entries = rows.deref(null).element(row, pointerSize, null);
+                    if (entries.pointerValue() == 0) {
                         continue;
                     }
-                    ByteBuffer bytes = block(entries, count * (int) layout.indirectLockSize(), path + ".table[" + row + "]");
+                    int count = (int) Math.min(layout.chunk(), next - row * layout.chunk());
+                    RemoteValue rowEntries = entries.deref(null);
                     for (int col = 0; col < count && found.size() < MAX_LOCKS; col++) {
-                        int at = col * (int) layout.indirectLockSize();
-                        long object = bytes.getLong(at + (int) member("kmp_indirect_lock_t", "lock").offset());
-                        int tag = bytes.getInt(at + (int) member("kmp_indirect_lock_t", "type").offset());
+                        // libomp: table->table[row][col].lock and .type
+                        RemoteValue entry = rowEntries.element(col, layout.indirectLockSize(), null);
+                        long object = member(entry, ENTRY, "lock").pointerValue();
                         if (object != 0) {
-                            found.add(indirect(OptionalLong.of(base + row * layout.chunk() + col), object, tag));
+                            found.add(indirect(OptionalLong.of(base + row * layout.chunk() + col), object,
+                                    member(entry, ENTRY, "type").asLong()));
                         }
                     }
                 }
                 base += capacity;
-                table = pointer(table + member("kmp_indirect_lock_table_t", "next_table").offset(), path + ".next_table");
+                RemoteValue nextTable = member(table, TABLE, "next_table");
+                if (nextTable.pointerValue() == 0) {
+                    break;
+                }
+                table = nextTable.deref(TABLE);
             }
             return found;
         }
 
         /** An indirect lock object, decoded by its kind. */
         Lock indirect(OptionalLong index, long object, long tag) {
-            String hex = "0x" + Long.toHexString(object);
-            Optional<String> kind = layout.indirectKind((int) tag);
-            if (kind.isEmpty()) {
-                return new Lock(index, object, "unknown", false, Optional.empty(), new Holder.Unknown("its type tag "
+            Optional<LockKind> known = layout.indirectKind((int) tag);
+            if (known.isEmpty() || tag != (int) tag) {
+                return new Lock(index, object, LockKind.UNKNOWN, false, Optional.empty(), new Holder.Unknown("its type tag "
                         + tag + " is no lock kind of libomp 14-19"), List.of(), false, "kmp_indirect_lock_t.type " + tag);
             }
+            LockKind kind = known.get();
             try {
-                return switch (kind.get()) {
-                    case "queuing", "adaptive", "rtm_queuing", "nested_queuing" -> queuing(index, object, kind.get());
-                    case "ticket", "nested_ticket" -> ticket(index, object, kind.get());
-                    case "drdpa", "nested_drdpa" -> drdpa(index, object, kind.get());
-                    case "nested_tas", "nested_futex" -> {
-                        Lock word = direct(object, u32(object, kind.get() + " lock word at " + hex), false);
-                        long depth = u32signed(object + member("kmp_base_tas_lock_t", "depth_locked").offset(), "depth_locked");
+                return switch (kind.decoding()) {
+                    case QUEUING, TICKET, DRDPA -> lockObject(index, object, kind);
+                    case TAS_WORD, FUTEX_WORD -> {
+                        // libomp: ((kmp_tas_lock_t *)lock)->lk.poll and .depth_locked (futex: the same places)
+                        RemoteValue lock = space.at(object, null, kind + " lock@0x" + Long.toHexString(object));
+                        Lock word = direct(object, member(lock, "kmp_base_tas_lock_t", "poll").asUnsigned(), false);
+                        long depth = member(lock, "kmp_base_tas_lock_t", "depth_locked").asLong();
                         Holder holder = word.holder() instanceof Holder.Owner owner
                                 ? new Holder.Owner(owner.gtid(), OptionalLong.of(depth)) : word.holder();
-                        yield new Lock(index, object, kind.get(), false, Optional.empty(), holder, List.of(), false,
+                        yield new Lock(index, object, kind, false, Optional.empty(), holder, List.of(), false,
                                 word.evidence() + ", depth " + depth);
                     }
-                    default -> new Lock(index, object, kind.get(), false, Optional.empty(),
-                            new Holder.Unknown("jompd does not decode " + kind.get() + " locks"), List.of(), false, "");
+                    case NO_OWNER -> new Lock(index, object, kind, false, Optional.empty(),
+                            new Holder.Unknown("jompd does not decode " + kind + " locks"), List.of(), false, "");
                 };
             } catch (OmpdException e) {
-                return new Lock(index, object, kind.get(), false, Optional.empty(), new Holder.Unknown(e.getMessage()),
+                return new Lock(index, object, kind, false, Optional.empty(), new Holder.Unknown(e.getMessage()),
                         List.of(), false, "");
             }
         }
 
-        private Lock queuing(OptionalLong index, long object, String kind) {
-            String type = "kmp_base_queuing_lock_t";
+        /**
+         * A queuing, ticket or drdpa lock object (and the kinds laid out as one): it must point to itself; its
+         * owner_id is gtid + 1, 0 when none is recorded; what tells a held lock from a free one is its kind's.
+         */
+        private Lock lockObject(OptionalLong index, long object, LockKind kind) {
+            String type = kind.decoding().struct().orElseThrow();
             String hex = "0x" + Long.toHexString(object);
-            long self = pointer(object + member(type, "initialized").offset(), kind + " lock at " + hex + ".initialized");
+            // libomp: ((kmp_queuing_lock_t *)lock)->lk (ticket, drdpa: the same)
+            RemoteValue lock = space.at(object, null, kind + " lock@" + hex);
+            long self = member(lock, type, kind.decoding().selfField().orElseThrow()).pointerValue();
             if (self != object) {
                 return new Lock(index, object, kind, false, Optional.empty(), new Holder.Unknown("the " + kind
-                        + " lock at " + hex + " does not point to itself (initialized 0x" + Long.toHexString(self)
-                        + "): destroyed, or not a lock"), List.of(), false, "");
+                        + " lock at " + hex + " does not point to itself (" + kind.decoding().selfField().get() + " 0x"
+                        + Long.toHexString(self) + "): destroyed, or not a lock"), List.of(), false, "");
             }
-            long head = u32signed(object + member(type, "head_id").offset(), "head_id");
-            long tail = u32signed(object + member(type, "tail_id").offset(), "tail_id");
-            long owner = u32signed(object + member(type, "owner_id").offset(), "owner_id");
-            long depth = u32signed(object + member(type, "depth_locked").offset(), "depth_locked");
-            long flags = u32(object + member(type, "flags").offset(), "flags");
-            boolean critical = (flags & layout.criticalSectionFlag()) != 0;
-            Optional<String> location = location(pointer(object + member(type, "location").offset(), "location"));
-            String evidence = "the " + kind.replace('_', ' ') + " lock at " + hex + ": owner_id " + owner
-                    + ", head_id " + head + ", tail_id " + tail + (kind.startsWith("nested") ? ", depth_locked " + depth : "");
-            Holder holder;
-            if (head == 0) {
-                holder = new Holder.Free();
-            } else if (owner > 0) {
-                holder = owner(owner - 1, kind.startsWith("nested") ? OptionalLong.of(depth) : OptionalLong.empty());
-            } else {
-                holder = new Holder.Unknown("held (head_id " + head + "), but " + NO_OWNER_RECORDED.formatted(kind));
-            }
-            List<Long> waiters = new ArrayList<>();
-            boolean complete = head <= 0 || queue(head, tail, waiters);
-            return new Lock(index, object, kind, critical, location, holder, List.copyOf(waiters), complete, evidence);
+            long owner = member(lock, type, "owner_id").asLong();
+            long depth = member(lock, type, "depth_locked").asLong();
+            boolean critical = (member(lock, type, "flags").asUnsigned() & layout.criticalSectionFlag()) != 0;
+            Optional<String> location = location(member(lock, type, "location").pointerValue());
+            OptionalLong ownDepth = kind.nested() ? OptionalLong.of(depth) : OptionalLong.empty();
+            String evidence = "the " + kind + " lock at " + hex + ": owner_id " + owner;
+            return switch (kind.decoding()) {
+                case QUEUING -> {
+                    long head = member(lock, type, "head_id").asLong();
+                    long tail = member(lock, type, "tail_id").asLong();
+                    Holder holder = head == 0 ? new Holder.Free() : owner > 0 ? owner(owner - 1, ownDepth)
+                            : new Holder.Unknown("held (head_id " + head + "), but " + NO_OWNER_RECORDED.formatted(kind));
+                    List<Long> waiters = new ArrayList<>();
+                    boolean complete = head <= 0 || queue(head, tail, waiters);
+                    yield new Lock(index, object, kind, critical, location, holder, List.copyOf(waiters), complete,
+                            "the " + kind.words() + " lock at " + hex + ": owner_id " + owner + ", head_id " + head
+                                    + ", tail_id " + tail + (kind.nested() ? ", depth_locked " + depth : ""));
+                }
+                case TICKET -> {
+                    long nextTicket = member(lock, type, "next_ticket").asUnsigned();
+                    long nowServing = member(lock, type, "now_serving").asUnsigned();
+                    Holder holder = nextTicket == nowServing ? new Holder.Free() : owner > 0 ? owner(owner - 1, ownDepth)
+                            : new Holder.Unknown("held (ticket " + nowServing + " of " + nextTicket + "), but "
+                            + NO_OWNER_RECORDED.formatted(kind));
+                    yield new Lock(index, object, kind, critical, location, holder, List.of(), false,
+                            evidence + ", now_serving " + nowServing + ", next_ticket " + nextTicket);
+                }
+                default -> new Lock(index, object, kind, critical, location, owner > 0 ? owner(owner - 1, ownDepth)
+                        : new Holder.Unknown("a drdpa lock's owner_id is 0 both when it is free and, without "
+                        + "KMP_CONSISTENCY_CHECK, when a simple one is held"), List.of(), false, evidence);
+            };
         }
 
         /** The wait queue from head to tail through each waiter's th_next_waiting; false when it breaks off. */
@@ -273,49 +278,12 @@ public final class RuntimeLocks {
                 if (next == tail) {
                     return true;
                 }
-                long base = Ompd.infoToBase(space, threads[(int) (next - 1)]);
-                next = u32signed(base + nextWaiting, "__kmp_threads[" + (next - 1) + "]->th.th_next_waiting");
+                // libomp: __kmp_threads[next - 1]->th.th_next_waiting (placed after a breadcrumbed member)
+                long gtid = next - 1;
+                next = space.at(Ompd.infoToBase(space, threads[(int) gtid]) + nextWaiting, null,
+                        "__kmp_threads[" + gtid + "]->th.th_next_waiting").asLong(layout.nextWaiting().size());
             }
             return false;
-        }
-
-        private Lock ticket(OptionalLong index, long object, String kind) {
-            String type = "kmp_base_ticket_lock_t";
-            String hex = "0x" + Long.toHexString(object);
-            long self = pointer(object + member(type, "self").offset(), kind + " lock at " + hex + ".self");
-            if (self != object) {
-                return new Lock(index, object, kind, false, Optional.empty(), new Holder.Unknown("the " + kind
-                        + " lock at " + hex + " does not point to itself: destroyed, or not a lock"), List.of(), false, "");
-            }
-            long nextTicket = u32(object + member(type, "next_ticket").offset(), "next_ticket");
-            long nowServing = u32(object + member(type, "now_serving").offset(), "now_serving");
-            long owner = u32signed(object + member(type, "owner_id").offset(), "owner_id");
-            long depth = u32signed(object + member(type, "depth_locked").offset(), "depth_locked");
-            boolean critical = (u32(object + member(type, "flags").offset(), "flags") & layout.criticalSectionFlag()) != 0;
-            Optional<String> location = location(pointer(object + member(type, "location").offset(), "location"));
-            Holder holder = nextTicket == nowServing ? new Holder.Free() : owner > 0
-                    ? owner(owner - 1, kind.startsWith("nested") ? OptionalLong.of(depth) : OptionalLong.empty())
-                    : new Holder.Unknown("held (ticket " + nowServing + " of " + nextTicket + "), but "
-                    + NO_OWNER_RECORDED.formatted(kind));
-            return new Lock(index, object, kind, critical, location, holder, List.of(), false, "the " + kind
-                    + " lock at " + hex + ": owner_id " + owner + ", now_serving " + nowServing + ", next_ticket " + nextTicket);
-        }
-
-        private Lock drdpa(OptionalLong index, long object, String kind) {
-            String type = "kmp_base_drdpa_lock_t";
-            String hex = "0x" + Long.toHexString(object);
-            if (pointer(object + member(type, "initialized").offset(), kind + " lock at " + hex + ".initialized") != object) {
-                return new Lock(index, object, kind, false, Optional.empty(), new Holder.Unknown("the " + kind
-                        + " lock at " + hex + " does not point to itself: destroyed, or not a lock"), List.of(), false, "");
-            }
-            long owner = u32signed(object + member(type, "owner_id").offset(), "owner_id");
-            long depth = u32signed(object + member(type, "depth_locked").offset(), "depth_locked");
-            boolean critical = (u32(object + member(type, "flags").offset(), "flags") & layout.criticalSectionFlag()) != 0;
-            Holder holder = owner > 0 ? owner(owner - 1, kind.startsWith("nested") ? OptionalLong.of(depth) : OptionalLong.empty())
-                    : new Holder.Unknown("a drdpa lock's owner_id is 0 both when it is free and, without "
-                    + "KMP_CONSISTENCY_CHECK, when a simple one is held");
-            return new Lock(index, object, kind, critical, location(pointer(object + member(type, "location").offset(),
-                    "location")), holder, List.of(), false, "the " + kind + " lock at " + hex + ": owner_id " + owner);
         }
 
         /** A direct lock word (tas, futex, …): the tag in the low bits, the owner above. */
@@ -323,15 +291,15 @@ public final class RuntimeLocks {
             String hex = "0x" + Long.toHexString(address);
             int tag = (int) (word & ((1 << layout.shift()) - 1));
             long value = word >>> layout.shift();
-            Optional<String> kind = layout.directKind(tag);
+            Optional<LockKind> kind = layout.directKind(tag);
             String evidence = "lock word 0x" + Long.toHexString(word) + " at " + hex;
             if (kind.isEmpty()) {
-                return new Lock(OptionalLong.empty(), address, "unknown", critical, Optional.empty(),
+                return new Lock(OptionalLong.empty(), address, LockKind.UNKNOWN, critical, Optional.empty(),
                         new Holder.Unknown("its tag " + tag + " is no direct lock kind of libomp 14-19"), List.of(), false, evidence);
             }
-            Holder holder = switch (kind.get()) {
-                case "tas" -> value == 0 ? new Holder.Free() : owner(value - 1, OptionalLong.empty());
-                case "futex" -> value == 0 ? new Holder.Free() : owner((value >>> 1) - 1, OptionalLong.empty());
+            Holder holder = switch (kind.get().decoding()) {
+                case TAS_WORD -> value == 0 ? new Holder.Free() : owner(value - 1, OptionalLong.empty());
+                case FUTEX_WORD -> value == 0 ? new Holder.Free() : owner((value >>> 1) - 1, OptionalLong.empty());
                 default -> new Holder.Unknown("a " + kind.get() + " lock word records no owner");
             };
             return new Lock(OptionalLong.empty(), address, kind.get(), critical, Optional.empty(), holder, List.of(),
@@ -353,16 +321,14 @@ public final class RuntimeLocks {
                 return Optional.empty();
             }
             try {
-                long source = space.memory().readPointer(ident + member("ident_t", "psource").offset());
-                if (source == 0) {
-                    return Optional.empty();
-                }
-                String[] parts = space.memory().readCString(source, 512).split(";", -1);
+                // libomp: lock->lk.location->psource
+                RemoteValue source = member(space.at(ident, null, "ident@0x" + Long.toHexString(ident)), "ident_t", "psource");
+                String[] parts = source.asCString(512).orElse("").split(";", -1);
                 if (parts.length < 4 || parts[1].isEmpty() || !parts[3].matches("\\d+")) {
                     return Optional.empty();
                 }
                 return Optional.of(parts[1].substring(parts[1].lastIndexOf('/') + 1) + ":" + parts[3]);
-            } catch (TargetException unreadable) {
+            } catch (TargetException | OmpdException unreadable) {
                 return Optional.empty();
             }
         }
@@ -374,36 +340,9 @@ public final class RuntimeLocks {
             return threadTable;
         }
 
-        private Member member(String type, String field) {
-            return layout.member(type, field);
-        }
-
-        long u32(long address, String what) {
-            try {
-                return space.memory().readUnsigned(address, 4);
-            } catch (TargetException e) {
-                throw space.readError("cannot read " + what + " at 0x" + Long.toHexString(address), e);
-            }
-        }
-
-        long u32signed(long address, String what) {
-            return (int) u32(address, what);
-        }
-
-        long pointer(long address, String what) {
-            try {
-                return space.memory().readPointer(address);
-            } catch (TargetException e) {
-                throw space.readError("cannot read " + what + " at 0x" + Long.toHexString(address), e);
-            }
-        }
-
-        private ByteBuffer block(long address, int length, String what) {
-            try {
-                return ByteBuffer.wrap(space.memory().read(address, length)).order(space.memory().architecture().byteOrder());
-            } catch (TargetException e) {
-                throw space.readError("cannot read " + what + " at 0x" + Long.toHexString(address), e);
-            }
+        /** {@code value.field}, seen as {@code type}, placed by the lock layout. */
+        private RemoteValue member(RemoteValue value, String type, String field) {
+            return value.field(field, layout.member(type, field));
         }
     }
 }

@@ -17,22 +17,4 @@ public enum Scope {
     public String cName() {
         return "ompd_scope_" + name().toLowerCase(java.util.Locale.ROOT);
     }
-
-    /** The scope a handle object stands for. */
-    public static Scope of(Object handle) {
-        // instanceof, not a pattern switch: that one's dispatch class is made at run time (cold start)
-        if (handle instanceof AddressSpaceHandle) {
-            return ADDRESS_SPACE;
-        }
-        if (handle instanceof ThreadHandle) {
-            return THREAD;
-        }
-        if (handle instanceof ParallelHandle) {
-            return PARALLEL;
-        }
-        if (handle instanceof TaskHandle) {
-            return TASK;
-        }
-        throw new OmpdException(OmpdRc.BAD_INPUT, "not an OMPD handle: " + handle);
-    }
 }

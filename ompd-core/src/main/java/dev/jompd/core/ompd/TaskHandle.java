@@ -7,7 +7,7 @@ import java.util.Optional;
  * A task ({@code ompd_task_handle_t}): a {@code kmp_taskdata_t} and, for the implicit task of an outer
  * serialized region, the lightweight task team that holds its OMPT data (see {@link ParallelHandle}).
  */
-public final class TaskHandle {
+public final class TaskHandle implements OmpdHandle {
     private final Stop stop;
     private final long taskdata;
     private final long lightweight;
@@ -18,7 +18,13 @@ public final class TaskHandle {
         this.lightweight = lightweight;
     }
 
-    AddressSpaceHandle space() {
+    @Override
+    public Scope scope() {
+        return Scope.TASK;
+    }
+
+    @Override
+    public AddressSpaceHandle space() {
         stop.check(this);
         return stop.space();
     }

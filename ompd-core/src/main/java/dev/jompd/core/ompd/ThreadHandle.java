@@ -11,7 +11,7 @@ import java.util.OptionalLong;
  * ({@code __kmp_threads[gtid]->th}). It needs no OS-thread context, so navigation works however the
  * handle was obtained: from an OS thread id, by enumeration, or through a team.
  */
-public final class ThreadHandle {
+public final class ThreadHandle implements OmpdHandle {
     private final Stop stop;
     private final long base;
     private volatile OptionalLong gtid;
@@ -22,7 +22,13 @@ public final class ThreadHandle {
         this.gtid = gtid;
     }
 
-    AddressSpaceHandle space() {
+    @Override
+    public Scope scope() {
+        return Scope.THREAD;
+    }
+
+    @Override
+    public AddressSpaceHandle space() {
         stop.check(this);
         return stop.space();
     }

@@ -40,6 +40,18 @@ class IcvCatalogueTest {
     }
 
     @Test
+    void aRowCanCarryTheNamesLaterVersionsGiveIt() {
+        assertThat(Icv.IMPLICIT_TASK_VAR.nameIn(Icv.OpenMpVersion.V6_0)).isEqualTo("implicit-task-var");
+        Icv renamed = Icv.IMPLICIT_TASK_VAR.renamedIn(Icv.OpenMpVersion.V5_2, "renamed-var")
+                .renamedIn(Icv.OpenMpVersion.V6_0, "renamed-again-var");
+        assertThat(renamed.nameIn(Icv.OpenMpVersion.V5_1)).isEqualTo("implicit-task-var");
+        assertThat(renamed.nameIn(Icv.OpenMpVersion.V5_2)).isEqualTo("renamed-var");
+        assertThat(renamed.nameIn(Icv.OpenMpVersion.V6_0)).isEqualTo("renamed-again-var");
+        assertThat(renamed.name()).isEqualTo("implicit-task-var");
+        assertThat(renamed.scope()).isEqualTo(Scope.TASK);
+    }
+
+    @Test
     void statesAndReturnCodesCarryTheirSpecValues() {
         assertThat(ThreadState.of(0x14)).contains(ThreadState.WAIT_BARRIER_EXPLICIT);
         assertThat(ThreadState.WAIT_BARRIER_EXPLICIT.cName()).isEqualTo("ompt_state_wait_barrier_explicit");

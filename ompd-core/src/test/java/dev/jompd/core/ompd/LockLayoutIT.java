@@ -74,7 +74,7 @@ class LockLayoutIT {
             long address = Long.decode(facts.get("hang.lock." + name + ".address"));
             Lock lock = RuntimeLocks.userLock(space, address);
             long holder = gtidOf(space, facts.thread((int) facts.number("hang.lock." + name + ".holder")));
-            assertThat(lock.kind()).isEqualTo("nested_queuing");
+            assertThat(lock.kind()).isEqualTo(LockKind.NESTED_QUEUING);
             assertThat(lock.holder()).as(lock.evidence())
                     .isEqualTo(new Holder.Owner(holder, OptionalLong.of(facts.number("hang.lock." + name + ".depth"))));
             assertThat(lock.waiters()).containsExactly(gtidOf(space, waiterFor(facts, name)));
@@ -94,7 +94,7 @@ class LockLayoutIT {
         StoppedFixture plain = Fixtures.core(FixtureRun.of(Fixture.LOCK_DEADLOCK, "lock"));
         AddressSpaceHandle space = Targets.process(plain);
         Lock a = RuntimeLocks.userLock(space, Long.decode(plain.facts().get("hang.lock.A.address")));
-        assertThat(a.kind()).isEqualTo("queuing");
+        assertThat(a.kind()).isEqualTo(LockKind.QUEUING);
         assertThat(a.holder()).isInstanceOf(Holder.Unknown.class);
         assertThat(((Holder.Unknown) a.holder()).why()).contains("KMP_CONSISTENCY_CHECK");
         assertThat(a.waiters()).containsExactly(gtidOf(space, waiterFor(plain.facts(), "A")));

@@ -499,12 +499,13 @@ public class ReferenceDifferentialIT {
                 if (icv.isEmpty()) {
                     return new Answer(OmpdRc.BAD_INPUT, null);
                 }
-                Scope scope = Scope.of(handle);
+                OmpdHandle ompdHandle = (OmpdHandle) handle; // not an OmpdException: answered above
+                Scope scope = ompdHandle.scope();
                 if (query.startsWith("icv_string:")) {
-                    return Answer.of(() -> Icvs.string(handle, scope, icv.get()));
+                    return Answer.of(() -> Icvs.string(ompdHandle, scope, icv.get()));
                 }
                 try {
-                    Icvs.IcvValue value = Icvs.value(handle, scope, icv.get());
+                    Icvs.IcvValue value = Icvs.value(ompdHandle, scope, icv.get());
                     return new Answer(value.rc(), Long.toString(value.value()));
                 } catch (OmpdException e) {
                     return new Answer(e.rc(), null);

@@ -150,7 +150,7 @@ class StrippedRuntimeIT {
                     .filter(t -> t.lwp().equals(java.util.OptionalLong.of(thread.lwp()))).findFirst().orElseThrow().gtid();
             for (String name : List.of("A", "B")) {
                 RuntimeLocks.Lock lock = RuntimeLocks.userLock(process, Long.decode(facts.get("hang.lock." + name + ".address")));
-                assertThat(lock.kind()).isEqualTo("nested_queuing");
+                assertThat(lock.kind()).isEqualTo(LockKind.NESTED_QUEUING);
                 assertThat(lock.holder()).as(lock.evidence()).isEqualTo(new RuntimeLocks.Holder.Owner(
                         gtid.apply(facts.thread((int) facts.number("hang.lock." + name + ".holder"))),
                         java.util.OptionalLong.of(facts.number("hang.lock." + name + ".depth"))));

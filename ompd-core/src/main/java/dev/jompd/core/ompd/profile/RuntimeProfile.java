@@ -38,6 +38,35 @@ public record RuntimeProfile(String version, List<Breadcrumb> breadcrumbs, Map<S
     /** The pseudo-anchor naming where the global's {@link FileSignature} is found in the stripped file. */
     public static final String FILE_SIGNATURE_ANCHOR = "@file";
 
+    /** What a placement's anchor names. */
+    public enum AnchorKind {
+        /** The start of the breadcrumb block ({@value #BREADCRUMB_ANCHOR}), found and validated by its values. */
+        BREADCRUMB_BLOCK,
+        /** Where the global's {@link FileSignature} is found, once, in the stripped file ({@value #FILE_SIGNATURE_ANCHOR}). */
+        FILE_SIGNATURE,
+        /** Another global of this profile, itself placed and validated first. */
+        PROFILED_GLOBAL,
+        /** A symbol the stripped file still exports: its distance may differ in another build. */
+        EXPORTED_SYMBOL;
+
+        /**
+         * Whether the anchor places by the runtime's own structure (the block, the file, a validated global),
+         * so a place that passes the content check is believed without a second anchor agreeing.
+         */
+        public boolean structural() {
+            return this != EXPORTED_SYMBOL;
+        }
+    }
+
+    /** What {@code placement}'s anchor names in this profile. */
+    public AnchorKind anchorKind(Placement placement) {
+        return switch (placement.anchor()) {
+            case BREADCRUMB_ANCHOR -> AnchorKind.BREADCRUMB_BLOCK;
+            case FILE_SIGNATURE_ANCHOR -> AnchorKind.FILE_SIGNATURE;
+            default -> globals.containsKey(placement.anchor()) ? AnchorKind.PROFILED_GLOBAL : AnchorKind.EXPORTED_SYMBOL;
+        };
+    }
+
     /**
      * The bytes our build's file holds around an initialised global ({@code .data}, {@code .rodata}), with
      * pointer-like words left open ({@code null}): found once, and only once, in the same section of a

@@ -1,0 +1,13 @@
+package dev.jompd.core.ompd;
+
+/**
+ * A handle OMPD hands out and takes back ({@code ompd_address_space_handle_t}, {@code ompd_thread_handle_t},
+ * {@code ompd_parallel_handle_t}, {@code ompd_task_handle_t}): each belongs to one scope and one address space.
+ */
+public sealed interface OmpdHandle permits AddressSpaceHandle, ThreadHandle, ParallelHandle, TaskHandle {
+    /** The scope this handle stands for. */
+    Scope scope();
+
+    /** The address space it belongs to ({@code stale_handle} once its stop has ended). */
+    AddressSpaceHandle space();
+}
