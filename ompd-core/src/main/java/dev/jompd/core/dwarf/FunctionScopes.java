@@ -276,6 +276,55 @@ public final class FunctionScopes {
         return List.of();
     }
 
+    /**
+     * A call inlined directly into a function (not into a call inlined there): the inlined function's name
+     * as gdb names its frame, the declaration it stands for (its abstract origin: one per inlined function),
+     * and where the call is.
+     *
+     * @param origin   the offset in {@code .debug_info} of the inlined function's own entry (-1 when none)
+     * @param callFile the file of the call site, when the line program names it
+     */
+    public record InlinedCall(String function, long origin, Optional<String> callFile, int callLine) {}
+
+    /**
+     * The calls inlined directly into the function whose code begins at {@code entry} (a file address),
+     * in the order the unit lists them; empty when no unit describes a function beginning there.
+     */
+    public Optional<List<InlinedCall>> inlinedCallsOf(long entry) {
+        for (Unit unit : unitsFor(entry)) {
+            ParsedUnit parsedUnit = parsed.computeIfAbsent(unit.offset(), offset -> parseUnit(unit));
+            ScopeEntry function = null;
+            for (ScopeEntry candidate : parsedUnit.topLevel) {
+                if (lowest(candidate.ranges) == entry) {
+                    function = candidate;
+                }
+            }
+            if (function == null) {
+                continue;
+            }
+            Optional<LineTable> lines = function.children.isEmpty() ? Optional.empty() : linesOf(unit);
+            List<InlinedCall> calls = new ArrayList<>(function.children.size());
+            for (ScopeEntry call : function.children) {
+                NamedEntry named = parsedUnit.entries.get(call.dieOffset);
+                Optional<String> callFile = lines.flatMap(table -> table.file(unit.lineOffset(), call.callFile));
+                calls.add(new InlinedCall(functionName(unit, parsedUnit, call).orElse("??"),
+                        named != null ? named.reference() : -1, callFile, call.callLine));
+            }
+            return Optional.of(List.copyOf(calls));
+        }
+        return Optional.empty();
+    }
+
+    private static long lowest(long[] ranges) {
+        long lowest = -1;
+        for (int i = 0; i + 1 < ranges.length; i += 2) {
+            if (lowest == -1 || Long.compareUnsigned(ranges[i], lowest) < 0) {
+                lowest = ranges[i];
+            }
+        }
+        return lowest;
+    }
+
     /** The call site whose return address is {@code returnPc} (a file address), when described. */
     public Optional<CallSite> callSiteReturningTo(long returnPc) {
         for (Unit unit : unitsFor(returnPc - 1)) {
