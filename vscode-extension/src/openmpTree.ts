@@ -35,7 +35,10 @@ export interface InspectThread {
   teamPath?: number[]; // report module
   state: string; waitId: string;
   region: string | null; toolData: ToolData; icvs: Record<string, string>; tasks: InspectTask[];
-  recentEvents?: { timeNanos: string; event: string; codeptr: string }[]; // report module, with the recorder
+  // report module, with the recorder: every event its ring keeps (oldest first), and how many it wrote and lost
+  events?: { sequence: string; timeNanos: string; event: string; codeptr: string }[];
+  eventsWritten?: string; eventsLost?: string;
+  recentEvents?: { timeNanos: string; event: string; codeptr: string }[]; // the last 8 of events
   whyHere?: string[]; // report module, with the recorder: why the thread is where it is, in words
 }
 

@@ -922,7 +922,8 @@ _JOMPD_SUBCOMMANDS = [
     ("tasks", "Shows the selected thread's task chain: its current task and the tasks that generated it.\n"
               "Usage: ompd tasks"),
     ("tree", "Shows the whole process: the tree of parallel regions, each team's threads and their tasks.\n"
-             "Usage: ompd tree [all]\nAlike threads of a team are grouped unless `all` is given."),
+             "Usage: ompd tree [all] [history N|all]\nAlike threads of a team are grouped unless `all` is given.\n"
+             "With the jompd-recorder: each thread's last 8 recorded events, or the last N, or every one kept."),
     ("stacks", "Shows where every OpenMP thread is: the threads' native stacks merged by common call path\n"
                "(parallel stacks), runs of libomp's frames folded to what they do, each end with its threads.\n"
                "Usage: ompd stacks\njompd unwinds the stacks itself (CFI, frame pointers), from the core's registers or,\n"

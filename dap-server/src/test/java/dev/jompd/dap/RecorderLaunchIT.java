@@ -73,9 +73,21 @@ class RecorderLaunchIT {
                     assertThat(why).as("why thread %d is here", k).contains(fragment);
                     assertThat(whyInTree).as("why thread %d is here, in jompd/openmpTree", k).contains(fragment);
                 }
+                // the thread scope holds every event the ring keeps, as the JSON does
+                List<String> kept = treeThread(tree, facts.thread(k).lwp()).getAsJsonArray("events").asList().stream()
+                        .map(e -> e.getAsJsonObject().get("event").getAsString()).toList();
+                assertThat(kept).as("events of thread %d", k).hasSizeGreaterThan(3);
+                assertThat(children(client, scopes, "OpenMP thread", "recent events")).as("thread %d", k)
+                        .containsExactlyElementsOf(kept);
             }
             String console = client.body("evaluate", args("expression", "ompd tree", "context", "repl")).get("result").getAsString();
-            assertThat(console).contains(": why here").contains(RecorderLibrary.deadlockWhyHere(facts, 2).getFirst());
+            assertThat(console).contains(": why here").contains(RecorderLibrary.deadlockWhyHere(facts, 2).getFirst())
+                    .contains(" events kept:");
+            String everything = client.body("evaluate", args("expression", "ompd tree history all", "context", "repl"))
+                    .get("result").getAsString();
+            assertThat(everything).contains(" events kept:").doesNotContain(", last ");
+            assertThat(client.body("evaluate", args("expression", "ompd tree all history 3", "context", "repl"))
+                    .get("result").getAsString()).contains("last 3 of ");
             client.request("disconnect", args("terminateDebuggee", true));
         }
     }

@@ -268,14 +268,19 @@ final class Handlers {
     // ---------------------------------------------------------------- ompd tree
 
     static String tree(Views views, String arguments, GdbChannel gdb) {
-        boolean all = arguments.trim().equals("all");
+        TextReport.TreeArguments asked;
+        try {
+            asked = TextReport.TreeArguments.parse(arguments);
+        } catch (IllegalArgumentException e) {
+            throw new BridgeException(e.getMessage());
+        }
         OpenMpPicture picture = views.target().picture();
         long selectedLwp = views.target().context().selected().map(TargetContext.SelectedThread::lwp).orElse(-1L);
-        return TextReport.tree(picture, new TextReport.Options(all, false, thread -> {
+        return TextReport.tree(picture, new TextReport.Options(asked.all(), false, thread -> {
             OptionalInt number = views.gdbNumber(thread);
             return "gdb " + (number.isPresent() ? Integer.toString(number.getAsInt()) : "?")
                     + (thread.lwp().isPresent() ? "  LWP " + thread.lwp().getAsLong() : "") + "  gtid " + thread.gtid();
-        }, thread -> thread.lwp().isPresent() && thread.lwp().getAsLong() == selectedLwp));
+        }, thread -> thread.lwp().isPresent() && thread.lwp().getAsLong() == selectedLwp, asked.history()));
     }
 
     // ---------------------------------------------------------------- ompd stacks

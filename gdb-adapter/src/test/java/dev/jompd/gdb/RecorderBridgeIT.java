@@ -27,13 +27,19 @@ class RecorderBridgeIT {
         Path program = FixtureBuilder.executable(Fixture.RECORDER_DEADLOCK);
         Path facts = directory.resolve("facts.properties");
         GdbDriver.Output output = GdbDriver.run(GdbDriver.withBridge(List.of("-ex", "break jompd_marker",
-                        "-ex", "ompd run --recorder")), List.of("ompd tree"),
+                        "-ex", "ompd run --recorder")), List.of("ompd tree", "ompd tree history all", "ompd tree history 3",
+                        "ompd tree history lots"),
                 List.of(program.toString()), Map.of("JOMPD_FACTS", facts.toString(), "JOMPD_RECORDER_EVENTS", "256"),
                 directory, TIMEOUT);
         assertThat(output.text()).contains("jompd: OMP_TOOL_LIBRARIES=").contains(RecorderLibrary.FILE_NAME);
         Facts recorded = Facts.read(facts);
         String tree = output.section("ompd tree");
-        assertThat(tree).as(output.text()).contains("Recorded history").contains("256 events kept per thread");
+        assertThat(tree).as(output.text()).contains("Recorded history").contains("256 events kept per thread")
+                .contains(" events kept:");
+        // the whole ring on request, or the last N; a wrong argument says what is expected
+        assertThat(output.section("ompd tree history all")).contains(" events kept:").doesNotContain(", last ");
+        assertThat(output.section("ompd tree history 3")).contains("last 3 of ");
+        assertThat(output.text()).contains("history: expected a number of events (0 or more) or 'all', got 'lots'");
         for (int k = 1; k <= 2; k++) {
             for (String fragment : RecorderLibrary.deadlockWhyHere(recorded, k)) {
                 assertThat(tree).as("why thread %d is here", k).contains(fragment);

@@ -18,7 +18,8 @@ import java.util.Set;
  * of jompd's commands (reflection over their annotations, proxies, some 180 classes that the ahead-of-time
  * cache cannot hold because picocli is Java 5 bytecode) costs a cold {@code jompd inspect} about 200 ms of
  * its ~450. Only what this class fully understands is taken — {@code --core FILE} or {@code --pid PID}, {@code
- * --exe}, {@code --solib-search-path}, {@code --json}, {@code --all}, {@code --stacks}, {@code --color}, each
+ * --exe}, {@code --solib-search-path}, {@code --json}, {@code --all}, {@code --stacks}, {@code --color},
+ * {@code --history}, each
  * at most once, as {@code --name value} or {@code --name=value} — with the values picocli would give the
  * fields; anything else (help, version, a usage error, an argument file, a value that looks like an option,
  * any {@code picocli.*} system property) goes to picocli, so what a command line does does not depend on which
@@ -26,7 +27,8 @@ import java.util.Set;
  */
 final class DirectCommandLine {
     private static final Set<String> FLAGS = Set.of("--json", "--all", "--stacks", "--aot-training");
-    private static final Set<String> VALUED = Set.of("--core", "--pid", "--exe", "--solib-search-path", "--color");
+    private static final Set<String> VALUED = Set.of("--core", "--pid", "--exe", "--solib-search-path", "--color",
+            "--history");
 
     private DirectCommandLine() {}
 
@@ -100,6 +102,7 @@ final class DirectCommandLine {
                         }
                         command.solibSearchPath = directories;
                     }
+                    case "--history" -> command.history = value;
                     default -> command.color = value;
                 }
             } catch (InvalidPathException e) {

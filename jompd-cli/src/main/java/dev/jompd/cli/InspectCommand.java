@@ -16,6 +16,7 @@ import dev.jompd.report.ParallelStacks;
 import dev.jompd.report.JsonReport;
 import dev.jompd.report.OpenMpPicture;
 import dev.jompd.report.TargetDescription;
+import dev.jompd.report.RecordedHistory;
 import dev.jompd.report.TextReport;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -67,6 +68,11 @@ class InspectCommand implements Callable<Integer> {
             + "(parallel stacks), each frame with the OpenMP task it runs for")
     boolean stacks;
 
+    @Option(names = "--history", paramLabel = "N|all",
+            description = "with the jompd-recorder: how many of each thread's recorded events the text report shows, "
+                    + "or all it keeps (default: the last 8; the JSON always has every one)")
+    String history;
+
     @Option(names = "--color", paramLabel = "WHEN", defaultValue = "auto",
             description = "colour the text report: auto (on a terminal), always, never")
     String color;
@@ -91,6 +97,13 @@ class InspectCommand implements Callable<Integer> {
         PrintWriter out = spec != null ? spec.commandLine().getOut() : directOut;
         PrintWriter err = spec != null ? spec.commandLine().getErr() : directErr;
         Timing timing = new Timing();
+        int historyEvents;
+        try {
+            historyEvents = history == null ? RecordedHistory.RECENT_EVENTS : TextReport.Options.parseHistory(history);
+        } catch (IllegalArgumentException e) {
+            err.println("jompd: --" + e.getMessage());
+            return ExitCode.BAD_INPUT;
+        }
         AddressSpace space;
         try {
             space = open(err);
@@ -112,7 +125,7 @@ class InspectCommand implements Callable<Integer> {
             }
             try {
                 return report(space, names, unwinder, unwindingAside ? Optional.of(unwinding) : Optional.empty(),
-                        withStacks, timing, out, err);
+                        withStacks, historyEvents, timing, out, err);
             } finally {
                 if (unwindingAside) {
                     finish(unwinding); // the core stays open until the unwinding thread is done with it
@@ -131,8 +144,8 @@ class InspectCommand implements Callable<Integer> {
     }
 
     private int report(AddressSpace space, CodeNames names, Unwinder unwinder,
-                       Optional<FutureTask<List<NativeStack>>> unwinding, boolean withStacks, Timing timing,
-                       PrintWriter out, PrintWriter err) {
+                       Optional<FutureTask<List<NativeStack>>> unwinding, boolean withStacks, int historyEvents,
+                       Timing timing, PrintWriter out, PrintWriter err) {
         AddressSpaceHandle process = Ompd.processInitialize(space);
         TargetDescription description = new TargetDescription(target.core != null ? "core" : "pid",
                 target.core != null ? target.core.toString() : Long.toString(target.pid), space.name(),
@@ -179,7 +192,7 @@ class InspectCommand implements Callable<Integer> {
                 default -> System.console() != null && System.console().isTerminal()
                         && !"dumb".equals(System.getenv("TERM")) && System.getenv("NO_COLOR") == null;
             };
-            out.print(TextReport.render(picture, TextReport.Options.commandLine(all, colour)));
+            out.print(TextReport.render(picture, TextReport.Options.commandLine(all, colour).withHistory(historyEvents)));
             printStacks(parallelStacks, out);
         }
         out.flush();

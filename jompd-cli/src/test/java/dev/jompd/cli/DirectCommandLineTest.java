@@ -17,7 +17,7 @@ class DirectCommandLineTest {
     private static List<Object> fields(InspectCommand command) {
         return List.of(command.getClass(), Optional.ofNullable(command.target.core), Optional.ofNullable(command.target.pid),
                 Optional.ofNullable(command.executable), command.solibSearchPath, command.json, command.all, command.stacks,
-                command.color, command.aotTraining);
+                command.color, command.aotTraining, Optional.ofNullable(command.history));
     }
 
     private static InspectCommand byPicocli(String... args) {
@@ -36,7 +36,8 @@ class DirectCommandLineTest {
             "inspect --core core --exe ./prog --solib-search-path /a:/b/c",
             "inspect --core /tmp/a=b --solib-search-path=/lib",
             "inspect --core /tmp/core --stacks --aot-training",
-            "diagnose --core /tmp/core --aot-training --color always"})
+            "diagnose --core /tmp/core --aot-training --color always",
+            "inspect --core /tmp/core --history all", "inspect --core /tmp/core --history=20 --all"})
     void readsWhatPicocliReads(String commandLine) {
         String[] args = commandLine.split(" ");
         Optional<InspectCommand> direct = DirectCommandLine.parse(args);
@@ -52,7 +53,8 @@ class DirectCommandLineTest {
             "inspect --core c --stacks --stacks", "inspect --core c --stacks=true", "inspect --core= ",
             "inspect --pid 0x10", "inspect --pid 010", "inspect --pid -5", "inspect --pid 12345678901234567890",
             "inspect --core c --solib-search-path a::b", "inspect --core c --solib-search-path :a",
-            "inspect --core c --unknown", "inspect --core c extra", "inspect --cor c", "inspect --core c --"})
+            "inspect --core c --unknown", "inspect --core c extra", "inspect --cor c", "inspect --core c --",
+            "inspect --core c --history", "inspect --core c --history -1", "inspect --core c --history 3 --history 4"})
     void leavesEverythingElseToPicocli(String commandLine) {
         assertThat(DirectCommandLine.parse(commandLine.split(" "))).as(commandLine).isEmpty();
     }
@@ -70,7 +72,7 @@ class DirectCommandLineTest {
 
     @Test
     void eachReadCommandLineIsOnePicocliAccepts() {
-        for (String commandLine : List.of("inspect --core c --exe e --solib-search-path a:b --json --all --stacks --color=x",
+        for (String commandLine : List.of("inspect --core c --exe e --solib-search-path a:b --json --all --stacks --color=x --history 9",
                 "diagnose --pid 7 --stacks")) {
             String[] args = commandLine.split(" ");
             assertThat(DirectCommandLine.parse(args)).isPresent();

@@ -65,6 +65,94 @@ class RecorderRunIT {
         }
     }
 
+    /**
+     * A history longer than the text's tail, read from a core: the JSON carries every event the ring keeps
+     * (the program's whole action log can be rebuilt from it), the text shows the last 8 unless asked for N
+     * or all. Truth: each thread's log of what it did (recorder_events.c) and its lock's address.
+     */
+    @Test
+    void theJsonCarriesTheWholeRecordedHistoryAndTheTextShowsAsMuchAsAskedFor() {
+        StoppedFixture fixture = Fixtures.core(RecorderLibrary.with(FixtureRun.of(Fixture.RECORDER_EVENTS, "2", "20"))
+                .withEnvironment("JOMPD_RECORDER_EVENTS", "1024"));
+        Facts facts = fixture.facts();
+        String core = fixture.core().toString();
+        String exe = fixture.executable().toString();
+        InspectCommandIT.Result result = InspectCommandIT.jompd("inspect", "--core", core, "--exe", exe, "--json");
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        JsonObject report = JsonParser.parseString(result.out()).getAsJsonObject();
+        Map<Long, JsonObject> threads = new HashMap<>();
+        report.getAsJsonArray("threads").forEach(t -> threads.put(t.getAsJsonObject().get("lwp").getAsLong(), t.getAsJsonObject()));
+        Map<Long, Integer> eventCounts = new HashMap<>();
+        for (Facts.ThreadFacts fact : facts.threads()) {
+            JsonObject thread = threads.get(fact.lwp());
+            List<JsonObject> events = new ArrayList<>();
+            thread.getAsJsonArray("events").forEach(e -> events.add(e.getAsJsonObject()));
+            assertThat(events).as("events of %s", fact).hasSizeGreaterThan(8 * 4);
+            assertThat(thread.get("eventsLost").getAsString()).isEqualTo("0");
+            assertThat(thread.get("eventsWritten").getAsLong()).isEqualTo(events.size());
+            // every event, in order: sequence 1, 2, ... (none left out), and the program's own log rebuilt from them
+            for (int i = 0; i < events.size(); i++) {
+                assertThat(events.get(i).get("sequence").getAsLong()).isEqualTo(i + 1);
+            }
+            List<String> actions = new ArrayList<>();
+            for (JsonObject event : events) {
+                String text = event.get("event").getAsString();
+                if (text.startsWith("sync_region begin barrier_explicit")) {
+                    actions.add("barrier");
+                } else if (text.startsWith("mutex_acquired lock ")) {
+                    actions.add("lock");
+                    assertThat(text).endsWith(" wait_id 0x" + Long.toHexString(facts.number("lock_address")));
+                } else if (text.startsWith("mutex_acquired critical ")) {
+                    actions.add("critical");
+                } else if (text.startsWith("task_create") && text.contains("explicit")) {
+                    actions.add("task");
+                }
+            }
+            assertThat(String.join(",", actions)).as("actions of %s", fact).isEqualTo(fact.get("actions"));
+            // the older readers' tail: the last 8 of them
+            List<JsonObject> recent = new ArrayList<>();
+            thread.getAsJsonArray("recentEvents").forEach(e -> recent.add(e.getAsJsonObject()));
+            assertThat(recent).hasSize(8);
+            for (int i = 0; i < 8; i++) {
+                assertThat(recent.get(i).get("timeNanos")).isEqualTo(events.get(events.size() - 8 + i).get("timeNanos"));
+                assertThat(recent.get(i).get("event")).isEqualTo(events.get(events.size() - 8 + i).get("event"));
+            }
+            eventCounts.put(fact.lwp(), events.size());
+        }
+        // the text: the last 8 by default, N or every one when asked
+        for (Facts.ThreadFacts fact : facts.threads()) {
+            int kept = eventCounts.get(fact.lwp());
+            String name = threads.get(fact.lwp()).get("name").getAsString();
+            assertThat(historyLines(InspectCommandIT.jompd("inspect", "--core", core, "--exe", exe), name,
+                    "last 8 of " + kept + " events kept")).hasSize(8);
+            assertThat(historyLines(InspectCommandIT.jompd("inspect", "--core", core, "--exe", exe, "--history", "20"),
+                    name, "last 20 of " + kept + " events kept")).hasSize(20);
+            List<String> all = historyLines(InspectCommandIT.jompd("inspect", "--core", core, "--exe", exe,
+                    "--history=all"), name, "all " + kept + " events kept");
+            assertThat(all).hasSize(kept);
+            List<String> json = new ArrayList<>();
+            threads.get(fact.lwp()).getAsJsonArray("events").forEach(e -> json.add(e.getAsJsonObject().get("event").getAsString()));
+            assertThat(all).allSatisfy(line -> assertThat(line).contains("  "));
+            assertThat(all.stream().map(line -> line.substring(line.indexOf("  ") + 2)).toList()).isEqualTo(json);
+        }
+        InspectCommandIT.Result bad = InspectCommandIT.jompd("inspect", "--core", core, "--exe", exe, "--history", "lots");
+        assertThat(bad.exitCode()).isEqualTo(ExitCode.BAD_INPUT);
+        assertThat(bad.err()).contains("history: expected a number of events (0 or more) or 'all', got 'lots'");
+    }
+
+    /** The event lines the text report shows under {@code "NAME, HEADER:"}. */
+    private static List<String> historyLines(InspectCommandIT.Result result, String name, String header) {
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        List<String> lines = List.of(result.out().split("\n"));
+        int start = lines.indexOf("  " + name + ", " + header + ":");
+        assertThat(start).as("%s in:%n%s", header, result.out()).isNotNegative();
+        List<String> events = new ArrayList<>();
+        for (int i = start + 1; i < lines.size() && lines.get(i).startsWith("    "); i++) {
+            events.add(lines.get(i).substring(4));
+        }
+        return events;
+    }
+
     @Test
     void devicesOfAnOffloadingProgramAreShownWithTheirTargetRegionsAndTracingUnavailable() {
         Offload.unavailableReason().ifPresent(reason -> {

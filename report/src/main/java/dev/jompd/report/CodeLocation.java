@@ -38,9 +38,13 @@ public record CodeLocation(long address, Optional<String> symbol, String display
         return source().map(full -> full.substring(full.lastIndexOf('/') + 1));
     }
 
-    /** {@code main.omp_outlined (nested.c:42)}, or the hex address. */
+    /**
+     * {@code main.omp_outlined (nested.c:42)}, or the hex address; a task named by its construct
+     * ({@code task at fib.c:7}) is not followed by its line again.
+     */
     public String describe() {
-        return displayName + shortSource().map(line -> " (" + line + ")").orElse("");
+        return displayName + shortSource().filter(line -> !displayName.endsWith(" at " + line))
+                .map(line -> " (" + line + ")").orElse("");
     }
 
     @Override

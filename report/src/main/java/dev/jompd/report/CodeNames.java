@@ -29,7 +29,7 @@ public final class CodeNames implements AutoCloseable {
     private SourceLocator locator;
 
     public CodeNames(Symbolizer symbols) {
-        this.functions = new FunctionNames(symbols);
+        this.functions = new FunctionNames(symbols, debugInfo);
         this.symbols = symbols;
     }
 
@@ -66,12 +66,16 @@ public final class CodeNames implements AutoCloseable {
 
     private CodeLocation convert(dev.jompd.core.ompd.CodeLocation location) {
         long address = location.address();
+        // a task named by its construct is at the construct's line (its pragma), as its thunk's DWARF says
+        Optional<String> construct = location.construct();
         return new CodeLocation(address, location.symbol(), location.displayName(), location.module(),
-                () -> line(address), location.resolved() ? Optional.of(location.entryPoint()) : Optional.empty(),
+                () -> construct.or(() -> line(address)),
+                location.resolved() ? Optional.of(location.entryPoint()) : Optional.empty(),
                 location.resolved() ? symbols.locate(location.entryPoint()).map(Symbolizer.Location::toString)
                         : Optional.empty(),
                 location.resolved() ? Optional.of(location.resolution().description()) : Optional.empty(),
-                location.note(), () -> location.resolved() ? line(location.entryPoint()) : Optional.empty());
+                location.note(), () -> location.resolved()
+                        ? construct.or(() -> line(location.entryPoint())) : Optional.empty());
     }
 
     /** The full path and line of the instruction at {@code address}, as the module's line table has it. */

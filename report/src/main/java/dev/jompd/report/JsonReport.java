@@ -133,15 +133,23 @@ public final class JsonReport {
             picture.chain(thread).forEach(task -> tasks.add(task(task)));
             json.add("tasks", tasks);
             picture.history().ifPresent(history -> {
+                // every event the recorder keeps; recentEvents (the text's default tail) stays for older readers
                 JsonArray events = new JsonArray();
-                for (RecordedEvent event : history.recent(thread)) {
-                    JsonObject e = new JsonObject();
-                    e.addProperty("timeNanos", Long.toString(event.timeNanos()));
-                    e.addProperty("event", event.describe());
-                    e.addProperty("codeptr", Text.hex(event.codeReturnAddress()));
+                for (RecordedEvent event : history.events(thread)) {
+                    JsonObject e = event(event);
+                    e.addProperty("sequence", Long.toString(event.sequence()));
                     events.add(e);
                 }
-                json.add("recentEvents", events);
+                json.add("events", events);
+                history.of(thread).ifPresent(recorded -> {
+                    json.addProperty("eventsWritten", Long.toString(recorded.eventsWritten()));
+                    json.addProperty("eventsLost", Long.toString(recorded.eventsLost()));
+                });
+                JsonArray recent = new JsonArray();
+                for (RecordedEvent event : history.recent(thread)) {
+                    recent.add(event(event));
+                }
+                json.add("recentEvents", recent);
                 List<String> why = history.whyHere(picture, thread);
                 if (!why.isEmpty()) {
                     JsonArray sentences = new JsonArray();
@@ -160,6 +168,15 @@ public final class JsonReport {
         picture.problems().forEach(problems::add);
         root.add("problems", problems);
         return root;
+    }
+
+    /** One recorded event: its time (the target's CLOCK_MONOTONIC), in words, and its code return address. */
+    private static JsonObject event(RecordedEvent event) {
+        JsonObject e = new JsonObject();
+        e.addProperty("timeNanos", Long.toString(event.timeNanos()));
+        e.addProperty("event", event.describe());
+        e.addProperty("codeptr", Text.hex(event.codeReturnAddress()));
+        return e;
     }
 
     private static JsonObject recorder(RecordedHistory history, OpenMpPicture picture) {

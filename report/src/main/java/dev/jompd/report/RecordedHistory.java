@@ -28,7 +28,10 @@ import java.util.OptionalLong;
  * @param names names of code, for the source lines of the events' return addresses (null: none)
  */
 public record RecordedHistory(RecorderSnapshot snapshot, CodeNames names) {
-    /** How many of a thread's most recent events the renderings show. */
+    /**
+     * How many of a thread's most recent events the text renderings show unless asked for more (the JSON
+     * carries every event the recorder keeps).
+     */
     public static final int RECENT_EVENTS = 8;
     /** What the relative times of the renderings count from, in words. */
     public static final String TIME_REFERENCE = "times relative to the newest event recorded in the process";
@@ -44,9 +47,19 @@ public record RecordedHistory(RecorderSnapshot snapshot, CodeNames names) {
                 .or(() -> thread.lwp().isPresent() ? snapshot.threadByLwp(thread.lwp().getAsLong()) : Optional.empty());
     }
 
-    /** The thread's most recent events, oldest first. */
+    /** The thread's {@link #RECENT_EVENTS} most recent events, oldest first. */
     public List<RecordedEvent> recent(OpenMpThread thread) {
-        return of(thread).map(t -> t.recentEvents(RECENT_EVENTS)).orElse(List.of());
+        return recent(thread, RECENT_EVENTS);
+    }
+
+    /** The thread's {@code count} most recent events, oldest first. */
+    public List<RecordedEvent> recent(OpenMpThread thread, int count) {
+        return of(thread).map(t -> t.recentEvents(count)).orElse(List.of());
+    }
+
+    /** Every event the recorder keeps of the thread (its ring), oldest first. */
+    public List<RecordedEvent> events(OpenMpThread thread) {
+        return of(thread).map(RecordedThread::events).orElse(List.of());
     }
 
     /** Mutexes that someone holds or waits for, with the holder and the waiters. */

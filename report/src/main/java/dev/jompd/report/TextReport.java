@@ -26,12 +26,86 @@ public final class TextReport {
      * @param colour   ANSI colours
      * @param ids      a thread's identities as this door names them ("gtid 5  LWP 4711", "gdb 3  LWP 4711")
      * @param selected the thread the user has selected (marked), if the door has one
+     * @param history  how many of each thread's most recent recorded events to show ({@link #ALL_HISTORY}:
+     *                 every event the recorder keeps)
      */
     public record Options(boolean all, boolean colour, Function<OpenMpThread, String> ids,
-                          Predicate<OpenMpThread> selected) {
+                          Predicate<OpenMpThread> selected, int history) {
+        /** {@link #history()} for every recorded event. */
+        public static final int ALL_HISTORY = Integer.MAX_VALUE;
+
+        public Options {
+            if (history < 0) {
+                throw new IllegalArgumentException("a negative number of events: " + history);
+            }
+        }
+
+        /** The last {@link RecordedHistory#RECENT_EVENTS} recorded events of each thread. */
+        public Options(boolean all, boolean colour, Function<OpenMpThread, String> ids,
+                       Predicate<OpenMpThread> selected) {
+            this(all, colour, ids, selected, RecordedHistory.RECENT_EVENTS);
+        }
+
         public static Options commandLine(boolean all, boolean colour) {
             return new Options(all, colour, thread -> "gtid " + thread.gtid()
                     + (thread.lwp().isPresent() ? "  LWP " + thread.lwp().getAsLong() : ""), thread -> false);
+        }
+
+        /** These options showing the last {@code events} recorded events of each thread. */
+        public Options withHistory(int events) {
+            return new Options(all, colour, ids, selected, events);
+        }
+
+        /**
+         * What {@code --history} (and the gdb bridge's and DAP console's {@code history} argument) says: a
+         * number of events (0 or more), or {@code all}.
+         *
+         * @throws IllegalArgumentException for anything else, saying what is expected
+         */
+        public static int parseHistory(String value) {
+            String trimmed = value.trim();
+            if (trimmed.equals("all")) {
+                return ALL_HISTORY;
+            }
+            try {
+                int events = Integer.parseInt(trimmed);
+                if (events >= 0) {
+                    return events;
+                }
+            } catch (NumberFormatException e) {
+                // said below
+            }
+            throw new IllegalArgumentException("history: expected a number of events (0 or more) or 'all', got '"
+                    + value + "'");
+        }
+    }
+
+    /**
+     * What a console's {@code ompd tree [all] [history N|all]} asks for (the gdb bridge's and the DAP debug
+     * console's): every thread on its own line, and how many recorded events per thread.
+     */
+    public record TreeArguments(boolean all, int history) {
+        public static final String USAGE = "ompd tree [all] [history N|all]";
+
+        /** @throws IllegalArgumentException with the usage, for words it does not know */
+        public static TreeArguments parse(String arguments) {
+            boolean all = false;
+            int history = RecordedHistory.RECENT_EVENTS;
+            String[] words = arguments.trim().isEmpty() ? new String[0] : arguments.trim().split("\\s+");
+            for (int i = 0; i < words.length; i++) {
+                if (words[i].equals("all")) {
+                    all = true;
+                } else if (words[i].equals("history") && i + 1 < words.length) {
+                    try {
+                        history = Options.parseHistory(words[++i]);
+                    } catch (IllegalArgumentException e) {
+                        throw new IllegalArgumentException(e.getMessage() + "\nusage: " + USAGE);
+                    }
+                } else {
+                    throw new IllegalArgumentException("usage: " + USAGE + " (not understood: " + words[i] + ")");
+                }
+            }
+            return new TreeArguments(all, history);
         }
     }
 
@@ -104,16 +178,29 @@ public final class TextReport {
                     out.append("    ").append(sentence).append('\n');
                 }
             }
-            var events = history.recent(thread);
+            var events = history.recent(thread, options.history());
             if (events.isEmpty()) {
                 continue;
             }
-            out.append("  ").append(thread.name()).append(", last ").append(events.size()).append(" events:\n");
+            out.append("  ").append(thread.name()).append(", ").append(eventsShown(events.size(), history, thread))
+                    .append(":\n");
             for (var event : events) {
                 out.append("    ").append(RecordedHistory.age(event, events.getLast())).append("  ").append(event.describe())
                         .append('\n');
             }
         }
+    }
+
+    /**
+     * {@code last 8 of 40 events kept (152 older ones overwritten)}: how much of the thread's history is shown
+     * and how much the recorder still has, so that a reader knows what asking for more would give.
+     */
+    private static String eventsShown(int shown, RecordedHistory history, OpenMpThread thread) {
+        var recorded = history.of(thread);
+        int kept = recorded.map(r -> r.events().size()).orElse(shown);
+        long lost = recorded.map(r -> r.eventsLost()).orElse(0L);
+        String text = shown == kept ? "all " + kept + " events kept" : "last " + shown + " of " + kept + " events kept";
+        return text + (lost > 0 ? " (" + lost + " older ones overwritten)" : "");
     }
 
     private String summary() {

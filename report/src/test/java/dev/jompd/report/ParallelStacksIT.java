@@ -85,6 +85,40 @@ class ParallelStacksIT {
     }
 
     /**
+     * BOTS fib built -O2: both task constructs' code is inlined into a thunk that calls only {@code fib}. The
+     * picture names each task by its own construct, and each thunk frame of the marker thread reads as the
+     * construct the program recorded for that task (innermost first), never both as one.
+     */
+    @Test
+    void fibsTwoTaskConstructsStayTwoAtO2() {
+        FixtureRun run = FixtureRun.of(Fixture.FIB_TASKS);
+        StoppedFixture fixture = Fixtures.makeCore(run, dev.jompd.testkit.FixtureBuilder.executable(run.fixture(),
+                run.runtimeVersion(), dev.jompd.testkit.FixtureBuilder.Optimization.O2), Fixtures.workDirectory("fib-tasks-O2-stacks"));
+        Facts facts = fixture.facts();
+        Map<String, String> lineOf = Map.of("x", facts.get("task.x.line"), "y", facts.get("task.y.line"));
+        List<String> expected = java.util.Arrays.stream(facts.get("task_chain").split(","))
+                .map(c -> "task at fib_tasks.c:" + lineOf.get(c)).toList();
+        withStacks(fixture, stacks -> {
+            ThreadStack marker = stacks.stacks().stream()
+                    .filter(s -> s.thread().lwp().getAsLong() == facts.thread(0).lwp()).findFirst().orElseThrow();
+            List<String> thunks = new ArrayList<>();
+            for (int i = 0; i < marker.stack().frames().size(); i++) {
+                NativeFrame frame = marker.stack().frames().get(i);
+                if (!frame.inlined() && frame.function().orElse("").startsWith(".omp_task_entry.")) {
+                    ParallelStacks.Construct construct = marker.constructs().get(i).orElseThrow();
+                    thunks.add(construct.kind().words() + " at " + construct.shortSource().orElseThrow());
+                }
+            }
+            assertThat(thunks).as(stacks.text()).containsExactlyElementsOf(expected);
+            // the picture's tasks: the two constructs, each by its own name
+            assertThat(stacks.picture().tasks().values().stream().flatMap(t -> t.function().stream())
+                    .map(CodeLocation::displayName).filter(n -> n.startsWith("task at ")).distinct().sorted())
+                    .containsExactly("task at fib_tasks.c:" + lineOf.get("x"), "task at fib_tasks.c:" + lineOf.get("y"));
+            return null;
+        });
+    }
+
+    /**
      * Every frame of a region's outlined function or a task's code reads as its construct, at the line where
      * gdb finds that function's first instruction (the pragma's): clang names both kinds {@code .omp_outlined…},
      * so the kind is the picture's (which region or task has this code), checked against where the fixtures

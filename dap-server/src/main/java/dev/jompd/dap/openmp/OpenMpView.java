@@ -175,10 +175,13 @@ public final class OpenMpView {
         return rows;
     }
 
-    /** The thread's most recent events, when the program runs with the jompd-recorder. */
+    /**
+     * Every event the jompd-recorder keeps of the thread (a collapsed row: VS Code shows them when opened),
+     * when the program runs with it.
+     */
     private List<OmpVariable> historyRows(OpenMpThread thread) {
         return picture.history().map(history -> {
-            var events = history.recent(thread);
+            var events = history.events(thread);
             List<OmpVariable> children = new ArrayList<>();
             for (int i = 0; i < events.size(); i++) {
                 var event = events.get(i);
@@ -194,7 +197,9 @@ public final class OpenMpView {
                 }
                 rows.add(new OmpVariable("why here", why.getLast(), RecordedHistory.TIME_REFERENCE, sentences));
             }
-            rows.add(new OmpVariable("recent events", events.size() + " (jompd-recorder)", "", children));
+            long lost = history.of(thread).map(recorded -> recorded.eventsLost()).orElse(0L);
+            rows.add(new OmpVariable("recent events", events.size() + " kept" + (lost > 0 ? ", " + lost
+                    + " older ones overwritten" : "") + " (jompd-recorder)", "", children));
             return rows;
         }).orElse(List.of());
     }

@@ -34,7 +34,9 @@ final class OmpdCommands {
             ompd parallel             the selected thread's regions, innermost first
             ompd icvs [SCOPE|NAME]    ICVs seen from the selected thread (task, parallel, thread, process)
             ompd tasks                the selected thread's task chain
-            ompd tree                 the whole process: regions, threads, tasks, ICVs
+            ompd tree [all] [history N|all]
+                                      the whole process: regions, threads, tasks, ICVs; every thread on
+                                      its own line with all; N (or every) recorded events per thread
             ompd stacks               where every thread is: parallel stacks (jompd's own unwinder)
             ompd diagnose             why threads wait: barriers, locks, critical sections, deadlocks
             ompd json                 the same as JSON (schema jompd-inspect/1)
@@ -58,8 +60,16 @@ final class OmpdCommands {
             case "parallel" -> parallel(selectedThread(view, lwp));
             case "icvs" -> icvs(view, lwp, words.length > 1 ? words[1] : null);
             case "tasks" -> tasks(view.picture(), pictureThread(view, lwp));
-            case "tree" -> TextReport.tree(view.picture(), new TextReport.Options(false, false, thread -> gdbIds(thread,
-                    debuggee.threads()), thread -> thread.lwp().equals(lwp))).stripTrailing();
+            case "tree" -> {
+                TextReport.TreeArguments asked;
+                try {
+                    asked = TextReport.TreeArguments.parse(arguments.strip().substring(words[0].length()));
+                } catch (IllegalArgumentException e) {
+                    throw new DapException(ErrorId.EVALUATION_FAILED, e.getMessage());
+                }
+                yield TextReport.tree(view.picture(), new TextReport.Options(asked.all(), false, thread -> gdbIds(thread,
+                        debuggee.threads()), thread -> thread.lwp().equals(lwp), asked.history())).stripTrailing();
+            }
             case "stacks" -> withStacks(view, debuggee, stacks -> stacks.text().stripTrailing());
             case "diagnose" -> withStacks(view, debuggee, stacks -> Diagnosis.text(Diagnosis.of(view.picture(),
                     Optional.of(stacks))).stripTrailing());

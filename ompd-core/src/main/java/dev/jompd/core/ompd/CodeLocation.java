@@ -16,9 +16,17 @@ import java.util.Optional;
  * @param resolution  how {@code address} was found from {@code entryPoint}
  * @param location    the symbol table entry (module, offset into it, the module file's address)
  * @param note        why a resolution that applied could not be made (the entry point is shown then)
+ * @param construct   for a task named by its construct: the construct's full path and line (its
+ *                    {@code #pragma omp task}), from the debug information of clang's task entry
  */
 public record CodeLocation(long address, long entryPoint, Optional<String> symbol, String displayName,
-                           Resolution resolution, Optional<Symbolizer.Location> location, Optional<String> note) {
+                           Resolution resolution, Optional<Symbolizer.Location> location, Optional<String> note,
+                           Optional<String> construct) {
+
+    public CodeLocation(long address, long entryPoint, Optional<String> symbol, String displayName,
+                        Resolution resolution, Optional<Symbolizer.Location> location, Optional<String> note) {
+        this(address, entryPoint, symbol, displayName, resolution, location, note, Optional.empty());
+    }
 
     /** How the user's function was reached from the runtime's entry point. */
     public enum Resolution {
@@ -26,8 +34,16 @@ public record CodeLocation(long address, long entryPoint, Optional<String> symbo
         ENTRY_POINT("entry point"),
         /** The entry point is libomp's GOMP wrapper; the user's function is its argument (team's t_argv[0]). */
         GOMP_WRAPPER_ARGUMENT("argument of libomp's GOMP wrapper"),
-        /** The entry point is clang's task thunk ({@code .omp_task_entry.}); the user's code is its one direct callee. */
-        TASK_ENTRY_CALLEE("callee of clang's task entry");
+        /**
+         * The entry point is clang's task thunk ({@code .omp_task_entry.}), into which nothing is inlined (its
+         * debug information says so); the task's code is its one direct callee.
+         */
+        TASK_ENTRY_CALLEE("callee of clang's task entry"),
+        /**
+         * The entry point is clang's task thunk, with the task's outlined code inlined into it (clang always
+         * does this): the task is named by its construct, whose line the thunk's debug information gives.
+         */
+        TASK_CONSTRUCT("construct inlined into clang's task entry");
 
         private final String description;
 

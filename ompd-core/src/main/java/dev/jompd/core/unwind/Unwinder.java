@@ -3,6 +3,7 @@ package dev.jompd.core.unwind;
 import dev.jompd.core.dwarf.CallFrameInfo;
 import dev.jompd.core.dwarf.DwarfExpression;
 import dev.jompd.core.dwarf.DwarfFormatException;
+import dev.jompd.core.dwarf.CallSite;
 import dev.jompd.core.dwarf.FunctionScopes;
 import dev.jompd.core.dwarf.UnwindRow;
 import dev.jompd.core.dwarf.UnwindRule;
@@ -259,7 +260,7 @@ public final class Unwinder implements AutoCloseable {
                 return List.of();
             }
             OptionalLong calleeEntry = scopes.get().functionEntryAt(calleeLookup - bias);
-            Optional<FunctionScopes.CallSite> site = scopes.get().callSiteReturningTo(returnAddress - bias);
+            Optional<CallSite> site = scopes.get().callSiteReturningTo(returnAddress - bias);
             if (calleeEntry.isEmpty() || site.isEmpty() || site.get().tailCall()) {
                 return List.of();
             }
@@ -292,7 +293,7 @@ public final class Unwinder implements AutoCloseable {
         }
     }
 
-    private static OptionalLong entryOf(ModuleDebugInfo info, FunctionScopes.CallSite site) {
+    private static OptionalLong entryOf(ModuleDebugInfo info, CallSite site) {
         if (site.targetEntry().isPresent()) {
             return site.targetEntry();
         }
@@ -306,7 +307,7 @@ public final class Unwinder implements AutoCloseable {
             return;
         }
         visited.add(function);
-        for (FunctionScopes.CallSite site : scopes.tailCallsOf(function)) {
+        for (CallSite site : scopes.tailCallsOf(function)) {
             OptionalLong target = entryOf(info, site);
             if (target.isEmpty()) {
                 continue;

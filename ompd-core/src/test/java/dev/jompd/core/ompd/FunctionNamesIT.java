@@ -7,6 +7,7 @@ import dev.jompd.testkit.Fixture;
 import dev.jompd.testkit.FixtureRun;
 import dev.jompd.testkit.Fixtures;
 import dev.jompd.testkit.GdbProbe;
+import dev.jompd.testkit.SourceLines;
 import dev.jompd.testkit.StoppedFixture;
 import org.junit.jupiter.api.Test;
 
@@ -17,14 +18,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Task functions named as their author wrote them, on a clang++-built program: C++ names demangled, and
- * clang's {@code .omp_task_entry.} thunk resolved to the function the task calls. Truth: the address the
- * program recorded of that function ({@code &leaf}), and the frames gdb unwinds on each stack.
+ * clang's {@code .omp_task_entry.} thunk named by the task construct whose code is inlined into it. Truth:
+ * the source's pragma line, the address the program recorded of the function the task calls
+ * ({@code &leaf}), and the frames gdb unwinds on each stack.
  */
 class FunctionNamesIT {
 
     @Test
-    void explicitTaskNamesTheFunctionItsThunkCallsAtTheAddressTheProgramRecorded() {
+    void explicitTaskIsNamedByItsConstructWhoseCodeClangInlinedIntoItsThunk() {
         StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.CXX_TASKS));
+        int pragma = SourceLines.lineOf(Fixture.CXX_TASKS, "cxx_tasks.cpp", "#pragma omp task shared(value, domain)");
         try (AddressSpace core = Targets.core(fixture); Symbolizer symbols = new Symbolizer(core);
              FunctionNames names = new FunctionNames(symbols)) {
             AddressSpaceHandle process = Ompd.processInitialize(core);
@@ -33,11 +36,16 @@ class FunctionNamesIT {
             assertThat(task.flags().explicit()).isTrue();
             CodeLocation code = names.ofTask(task);
 
-            assertThat(code.resolution()).isEqualTo(CodeLocation.Resolution.TASK_ENTRY_CALLEE);
-            assertThat(code.address()).isEqualTo(Long.decode(fixture.facts().get("task_callee")));
-            assertThat(code.displayName()).isEqualTo(fixture.facts().get("task_callee_name"));
-            assertThat(code.symbol()).contains("_ZL4leafR6Domaini");
+            // the task's code is its thunk's (the outlined code inlined there), not leaf(), the function it calls
+            assertThat(code.resolution()).isEqualTo(CodeLocation.Resolution.TASK_CONSTRUCT);
+            assertThat(code.address()).isEqualTo(code.entryPoint()).isNotEqualTo(Long.decode(fixture.facts().get("task_callee")));
+            assertThat(code.displayName()).isEqualTo("task at cxx_tasks.cpp:" + pragma);
+            assertThat(code.construct()).hasValueSatisfying(c -> assertThat(c).endsWith("/cxx_tasks.cpp:" + pragma));
             assertThat(symbols.locate(code.entryPoint()).orElseThrow().function()).startsWith(".omp_task_entry.");
+            // gdb: the thunk's frame on the marker thread's stack is at the construct's line
+            GdbProbe.Frame thunk = fixture.gdb().backtraces().get(fixture.facts().thread(0).lwp()).stream()
+                    .filter(f -> f.functionStart() == code.entryPoint()).findFirst().orElseThrow();
+            assertThat(thunk.line()).isEqualTo(pragma);
         }
     }
 

@@ -18,7 +18,7 @@ import java.util.Map;
  * line through gdb's Python API ({@code Frame.name()}, {@code find_sal()}, {@code type()} are what
  * {@code bt} prints, without parsing its text). Nothing of jompd is involved.
  */
-final class GdbBacktrace {
+public final class GdbBacktrace {
     private static final String SCRIPT = """
             import gdb
             KINDS = {gdb.NORMAL_FRAME: "normal", gdb.INLINE_FRAME: "inline", gdb.TAILCALL_FRAME: "tailcall",
@@ -45,7 +45,7 @@ final class GdbBacktrace {
             """;
 
     /** One frame as gdb shows it: function, source file (as the debug info names it), line (0: none). */
-    record Frame(long pc, String kind, String function, String file, int line) {
+    public record Frame(long pc, String kind, String function, String file, int line) {
         String fileName() {
             int slash = file.lastIndexOf('/');
             return slash < 0 ? file : file.substring(slash + 1);
@@ -54,12 +54,12 @@ final class GdbBacktrace {
 
     private GdbBacktrace() {}
 
-    static Map<Long, List<Frame>> ofCore(Path executable, Path core) {
+    public static Map<Long, List<Frame>> ofCore(Path executable, Path core) {
         return run(List.of(executable.toString(), core.toString()), List.of());
     }
 
     /** gdb attaches to the process, reads every stack and detaches: the process stays as it was. */
-    static Map<Long, List<Frame>> ofProcess(long pid) {
+    public static Map<Long, List<Frame>> ofProcess(long pid) {
         return run(List.of("-p", Long.toString(pid)), List.of("-ex", "detach"));
     }
 
