@@ -14,9 +14,8 @@ import java.util.List;
  * diagnosis, the classes with their threads, and the missing ranks.
  */
 public final class JobHtml {
-    private static final int ROW = 30;
     private static final int INDENT = 22;
-    private static final int CHAR = 7;
+    private static final double CHAR = 7.3;
 
     private JobHtml() {}
 
@@ -72,62 +71,101 @@ public final class JobHtml {
         return html.toString();
     }
 
-    private record Placed(StackNode node, int depth, int row, int parentRow, int parentDepth) {}
+    /** A box: a chain of steps the same threads all pass through (one line each), placed at a row and depth. */
+    private record Placed(List<StackNode> chain, int depth, int row, int lines, int parentIndex) {
+        StackNode last() {
+            return chain.getLast();
+        }
+    }
 
-    /** The merged tree drawn as rows of boxes, children indented under their parent, elbows between them. */
+    private static final int LINE = 16;
+
+    /** The merged tree drawn as boxes, callees indented under their caller, elbows between them. */
     private static String svg(JobPicture job) {
         List<Placed> placed = new ArrayList<>();
         // the biggest class's ranks: a step none of them reaches is an outlier's
         RankSet majority = job.classes().size() < 2 ? RankSet.empty() : job.classes().getLast().ranks();
+        int[] row = {0};
         for (StackNode root : job.stacks()) {
-            place(root, 0, -1, -1, placed);
+            place(root, 0, -1, placed, row);
         }
-        int width = 200;
+        double width = 200;
         for (Placed p : placed) {
-            width = Math.max(width, 16 + p.depth() * INDENT + label(p.node()).length() * CHAR + who(p.node()).length() * CHAR + 40);
+            for (StackNode node : p.chain()) {
+                width = Math.max(width, 16 + p.depth() * INDENT + label(node).length() * CHAR + 24);
+            }
+            width = Math.max(width, 16 + p.depth() * INDENT + who(p.last()).length() * CHAR + 24);
         }
-        int height = placed.size() * ROW + 10;
+        int height = row[0] * LINE + placed.size() * 14 + 10;
         StringBuilder svg = new StringBuilder();
-        svg.append("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"").append(width).append("\" height=\"").append(height)
+        svg.append("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"").append((int) width).append("\" height=\"").append(height)
                 .append("\" role=\"img\" aria-label=\"merged parallel stacks\">\n");
-        for (Placed p : placed) {
-            if (p.parentRow() >= 0) {
-                int x = 8 + p.parentDepth() * INDENT + 8;
-                svg.append("<path class=\"edge\" d=\"M").append(x).append(' ').append(p.parentRow() * ROW + 27)
-                        .append(" V").append(p.row() * ROW + 16).append(" H").append(8 + p.depth() * INDENT).append("\"/>\n");
+        int[] tops = new int[placed.size()];
+        int[] heights = new int[placed.size()];
+        int y = 5;
+        for (int i = 0; i < placed.size(); i++) {
+            tops[i] = y;
+            heights[i] = (placed.get(i).lines()) * LINE + 8;
+            y += heights[i] + 6;
+        }
+        for (int i = 0; i < placed.size(); i++) {
+            Placed p = placed.get(i);
+            if (p.parentIndex() >= 0) {
+                int x = 8 + placed.get(p.parentIndex()).depth() * INDENT + 8;
+                svg.append("<path class=\"edge\" d=\"M").append(x).append(' ').append(tops[p.parentIndex()] + heights[p.parentIndex()])
+                        .append(" V").append(tops[i] + 12).append(" H").append(8 + p.depth() * INDENT).append("\"/>\n");
             }
         }
-        for (Placed p : placed) {
+        for (int i = 0; i < placed.size(); i++) {
+            Placed p = placed.get(i);
             int x = 8 + p.depth() * INDENT;
-            int y = p.row() * ROW + 5;
-            String label = label(p.node());
-            int w = label.length() * CHAR + 12;
-            boolean outlier = !majority.isEmpty() && p.node().ranks().intersection(majority).isEmpty();
-            String cls = outlier ? "out" : p.node().step().startsWith("[libomp: ") ? "rt" : "box";
-            svg.append("<g><title>").append(escape(p.node().step() + " — " + p.node().threads() + " threads, " + p.node().who()))
-                    .append("</title><rect class=\"").append(cls).append("\" x=\"").append(x).append("\" y=\"").append(y)
-                    .append("\" width=\"").append(w).append("\" height=\"22\" rx=\"4\"/><text x=\"").append(x + 6)
-                    .append("\" y=\"").append(y + 15).append("\">").append(escape(label)).append("</text><text class=\"who\" x=\"")
-                    .append(x + w + 8).append("\" y=\"").append(y + 15).append("\">").append(escape(who(p.node())))
-                    .append("</text></g>\n");
+            int w = 0;
+            for (StackNode node : p.chain()) {
+                w = Math.max(w, (int) Math.ceil(label(node).length() * CHAR) + 12);
+            }
+            w = Math.max(w, (int) Math.ceil(who(p.last()).length() * CHAR) + 12);
+            boolean outlier = !majority.isEmpty() && p.last().ranks().intersection(majority).isEmpty();
+            boolean runtime = p.chain().stream().allMatch(n -> n.step().startsWith("[libomp: "));
+            String cls = outlier ? "out" : runtime ? "rt" : "box";
+            svg.append("<g><title>").append(escape(p.last().threads() + " threads, " + p.last().who()))
+                    .append("</title><rect class=\"").append(cls).append("\" x=\"").append(x).append("\" y=\"").append(tops[i])
+                    .append("\" width=\"").append(w).append("\" height=\"").append(heights[i]).append("\" rx=\"4\"/>");
+            int line = tops[i] + 4 + 12;
+            for (StackNode node : p.chain()) {
+                svg.append("<text x=\"").append(x + 6).append("\" y=\"").append(line).append("\">").append(escape(label(node)))
+                        .append("</text>");
+                line += LINE;
+            }
+            svg.append("<text class=\"who\" x=\"").append(x + 6).append("\" y=\"").append(line).append("\">")
+                    .append(escape(who(p.last()))).append("</text></g>\n");
         }
         return svg.append("</svg>\n").toString();
     }
 
-    private static void place(StackNode node, int depth, int parentRow, int parentDepth, List<Placed> placed) {
-        int row = placed.size();
-        placed.add(new Placed(node, depth, row, parentRow, parentDepth));
-        for (StackNode child : node.children()) {
-            place(child, depth + 1, row, depth, placed);
+    /** A chain of nodes the same threads pass through is one box; where paths part each callee starts one. */
+    private static void place(StackNode node, int depth, int parentIndex, List<Placed> placed, int[] row) {
+        List<StackNode> chain = new ArrayList<>();
+        StackNode current = node;
+        chain.add(current);
+        while (current.children().size() == 1 && current.children().getFirst().threads() == current.threads()
+                && current.children().getFirst().ranks().equals(current.ranks())) {
+            current = current.children().getFirst();
+            chain.add(current);
+        }
+        int index = placed.size();
+        placed.add(new Placed(List.copyOf(chain), depth, row[0], chain.size() + 1, parentIndex));
+        row[0] += chain.size() + 1;
+        for (StackNode child : current.children()) {
+            place(child, depth + 1, index, placed, row);
         }
     }
 
     private static String label(StackNode node) {
-        return node.threads() + "× " + node.step();
+        return node.step();
     }
 
     private static String who(StackNode node) {
-        return node.who();
+        return node.threads() + (node.threads() == 1 ? " thread · " : " threads · ") + node.who();
     }
 
     /** Text with the program's names in backquotes shown as code. */
