@@ -236,8 +236,9 @@ public final class JobSummary {
             RankSet twice = RankSet.parse(json.get("duplicates").getAsString());
             for (JsonElement element : json.getAsJsonArray("classes")) {
                 JsonObject cls = element.getAsJsonObject();
-                RankView view = RankView.fromJson(cls.getAsJsonObject("view"));
-                String signature = view.toJson().toString();
+                Canonical canonical = canonical(cls.getAsJsonObject("view"));
+                RankView view = canonical.view();
+                String signature = canonical.signature();
                 RankSet ranks = RankSet.parse(cls.get("ranks").getAsString());
                 RankClass c = new RankClass(signature, view, ranks, idList(cls.getAsJsonArray("unnumbered")),
                         idOf(cls.getAsJsonObject("representative")));
@@ -262,6 +263,32 @@ public final class JobSummary {
         } catch (RuntimeException e) {
             throw new IllegalArgumentException("not a valid " + SCHEMA + " document: " + e, e);
         }
+    }
+
+    /** A view read from the wire and its signature (the view written again by this version: canonical). */
+    private record Canonical(RankView view, String signature) {}
+
+    /**
+     * Views already read, by their text on the wire: a front end reads the same few views from thousands of
+     * nodes, and reading each once is what keeps the merge at a million ranks within seconds. Bounded: cleared
+     * when full (a job whose every node differs reads each view anew, correct and slower).
+     */
+    private static final Map<String, Canonical> SEEN_VIEWS = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final int SEEN_VIEWS_MAX = 4096;
+
+    private static Canonical canonical(JsonObject json) {
+        String wire = json.toString();
+        Canonical known = SEEN_VIEWS.get(wire);
+        if (known != null) {
+            return known;
+        }
+        RankView view = RankView.fromJson(json);
+        Canonical made = new Canonical(view, view.toJson().toString());
+        if (SEEN_VIEWS.size() >= SEEN_VIEWS_MAX) {
+            SEEN_VIEWS.clear();
+        }
+        SEEN_VIEWS.put(wire, made);
+        return made;
     }
 
     /** {@code rank 3 on n1 (pid 4711)}, {@code pid 4711 on n1}, {@code core.3 on n1}. */

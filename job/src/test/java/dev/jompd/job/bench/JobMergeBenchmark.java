@@ -39,8 +39,8 @@ public final class JobMergeBenchmark {
         List<JsonObject> views = realViews();
         System.out.printf("real rank views: %d (bytes each: %s)%n", views.size(),
                 views.stream().map(v -> Integer.toString(v.toString().length())).toList());
-        System.out.printf("%8s %8s %10s %10s %12s %10s %10s %8s %9s%n", "nodes", "ranks", "merge s", "us/node",
-                "heap peak MB", "avg B/node", "max B/node", "classes", "missing");
+        System.out.printf("%8s %8s %10s %10s %12s %11s %10s %10s %8s %9s%n", "nodes", "ranks", "merge s", "us/node",
+                "heap peak MB", "retained MB", "avg B/node", "max B/node", "classes", "missing");
         for (int nodes = 1024; nodes <= maxNodes; nodes *= 4) {
             run(nodes, ranksPerNode, views);
         }
@@ -87,14 +87,17 @@ public final class JobMergeBenchmark {
             job = job.merge(JobSummary.fromJson(JsonParser.parseString(line).getAsJsonObject()));
             mergeNanos += System.nanoTime() - start;
         }
+        long peak = heap.stream().mapToLong(p -> p.getPeakUsage().getUsed()).sum();
+        System.gc();
+        long retained = Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory();
         long start = System.nanoTime();
         JobPicture picture = JobPicture.of(job);
         String text = picture.text();
         long renderNanos = System.nanoTime() - start;
-        long peak = heap.stream().mapToLong(p -> p.getPeakUsage().getUsed()).sum();
-        System.out.printf("%8d %8d %10.2f %10.1f %12.1f %10d %10d %8d %9d   (picture + text %.2f s, %d chars)%n", nodes,
-                (long) nodes * ranksPerNode, mergeNanos / 1e9, mergeNanos / 1e3 / nodes, peak / 1048576.0, bytes / nodes,
-                maxBytes, job.classes().size(), job.missingCount(), renderNanos / 1e9, text.length());
+        System.out.printf("%8d %8d %10.2f %10.1f %12.1f %11.1f %10d %10d %8d %9d   (picture + text %.2f s, %d chars)%n", nodes,
+                (long) nodes * ranksPerNode, mergeNanos / 1e9, mergeNanos / 1e3 / nodes, peak / 1048576.0,
+                retained / 1048576.0, bytes / nodes, maxBytes, job.classes().size(), job.missingCount(), renderNanos / 1e9,
+                text.length());
     }
 
     /**
