@@ -106,6 +106,23 @@ class JobSummaryAlgebraTest {
     }
 
     @Test
+    void mpiWaitsExplainTheJobAcrossRanks() {
+        String inAllreduce = "{\"threads\":[{\"thread\":\"omp 0/1 · level 0\",\"state\":\"work_serial\",\"tasks\":[],"
+                + "\"stack\":[\"main (solver.c:30)\",\"MPI_Allreduce (coll.c:9)\"],\"roles\":[]}],"
+                + "\"findings\":[\"none: no thread waits at a barrier, a taskwait, for a lock or a critical section\"],"
+                + "\"mpi\":{\"call\":\"MPI_Allreduce\",\"from\":\"solver.c:120\",\"thread\":\"omp 0/1 · level 0\"},\"notices\":[]}";
+        String deadlocked = view("wait_lock", "deadlock: omp 1/4 waits for lock `guard` held by omp 2/4, which waits at a barrier"
+                + " of team r1 that omp 1/4 has not reached");
+        JobSummary job = node("n1", List.<String[]>of(new String[]{"0-2", inAllreduce}, new String[]{"3", deadlocked}), List.of())
+                .merge(node("n2", List.<String[]>of(new String[]{"4-31", inAllreduce}), List.of()));
+        assertThat(JobPicture.of(job).diagnosis().getFirst()).isEqualTo("ranks 0-2,4-31 wait in MPI_Allreduce (from solver.c:120);"
+                + " rank 3 never arrives: omp 1/4 waits for lock `guard` held by omp 2/4, which waits at a barrier of team r1"
+                + " that omp 1/4 has not reached");
+        // without MPI in any stack: one sentence per class, no claim across ranks
+        assertThat(JobPicture.of(NODES.get(0)).diagnosis()).noneMatch(d -> d.contains("MPI"));
+    }
+
+    @Test
     void aRankReportedTwiceIsNamed() {
         JobSummary twice = NODES.get(1).merge(node("n9", List.<String[]>of(new String[]{"7-8", LOCK}), List.of()));
         assertThat(twice.duplicates().toString()).isEqualTo("7");
