@@ -1,5 +1,6 @@
 package dev.jompd.report;
 
+import dev.jompd.core.ompd.LockNames;
 import dev.jompd.core.ompd.RuntimeLocks.Holder;
 import dev.jompd.core.ompd.RuntimeLocks.Lock;
 import dev.jompd.core.recorder.LockHolder;

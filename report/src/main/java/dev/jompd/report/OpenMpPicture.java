@@ -3,6 +3,7 @@ package dev.jompd.report;
 import dev.jompd.core.ompd.AddressSpaceHandle;
 import dev.jompd.core.ompd.OmpdException;
 import dev.jompd.core.ompd.ProcessSnapshot;
+import dev.jompd.core.ompd.LockNames;
 import dev.jompd.core.ompd.RuntimeLocks;
 import dev.jompd.core.ompd.RuntimeTasks;
 import dev.jompd.core.ompd.TaskHandle;

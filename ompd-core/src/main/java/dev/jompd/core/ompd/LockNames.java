@@ -1,10 +1,8 @@
-package dev.jompd.report;
+package dev.jompd.core.ompd;
 
 import dev.jompd.core.elf.ElfFile;
 import dev.jompd.core.elf.ElfSymbol;
 import dev.jompd.core.memory.TargetMemory;
-import dev.jompd.core.ompd.AddressSpaceHandle;
-import dev.jompd.core.ompd.RuntimeLocks;
 import dev.jompd.core.ompd.RuntimeLocks.Lock;
 import dev.jompd.core.target.LoadedModule;
 import dev.jompd.core.target.TargetException;
@@ -37,7 +35,8 @@ import java.util.Set;
  * <li>Anything else (a lock on the heap, in a struct with other members, or two candidates): no name here;
  *     the diagnosis then names the lock by the source line of the {@code omp_set_lock} call, saying so.</li>
  * </ul>
- * Read with the picture, once per stop, bounded ({@link #MAX_SYMBOL_BYTES} per variable, {@link #MAX_BYTES} in all).
+ * Read here (raw memory and the executable's file, which the report layer does not touch) with the picture,
+ * once per stop, bounded ({@link #MAX_SYMBOL_BYTES} per variable, {@link #MAX_BYTES} in all).
  */
 public final class LockNames {
     static final int MAX_SYMBOL_BYTES = 1 << 16;
@@ -51,7 +50,8 @@ public final class LockNames {
     private static final LockNames NONE = new LockNames(Map.of(), List.of(), Map.of(), Optional.empty(), 0, "");
 
     private final Map<Long, Name> byObject;
-    private final List<Variable> variables;
+    /** The executable's variables, read from its file when first needed (no lock, no reading). */
+    private List<Variable> variables;
     /** Variables every slot of which holds a lock word, with the index each slot holds (-1: a direct lock). */
     private final Map<Variable, long[]> lockVariables;
     private final Optional<Path> executable;
@@ -62,7 +62,7 @@ public final class LockNames {
                       Optional<Path> executable, long bias, String executableName) {
         this.executableName = executableName;
         this.byObject = Map.copyOf(byObject);
-        this.variables = List.copyOf(variables);
+        this.variables = variables == null ? null : List.copyOf(variables);
         this.lockVariables = Map.copyOf(lockVariables);
         this.executable = executable;
         this.bias = bias;
@@ -166,8 +166,15 @@ public final class LockNames {
         if (known != null || object == 0) {
             return Optional.ofNullable(known);
         }
-        return containing(variables, object).map(v -> new Name(element(v, object),
+        return containing(variables(), object).map(v -> new Name(element(v, object),
                 "the lock word lies in the executable's variable " + v.name()));
+    }
+
+    private synchronized List<Variable> variables() {
+        if (variables == null) {
+            variables = executable.map(file -> variables(file, bias)).orElse(List.of());
+        }
+        return variables;
     }
 
     /** Reads the executable's static variables at this stop; never throws (unreadable: no names). */
@@ -189,6 +196,10 @@ public final class LockNames {
         Optional<Path> file = process.target().moduleFile(executable);
         if (file.isEmpty()) {
             return NONE;
+        }
+        if (locks.locks().isEmpty()) { // no indirect lock: only a direct lock's word may be asked about, later
+            return new LockNames(Map.of(), null, Map.of(), file, executable.loadBias(),
+                    executable.path().getFileName().toString());
         }
         List<Variable> variables = variables(file.get(), executable.loadBias());
         TargetMemory memory = process.memory();
