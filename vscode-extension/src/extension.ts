@@ -5,6 +5,7 @@ import * as fs from 'fs';
 import * as vscode from 'vscode';
 import { checkConfiguration } from './debugConfiguration';
 import { buildTree, ICONS, lwpOfName, messageTree, noStopMessage, parseReport, startsExpanded, TreeNode } from './openmpTree';
+import { inspectJob, JobPanel } from './jobPanel';
 import { FrameIndex, ParallelStacksPanel } from './parallelStacksPanel';
 import { locateServer } from './serverLocator';
 
@@ -200,6 +201,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const frames = new FrameIndex();
   const stacks = new ParallelStacksPanel(frames, (session) => tree.state(session) === 'stopped');
   tree.onRunning = () => { if (stacks.isOpen) stacks.running(); };
+  const job = new JobPanel();
   tree.view = vscode.window.createTreeView('jompd.openmp', { treeDataProvider: tree, showCollapseAll: true });
   context.subscriptions.push(
     tree.view,
@@ -208,6 +210,8 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.debug.registerDebugAdapterTrackerFactory(TYPE, trackRunState(tree, frames)),
     vscode.commands.registerCommand('jompd.openmp.refresh', () => tree.refresh(vscode.debug.activeDebugSession)),
     vscode.commands.registerCommand('jompd.parallelStacks.show', () => stacks.show(vscode.debug.activeDebugSession)),
+    vscode.commands.registerCommand('jompd.job.inspect', () => inspectJob(job,
+      vscode.workspace.getConfiguration('jompd').get<string>('cliPath', ''))),
     vscode.debug.onDidReceiveDebugSessionCustomEvent((event) => {
       if (event.session.type === TYPE && event.event === CHANGED_EVENT) {
         // the event follows a stopped event: the program is stopped now, whatever the tracker saw

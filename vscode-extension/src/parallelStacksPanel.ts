@@ -221,7 +221,7 @@ export class ParallelStacksPanel {
 }
 
 /** The webview's page: a strict content security policy, theme colours, and a small script for clicks. */
-function shell(webview: vscode.Webview): string {
+export function shell(webview: vscode.Webview): string {
   const nonce = crypto.randomBytes(16).toString('base64');
   return `<!DOCTYPE html><html lang="en"><head><meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src ${webview.cspSource} 'nonce-${nonce}'; script-src 'nonce-${nonce}';">

@@ -57,7 +57,7 @@ public final class Diagnosis {
         List<Finding> findings = new ArrayList<>(BarrierFindings.of(picture, waits));
         findings.addAll(TaskwaitFindings.of(picture, waits));
         // Locks, critical sections, their holders and wait cycles (deadlocks)
-        findings.addAll(LockFindings.of(picture, List.copyOf(waits.values())));
+        findings.addAll(LockFindings.of(picture, List.copyOf(waits.values()), stackByGtid));
         if (findings.isEmpty()) {
             findings.add(new Finding("none", "no thread waits at a barrier, a taskwait, for a lock or a critical section",
                     List.of(stacks.isPresent() ? "states and stacks of " + picture.threads().size() + " threads"

@@ -1,9 +1,11 @@
 package dev.jompd.report;
 
+import dev.jompd.core.ompd.LockNames;
 import dev.jompd.core.ompd.RuntimeLocks.Holder;
 import dev.jompd.core.ompd.RuntimeLocks.Lock;
 import dev.jompd.core.recorder.LockHolder;
 import dev.jompd.core.recorder.RecordedThread;
+import dev.jompd.core.unwind.NativeFrame;
 import dev.jompd.report.Diagnosis.Finding;
 import dev.jompd.report.Diagnosis.Involved;
 import dev.jompd.report.OpenMpPicture.OpenMpThread;
@@ -36,16 +38,19 @@ final class LockFindings {
     private static final int CYCLE_SEARCH_STEPS = 200_000;
     private int cycleSearchSteps;
 
-    private LockFindings(OpenMpPicture picture, List<ThreadWait> seen) {
+    private final Map<Long, ParallelStacks.ThreadStack> stackByGtid;
+
+    private LockFindings(OpenMpPicture picture, List<ThreadWait> seen, Map<Long, ParallelStacks.ThreadStack> stacks) {
         this.picture = picture;
+        this.stackByGtid = stacks;
         this.waitByGtid = new LinkedHashMap<>();
         seen.forEach(s -> waitByGtid.put(s.thread().gtid(), s));
         picture.threads().forEach(t -> threadByGtid.put(t.gtid(), t));
     }
 
     /** The findings about locks, critical sections and wait cycles, given what each thread waits for. */
-    static List<Finding> of(OpenMpPicture picture, List<ThreadWait> seen) {
-        return new LockFindings(picture, seen).findings();
+    static List<Finding> of(OpenMpPicture picture, List<ThreadWait> seen, Map<Long, ParallelStacks.ThreadStack> stacks) {
+        return new LockFindings(picture, seen, stacks).findings();
     }
 
     private List<Finding> findings() {
@@ -78,7 +83,11 @@ final class LockFindings {
         unclaimed.forEach((waitId, waiters) -> {
             List<String> evidence = new ArrayList<>();
             waiters.forEach(s -> evidence.add(Diagnosis.who(s.thread()) + ": " + s.where() + " (" + s.evidence() + ")"));
-            String what = waiters.getFirst().kind() == ThreadWait.Kind.CRITICAL ? "a critical section" : "a lock";
+            Optional<LockNames.Name> named = waiters.getFirst().kind() == ThreadWait.Kind.CRITICAL ? Optional.empty()
+                    : picture.lockNames().ofObject(waitId);
+            named.ifPresent(n -> evidence.add("lock name: " + n.evidence()));
+            String what = waiters.getFirst().kind() == ThreadWait.Kind.CRITICAL ? "a critical section"
+                    : named.map(n -> "lock `" + n.variable() + "`").orElse("a lock");
             String why = picture.locks().unavailable().map(u -> "libomp's lock table could not be read: " + u)
                     .orElse(waitId == 0 ? "which one the runtime's memory does not say (a tas or futex lock keeps no "
                             + "queue, and without OMP_DEBUG there is no wait id)"
@@ -123,7 +132,7 @@ final class LockFindings {
             holding = Optional.ofNullable(held);
             holder = "held by " + Diagnosis.who(thread) + (owner.depth().isPresent() ? " (nested " + owner.depth().getAsLong()
                     + " deep)" : "") + (held == null ? "" : ", " + held.where() + whatItWaitsFor(held));
-            waiters.keySet().forEach(gtid -> edges.add(new Edge(gtid, owner.gtid(), "waits for " + lock.describe())));
+            waiters.keySet().forEach(gtid -> edges.add(new Edge(gtid, owner.gtid(), "waits for " + describe(lock, waiters))));
             if (recorded.isPresent() && thread.lwp().isPresent() && recorded.get() != thread.lwp().getAsLong()) {
                 holder += "; the jompd-recorder disagrees: it saw LWP " + recorded.get() + " take it";
             } else if (recorded.isPresent()) {
@@ -134,7 +143,7 @@ final class LockFindings {
                     ? "; the lock's memory does not say: " + u.why() : "");
             picture.threads().stream().filter(t -> t.lwp().isPresent() && t.lwp().getAsLong() == recorded.get())
                     .findFirst().ifPresent(t -> waiters.keySet().forEach(gtid ->
-                            edges.add(new Edge(gtid, t.gtid(), "waits for " + lock.describe()))));
+                            edges.add(new Edge(gtid, t.gtid(), "waits for " + describe(lock, waiters)))));
         } else {
             holder = switch (lock.holder()) {
                 case Holder.Unknown unknown -> "its holder is not known: " + unknown.why();
@@ -142,7 +151,10 @@ final class LockFindings {
                 case Holder.Owner owner -> "the lock names gtid " + owner.gtid() + ", which is no OpenMP thread here";
             };
         }
-        String what = lock.critical() ? "a " + lock.describe() : lock.describe();
+        String what = lock.critical() ? "a " + lock.describe() : describe(lock, waiters);
+        if (!lock.critical()) {
+            name(lock, waiters).ifPresent(n -> evidence.add("lock name: " + n.evidence()));
+        }
         List<ThreadWait> waiting = waiters.keySet().stream().map(waitByGtid::get).filter(w -> w != null).toList();
         List<Involved> involved = new ArrayList<>(waiting.stream()
                 .map(w -> Involved.of(w, "waits for " + what, w.at().or(w::innermost))).toList());
@@ -150,6 +162,45 @@ final class LockFindings {
         return new Finding("lock", waiters.size() + " thread" + (waiters.size() == 1 ? " waits" : "s wait") + " for "
                 + what + "; " + holder, evidence, waiting.stream().flatMap(w -> w.at().stream())
                 .map(ThreadWait.Place::describe).findFirst(), involved);
+    }
+
+    /**
+     * A lock by the program's name, the runtime's object after it: {@code lock `locks[1]` (queuing lock #1 at
+     * 0x…)}; with no variable to name it, the line of the {@code omp_set_lock} call its waiters are at, said
+     * as such: {@code queuing lock #1 at 0x… (the omp_set_lock call at solver.c:42; no static variable of the program holds it)}.
+     */
+    private String describe(Lock lock, Map<Long, String> waiters) {
+        Optional<LockNames.Name> name = name(lock, waiters);
+        if (name.isPresent()) {
+            return "lock `" + name.get().variable() + "` (" + lock.describe() + ")";
+        }
+        Optional<String> line = waiters.keySet().stream().map(waitByGtid::get).filter(w -> w != null)
+                .flatMap(w -> w.at().stream()).flatMap(p -> p.source().stream()).findFirst();
+        return lock.describe() + line.map(l -> " (the omp_set_lock call at " + l + "; no static variable of the program holds it)").orElse("");
+    }
+
+    /** The program's name of a lock: by its variable's content, else by what its waiters' calls pass. */
+    private Optional<LockNames.Name> name(Lock lock, Map<Long, String> waiters) {
+        Optional<LockNames.Name> byContent = picture.lockNames().of(lock);
+        if (byContent.isPresent()) {
+            return byContent;
+        }
+        for (long gtid : waiters.keySet()) {
+            ParallelStacks.ThreadStack stack = stackByGtid.get(gtid);
+            if (stack == null) {
+                continue;
+            }
+            for (NativeFrame frame : stack.stack().frames()) {
+                if (frame.module().isPresent() && picture.lockNames().inExecutable(frame.module().get())) {
+                    Optional<LockNames.Name> called = picture.lockNames().atCall(lock, frame.pc());
+                    if (called.isPresent()) {
+                        return called;
+                    }
+                    break; // the innermost frame of the program's code is the one that called libomp
+                }
+            }
+        }
+        return Optional.empty();
     }
 
     private static String whatItWaitsFor(ThreadWait wait) {

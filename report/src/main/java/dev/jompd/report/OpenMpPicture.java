@@ -3,6 +3,7 @@ package dev.jompd.report;
 import dev.jompd.core.ompd.AddressSpaceHandle;
 import dev.jompd.core.ompd.OmpdException;
 import dev.jompd.core.ompd.ProcessSnapshot;
+import dev.jompd.core.ompd.LockNames;
 import dev.jompd.core.ompd.RuntimeLocks;
 import dev.jompd.core.ompd.RuntimeTasks;
 import dev.jompd.core.ompd.TaskHandle;
@@ -42,6 +43,7 @@ public final class OpenMpPicture {
     private final List<String> notices;
     private final Optional<RecordedHistory> history;
     private final RuntimeLocks locks;
+    private final LockNames lockNames;
     private final Map<Long, TaskCounts> taskCounts;
     private final Map<Long, List<Long>> taskgroups;
     private final List<String> problems;
@@ -49,9 +51,10 @@ public final class OpenMpPicture {
 
     private OpenMpPicture(TargetDescription target, ProcessSnapshot snapshot, CodeNames names, String runtimeReading,
                           Optional<RecordedHistory> history, List<String> historyProblems, RuntimeLocks locks,
-                          Map<Long, TaskCounts> taskCounts, Map<Long, List<Long>> taskgroups) {
+                          LockNames lockNames, Map<Long, TaskCounts> taskCounts, Map<Long, List<Long>> taskgroups) {
         this.runtimeReading = runtimeReading;
         this.locks = locks;
+        this.lockNames = lockNames;
         this.taskCounts = Map.copyOf(taskCounts);
         this.taskgroups = Map.copyOf(taskgroups);
         this.target = target;
@@ -149,6 +152,7 @@ public final class OpenMpPicture {
         ProcessSnapshot snapshot = ProcessSnapshot.take(process);
         String reading = process.layout().reading().toString();
         RuntimeLocks locks = RuntimeLocks.read(process);
+        LockNames lockNames = LockNames.read(process, locks);
         // What each thread's innermost task would wait for at a taskwait or at the end of its taskgroup
         // and the taskgroups every task of a chain is in (which of them a taskgroup waits for)
         Map<Long, TaskCounts> counts = new HashMap<>();
@@ -170,11 +174,11 @@ public final class OpenMpPicture {
         }
         try {
             return new OpenMpPicture(target, snapshot, names, reading,
-                    Recorder.find(process).map(recorded -> new RecordedHistory(recorded, names)), List.of(), locks, counts,
-                    groups);
+                    Recorder.find(process).map(recorded -> new RecordedHistory(recorded, names)), List.of(), locks, lockNames,
+                    counts, groups);
         } catch (RecorderFormatException e) {
             return new OpenMpPicture(target, snapshot, names, reading, Optional.empty(),
-                    List.of("jompd-recorder: " + e.getMessage()), locks, counts, groups);
+                    List.of("jompd-recorder: " + e.getMessage()), locks, lockNames, counts, groups);
         }
     }
 
@@ -351,6 +355,11 @@ public final class OpenMpPicture {
     /** libomp's locks and critical sections at this stop, with holders and wait queues as its memory says. */
     public RuntimeLocks locks() {
         return locks;
+    }
+
+    /** The program's own names of libomp's locks (the variables passed to {@code omp_set_lock}), where known. */
+    public LockNames lockNames() {
+        return lockNames;
     }
 
     public Optional<RecordedHistory> history() {

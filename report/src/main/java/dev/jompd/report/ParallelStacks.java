@@ -55,7 +55,7 @@ public final class ParallelStacks {
          * {@code parallel region at nested.c:53 (main.omp_outlined)} (with the frame's own line where it is
          * elsewhere: {@code (main.omp_outlined_debug__ at nested.c:60)}).
          */
-        String describe() {
+        public String describe() {
             if (runtime) {
                 return "[" + function + "]";
             }

@@ -46,7 +46,7 @@ class DiagnosisIT {
         assertThat(barrier.evidence()).as(text).anyMatch(e -> e.contains("/" + facts.threadCount() + " ")
                 && e.startsWith("omp " + atBarrier.threadNum() + "/") && e.contains(": at the barrier"));
         // the lock and the critical section: one finding each, naming the waiting thread and the source line
-        assertThat(text).contains("waits for queuing lock #").contains("waits for a critical section at waits.c:");
+        assertThat(text).contains("waits for lock `L` (queuing lock #").contains("waits for a critical section at waits.c:");
         long lockWaiters = facts.threads().stream().filter(t -> t.find("omp_state").orElse("").equals("wait_lock")).count();
         assertThat(lockWaiters).isEqualTo(2);
         assertThat(text).contains("waits.c:");

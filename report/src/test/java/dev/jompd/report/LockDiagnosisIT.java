@@ -44,7 +44,29 @@ class LockDiagnosisIT {
 
     private static void namesTheCycle(StoppedFixture fixture, List<String> locks) {
         namesTheCycle(fixture.facts(), DiagnosisIT.diagnose(fixture),
-                lock -> Optional.of(lockObject(fixture, fixture.facts().get("hang.lock." + lock + ".address"))), locks);
+                lock -> Optional.of(programName(fixture, lock) + " (" + (fixture.facts().get("hang.lock_kind").contains("nest")
+                        ? "nested " : "") + "queuing lock #" + lockIndex(fixture, lock) + " at "
+                        + lockObject(fixture, fixture.facts().get("hang.lock." + lock + ".address")) + ")"), locks);
+    }
+
+    /**
+     * The program's own name of lock A, B or C: the element of lock_deadlock's static array that gdb finds at
+     * the address the program recorded (through the DWARF of main's static {@code locks}/{@code nest_locks}).
+     */
+    private static String programName(StoppedFixture fixture, String lock) {
+        String array = fixture.facts().get("hang.lock_kind").contains("nest") ? "nest_locks" : "locks";
+        long address = Long.decode(fixture.facts().get("hang.lock." + lock + ".address"));
+        for (int k = 0; k < 3; k++) {
+            if (fixture.gdb().evaluate("(long)&main::" + array + "[" + k + "]").asLong() == address) {
+                return "lock `" + array + "[" + k + "]`";
+            }
+        }
+        throw new AssertionError("gdb finds no element of main::" + array + " at " + Long.toHexString(address));
+    }
+
+    private static long lockIndex(StoppedFixture fixture, String lock) {
+        return fixture.gdb().evaluate("(long)(*(unsigned*)" + fixture.facts().get("hang.lock." + lock + ".address")
+                + " >> 1)").asLong();
     }
 
     /** The deadlock and each lock's holder; {@code object} gives the lock object as gdb reads it, where gdb can. */
@@ -107,9 +129,9 @@ class LockDiagnosisIT {
         for (String lock : List.of("A", "B", "C")) {
             Facts.ThreadFacts waiter = facts.threads().stream()
                     .filter(t -> t.find("waits_for").orElse("").equals(lock)).findFirst().orElseThrow();
-            assertThat(text).contains("1 thread waits for queuing lock #")
+            assertThat(text).contains("1 thread waits for " + programName(fixture, lock) + " (queuing lock #")
                     .contains(lockObject(fixture, facts.get("hang.lock." + lock + ".address"))
-                            + "; its holder is not known: held (head_id")
+                            + "); its holder is not known: held (head_id")
                     .contains("KMP_CONSISTENCY_CHECK")
                     .contains(name(waiter) + ": in ");
         }
@@ -153,7 +175,8 @@ class LockDiagnosisIT {
         Facts facts = fixture.facts();
         String text = Diagnosis.text(DiagnosisIT.diagnose(fixture));
         Facts.ThreadFacts marker = facts.thread(0);
-        assertThat(text).contains("1 thread waits for queuing lock #").contains("1 thread waits for a critical section at waits.c:");
+        // waits.c's lock is its static L (the program's name; gdb: the marker thread holds &L)
+        assertThat(text).contains("1 thread waits for lock `L` (queuing lock #").contains("1 thread waits for a critical section at waits.c:");
         assertThat(text.lines().filter(l -> l.contains("held by " + name(marker))).count()).as(text).isEqualTo(2);
         assertThat(text).doesNotContain("deadlock:");
     }

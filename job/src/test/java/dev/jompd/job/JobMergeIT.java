@@ -1,0 +1,231 @@
+package dev.jompd.job;
+
+import com.google.gson.JsonParser;
+import dev.jompd.core.target.AddressSpace;
+import dev.jompd.core.target.core.CoreFileAddressSpace;
+import dev.jompd.core.target.live.LiveProcessAddressSpace;
+import dev.jompd.report.ParallelStacks;
+import dev.jompd.testkit.Facts;
+import dev.jompd.testkit.Fixture;
+import dev.jompd.testkit.FixtureRun;
+import dev.jompd.testkit.Fixtures;
+import dev.jompd.testkit.GdbProbe;
+import dev.jompd.testkit.LiveFixture;
+import dev.jompd.testkit.StoppedFixture;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A job made of real per-rank inspections: cores of OpenMP hang fixtures, several processes of one program
+ * and one with other arguments, treated as the ranks of a job, merged through the wire format as node
+ * agents would send them. Truth: each rank's part of the merged picture is that rank's own picture, the
+ * classes are the ones the fixtures' facts say, the threads' frames are gdb's, and the locks carry the
+ * program's own variable names (gdb, from the DWARF of the program's variables, at the facts' addresses).
+ */
+class JobMergeIT {
+    /** rank → (fixture core, its own inspection). */
+    private static final Map<Integer, StoppedFixture> CORES = new LinkedHashMap<>();
+    private static final Map<Integer, RankInspection.Seen> SEEN = new LinkedHashMap<>();
+
+    static RankInspection.Seen inspect(AddressSpace space, RankId id, String kind, String name) {
+        return JobInspections.inspect(space, id, kind, name);
+    }
+
+    private static RankInspection.Seen inspectCore(int rank, StoppedFixture fixture) {
+        try (CoreFileAddressSpace core = CoreFileAddressSpace.open(fixture.core())) {
+            return inspect(core, new RankId(OptionalInt.of(rank), "localhost", 0, fixture.core().toString()), "core",
+                    fixture.core().toString());
+        }
+    }
+
+    @BeforeAll
+    static void makeTheRanks() {
+        Path work = Fixtures.workDirectory("job-merge");
+        // ranks 0-2 and 4: one program, one state, four processes; rank 3 deadlocks on locks; rank 5 waits
+        // at a taskwait for a blocked child; rank 6 is rank 0's program with another straggler
+        FixtureRun straggler = FixtureRun.of(Fixture.BARRIER_STRAGGLER, "4", "2").withEnvironment("KMP_BLOCKTIME", "0");
+        for (int rank : new int[]{0, 1, 2, 4}) {
+            CORES.put(rank, Fixtures.makeCore(straggler, work.resolve("rank" + rank)));
+        }
+        CORES.put(3, Fixtures.makeCore(FixtureRun.of(Fixture.LOCK_DEADLOCK, "lock"), work.resolve("rank3")));
+        CORES.put(5, Fixtures.makeCore(FixtureRun.of(Fixture.TASKWAIT_BLOCKED).withEnvironment("KMP_BLOCKTIME", "0"),
+                work.resolve("rank5")));
+        CORES.put(6, Fixtures.makeCore(FixtureRun.of(Fixture.BARRIER_STRAGGLER, "4", "1").withEnvironment("KMP_BLOCKTIME", "0"),
+                work.resolve("rank6")));
+        CORES.forEach((rank, fixture) -> SEEN.put(rank, inspectCore(rank, fixture)));
+    }
+
+    /** Two "nodes" (ranks 0-3 and 4-7, rank 7 lost), each summary sent as one line of JSON and read back. */
+    private static JobSummary job() {
+        JobSummary node1 = JobSummary.empty();
+        JobSummary node2 = JobSummary.empty();
+        for (var entry : SEEN.entrySet()) {
+            JobSummary rank = JobSummary.of(entry.getValue());
+            if (entry.getKey() < 4) {
+                node1 = node1.merge(rank);
+            } else {
+                node2 = node2.merge(rank);
+            }
+        }
+        node2 = node2.merge(JobSummary.of(new RankInspection.Missing(new RankId(OptionalInt.of(7), "localhost", 4242,
+                "pid"), RankInspection.MissingReason.EXITED, "the process exited while it was read")));
+        JobSummary front = JobSummary.empty();
+        for (JobSummary node : List.of(node2, node1)) {
+            String line = node.toJson().toString();
+            assertThat(line).doesNotContain("\n");
+            front = front.merge(JobSummary.fromJson(JsonParser.parseString(line).getAsJsonObject()));
+        }
+        return front;
+    }
+
+    @Test
+    void theClassesAreTheOnesTheFactsSay() {
+        JobSummary job = job();
+        String text = JobPicture.of(job).text();
+        // outliers first: the one-rank classes by rank, then the four alike processes
+        assertThat(job.classes()).as(text).extracting(c -> c.ranks().toString()).containsExactly("3", "5", "6", "0-2,4");
+        assertThat(job.rankCount()).isEqualTo(8);
+        assertThat(job.missing()).extracting(m -> m.ranks() + " " + m.reason()).containsExactly("7 EXITED");
+        assertThat(text).contains("rank 7: exited: the process exited while it was read");
+        // the class of the alike processes: the straggler the facts name, the others at the barrier
+        Facts facts = CORES.get(0).facts();
+        RankView view = job.classOf(0).orElseThrow().view();
+        assertThat(view.threads()).hasSize(facts.threadCount());
+        for (Facts.ThreadFacts thread : facts.threads()) {
+            RankView.ThreadView seen = view.threads().get(thread.threadNum());
+            assertThat(seen.thread()).isEqualTo("omp " + thread.threadNum() + "/" + thread.teamSize() + " · level 1");
+            assertThat(String.join(" / ", seen.stack())).as(text).contains("barrier_straggler.c:" + thread.get("wait_line"));
+            if (thread.role().equals("straggler")) {
+                assertThat(seen.stack()).anyMatch(s -> s.startsWith(facts.get("hang.straggler.function") + " ("));
+            }
+        }
+        assertThat(JobPicture.hangOf(view)).as(text).contains("3 of 4 threads");
+    }
+
+    @Test
+    void eachRanksPartIsItsOwnPictureAndItsFramesAreGdbs() {
+        JobSummary job = job();
+        for (var entry : SEEN.entrySet()) {
+            int rank = entry.getKey();
+            RankInspection.Seen own = entry.getValue();
+            RankView part = job.classOf(rank).orElseThrow().view();
+            assertThat(part).as("rank %d", rank).isEqualTo(RankView.of(own));
+            // the rank's own picture, thread by thread: its threads, and per thread the stack its parallel stacks show
+            assertThat(part.threads()).hasSize(own.picture().threads().size());
+            Map<Long, List<GdbProbe.Frame>> gdb = GdbProbe.onCore(CORES.get(rank).executable(), CORES.get(rank).core())
+                    .backtraces();
+            for (ParallelStacks.ThreadStack stack : own.stacks().orElseThrow().stacks()) {
+                String place = RankView.place(stack.thread());
+                RankView.ThreadView thread = part.threads().stream().filter(t -> t.thread().equals(place)).findFirst()
+                        .orElseThrow(() -> new AssertionError("rank " + rank + ": no " + place));
+                assertThat(thread.stack()).isEqualTo(stack.steps().stream().map(s -> RankView.plain(s.describe())).toList());
+                // every frame of user code the job shows is a frame gdb shows for that thread
+                List<String> gdbFunctions = gdb.get(stack.thread().lwp().getAsLong()).stream()
+                        .map(GdbProbe.Frame::function).toList();
+                for (ParallelStacks.Step step : stack.steps()) {
+                    // (gdb's backtrace stops at main: not the C library's start code before it)
+                    boolean beforeMain = step.function().equals("_start") || step.module().orElse("").startsWith("libc.");
+                    if (!step.runtime() && !beforeMain) {
+                        assertThat(gdbFunctions).as("rank %d %s", rank, place).contains(step.function());
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void locksAreNamedByTheProgramsOwnVariables() {
+        JobSummary job = job();
+        StoppedFixture deadlock = CORES.get(3);
+        Facts facts = deadlock.facts();
+        RankView view = job.classOf(3).orElseThrow().view();
+        String all = String.join("\n", view.findings());
+        for (String lock : List.of("A", "B", "C")) {
+            long address = Long.decode(facts.get("hang.lock." + lock + ".address"));
+            int element = -1;
+            for (int k = 0; k < 3; k++) {
+                if (deadlock.gdb().evaluate("(long)&main::locks[" + k + "]").asLong() == address) {
+                    element = k;
+                }
+            }
+            assertThat(element).as("gdb finds lock %s in main's locks", lock).isNotNegative();
+            String name = "locks[" + element + "]";
+            Facts.ThreadFacts waiter = facts.threads().stream().filter(t -> t.find("waits_for").orElse("").equals(lock))
+                    .findFirst().orElseThrow();
+            assertThat(all).contains("1 thread waits for lock `" + name + "`;");
+            RankView.ThreadView thread = view.threads().get(waiter.threadNum());
+            assertThat(thread.roles()).anyMatch(r -> r.equals("waits for lock `" + name + "` at lock_deadlock.c:"
+                    + waiter.get("wait_line")));
+        }
+        // no address of this run is in the job's words
+        assertThat(view.toJson().toString()).doesNotContainPattern("0x[0-9a-f]{6,}").doesNotContain("LWP");
+    }
+
+    @Test
+    void theJobJsonValidatesAgainstItsSchemaAndTheHtmlIsOnePage() throws Exception {
+        JobPicture job = JobPicture.of(job());
+        com.fasterxml.jackson.databind.JsonNode document = new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(job.toJson().toString());
+        com.networknt.schema.JsonSchema schema;
+        try (var in = JobPicture.class.getResourceAsStream(JobPicture.SCHEMA_RESOURCE)) {
+            schema = com.networknt.schema.JsonSchemaFactory.getInstance(com.networknt.schema.SpecVersion.VersionFlag.V202012)
+                    .getSchema(in);
+        }
+        assertThat(schema.validate(document)).as(job.toJson().toString()).isEmpty();
+        // a document that breaks the schema is caught (the validation can fail)
+        com.google.gson.JsonObject broken = job.toJson();
+        broken.getAsJsonArray("classes").get(0).getAsJsonObject().addProperty("ranks", "3-");
+        assertThat(schema.validate(new com.fasterxml.jackson.databind.ObjectMapper().readTree(broken.toString()))).isNotEmpty();
+        // the merged stacks: every thread of every seen rank reaches exactly one leaf
+        long threads = SEEN.values().stream().mapToLong(s -> s.picture().threads().size()).sum();
+        assertThat(leafThreads(job.stacks())).isEqualTo(threads);
+        // the page: self-contained (nothing fetched), the tree as SVG, the outlier ranks named
+        String html = JobHtml.render(job, "job of 8 ranks");
+        assertThat(html).contains("<svg").contains("rank 3").contains("rank 7")
+                .doesNotContain("src=", "href=", "url(", "@import", "<script", "<link");
+        java.nio.file.Files.writeString(Fixtures.workDirectory("job-merge").resolve("job.html"), html);
+        java.nio.file.Files.writeString(Fixtures.workDirectory("job-merge").resolve("job.txt"), job.text());
+        java.nio.file.Files.writeString(Fixtures.workDirectory("job-merge").resolve("job-summary.json"),
+                job.summary().toJson().toString());
+    }
+
+    private static long leafThreads(List<JobPicture.StackNode> nodes) {
+        long sum = 0;
+        for (JobPicture.StackNode node : nodes) {
+            sum += node.children().isEmpty() ? node.threads() : leafThreads(node.children());
+        }
+        return sum;
+    }
+
+    /** Address-space randomisation: two live runs of one program load at other addresses and are one class. */
+    @Test
+    void twoRunsOfOneProgramAreOneClassDespiteAddressSpaceRandomisation() {
+        FixtureRun run = FixtureRun.of(Fixture.LOCK_DEADLOCK, "nest");
+        List<RankInspection.Seen> ranks = new ArrayList<>();
+        List<String> lockAddresses = new ArrayList<>();
+        for (int rank = 0; rank < 2; rank++) {
+            try (LiveFixture live = Fixtures.live(run);
+                 LiveProcessAddressSpace space = LiveProcessAddressSpace.attach(live.pid())) {
+                ranks.add(inspect(space, new RankId(OptionalInt.of(rank), "localhost", live.pid(), "pid"), "pid",
+                        Long.toString(live.pid())));
+                lockAddresses.add(live.facts().get("hang.lock.A.address"));
+            }
+        }
+        assertThat(lockAddresses.get(0)).as("ASLR: the lock variable moved").isNotEqualTo(lockAddresses.get(1));
+        JobSummary job = JobSummary.of(ranks.get(1)).merge(JobSummary.of(ranks.get(0)));
+        assertThat(job.classes()).as(JobPicture.of(job).text()).hasSize(1);
+        assertThat(job.classes().getFirst().ranks().toString()).isEqualTo("0-1");
+        assertThat(String.join("\n", job.classes().getFirst().view().findings()))
+                .contains("deadlock: omp 1/3 waits for lock `nest_locks[1]` held by omp 2/3, which waits for lock `nest_locks[0]` held by omp 1/3");
+    }
+}

@@ -1,0 +1,140 @@
+package dev.jompd.job;
+
+import com.google.gson.JsonParser;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.OptionalInt;
+import java.util.Random;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The merge's algebra on node summaries as a table: associative, commutative in its output, the empty
+ * summary its identity, and the wire format a fixed point. Views here are written as the wire carries them
+ * (the real ones, from inspected processes, are in JobMergeIT).
+ */
+class JobSummaryAlgebraTest {
+
+    private static String view(String state, String finding) {
+        return "{\"threads\":[{\"thread\":\"omp 0/2 · level 1\",\"state\":\"" + state + "\",\"tasks\":[],"
+                + "\"stack\":[\"main (a.c:3)\",\"[libomp: waiting at a barrier (4 frames)]\"],\"roles\":[]}],"
+                + "\"findings\":[\"" + finding + "\"],\"notices\":[]}";
+    }
+
+    private static final String BARRIER = view("wait_barrier_explicit", "barrier: 1 of 2 threads wait at a barrier");
+    private static final String LOCK = view("wait_lock", "lock: 1 thread waits for lock `guard`");
+
+    /** A node's summary: {@code classes} as (ranks, view), {@code missing} as (ranks, reason, detail). */
+    private static JobSummary node(String host, List<String[]> classes, List<String[]> missing) {
+        StringBuilder json = new StringBuilder("{\"schema\":\"jompd-job-summary/1\",\"classes\":[");
+        for (int i = 0; i < classes.size(); i++) {
+            String ranks = classes.get(i)[0];
+            json.append(i > 0 ? "," : "").append("{\"ranks\":\"").append(ranks).append("\",\"unnumbered\":[],")
+                    .append("\"representative\":{\"rank\":").append(RankSet.parse(ranks).first())
+                    .append(",\"host\":\"").append(host).append("\",\"pid\":").append(100 + RankSet.parse(ranks).first())
+                    .append(",\"source\":\"pid\"},\"view\":").append(classes.get(i)[1]).append('}');
+        }
+        json.append("],\"missing\":[");
+        for (int i = 0; i < missing.size(); i++) {
+            json.append(i > 0 ? "," : "").append("{\"reason\":\"").append(missing.get(i)[1]).append("\",\"detail\":\"")
+                    .append(missing.get(i)[2]).append("\",\"ranks\":\"").append(missing.get(i)[0]).append("\",\"unnumbered\":[]}");
+        }
+        json.append("],\"duplicates\":\"\"}");
+        return JobSummary.fromJson(JsonParser.parseString(json.toString()).getAsJsonObject());
+    }
+
+    private static final List<JobSummary> NODES = List.of(
+            node("n1", List.<String[]>of(new String[]{"0-2", BARRIER}, new String[]{"3", LOCK}), List.of()),
+            node("n2", List.<String[]>of(new String[]{"4-7", BARRIER}), List.of()),
+            node("n3", List.<String[]>of(new String[]{"8-9,11", BARRIER}), List.<String[]>of(new String[]{"10", "EXITED", "exited midway"})),
+            node("n4", List.of(), List.<String[]>of(new String[]{"12-15", "NO_ANSWER", "node n4 did not answer within 30 s"})),
+            node("n5", List.<String[]>of(new String[]{"16-30", BARRIER}, new String[]{"31", LOCK}), List.of()));
+
+    private static String merged(List<JobSummary> summaries) {
+        JobSummary all = JobSummary.empty();
+        for (JobSummary s : summaries) {
+            all = all.merge(s);
+        }
+        return all.toJson().toString();
+    }
+
+    @Test
+    void mergeOrderDoesNotChangeTheOutput() {
+        String expected = merged(NODES);
+        Random random = new Random(42);
+        for (int round = 0; round < 50; round++) {
+            List<JobSummary> shuffled = new ArrayList<>(NODES);
+            Collections.shuffle(shuffled, random);
+            assertThat(merged(shuffled)).isEqualTo(expected);
+        }
+    }
+
+    @Test
+    void mergeIsAssociativeInEveryTreeShape() {
+        JobSummary a = NODES.get(0), b = NODES.get(1), c = NODES.get(2), d = NODES.get(3), e = NODES.get(4);
+        String left = a.merge(b).merge(c).merge(d).merge(e).toJson().toString();
+        assertThat(a.merge(b.merge(c.merge(d.merge(e)))).toJson().toString()).isEqualTo(left);
+        assertThat(a.merge(b).merge(c.merge(d).merge(e)).toJson().toString()).isEqualTo(left);
+        assertThat(e.merge(a.merge(c)).merge(d.merge(b)).toJson().toString()).isEqualTo(left);
+    }
+
+    @Test
+    void theEmptySummaryIsTheIdentityAndTheWireFormatAFixedPoint() {
+        JobSummary all = NODES.stream().reduce(JobSummary.empty(), JobSummary::merge);
+        assertThat(JobSummary.empty().merge(all).toJson()).isEqualTo(all.toJson());
+        assertThat(all.merge(JobSummary.empty()).toJson()).isEqualTo(all.toJson());
+        assertThat(JobSummary.fromJson(all.toJson()).toJson()).isEqualTo(all.toJson());
+    }
+
+    @Test
+    void classesAreOutliersFirstWithRanksAsRangesAndMissingRanksExactly() {
+        JobSummary all = NODES.stream().reduce(JobSummary.empty(), JobSummary::merge);
+        assertThat(all.rankCount()).isEqualTo(32);
+        assertThat(all.seenCount()).isEqualTo(27);
+        assertThat(all.classes()).extracting(c -> c.ranks().toString()).containsExactly("3,31", "0-2,4-9,11,16-30");
+        assertThat(all.classes().getFirst().representative().rank()).isEqualTo(OptionalInt.of(3));
+        assertThat(all.missing()).extracting(m -> m.reason() + " " + m.ranks()).containsExactly("NO_ANSWER 12-15", "EXITED 10");
+        assertThat(all.duplicates().isEmpty()).isTrue();
+        String text = JobPicture.of(all).text();
+        assertThat(text).contains("ranks 12-15: no answer: node n4 did not answer within 30 s")
+                .contains("rank 10: exited: exited midway")
+                .contains("class 1: ranks 3,31 (2 ranks");
+    }
+
+    @Test
+    void mpiWaitsExplainTheJobAcrossRanks() {
+        String inAllreduce = "{\"threads\":[{\"thread\":\"omp 0/1 · level 0\",\"state\":\"work_serial\",\"tasks\":[],"
+                + "\"stack\":[\"main (solver.c:30)\",\"MPI_Allreduce (coll.c:9)\"],\"roles\":[]}],"
+                + "\"findings\":[\"none: no thread waits at a barrier, a taskwait, for a lock or a critical section\"],"
+                + "\"mpi\":{\"call\":\"MPI_Allreduce\",\"from\":\"solver.c:120\",\"thread\":\"omp 0/1 · level 0\"},\"notices\":[]}";
+        String deadlocked = view("wait_lock", "deadlock: omp 1/4 waits for lock `guard` held by omp 2/4, which waits at a barrier"
+                + " of team r1 that omp 1/4 has not reached");
+        JobSummary job = node("n1", List.<String[]>of(new String[]{"0-2", inAllreduce}, new String[]{"3", deadlocked}), List.of())
+                .merge(node("n2", List.<String[]>of(new String[]{"4-31", inAllreduce}), List.of()));
+        assertThat(JobPicture.of(job).diagnosis().getFirst()).isEqualTo("ranks 0-2,4-31 wait in MPI_Allreduce (from solver.c:120);"
+                + " rank 3 never arrives: omp 1/4 waits for lock `guard` held by omp 2/4, which waits at a barrier of team r1"
+                + " that omp 1/4 has not reached");
+        // without MPI in any stack: one sentence per class, no claim across ranks
+        assertThat(JobPicture.of(NODES.get(0)).diagnosis()).noneMatch(d -> d.contains("MPI"));
+    }
+
+    @Test
+    void aRankReportedTwiceIsNamed() {
+        JobSummary twice = NODES.get(1).merge(node("n9", List.<String[]>of(new String[]{"7-8", LOCK}), List.of()));
+        assertThat(twice.duplicates().toString()).isEqualTo("7");
+        assertThat(JobPicture.of(twice).text()).contains("rank 7 came more than once");
+    }
+
+    @Test
+    void aDocumentOfAnotherKindIsAClearError() {
+        assertThatThrownBy(() -> JobSummary.fromJson(JsonParser.parseString("{\"schema\":\"jompd-inspect/1\"}").getAsJsonObject()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("jompd-job-summary/1");
+        assertThatThrownBy(() -> JobSummary.fromJson(JsonParser.parseString(
+                "{\"schema\":\"jompd-job-summary/1\",\"classes\":[{\"ranks\":\"x\"}]}").getAsJsonObject()))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+}
