@@ -49,6 +49,7 @@ done
 
 mkdir -p "$dir"/{run,log,spool,tmp,munge}
 dir=$(cd "$dir" && pwd)
+chmod 755 "$dir" # munged runs as user munge: it must reach its socket directory below
 host=$(hostname -s)
 
 # munge: its own daemon and socket, so that this cluster neither needs nor disturbs a system munged.

@@ -133,19 +133,24 @@ public final class CoreFiles {
         return environment;
     }
 
-    private static String readString(AddressSpace space, long address) {
+    /** A NUL-terminated string, read a page at most at a time (the environment ends where the stack's mapping ends). */
+    static String readString(AddressSpace space, long address) {
+        java.io.ByteArrayOutputStream text = new java.io.ByteArrayOutputStream();
         byte[] chunk = new byte[256];
-        StringBuilder text = new StringBuilder();
-        for (int read = 0; read < MAX_ENVIRONMENT_STRING; read += chunk.length) {
-            space.read(address + read, chunk, 0, chunk.length);
-            for (int i = 0; i < chunk.length; i++) {
+        long at = address;
+        while (text.size() < MAX_ENVIRONMENT_STRING) {
+            int length = (int) Math.min(chunk.length, 4096 - (at & 4095)); // never across a page boundary
+            space.read(at, chunk, 0, length);
+            for (int i = 0; i < length; i++) {
                 if (chunk[i] == 0) {
-                    return text.append(new String(chunk, 0, i, StandardCharsets.UTF_8)).toString();
+                    text.write(chunk, 0, i);
+                    return text.toString(StandardCharsets.UTF_8);
                 }
             }
-            text.append(new String(chunk, StandardCharsets.UTF_8));
+            text.write(chunk, 0, length);
+            at += length;
         }
-        return text.toString();
+        return text.toString(StandardCharsets.UTF_8);
     }
 
     /**

@@ -1,6 +1,5 @@
 package dev.jompd.job;
 
-import dev.jompd.core.target.MemoryReadException;
 import dev.jompd.core.target.TargetSymbol;
 import dev.jompd.core.target.live.LiveProcessAddressSpace;
 
@@ -20,7 +19,6 @@ import java.util.Optional;
 public final class MpirProctable {
     /** Bounds on what a damaged or hostile table could make us read. */
     private static final int MAX_RANKS = 4_000_000;
-    private static final int MAX_NAME = 4096;
     /** sizeof(MPIR_PROCDESC) on LP64: two pointers and an int, padded to 8. */
     private static final int ENTRY_SIZE = 24;
 
@@ -80,22 +78,6 @@ public final class MpirProctable {
         if (address == 0) {
             return "";
         }
-        byte[] bytes = new byte[MAX_NAME];
-        int length = 0;
-        byte[] one = new byte[64];
-        while (length < MAX_NAME) {
-            try {
-                space.read(address + length, one, 0, one.length);
-            } catch (MemoryReadException e) {
-                break;
-            }
-            for (byte b : one) {
-                if (b == 0 || length == MAX_NAME) {
-                    return new String(bytes, 0, length, StandardCharsets.UTF_8);
-                }
-                bytes[length++] = b;
-            }
-        }
-        return new String(bytes, 0, length, StandardCharsets.UTF_8);
+        return CoreFiles.readString(space, address);
     }
 }

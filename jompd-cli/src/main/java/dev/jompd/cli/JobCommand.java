@@ -43,6 +43,10 @@ class JobCommand implements Callable<Integer> {
         @Option(names = "--mpirun", paramLabel = "PID", description = "the pid of the job's mpirun/mpiexec (or srun): the ranks from its MPIR process table")
         Long mpirun;
 
+        @Option(names = "--pids", paramLabel = "PID[,PID...]", split = ",",
+                description = "the ranks' processes on this host (their ranks from their environments)")
+        List<Long> pids;
+
         @Option(names = "--cores", paramLabel = "DIR|GLOB", description = "core files, one per rank: a directory or a glob; the rank from each process's environment (OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK, SLURM_PROCID), else from the file name (rank3, rank-3)")
         String cores;
     }
@@ -81,6 +85,10 @@ class JobCommand implements Callable<Integer> {
         try {
             if (source.cores != null) {
                 summary = fromCores(inspector);
+            } else if (source.pids != null) {
+                summary = NodeAgent.summarize(inspector.inspectAll(source.pids.stream()
+                        .map(pid -> RankInspector.Target.live(new RankId(RankEnvironment.rankOf(pid), localHost(), pid,
+                                "pid " + pid))).toList()));
             } else if (source.mpirun != null) {
                 summary = fromLauncher(source.mpirun, inspector, timeout, err);
             } else {
@@ -170,6 +178,14 @@ class JobCommand implements Callable<Integer> {
             throw new IllegalStateException("jompd.home is not set (not started by bin/jompd): give --agent COMMAND");
         }
         return Path.of(home).resolve("bin/jompd").toString();
+    }
+
+    private static String localHost() {
+        try {
+            return java.nio.file.Files.readString(Path.of("/proc/sys/kernel/hostname")).strip();
+        } catch (IOException e) {
+            return "localhost";
+        }
     }
 
     private static Set<String> localNames() {

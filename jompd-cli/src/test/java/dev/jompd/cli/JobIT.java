@@ -76,6 +76,20 @@ class JobIT {
         return Runtimes.repositoryRoot().resolve("jompd-cli/target/jompd/bin/jompd");
     }
 
+    /** The jompd distribution run as users run it, with the cluster's client environment (SLURM_CONF). */
+    private static InspectCommandIT.Result distribution(String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of(agentScript().toString()));
+        command.addAll(List.of(args));
+        Path err = Files.createTempFile(work, "jompd-err", ".txt");
+        ProcessBuilder builder = new ProcessBuilder(command).redirectError(err.toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        builder.environment().putAll(cluster.clientEnvironment());
+        Process process = builder.start();
+        String out = new String(process.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(process.waitFor(5, TimeUnit.MINUTES)).isTrue();
+        return new InspectCommandIT.Result(process.exitValue(), out, Files.readString(err));
+    }
+
     private record RunningJob(SlurmCluster.Job job, List<Facts> facts) {}
 
     private static RunningJob launch(String name, String... arguments) throws IOException {
@@ -116,7 +130,7 @@ class JobIT {
                 OpenMpPicture picture = seen.picture();
                 if (facts.get("mpi.role").equals("culprit")) {
                     for (Facts.ThreadFacts thread : facts.threads()) {
-                        String expected = thread.index() == 0 ? "wait_lock" : "wait_barrier_explicit";
+                        String expected = thread.index() == 0 ? "ompt_state_wait_lock" : "ompt_state_wait_barrier_explicit";
                         assertThat(picture.threadByLwp(thread.lwp())).as("rank %d thread %d", r, thread.index())
                                 .hasValueSatisfying(t -> assertThat(t.state()).isEqualTo(expected));
                     }
@@ -147,8 +161,8 @@ class JobIT {
             }
 
             // the whole job through Slurm: one agent per node, every rank in the merged summary
-            InspectCommandIT.Result job = InspectCommandIT.jompd("job", "--slurm", Long.toString(running.job().jobId()),
-                    "--json", "--timeout", "120", "--agent", agentScript().toString());
+            InspectCommandIT.Result job = distribution("job", "--slurm", Long.toString(running.job().jobId()),
+                    "--json", "--timeout", "120");
             assertThat(job.exitCode()).as(job.err()).isZero();
             JobSummary summary = JobSummary.fromJson(JsonParser.parseString(job.out()).getAsJsonObject());
             assertThat(summary.rankCount()).isEqualTo(RANKS);
@@ -246,12 +260,12 @@ class JobIT {
     }
 
     /** An agent that never answers (node n2's sleeps): the job's picture names n2 as missing, the others are in it. */
-    private void aNodeThatDoesNotAnswerIsNamed(RunningJob running) throws IOException {
+    private void aNodeThatDoesNotAnswerIsNamed(RunningJob running) throws IOException, InterruptedException {
         Path agent = work.resolve("slow-agent.sh");
         Files.writeString(agent, "#!/bin/sh\n[ \"$SLURMD_NODENAME\" = n2 ] && exec sleep 600\nexec " + agentScript() + " \"$@\"\n");
         agent.toFile().setExecutable(true);
         long started = System.nanoTime();
-        InspectCommandIT.Result job = InspectCommandIT.jompd("job", "--slurm", running.job().step(), "--json",
+        InspectCommandIT.Result job = distribution("job", "--slurm", running.job().step(), "--json",
                 "--timeout", "40", "--agent", agent.toString());
         assertThat(job.exitCode()).as(job.err()).isZero();
         assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(70));
@@ -269,9 +283,15 @@ class JobIT {
                     running.facts().stream().map(f -> RankInspector.Target.live(idOf(f))).toList());
             RankInspection.Seen culprit = (RankInspection.Seen) inspections.get(2);
             assertThat(running.facts().get(2).get("mpi.role")).isEqualTo("culprit");
-            assertThat(culprit.picture().threadByLwp(running.facts().get(2).thread(0).lwp()))
-                    .hasValueSatisfying(t -> assertThat(t.state()).isEqualTo("wait_taskwait"));
-            assertThat(culprit.findings().toString()).contains("taskwait");
+            long waiter = running.facts().get(2).thread(0).lwp();
+            ParallelStacks.ThreadStack stack = culprit.stacks().orElseThrow().stacks().stream()
+                    .filter(s -> s.stack().lwp() == waiter).findFirst().orElseThrow();
+            assertThat(functions(stack)).as("the culprit's thread 0").contains("__kmpc_omp_taskwait");
+            assertThat(culprit.findings().toString()).as("the culprit's diagnosis").contains("taskwait");
+            int blocked = Integer.parseInt(running.facts().get(2).get("hang.task.thread"));
+            long runner = running.facts().get(2).thread(blocked).lwp();
+            assertThat(culprit.stacks().orElseThrow().stacks().stream().filter(s -> s.stack().lwp() == runner)
+                    .map(JobIT::functions).findFirst().orElseThrow()).contains("blocked_task");
             for (int r = 0; r < RANKS; r++) {
                 assertThat(inspections.get(r)).as("rank %d", r).isInstanceOf(RankInspection.Seen.class);
             }
@@ -305,7 +325,8 @@ class JobIT {
             expected += n * (n + 1) / 2 * ((long) RANKS * (RANKS + 1) / 2) * round;
         }
         String output = Files.readString(running.job().output());
-        assertThat(output.lines().filter(l -> l.contains("JOMPD_RESULT ok " + expected)).count()).as(output)
+        String result = "JOMPD_RESULT ok " + expected;
+        assertThat(output.lines().filter(l -> l.contains(result)).count()).as(output)
                 .isEqualTo(RANKS);
         assertThat(running.job().srun().exitValue()).isZero();
     }

@@ -102,7 +102,7 @@ public final class SlurmCluster implements AutoCloseable {
                       Path output) {
         List<String> full = new ArrayList<>(List.of("srun", "--mpi=pmix", "-J", name, "-N", Integer.toString(nodes),
                 "--ntasks-per-node=" + tasksPerNode, "--kill-on-bad-exit=0", "sh", "-c",
-                "export OMPI_MCA_btl_vader_backing_directory=/dev/shm/jompd-ompi-$SLURM_JOB_ID-$SLURMD_NODENAME; "
+                "export OMPI_MCA_btl_vader_backing_directory=" + sharedMemoryPrefix() + "$SLURM_JOB_ID-$SLURMD_NODENAME; "
                         + "mkdir -p $OMPI_MCA_btl_vader_backing_directory; exec \"$@\"", "rank"));
         full.addAll(command);
         ProcessBuilder builder = new ProcessBuilder(full).redirectErrorStream(true)
@@ -132,6 +132,11 @@ public final class SlurmCluster implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
+    }
+
+    /** Where this cluster's jobs keep Open MPI's shared-memory segments: per cluster, job and node (job ids restart per cluster). */
+    private String sharedMemoryPrefix() {
+        return "/dev/shm/" + directory.getFileName() + "-ompi-";
     }
 
     /** Runs a Slurm client command against this cluster. */
@@ -170,10 +175,25 @@ public final class SlurmCluster implements AutoCloseable {
 
     @Override
     public void close() {
+        // jobs first: slurmstepd and the ranks outlive a stopped slurmd
+        client(List.of("scancel", "--full", "--quiet", "--partition=debug"));
         for (Process srun : launchers) {
-            if (srun.isAlive()) {
-                srun.destroy();
+            try {
+                if (!srun.waitFor(20, java.util.concurrent.TimeUnit.SECONDS)) {
+                    srun.destroyForcibly();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
+        }
+        try (var entries = Files.list(Path.of("/dev/shm"))) {
+            for (Path entry : entries.filter(p -> p.getFileName().toString().startsWith(directory.getFileName() + "-ompi-")).toList()) {
+                try (var files = Files.walk(entry)) {
+                    files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+                }
+            }
+        } catch (IOException e) {
+            // shared memory left behind is only space
         }
         try {
             Commands.run(List.of("bash", script().toString(), "stop", directory.toString()), Map.of(), directory,
