@@ -198,6 +198,9 @@ public final class SlurmCluster implements AutoCloseable {
         try {
             Commands.run(List.of("bash", script().toString(), "stop", directory.toString()), Map.of(), directory,
                     Duration.ofMinutes(1));
+            try (var files = Files.walk(directory)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
         } catch (IOException e) {
             throw new UncheckedIOException("stopping the Slurm cluster in " + directory, e);
         }
