@@ -17,7 +17,7 @@ nodes=${1:-16}; ranks=${2:-256}; threads=${3:-4}; small=${4:-32}
 runtime=$(bash scripts/build-runtime.sh 19)
 jompd=$PWD/jompd-cli/target/jompd/bin/jompd
 [ -x "$jompd" ] || jompd_die "build jompd first: mvn install -DskipTests"
-work=$(mktemp -d /tmp/jompd-bench-job.XXXXXX)
+work=$(mktemp -d /tmp/jompd-bench-job.XXXXXX); chmod 755 "$work" # munged (user munge) reaches its socket below
 make -s -C test-programs/src/main/c RT="$runtime" OUT="$work" "$work/mpi_hybrid" >/dev/null
 cluster="$work/cluster"
 trap 'scancel --quiet --partition=debug 2>/dev/null || true; sleep 3; bash scripts/slurm-cluster.sh stop "$cluster"; rm -rf /dev/shm/jompd-bench-job-* "$work"' EXIT

@@ -20,7 +20,7 @@ jompd=jompd-cli/target/jompd/bin/jompd
 if [ "${1:-}" = job ]; then
   # A Slurm cluster of 4 emulated nodes on this host, a hybrid job of 8 ranks x 4 threads where rank 1
   # deadlocks (a lock and a barrier) while the others wait for it in an MPI allreduce; jompd job shows it.
-  work=$(mktemp -d /tmp/jompd-demo-job.XXXXXX)
+  work=$(mktemp -d /tmp/jompd-demo-job.XXXXXX); chmod 755 "$work" # munged (user munge) reaches its socket below
   make -s -C test-programs/src/main/c RT="$runtime" OUT="$work" "$work/mpi_hybrid" >/dev/null
   cluster="$work/cluster"
   trap 'scancel --quiet --partition=debug 2>/dev/null; sleep 2; bash scripts/slurm-cluster.sh stop "$cluster"; rm -rf /dev/shm/jompd-demo-job-*' EXIT

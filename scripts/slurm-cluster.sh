@@ -47,7 +47,7 @@ for tool in munged slurmctld slurmd sinfo srun; do
 done
 [ "$(id -u)" = 0 ] || { echo "slurm-cluster.sh: needs root (slurmd starts job steps as their users)" >&2; exit 3; }
 
-mkdir -p "$dir"/{run,log,spool,tmp,munge}
+mkdir -p "$dir"/{run,log,spool,tmp,munge} # DIR and its parents must be searchable by user munge
 dir=$(cd "$dir" && pwd)
 chmod 755 "$dir" # munged runs as user munge: it must reach its socket directory below
 host=$(hostname -s)
