@@ -13,6 +13,8 @@ packages+=(debuginfod)
 packages+=(chromium ripgrep libkrb5-dev build-essential pkg-config)
 # libc6-dbg: glibc's separate debug files, so that the native-stack tests see glibc as gdb does
 packages+=(libc6-dbg)
+# jompd job: a real Slurm cluster of emulated nodes (scripts/slurm-cluster.sh) and Open MPI for the hybrid fixtures
+packages+=(slurm-wlm munge openmpi-bin libopenmpi-dev libpmix-bin)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

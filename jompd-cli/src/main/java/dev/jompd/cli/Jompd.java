@@ -9,7 +9,8 @@ import java.util.Optional;
 /** The {@code jompd} command: OpenMP debugging from the command line. */
 @Command(name = "jompd", mixinStandardHelpOptions = true, versionProvider = Jompd.Version.class,
         description = "Shows what an OpenMP program (LLVM libomp) is doing: teams, threads, tasks, ICVs.",
-        subcommands = {InspectCommand.class, DiagnoseCommand.class, RunCommand.class, CommandLine.HelpCommand.class},
+        subcommands = {InspectCommand.class, DiagnoseCommand.class, RunCommand.class, JobCommand.class, JobAgentCommand.class,
+                CommandLine.HelpCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
                 "0:the report was produced",

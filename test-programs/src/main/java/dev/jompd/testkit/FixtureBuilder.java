@@ -200,7 +200,7 @@ public final class FixtureBuilder {
         return files;
     }
 
-    private static String hash(Map<String, byte[]> sources, List<List<String>> commands) {
+    static String hash(Map<String, byte[]> sources, List<List<String>> commands) {
         try {
             MessageDigest digest = MessageDigest.getInstance("SHA-256");
             sources.forEach((name, content) -> {

@@ -1,0 +1,90 @@
+package dev.jompd.job;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalInt;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What {@code jompd job-agent} does on one node of a Slurm job: finds that node's ranks of a step
+ * ({@code scontrol listpids JOB.STEP NODE}; a rank without a Slurm task id, under mpirun's orted, by its
+ * environment), inspects them all in this JVM and reduces them to one node summary.
+ */
+public final class NodeAgent {
+    /** The line a node's summary travels in through Slurm's I/O: this prefix, then the summary's JSON on one line. */
+    public static final String SUMMARY_PREFIX = "JOMPD-NODE ";
+
+    private NodeAgent() {}
+
+    /** A process of the step on this node and the rank it is, when known. */
+    public record StepProcess(long pid, OptionalInt rank, String origin) {}
+
+    /** The step's processes on {@code node} that are ranks (not orted, not a shell wrapper that forked). */
+    public static List<StepProcess> ranksOnNode(String step, String node) throws IOException {
+        ProcessBuilder builder = new ProcessBuilder("scontrol", "listpids", step, node).redirectErrorStream(true);
+        Process scontrol = builder.start();
+        String output = new String(scontrol.getInputStream().readAllBytes());
+        try {
+            if (!scontrol.waitFor(30, TimeUnit.SECONDS) || scontrol.exitValue() != 0) {
+                throw new IOException("scontrol listpids " + step + " " + node + " failed: " + output.strip());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        }
+        List<StepProcess> ranks = new ArrayList<>();
+        long self = ProcessHandle.current().pid();
+        for (String line : output.lines().toList()) {
+            String[] columns = line.trim().split("\\s+");
+            if (columns.length < 1 || !columns[0].matches("\\d+")) {
+                continue; // the header
+            }
+            long pid = Long.parseLong(columns[0]);
+            if (pid == self) {
+                continue;
+            }
+            var fromEnvironment = RankEnvironment.rank(RankEnvironment.of(pid));
+            boolean launchedDirectly = columns.length >= 5 && columns[4].matches("\\d+");
+            if (fromEnvironment.isPresent() && !"SLURM_PROCID".equals(fromEnvironment.get().origin())) {
+                ranks.add(new StepProcess(pid, fromEnvironment.get().rank(), fromEnvironment.get().origin()));
+            } else if (launchedDirectly && isNotLauncher(pid)) {
+                // srun's own task id: the MPI rank of a direct launch
+                ranks.add(new StepProcess(pid, OptionalInt.of(Integer.parseInt(columns[4])), "Slurm's task id"));
+            }
+            // else: orted (mpirun's daemon) or one of its helpers: not a rank
+        }
+        return ranks;
+    }
+
+    private static boolean isNotLauncher(long pid) {
+        try {
+            String command = Files.readString(Path.of("/proc/" + pid + "/comm")).strip();
+            return !command.equals("orted") && !command.equals("prted") && !command.equals("hydra_pmi_proxy");
+        } catch (IOException e) {
+            return true; // gone: its inspection says so
+        }
+    }
+
+    /** Inspects the ranks of {@code step} on {@code node} and reduces them to the node's summary. */
+    public static JobSummary inspectNode(String step, String node, Duration stopTimeout, int parallelism)
+            throws IOException {
+        List<StepProcess> processes = ranksOnNode(step, node);
+        List<RankInspector.Target> targets = processes.stream()
+                .map(p -> RankInspector.Target.live(new RankId(p.rank(), node, p.pid(), "pid " + p.pid())))
+                .toList();
+        return summarize(new RankInspector(stopTimeout, parallelism).inspectAll(targets));
+    }
+
+    /** The merge of each inspection's summary. */
+    public static JobSummary summarize(List<RankInspection> inspections) {
+        JobSummary summary = JobSummary.empty();
+        for (RankInspection inspection : inspections) {
+            summary = summary.merge(JobSummary.of(inspection));
+        }
+        return summary;
+    }
+}

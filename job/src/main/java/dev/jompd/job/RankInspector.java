@@ -1,0 +1,248 @@
+package dev.jompd.job;
+
+import dev.jompd.core.ompd.AddressSpaceHandle;
+import dev.jompd.core.ompd.Ompd;
+import dev.jompd.core.ompd.OmpdException;
+import dev.jompd.core.ompd.OmpdRc;
+import dev.jompd.core.target.AddressSpace;
+import dev.jompd.core.target.Symbolizer;
+import dev.jompd.core.target.TargetException;
+import dev.jompd.core.target.core.CoreFileAddressSpace;
+import dev.jompd.core.target.live.AttachException;
+import dev.jompd.core.target.live.LiveProcessAddressSpace;
+import dev.jompd.core.unwind.Unwinder;
+import dev.jompd.report.CodeNames;
+import dev.jompd.report.Diagnosis;
+import dev.jompd.report.OpenMpPicture;
+import dev.jompd.report.ParallelStacks;
+import dev.jompd.report.TargetDescription;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * Inspects the ranks of a job in one JVM: each rank's OpenMP picture, its threads' parallel stacks and the
+ * hang diagnosis, taken exactly as {@code jompd inspect --stacks} and {@code jompd diagnose} take them (the
+ * report module's {@link OpenMpPicture#take}, {@link ParallelStacks#of}, {@link Diagnosis#of}); what cannot
+ * be read becomes a {@link RankInspection.Missing} that says why, never an exception. A live rank is
+ * attached with ptrace, read, and detached (resumed) before the next read of that rank; ranks are read
+ * concurrently, each by exactly one thread (ompd-core runs one ptrace thread per tracee).
+ */
+public final class RankInspector {
+    /** How long a thread of a rank may take to reach its ptrace stop (uninterruptible sleep) before the rank is given up. */
+    public static final Duration DEFAULT_STOP_TIMEOUT = Duration.ofSeconds(5);
+
+    private final Duration stopTimeout;
+    private final int parallelism;
+
+    public RankInspector(Duration stopTimeout, int parallelism) {
+        if (parallelism < 1) {
+            throw new IllegalArgumentException("parallelism must be at least 1, not " + parallelism);
+        }
+        this.stopTimeout = stopTimeout;
+        this.parallelism = parallelism;
+    }
+
+    /** The default: 5 s stop timeout, as many readers as the host has processors (at least 2). */
+    public RankInspector() {
+        this(DEFAULT_STOP_TIMEOUT, Math.max(2, Runtime.getRuntime().availableProcessors()));
+    }
+
+    /** One rank to read: a live process ({@code core} empty) or a core file. */
+    public record Target(RankId id, Optional<Path> core, Optional<Path> executable) {
+        public static Target live(RankId id) {
+            return new Target(id, Optional.empty(), Optional.empty());
+        }
+
+        public static Target core(RankId id, Path core, Optional<Path> executable) {
+            return new Target(id, Optional.of(core), executable);
+        }
+    }
+
+    /** Every target, read concurrently ({@code parallelism} at a time), each once; the results in the targets' order. */
+    public List<RankInspection> inspectAll(List<Target> targets) {
+        if (targets.size() <= 1 || parallelism == 1) {
+            return targets.stream().map(this::inspect).toList();
+        }
+        List<RankInspection> results = new ArrayList<>();
+        try (ExecutorService readers = Executors.newFixedThreadPool(Math.min(parallelism, targets.size()),
+                Thread.ofPlatform().name("jompd-rank-", 0).daemon().factory())) {
+            List<Future<RankInspection>> futures = new ArrayList<>();
+            for (Target target : targets) {
+                futures.add(readers.submit(() -> inspect(target)));
+            }
+            for (int i = 0; i < futures.size(); i++) {
+                try {
+                    results.add(futures.get(i).get());
+                } catch (ExecutionException e) {
+                    // inspect() turns every failure into a Missing; this is a bug, still said per rank
+                    results.add(new RankInspection.Missing(targets.get(i).id(), RankInspection.MissingReason.UNREADABLE,
+                            "internal error: " + e.getCause()));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    results.add(new RankInspection.Missing(targets.get(i).id(), RankInspection.MissingReason.NO_ANSWER,
+                            "interrupted before it was read"));
+                }
+            }
+        }
+        return results;
+    }
+
+    /** One target; never throws for what the target is or does. */
+    public RankInspection inspect(Target target) {
+        return target.core().isPresent() ? inspectCore(target) : inspectLive(target.id());
+    }
+
+    private RankInspection inspectLive(RankId id) {
+        long pid = id.pid();
+        if (!Files.isDirectory(Path.of("/proc/" + pid))) {
+            return missing(id, RankInspection.MissingReason.EXITED, "process " + pid + " no longer exists (the rank exited)");
+        }
+        AddressSpace space;
+        try {
+            space = LiveProcessAddressSpace.builder(pid).withStopTimeout(stopTimeout).attach();
+        } catch (AttachException e) {
+            return attachFailed(id, e);
+        } catch (TargetException | IllegalArgumentException e) {
+            return gone(id) ? exited(id, e) : missing(id, RankInspection.MissingReason.UNREADABLE, e.getMessage());
+        }
+        try (space) {
+            return read(id, space, "pid", Long.toString(pid));
+        } catch (OmpdException e) {
+            return ompdFailed(id, e);
+        } catch (RuntimeException e) {
+            // a read that failed because the rank exited while it was read says so; anything else is named as it is
+            return gone(id) ? exited(id, e) : missing(id, RankInspection.MissingReason.UNREADABLE, describe(e));
+        }
+    }
+
+    private RankInspection inspectCore(Target target) {
+        RankId id = target.id();
+        Path core = target.core().orElseThrow();
+        Optional<String> damage = CoreFiles.truncation(core);
+        if (damage.isPresent()) {
+            return missing(id, RankInspection.MissingReason.DAMAGED_CORE, damage.get());
+        }
+        CoreFileAddressSpace space;
+        try {
+            CoreFileAddressSpace.Builder builder = CoreFileAddressSpace.builder(core);
+            target.executable().ifPresent(builder::withExecutable);
+            space = builder.open();
+        } catch (RuntimeException e) {
+            return missing(id, RankInspection.MissingReason.DAMAGED_CORE, "core " + core + " cannot be read: " + describe(e));
+        }
+        try (space) {
+            return read(id, space, "core", core.toString());
+        } catch (OmpdException e) {
+            return ompdFailed(id, e);
+        } catch (RuntimeException e) {
+            return missing(id, RankInspection.MissingReason.UNREADABLE, describe(e));
+        }
+    }
+
+    /** The picture, stacks and diagnosis of an opened rank: what jompd inspect --stacks and jompd diagnose take. */
+    private static RankInspection read(RankId id, AddressSpace space, String kind, String name) {
+        try (Symbolizer symbols = new Symbolizer(space); CodeNames names = new CodeNames(symbols);
+             Unwinder unwinder = new Unwinder(space, names.debugInfo())) {
+            AddressSpaceHandle process = Ompd.processInitialize(space);
+            TargetDescription description = new TargetDescription(kind, name, space.name(),
+                    process.layout().runtimeModule());
+            OpenMpPicture picture = OpenMpPicture.take(process, description, names);
+            Optional<ParallelStacks> stacks = Optional.of(ParallelStacks.of(picture, space, unwinder));
+            List<Diagnosis.Finding> findings = Diagnosis.of(picture, stacks);
+            return new RankInspection.Seen(id, picture, stacks, findings);
+        }
+    }
+
+    private static RankInspection attachFailed(RankId id, AttachException e) {
+        return switch (e.reason()) {
+            case NO_SUCH_PROCESS, EXITED_DURING_ATTACH -> exited(id, e);
+            case PERMISSION_DENIED -> missing(id, RankInspection.MissingReason.PERMISSION_DENIED,
+                    e.getMessage() + ProcessOwners.advice(id.pid()));
+            case ALREADY_TRACED -> missing(id, RankInspection.MissingReason.ALREADY_TRACED, e.getMessage());
+            case STOP_TIMEOUT -> missing(id, RankInspection.MissingReason.UNINTERRUPTIBLE, e.getMessage()
+                    + ProcessOwners.stuckThreads(id.pid()));
+            default -> missing(id, RankInspection.MissingReason.UNREADABLE, e.getMessage());
+        };
+    }
+
+    private static RankInspection ompdFailed(RankId id, OmpdException e) {
+        if (e.rc() == OmpdRc.UNAVAILABLE) {
+            return missing(id, RankInspection.MissingReason.NOT_OPENMP, "no OpenMP runtime jompd can read: " + e.getMessage());
+        }
+        if (e.rc() == OmpdRc.INCOMPATIBLE) {
+            return missing(id, RankInspection.MissingReason.NOT_OPENMP, "unsupported OpenMP runtime: " + e.getMessage());
+        }
+        return missing(id, RankInspection.MissingReason.UNREADABLE, e.getMessage());
+    }
+
+    private static boolean gone(RankId id) {
+        return id.pid() > 0 && !Files.isDirectory(Path.of("/proc/" + id.pid()));
+    }
+
+    private static RankInspection exited(RankId id, Exception e) {
+        return missing(id, RankInspection.MissingReason.EXITED, "process " + id.pid()
+                + " exited while jompd read it (" + describe(e) + ")");
+    }
+
+    private static RankInspection missing(RankId id, RankInspection.MissingReason reason, String detail) {
+        return new RankInspection.Missing(id, reason, detail);
+    }
+
+    private static String describe(Throwable e) {
+        return e.getMessage() != null ? e.getMessage() : e.toString();
+    }
+
+    /** What {@code /proc} says about a process's owner and its threads, for the words of a missing rank. */
+    static final class ProcessOwners {
+        private ProcessOwners() {}
+
+        /** Who owns the process and what would let jompd read it. */
+        static String advice(long pid) {
+            try {
+                String owner = Files.getOwner(Path.of("/proc/" + pid)).getName();
+                String self = System.getProperty("user.name");
+                StringBuilder advice = new StringBuilder(". The process belongs to user " + owner + "; jompd runs as " + self);
+                advice.append(": run jompd job as ").append(owner)
+                        .append(" (srun steps into a job as its owner), or give jompd CAP_SYS_PTRACE");
+                if (Files.isRegularFile(Path.of("/proc/sys/kernel/yama/ptrace_scope"))) {
+                    String scope = Files.readString(Path.of("/proc/sys/kernel/yama/ptrace_scope")).strip();
+                    advice.append("; Yama's ptrace_scope is ").append(scope);
+                    if (scope.equals("1")) {
+                        advice.append(" (only a process's ancestors may attach: a tool step is not one; set it to 0, ")
+                                .append("grant CAP_SYS_PTRACE, or have the program call prctl(PR_SET_PTRACER))");
+                    }
+                }
+                return advice.toString();
+            } catch (IOException | RuntimeException e) {
+                return "";
+            }
+        }
+
+        /** The threads of a process in uninterruptible sleep (state D), for a stop that timed out. */
+        static String stuckThreads(long pid) {
+            List<String> stuck = new ArrayList<>();
+            try (var tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
+                for (Path task : tasks.toList()) {
+                    String stat = Files.readString(task.resolve("stat"));
+                    int close = stat.lastIndexOf(')');
+                    if (close > 0 && close + 2 < stat.length() && stat.charAt(close + 2) == 'D') {
+                        stuck.add(task.getFileName().toString());
+                    }
+                }
+            } catch (IOException | RuntimeException e) {
+                return "";
+            }
+            return stuck.isEmpty() ? "" : " (in uninterruptible sleep, state D: LWP " + String.join(", ", stuck) + ")";
+        }
+    }
+}

@@ -1,0 +1,181 @@
+package dev.jompd.job;
+
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The front end of {@code jompd job --slurm}: one agent per node of the step, started inside the job by
+ * Slurm itself ({@code srun --overlap --jobid=J --nodelist=NODES --ntasks-per-node=1 AGENT}); each agent's
+ * node summary arrives as one line of srun's output and is merged as it arrives. A node that does not
+ * answer within the timeout is named in the picture as missing, with why.
+ */
+public final class SlurmFanOut {
+    private SlurmFanOut() {}
+
+    /** A job step and the nodes it runs on. */
+    public record Step(String jobId, String stepId, List<String> nodes) {
+        public String name() {
+            return jobId + "." + stepId;
+        }
+    }
+
+    /** The step {@code jobAndStep} names ({@code J.S}), or the job's first numbered step ({@code J}). */
+    public static Step resolve(String jobAndStep) throws IOException {
+        if (!jobAndStep.matches("\\d+(\\.\\d+)?")) {
+            throw new IllegalArgumentException("not a Slurm job or step id: " + jobAndStep + " (JOBID or JOBID.STEP)");
+        }
+        String jobId = jobAndStep.contains(".") ? jobAndStep.substring(0, jobAndStep.indexOf('.')) : jobAndStep;
+        String output = run(List.of("squeue", "-h", "-s", "-j", jobId, "-o", "%i %N"));
+        Map<String, String> steps = new LinkedHashMap<>();
+        for (String line : output.lines().toList()) {
+            String[] columns = line.trim().split("\\s+");
+            if (columns.length == 2 && columns[0].startsWith(jobId + ".")) {
+                steps.put(columns[0].substring(jobId.length() + 1), columns[1]);
+            }
+        }
+        String stepId;
+        if (jobAndStep.contains(".")) {
+            stepId = jobAndStep.substring(jobAndStep.indexOf('.') + 1);
+            if (!steps.containsKey(stepId)) {
+                throw new IllegalArgumentException("job " + jobId + " has no running step " + stepId
+                        + (steps.isEmpty() ? " (is the job running?)" : "; its steps: " + String.join(", ", steps.keySet())));
+            }
+        } else {
+            stepId = steps.keySet().stream().filter(s -> s.matches("\\d+")).min((a, b) -> Long.compare(
+                    Long.parseLong(a), Long.parseLong(b))).orElseThrow(() -> new IllegalArgumentException(
+                    "job " + jobId + " has no running job step with ranks" + (steps.isEmpty() ? " (is it running?)"
+                            : "; its steps: " + String.join(", ", steps.keySet()) + " (give JOBID.STEP)")));
+        }
+        List<String> nodes = run(List.of("scontrol", "show", "hostnames", steps.get(stepId))).lines()
+                .map(String::strip).filter(s -> !s.isEmpty()).toList();
+        return new Step(jobId, stepId, nodes);
+    }
+
+    /**
+     * Runs {@code agent} (the command that starts {@code jompd job-agent}, to which the step and node options
+     * are added) once on each node of {@code step} and merges the node summaries as they stream in.
+     */
+    public static JobSummary inspect(Step step, List<String> agent, Duration timeout, StringBuilder diagnostics)
+            throws IOException {
+        List<String> command = new ArrayList<>(List.of("srun", "--overlap", "--jobid=" + step.jobId(),
+                "--nodelist=" + String.join(",", step.nodes()), "-N", Integer.toString(step.nodes().size()),
+                "--ntasks-per-node=1", "--kill-on-bad-exit=0", "--quiet"));
+        command.addAll(agent);
+        command.addAll(List.of("job-agent", "--step", step.name()));
+        ProcessBuilder builder = new ProcessBuilder(command);
+        // the tool step is a step of the job: srun must not take this shell's own allocation for it
+        builder.environment().keySet().removeIf(name -> name.startsWith("SLURM_") && !name.equals("SLURM_CONF"));
+        builder.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        Process srun = builder.start();
+        Set<String> answered = new LinkedHashSet<>();
+        JobSummary[] merged = {JobSummary.empty()};
+        Thread errors = Thread.ofPlatform().daemon().name("jompd-srun-stderr").start(() -> {
+            try (BufferedReader err = new BufferedReader(new InputStreamReader(srun.getErrorStream(), StandardCharsets.UTF_8))) {
+                for (String line; (line = err.readLine()) != null; ) {
+                    synchronized (diagnostics) {
+                        diagnostics.append(line).append('\n');
+                    }
+                }
+            } catch (IOException ignored) {
+                // srun ended
+            }
+        });
+        Thread reader = Thread.ofPlatform().daemon().name("jompd-srun-stdout").start(() -> {
+            try (BufferedReader out = new BufferedReader(new InputStreamReader(srun.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line; (line = out.readLine()) != null; ) {
+                    accept(line, answered, merged, diagnostics);
+                }
+            } catch (IOException ignored) {
+                // srun ended
+            }
+        });
+        try {
+            reader.join(timeout);
+            if (reader.isAlive()) {
+                srun.destroy(); // srun ends the tool step: the agents are killed, and the kernel detaches their ranks
+                if (!srun.waitFor(5, TimeUnit.SECONDS)) {
+                    srun.destroyForcibly();
+                }
+                reader.join(Duration.ofSeconds(2));
+            }
+            srun.waitFor(5, TimeUnit.SECONDS);
+            errors.join(Duration.ofSeconds(1));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            srun.destroyForcibly();
+        }
+        synchronized (answered) {
+            JobSummary summary = merged[0];
+            for (String node : step.nodes()) {
+                if (!answered.contains(node)) {
+                    summary = summary.merge(JobSummary.of(new RankInspection.Missing(
+                            new RankId(OptionalInt.empty(), node, 0, "node " + node),
+                            RankInspection.MissingReason.NO_ANSWER, "node " + node + " of step " + step.name()
+                            + ": its agent did not answer within " + timeout.toMillis() / 1000.0
+                            + " s; every rank of that node is missing from this picture")));
+                }
+            }
+            return summary;
+        }
+    }
+
+    private static void accept(String line, Set<String> answered, JobSummary[] merged, StringBuilder diagnostics) {
+        if (!line.startsWith(NodeAgent.SUMMARY_PREFIX)) {
+            synchronized (diagnostics) {
+                diagnostics.append(line).append('\n');
+            }
+            return;
+        }
+        String rest = line.substring(NodeAgent.SUMMARY_PREFIX.length());
+        int space = rest.indexOf(' ');
+        if (space <= 0) {
+            return;
+        }
+        String node = rest.substring(0, space);
+        try {
+            JsonObject json = JsonParser.parseString(rest.substring(space + 1)).getAsJsonObject();
+            JobSummary summary = JobSummary.fromJson(json);
+            synchronized (answered) {
+                if (answered.add(node)) {
+                    merged[0] = merged[0].merge(summary);
+                }
+            }
+        } catch (RuntimeException e) {
+            synchronized (diagnostics) {
+                diagnostics.append("node ").append(node).append(": unreadable summary: ").append(e.getMessage()).append('\n');
+            }
+        }
+    }
+
+    private static String run(List<String> command) throws IOException {
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        try {
+            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                throw new IOException(String.join(" ", command) + " did not answer in 30 s");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        }
+        if (process.exitValue() != 0) {
+            throw new IOException(String.join(" ", command) + " failed: " + output.strip());
+        }
+        return output;
+    }
+}

@@ -1,0 +1,207 @@
+package dev.jompd.cli;
+
+import dev.jompd.job.CoreFiles;
+import dev.jompd.job.JobSummary;
+import dev.jompd.job.MpirProctable;
+import dev.jompd.job.NodeAgent;
+import dev.jompd.job.RankEnvironment;
+import dev.jompd.job.RankId;
+import dev.jompd.job.RankInspection;
+import dev.jompd.job.RankInspector;
+import dev.jompd.job.SlurmFanOut;
+import dev.jompd.core.target.TargetException;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.concurrent.Callable;
+
+/** {@code jompd job}: every rank of an MPI+OpenMP job at once, live (Slurm, mpirun) or from its cores. */
+@Command(name = "job", mixinStandardHelpOptions = true,
+        description = {"Inspects every rank of an MPI+OpenMP job: a running Slurm job step (one agent per node, started",
+                "inside the job by srun), a job started by mpirun/mpiexec (its ranks from the launcher's MPIR process",
+                "table), or a set of core files (one per rank). Each rank resumes after it is read.",
+                "Cores of a hung job: with core dumps on (ulimit -c unlimited), scancel --signal=ABRT JOBID; or gcore",
+                "each rank (gdb's gcore) while it runs — see the README."})
+class JobCommand implements Callable<Integer> {
+    static final class Source {
+        @Option(names = "--slurm", paramLabel = "JOBID[.STEP]", description = "a running Slurm job (its first step) or job step")
+        String slurm;
+
+        @Option(names = "--mpirun", paramLabel = "PID", description = "the pid of the job's mpirun/mpiexec (or srun): the ranks from its MPIR process table")
+        Long mpirun;
+
+        @Option(names = "--pids", paramLabel = "PID[,PID...]", split = ",",
+                description = "the ranks' processes on this host (their ranks from their environments)")
+        List<Long> pids;
+
+        @Option(names = "--cores", paramLabel = "DIR|GLOB", description = "core files, one per rank: a directory or a glob; the rank from each process's environment (OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK, SLURM_PROCID), else from the file name (rank3, rank-3)")
+        String cores;
+    }
+
+    @ArgGroup(exclusive = true, multiplicity = "1")
+    Source source;
+
+    @Option(names = "--exe", paramLabel = "PROGRAM", description = "with --cores: the program the cores came from (default: as each core records it)")
+    Path executable;
+
+    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "60",
+            description = "how long to wait for a node's agent (--slurm), default ${DEFAULT-VALUE} s; a node that does not answer is named as missing")
+    double timeoutSeconds;
+
+    @Option(names = "--json", description = "print the job summary as one JSON document")
+    boolean json;
+
+    @Option(names = "--parallel", paramLabel = "N", description = "ranks read at once in one JVM (default: the processors, at least 2)")
+    Integer parallel;
+
+    @Option(names = "--agent", paramLabel = "COMMAND", split = " ", hidden = true,
+            description = "the command that starts jompd on a node (default: this jompd's bin/jompd)")
+    List<String> agent;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        Duration timeout = Duration.ofMillis((long) (timeoutSeconds * 1000));
+        RankInspector inspector = parallel == null ? new RankInspector()
+                : new RankInspector(RankInspector.DEFAULT_STOP_TIMEOUT, parallel);
+        JobSummary summary;
+        try {
+            if (source.cores != null) {
+                summary = fromCores(inspector);
+            } else if (source.pids != null) {
+                summary = NodeAgent.summarize(inspector.inspectAll(source.pids.stream()
+                        .map(pid -> RankInspector.Target.live(new RankId(RankEnvironment.rankOf(pid), localHost(), pid,
+                                "pid " + pid))).toList()));
+            } else if (source.mpirun != null) {
+                summary = fromLauncher(source.mpirun, inspector, timeout, err);
+            } else {
+                SlurmFanOut.Step step = SlurmFanOut.resolve(source.slurm);
+                summary = fromSlurm(step, timeout, err);
+            }
+        } catch (IOException | IllegalArgumentException | IllegalStateException | TargetException e) {
+            err.println("jompd: " + e.getMessage());
+            return ExitCode.BAD_INPUT;
+        }
+        if (summary.rankCount() == 0) {
+            err.println("jompd: no ranks found");
+            return ExitCode.BAD_INPUT;
+        }
+        render(summary, json, out);
+        out.flush();
+        return ExitCode.OK;
+    }
+
+    /**
+     * The rendering of a job summary. A stand-in (the summary's JSON, pretty) until the job renderings land:
+     * the one place that switches to them.
+     */
+    static void render(JobSummary summary, boolean json, PrintWriter out) {
+        com.google.gson.Gson gson = new com.google.gson.GsonBuilder().setPrettyPrinting().disableHtmlEscaping().create();
+        out.println(json ? summary.toJson().toString() : gson.toJson(summary.toJson()));
+    }
+
+    private JobSummary fromCores(RankInspector inspector) throws IOException {
+        List<Path> cores = CoreFiles.find(source.cores);
+        if (cores.isEmpty()) {
+            throw new IllegalArgumentException("no core files in " + source.cores);
+        }
+        List<RankInspector.Target> targets = new ArrayList<>();
+        for (Path core : cores) {
+            CoreFiles.RankSource rank = CoreFiles.rankOf(core);
+            targets.add(RankInspector.Target.core(new RankId(rank.rank(), "", 0, core.toString()), core,
+                    Optional.ofNullable(executable)));
+        }
+        return NodeAgent.summarize(inspector.inspectAll(targets));
+    }
+
+    private JobSummary fromLauncher(long launcher, RankInspector inspector, Duration timeout, PrintWriter err)
+            throws IOException {
+        List<MpirProctable.Entry> table = MpirProctable.read(launcher);
+        Set<String> local = localNames();
+        boolean allLocal = table.stream().allMatch(entry -> local.contains(entry.host()));
+        if (!allLocal) {
+            String job = RankEnvironment.of(launcher).get("SLURM_JOB_ID");
+            if (job != null) {
+                // mpirun inside a Slurm allocation: the ranks are the processes of the job's step that runs orted
+                return fromSlurm(SlurmFanOut.resolve(job), timeout, err);
+            }
+        }
+        List<RankInspector.Target> targets = new ArrayList<>();
+        List<RankInspection> remote = new ArrayList<>();
+        for (MpirProctable.Entry entry : table) {
+            RankId id = new RankId(OptionalInt.of(entry.rank()), entry.host(), entry.pid(), "pid " + entry.pid());
+            if (local.contains(entry.host())) {
+                targets.add(RankInspector.Target.live(id));
+            } else {
+                remote.add(new RankInspection.Missing(id, RankInspection.MissingReason.NO_ANSWER, "rank " + entry.rank()
+                        + " runs on host " + entry.host() + ", and the launcher is not in a Slurm allocation: run jompd "
+                        + "job --mpirun there, or inside the job's allocation"));
+            }
+        }
+        List<RankInspection> all = new ArrayList<>(inspector.inspectAll(targets));
+        all.addAll(remote);
+        return NodeAgent.summarize(all);
+    }
+
+    private JobSummary fromSlurm(SlurmFanOut.Step step, Duration timeout, PrintWriter err) throws IOException {
+        List<String> agentCommand = agent != null ? agent : List.of(launcher());
+        StringBuilder diagnostics = new StringBuilder();
+        JobSummary summary = SlurmFanOut.inspect(step, agentCommand, timeout, diagnostics);
+        if (!diagnostics.isEmpty()) {
+            diagnostics.toString().lines().forEach(line -> err.println("jompd: srun: " + line));
+            err.flush();
+        }
+        return summary;
+    }
+
+    /** This jompd's launcher script, which the agents run on every node (a shared file system, as for the program). */
+    private static String launcher() {
+        String home = System.getProperty("jompd.home");
+        if (home == null) {
+            throw new IllegalStateException("jompd.home is not set (not started by bin/jompd): give --agent COMMAND");
+        }
+        return Path.of(home).resolve("bin/jompd").toString();
+    }
+
+    private static String localHost() {
+        try {
+            return java.nio.file.Files.readString(Path.of("/proc/sys/kernel/hostname")).strip();
+        } catch (IOException e) {
+            return "localhost";
+        }
+    }
+
+    private static Set<String> localNames() {
+        Set<String> names = new java.util.HashSet<>(Set.of("localhost", "127.0.0.1"));
+        try {
+            String host = InetAddress.getLocalHost().getHostName();
+            names.add(host);
+            names.add(host.contains(".") ? host.substring(0, host.indexOf('.')) : host);
+        } catch (IOException e) {
+            // the names above
+        }
+        try {
+            names.add(java.nio.file.Files.readString(Path.of("/proc/sys/kernel/hostname")).strip());
+        } catch (IOException e) {
+            // the names above
+        }
+        return names;
+    }
+}

@@ -1,0 +1,340 @@
+package dev.jompd.cli;
+
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import dev.jompd.core.target.live.LiveProcessAddressSpace;
+import dev.jompd.core.unwind.NativeFrame;
+import dev.jompd.job.CoreFiles;
+import dev.jompd.job.JobSummary;
+import dev.jompd.job.RankId;
+import dev.jompd.job.RankInspection;
+import dev.jompd.job.RankInspector;
+import dev.jompd.report.JsonReport;
+import dev.jompd.report.OpenMpPicture;
+import dev.jompd.report.ParallelStacks;
+import dev.jompd.testkit.Commands;
+import dev.jompd.testkit.Facts;
+import dev.jompd.testkit.GdbProbe;
+import dev.jompd.testkit.MpiFixture;
+import dev.jompd.testkit.Runtimes;
+import dev.jompd.testkit.SlurmCluster;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code jompd job} over a real Slurm cluster of 4 emulated nodes and real hybrid MPI+OpenMP jobs
+ * (mpi_hybrid, 8 ranks × 4 threads, launched by srun --mpi=pmix): each rank's part against the rank's own
+ * facts, its own {@code jompd inspect --pid} and gdb's backtraces; the cores against the live picture; a node
+ * that does not answer; a healthy job inspected repeatedly that must still finish with correct results.
+ */
+class JobIT {
+    private static final int NODES = 4;
+    private static final int PER_NODE = 2;
+    private static final int RANKS = NODES * PER_NODE;
+    private static final int THREADS = 4;
+
+    private static SlurmCluster cluster;
+    private static Path executable;
+    private static Path work;
+
+    @BeforeAll
+    static void startCluster() throws IOException {
+        Optional<String> missing = SlurmCluster.unavailable().or(MpiFixture::unavailable);
+        if (missing.isPresent()) {
+            System.out.println("JobIT skipped: " + missing.get());
+        }
+        Assumptions.assumeTrue(missing.isEmpty(), () -> missing.orElse(""));
+        executable = MpiFixture.executable();
+        work = Files.createTempDirectory("jompd-job-it");
+        cluster = SlurmCluster.start(NODES);
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    private static Path agentScript() {
+        return Runtimes.repositoryRoot().resolve("jompd-cli/target/jompd/bin/jompd");
+    }
+
+    /** The jompd distribution run as users run it, with the cluster's client environment (SLURM_CONF). */
+    private static InspectCommandIT.Result distribution(String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of(agentScript().toString()));
+        command.addAll(List.of(args));
+        Path err = Files.createTempFile(work, "jompd-err", ".txt");
+        ProcessBuilder builder = new ProcessBuilder(command).redirectError(err.toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        builder.environment().putAll(cluster.clientEnvironment());
+        Process process = builder.start();
+        String out = new String(process.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(process.waitFor(5, TimeUnit.MINUTES)).isTrue();
+        return new InspectCommandIT.Result(process.exitValue(), out, Files.readString(err));
+    }
+
+    private record RunningJob(SlurmCluster.Job job, List<Facts> facts) {}
+
+    private static RunningJob launch(String name, String... arguments) throws IOException {
+        Path facts = Files.createDirectories(work.resolve(name + "-facts"));
+        List<String> command = new ArrayList<>(List.of(executable.toString()));
+        command.addAll(List.of(arguments));
+        SlurmCluster.Job job = cluster.launch(name, NODES, PER_NODE, command, MpiFixture.rankEnvironment(facts),
+                work.resolve(name + ".out"));
+        return new RunningJob(job, MpiFixture.awaitFacts(facts, RANKS, Duration.ofMinutes(2), job.srun().toHandle()));
+    }
+
+    private static RankId idOf(Facts facts) {
+        long pid = facts.number("pid");
+        return new RankId(OptionalInt.of((int) facts.number("mpi.rank")), facts.get("mpi.host"), pid, "pid " + pid);
+    }
+
+    /** jompd's JSON report of one rank, as jompd inspect --json --stacks writes it. */
+    private static JsonObject report(RankInspection.Seen seen) {
+        return JsonParser.parseString(JsonReport.render(seen.picture(), seen.stacks())).getAsJsonObject();
+    }
+
+    private static List<String> functions(ParallelStacks.ThreadStack stack) {
+        return stack.stack().frames().stream().filter(f -> !f.inlined())
+                .map(f -> f.function().orElse("??").replaceAll("\\(.*", "")).toList();
+    }
+
+    @Test
+    void aRankDeadlockedOnALockAndABarrierWhileTheOthersWaitInAnAllreduce() throws Exception {
+        RunningJob running = launch("lockjob", "lock_barrier", Integer.toString(THREADS));
+        try {
+            List<RankInspector.Target> targets = running.facts().stream().map(f -> RankInspector.Target.live(idOf(f))).toList();
+            List<RankInspection> inspections = new RankInspector().inspectAll(targets);
+            for (int r = 0; r < RANKS; r++) {
+                Facts facts = running.facts().get(r);
+                RankInspection inspection = inspections.get(r);
+                assertThat(inspection).as("rank %d: %s", r, inspection).isInstanceOf(RankInspection.Seen.class);
+                RankInspection.Seen seen = (RankInspection.Seen) inspection;
+                OpenMpPicture picture = seen.picture();
+                if (facts.get("mpi.role").equals("culprit")) {
+                    for (Facts.ThreadFacts thread : facts.threads()) {
+                        String expected = thread.index() == 0 ? "ompt_state_wait_lock" : "ompt_state_wait_barrier_explicit";
+                        assertThat(picture.threadByLwp(thread.lwp())).as("rank %d thread %d", r, thread.index())
+                                .hasValueSatisfying(t -> assertThat(t.state()).isEqualTo(expected));
+                    }
+                    assertThat(seen.findings()).as("the culprit's diagnosis").isNotEmpty();
+                    assertThat(seen.findings().toString()).contains("mpi_hybrid.c:" + facts.thread(0).get("wait_line"));
+                } else {
+                    long lwp = facts.thread(0).lwp();
+                    ParallelStacks.ThreadStack main = seen.stacks().orElseThrow().stacks().stream()
+                            .filter(s -> s.stack().lwp() == lwp).findFirst().orElseThrow();
+                    assertThat(functions(main)).as("rank %d's main thread", r).contains("wait_in_allreduce", "main");
+                    assertThat(picture.threads()).as("rank %d: the pool of %d threads", r, THREADS).hasSize(THREADS);
+                }
+            }
+
+            // Each rank's part equals the rank's own jompd inspect --pid (the stacks of a polling rank may
+            // catch it between its sleep and MPI_Test: that rank is compared once more).
+            for (int r = 0; r < RANKS; r++) {
+                RankInspection.Seen seen = (RankInspection.Seen) inspections.get(r);
+                String pid = Long.toString(running.facts().get(r).number("pid"));
+                JsonObject own = JsonParser.parseString(InspectCommandIT.jompd("inspect", "--pid", pid, "--json", "--stacks").out())
+                        .getAsJsonObject();
+                if (!own.equals(report(seen))) {
+                    seen = (RankInspection.Seen) new RankInspector().inspect(RankInspector.Target.live(idOf(running.facts().get(r))));
+                    own = JsonParser.parseString(InspectCommandIT.jompd("inspect", "--pid", pid, "--json", "--stacks").out())
+                            .getAsJsonObject();
+                }
+                assertThat(report(seen)).as("rank %d against its own jompd inspect --pid", r).isEqualTo(own);
+            }
+
+            // the whole job through Slurm: one agent per node, every rank in the merged summary
+            InspectCommandIT.Result job = distribution("job", "--slurm", Long.toString(running.job().jobId()),
+                    "--json", "--timeout", "120");
+            assertThat(job.exitCode()).as(job.err()).isZero();
+            JobSummary summary = JobSummary.fromJson(JsonParser.parseString(job.out()).getAsJsonObject());
+            assertThat(summary.rankCount()).isEqualTo(RANKS);
+            assertThat(job.out()).as("no node missing").doesNotContain("NO_ANSWER");
+
+            postMortemGivesWhatLiveGave(running, inspections);
+            faultsOfALiveJob(running);
+            aNodeThatDoesNotAnswerIsNamed(running);
+        } finally {
+            cluster.cancel(running.job());
+        }
+    }
+
+    /**
+     * Cores of every rank, taken as the README says (scripts/job-cores.sh: gcore per rank through the job's own
+     * fan-out) and named by node and pid only: the rank comes from each process's environment in its core.
+     */
+    private void postMortemGivesWhatLiveGave(RunningJob running, List<RankInspection> live) throws Exception {
+        Path cores = Files.createDirectories(work.resolve("cores"));
+        try {
+            Commands.Result taken = Commands.run(List.of("bash", Runtimes.repositoryRoot().resolve("scripts/job-cores.sh")
+                    .toString(), running.job().step(), cores.toString()), cluster.clientEnvironment(), work, Duration.ofMinutes(5));
+            assertThat(taken.exitCode()).as(taken.output()).isZero();
+            Map<Integer, Path> coreOfRank = new HashMap<>();
+            for (int r = 0; r < RANKS; r++) {
+                Facts facts = running.facts().get(r);
+                Path core = cores.resolve("core." + facts.get("mpi.host") + "." + facts.number("pid"));
+                assertThat(core).as(taken.output()).isRegularFile();
+                coreOfRank.put(r, core);
+            }
+            for (var entry : coreOfRank.entrySet()) {
+                int r = entry.getKey();
+                CoreFiles.RankSource source = CoreFiles.rankOf(entry.getValue());
+                assertThat(source.rank()).as("rank of " + entry.getValue()).hasValue(r);
+                assertThat(source.origin()).as("from the environment, not the name").isIn("OMPI_COMM_WORLD_RANK", "PMIX_RANK");
+                RankInspection fromCore = new RankInspector().inspect(RankInspector.Target.core(
+                        new RankId(source.rank(), "", 0, entry.getValue().toString()), entry.getValue(), Optional.empty()));
+                assertThat(fromCore).as("rank %d's core", r).isInstanceOf(RankInspection.Seen.class);
+                RankInspection.Seen core = (RankInspection.Seen) fromCore;
+                RankInspection.Seen livePart = (RankInspection.Seen) live.get(r);
+                JsonObject corePicture = JsonReport.toJson(core.picture());
+                JsonObject livePicture = JsonReport.toJson(livePart.picture());
+                corePicture.remove("target");
+                livePicture.remove("target");
+                assertThat(corePicture).as("rank %d: core against live", r).isEqualTo(livePicture);
+                assertThat(core.findings().stream().map(f -> f.summary()).toList()).as("rank %d's diagnosis", r)
+                        .isEqualTo(livePart.findings().stream().map(f -> f.summary()).toList());
+                if (running.facts().get(r).get("mpi.role").equals("culprit")) {
+                    // the stacks against gdb's own backtraces of the same core, thread by thread
+                    Map<Long, List<GdbProbe.Frame>> gdb = GdbProbe.onCore(executable, entry.getValue()).backtraces();
+                    for (ParallelStacks.ThreadStack stack : core.stacks().orElseThrow().stacks()) {
+                        List<String> gdbFunctions = gdb.get(stack.stack().lwp()).stream()
+                                .map(f -> f.function().replaceAll("\\(.*", "")).toList();
+                        List<String> ours = stack.stack().frames().stream().map(NativeFrame::function)
+                                .map(f -> f.orElse("??").replaceAll("\\(.*", "")).toList();
+                        if (!gdbFunctions.isEmpty() && gdbFunctions.getLast().equals("main") && ours.contains("main")) {
+                            ours = ours.subList(0, ours.indexOf("main") + 1); // gdb's bt stops at main (backtrace past-main off)
+                        }
+                        assertThat(ours).as("LWP %d against gdb's bt", stack.stack().lwp()).isEqualTo(gdbFunctions);
+                    }
+                }
+            }
+            InspectCommandIT.Result job = InspectCommandIT.jompd("job", "--cores", cores.toString(), "--json");
+            assertThat(job.exitCode()).as(job.err()).isZero();
+            assertThat(JobSummary.fromJson(JsonParser.parseString(job.out()).getAsJsonObject()).rankCount()).isEqualTo(RANKS);
+
+            // a core cut short is named, not read
+            Path truncated = cores.resolve("core.rank-9");
+            try (var in = Files.newInputStream(coreOfRank.get(0)); var out = Files.newOutputStream(truncated)) {
+                out.write(in.readNBytes(200_000));
+            }
+            assertThat(CoreFiles.rankFromName(truncated)).hasValue(9);
+            RankInspection cut = new RankInspector().inspect(RankInspector.Target.core(
+                    new RankId(OptionalInt.of(9), "", 0, truncated.toString()), truncated, Optional.empty()));
+            assertThat(cut).isInstanceOfSatisfying(RankInspection.Missing.class, m -> {
+                assertThat(m.reason()).isEqualTo(RankInspection.MissingReason.DAMAGED_CORE);
+                assertThat(m.detail()).contains("cut short");
+            });
+        } finally {
+            try (var files = Files.list(cores)) {
+                for (Path file : files.toList()) {
+                    Files.deleteIfExists(file);
+                }
+            }
+        }
+    }
+
+    /** A rank another tracer holds, a rank that is gone: named, and the others read. */
+    private void faultsOfALiveJob(RunningJob running) {
+        RankId rank0 = idOf(running.facts().get(0));
+        try (LiveProcessAddressSpace held = LiveProcessAddressSpace.attach(rank0.pid())) {
+            RankInspection traced = new RankInspector().inspect(RankInspector.Target.live(rank0));
+            assertThat(traced).isInstanceOfSatisfying(RankInspection.Missing.class, m -> {
+                assertThat(m.reason()).isEqualTo(RankInspection.MissingReason.ALREADY_TRACED);
+                assertThat(m.detail()).contains("already traced");
+            });
+        }
+        RankId gone = new RankId(OptionalInt.of(99), "n1", ProcessHandle.current().pid() + 4_000_000, "pid");
+        RankInspection exited = new RankInspector().inspect(RankInspector.Target.live(gone));
+        assertThat(exited).isInstanceOfSatisfying(RankInspection.Missing.class,
+                m -> assertThat(m.reason()).isEqualTo(RankInspection.MissingReason.EXITED));
+    }
+
+    /** An agent that never answers (node n2's sleeps): the job's picture names n2 as missing, the others are in it. */
+    private void aNodeThatDoesNotAnswerIsNamed(RunningJob running) throws IOException, InterruptedException {
+        Path agent = work.resolve("slow-agent.sh");
+        Files.writeString(agent, "#!/bin/sh\n[ \"$SLURMD_NODENAME\" = n2 ] && exec sleep 600\nexec " + agentScript() + " \"$@\"\n");
+        agent.toFile().setExecutable(true);
+        long started = System.nanoTime();
+        InspectCommandIT.Result job = distribution("job", "--slurm", running.job().step(), "--json",
+                "--timeout", "40", "--agent", agent.toString());
+        assertThat(job.exitCode()).as(job.err()).isZero();
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(70));
+        assertThat(job.out()).contains("NO_ANSWER").contains("node n2");
+        // the other three nodes' ranks and one entry naming n2
+        assertThat(JobSummary.fromJson(JsonParser.parseString(job.out()).getAsJsonObject()).rankCount())
+                .isEqualTo(RANKS - PER_NODE + 1);
+    }
+
+    @Test
+    void aRankStuckInATaskwaitNeverReachesMpi() throws Exception {
+        RunningJob running = launch("taskwaitjob", "taskwait", Integer.toString(THREADS), "2");
+        try {
+            List<RankInspection> inspections = new RankInspector().inspectAll(
+                    running.facts().stream().map(f -> RankInspector.Target.live(idOf(f))).toList());
+            RankInspection.Seen culprit = (RankInspection.Seen) inspections.get(2);
+            assertThat(running.facts().get(2).get("mpi.role")).isEqualTo("culprit");
+            long waiter = running.facts().get(2).thread(0).lwp();
+            ParallelStacks.ThreadStack stack = culprit.stacks().orElseThrow().stacks().stream()
+                    .filter(s -> s.stack().lwp() == waiter).findFirst().orElseThrow();
+            assertThat(functions(stack)).as("the culprit's thread 0").contains("__kmpc_omp_taskwait");
+            assertThat(culprit.findings().toString()).as("the culprit's diagnosis").contains("taskwait");
+            int blocked = Integer.parseInt(running.facts().get(2).get("hang.task.thread"));
+            long runner = running.facts().get(2).thread(blocked).lwp();
+            assertThat(culprit.stacks().orElseThrow().stacks().stream().filter(s -> s.stack().lwp() == runner)
+                    .map(JobIT::functions).findFirst().orElseThrow()).contains("blocked_task");
+            for (int r = 0; r < RANKS; r++) {
+                assertThat(inspections.get(r)).as("rank %d", r).isInstanceOf(RankInspection.Seen.class);
+            }
+        } finally {
+            cluster.cancel(running.job());
+        }
+    }
+
+    @Test
+    void aHealthyJobInspectedRepeatedlyFinishesWithCorrectResults() throws Exception {
+        int rounds = 120;
+        RunningJob running = launch("healthyjob", "healthy", Integer.toString(THREADS), Integer.toString(rounds));
+        int inspected = 0;
+        for (int pass = 0; pass < 3 && running.job().srun().isAlive(); pass++) {
+            List<RankInspection> inspections = new RankInspector().inspectAll(
+                    running.facts().stream().map(f -> RankInspector.Target.live(idOf(f))).toList());
+            for (RankInspection inspection : inspections) {
+                if (inspection instanceof RankInspection.Seen) {
+                    inspected++;
+                } else {
+                    assertThat(((RankInspection.Missing) inspection).reason()).as(inspection.toString())
+                            .isEqualTo(RankInspection.MissingReason.EXITED);
+                }
+            }
+        }
+        assertThat(running.job().srun().waitFor(3, TimeUnit.MINUTES)).as("the healthy job finished").isTrue();
+        assertThat(inspected).as("ranks seen while the job ran").isGreaterThan(0);
+        long n = 1000;
+        long expected = 0;
+        for (long round = 1; round <= rounds; round++) {
+            expected += n * (n + 1) / 2 * ((long) RANKS * (RANKS + 1) / 2) * round;
+        }
+        String output = Files.readString(running.job().output());
+        String result = "JOMPD_RESULT ok " + expected;
+        assertThat(output.lines().filter(l -> l.contains(result)).count()).as(output)
+                .isEqualTo(RANKS);
+        assertThat(running.job().srun().exitValue()).isZero();
+    }
+}
