@@ -119,10 +119,20 @@ grep -q "JOMPD_RESULT ok" run.out || fail "jompd run: the program did not finish
 hold deadlock "$fx/lock_deadlock" lock
 pid=$held_pid
 gdb -batch -nx -p "$pid" -ex "gcore $SCRATCH/deadlock.core" >/dev/null 2>&1 || fail "gcore deadlock"
-kill -9 "$pid" 2>/dev/null || true
+{ kill -9 "$pid" && wait "$pid"; } 2>/dev/null || true
 "$JOMPD" diagnose --core deadlock.core --exe "$fx/lock_deadlock" > diagnose.txt
-grep -qi "deadlock" diagnose.txt || { cat diagnose.txt >&2; fail "diagnose found no deadlock"; }
-ok "diagnose: $(grep -i -m1 deadlock diagnose.txt)"
+python3 - deadlock.facts diagnose.txt <<'PY' || { cat diagnose.txt >&2; fail "diagnose"; }
+import re, sys
+facts = dict(l.rstrip("\n").split("=", 1) for l in open(sys.argv[1]) if "=" in l)
+text = open(sys.argv[2]).read()
+cycle = [facts["thread.%s.lwp" % m.group(1)] for k, v in facts.items()
+         for m in [re.fullmatch(r"thread\.(\d+)\.role", k)] if m and v == "cycle"]
+if not re.search(r"deadlock", text.replace("lock_deadlock", ""), re.I):
+    sys.exit("no deadlock named")
+missing = [l for l in cycle if "LWP %s" % l not in text]
+sys.exit("the deadlock's threads %s are not named" % missing if missing or not cycle else 0)
+PY
+ok "diagnose: the deadlock and its $(grep -c '=cycle$' deadlock.facts) threads, by LWP"
 echo "ALL CHECKS PASSED"
 SCENARIO
 
