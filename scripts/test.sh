@@ -15,4 +15,14 @@ done
 export MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow"
 mvn_flags=(-B -ntp)
 [ -n "${CI:-}" ] && mvn_flags+=(-Dsurefire.printSummary=true)
-exec mvn "${mvn_flags[@]}" verify "$@"
+mvn "${mvn_flags[@]}" verify "$@"
+# The self-contained distributions (tarball, .deb) as a user meets them, with no JDK visible; needs root (a
+# test user, apt, a mount namespace). Only on a whole run (no Maven arguments).
+if [ $# -eq 0 ]; then
+  if [ "$(id -u)" = 0 ]; then
+    mapfile -t packages < <(bash scripts/package.sh)
+    bash scripts/test-install.sh "${packages[@]}"
+  else
+    jompd_log "skipped scripts/test-install.sh: it needs root (a test user, apt, a mount namespace)"
+  fi
+fi

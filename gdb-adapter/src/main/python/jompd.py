@@ -136,7 +136,8 @@ class JompdBridge:
                 return configured
             raise JompdUnavailable("JOMPD_JAVA=%s is not a Java %d or newer: point it at a JDK 25's bin/java"
                                    % (configured, _JOMPD_MIN_JAVA))
-        candidates = []
+        # a self-contained distribution carries its own Java runtime (runtime/, a jlink image): first
+        candidates = [os.path.join(_JOMPD_SCRIPT_DIR, "..", "runtime", "bin", "java")]
         if os.environ.get("JAVA_HOME"):
             candidates.append(os.path.join(os.environ["JAVA_HOME"], "bin", "java"))
         jvms = sorted(glob.glob("/usr/lib/jvm/*/bin/java"))

@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# Checks jompd's self-contained distributions as a user meets them, on a machine where no JDK can be seen:
+# the tarball unpacked by an unprivileged user into a fresh directory, then the .deb installed with apt,
+# each inspecting a live process and a core of a fixture (checked against the facts the program wrote about
+# itself), running `jompd run` on a gcc-built program, diagnosing a deadlock's core, and answering `ompd
+# threads` in gdb; the .deb is then removed and must leave nothing behind.
+# The JDKs are hidden in a private mount namespace (an empty tmpfs over /usr/lib/jvm, which also leaves
+# /usr/bin/java dangling), with no JAVA_HOME, no JOMPD_JAVA and a PATH of system directories only.
+# Needs root (a test user, apt, the mount namespace).
+#
+# usage: scripts/test-install.sh TARBALL DEB        (from scripts/package.sh)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/common.sh
+tarball=$(readlink -f "${1:?usage: scripts/test-install.sh TARBALL DEB}")
+deb=$(readlink -f "${2:?usage: scripts/test-install.sh TARBALL DEB}")
+[ "$(id -u)" = 0 ] || jompd_die "test-install.sh needs root (a test user, apt, a mount namespace)"
+runtime=$(bash scripts/build-runtime.sh 19)
+
+user=jompd-install-test
+work=$(mktemp -d /tmp/jompd-install.XXXXXX)
+chmod 755 "$work"
+home="$work/home"
+id "$user" >/dev/null 2>&1 || useradd --no-create-home --shell /bin/bash "$user"
+mkdir -p "$home"
+cleanup() {
+  pkill -u "$user" 2>/dev/null || true
+  dpkg -s jompd >/dev/null 2>&1 && apt-get remove -y -q jompd >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# The runtime and the fixtures where the user can read them: jompd run finds the runtime in $JOMPD_CACHE.
+mkdir -p "$work/cache" "$work/fixtures"
+cp -a "$runtime" "$work/cache/llvm-19"
+make -s -C test-programs/src/main/c RT="$work/cache/llvm-19" OUT="$work/fixtures" \
+  "$work/fixtures/nested" "$work/fixtures/lock_deadlock" "$work/fixtures/nested_gcc" >/dev/null
+cp "$tarball" "$work/"
+cp test-programs/src/main/c/*.c test-programs/src/main/c/*.h "$work/fixtures/"  # sources, for gdb's and jompd's lines
+chown -R "$user" "$home" "$work/cache" "$work/fixtures"
+
+# What the user runs: JOMPD is the jompd command, BRIDGE how gdb gets the ompd commands ("auto": the .deb's).
+cat > "$work/scenario.sh" <<'SCENARIO'
+set -euo pipefail
+fail() { echo "FAILED: $*" >&2; exit 1; }
+ok() { echo "ok: $*"; }
+# no JDK anywhere
+[ -z "${JAVA_HOME:-}" ] || fail "JAVA_HOME is set"
+! command -v java >/dev/null 2>&1 || fail "a java is on PATH: $(command -v java)"
+[ -z "$(ls -A /usr/lib/jvm)" ] || fail "/usr/lib/jvm is visible"
+[ "$(id -u)" != 0 ] || fail "running as root"
+ok "no JDK visible, user $(id -un)"
+fx="$FIXTURES"
+cd "$SCRATCH"
+
+hold() { # name program args...: starts it held at its marker (sets held_pid; its stdin stays open on fd held_fd)
+  local name="$1"; shift
+  mkfifo "$name.in"
+  JOMPD_FACTS="$SCRATCH/$name.facts" JOMPD_HOLD=1 OMP_DEBUG=enabled "$@" <"$name.in" >"$name.out" 2>"$name.err" &
+  held_pid=$!
+  exec {held_fd}>"$name.in"
+  for _ in $(seq 600); do grep -q JOMPD_AT_MARKER "$name.out" 2>/dev/null && break
+    kill -0 $held_pid 2>/dev/null || { cat "$name.err" >&2; fail "$name exited before its marker"; }; sleep 0.1; done
+  grep -q JOMPD_AT_MARKER "$name.out" || fail "$name never reached its marker"
+}
+lwps_match() { # facts json: the JSON's OpenMP threads are the LWPs the program recorded
+  python3 - "$1" "$2" <<'PY'
+import json, re, sys
+facts = dict(l.rstrip("\n").split("=", 1) for l in open(sys.argv[1]) if "=" in l)
+want = sorted(int(v) for k, v in facts.items() if re.fullmatch(r"thread\.\d+\.lwp", k))
+got = sorted(t["lwp"] for t in json.load(open(sys.argv[2]))["threads"] if "lwp" in t)
+sys.exit(0 if want and want == got else "LWPs %s, the program recorded %s" % (got, want))
+PY
+}
+
+# a live process, then its core
+hold nested "$fx/nested" 3 2
+pid=$held_pid keep=$held_fd
+"$JOMPD" inspect --pid "$pid" --json > live.json
+lwps_match nested.facts live.json && ok "inspect --pid: the 6 threads the program recorded"
+gdb -batch -nx -p "$pid" -ex "gcore $SCRATCH/nested.core" >/dev/null 2>&1 || fail "gcore"
+"$JOMPD" inspect --core nested.core --exe "$fx/nested" --json > core.json
+lwps_match nested.facts core.json && ok "inspect --core: the same threads"
+"$JOMPD" inspect --core nested.core --exe "$fx/nested" --stacks > core.txt
+grep -q "jompd_marker" core.txt || fail "inspect --stacks shows no marker frame"
+ok "inspect --stacks"
+# the gdb bridge on the same core
+if [ "$BRIDGE" = auto ]; then bridge=(); else bridge=(-nx -ex "source $BRIDGE"); fi
+gdb -batch "${bridge[@]}" -ex "file $fx/nested" -ex "core-file nested.core" -ex "ompd threads" > gdb.txt 2>&1 || true
+python3 - nested.facts gdb.txt <<'PY' || { cat gdb.txt >&2; fail "gdb's ompd threads"; }
+import re, sys
+facts = dict(l.rstrip("\n").split("=", 1) for l in open(sys.argv[1]) if "=" in l)
+text = open(sys.argv[2]).read()
+lwps = [v for k, v in facts.items() if re.fullmatch(r"thread\.\d+\.lwp", k)]
+missing = [l for l in lwps if not re.search(r"\b%s\b" % l, text)]
+sys.exit("gdb's ompd threads lacks LWPs %s" % missing if missing or not lwps else 0)
+PY
+ok "gdb: ompd threads lists every LWP ($BRIDGE)"
+echo >&"$keep" 2>/dev/null || true
+wait "$pid" || true
+grep -q "JOMPD_RESULT ok" nested.out || fail "nested did not finish well after the inspections"
+ok "the inspected program went on and finished well"
+
+# jompd run: a gcc program (libgomp) on jompd's libomp, inspected while it holds
+mkfifo run.in
+JOMPD_FACTS="$SCRATCH/run.facts" JOMPD_HOLD=1 "$JOMPD" run -- "$fx/nested_gcc" 2 2 <run.in >run.out 2>run.err &
+runner=$!
+exec {runkeep}>run.in
+for _ in $(seq 600); do grep -q JOMPD_AT_MARKER run.out 2>/dev/null && break; sleep 0.1; done
+runpid=$(sed -n 's/^JOMPD_AT_MARKER //p' run.out)
+[ -n "$runpid" ] || { cat run.err >&2; fail "jompd run: the program never reached its marker"; }
+"$JOMPD" inspect --pid "$runpid" --json > run.json
+lwps_match run.facts run.json && ok "jompd run: the gcc program runs on libomp, its 4 threads read"
+echo >&"$runkeep"
+wait "$runner" || true
+grep -q "JOMPD_RESULT ok" run.out || fail "jompd run: the program did not finish well"
+
+# diagnose a deadlock's core
+hold deadlock "$fx/lock_deadlock" lock
+pid=$held_pid
+gdb -batch -nx -p "$pid" -ex "gcore $SCRATCH/deadlock.core" >/dev/null 2>&1 || fail "gcore deadlock"
+{ kill -9 "$pid" && wait "$pid"; } 2>/dev/null || true
+"$JOMPD" diagnose --core deadlock.core --exe "$fx/lock_deadlock" > diagnose.txt
+python3 - deadlock.facts diagnose.txt <<'PY' || { cat diagnose.txt >&2; fail "diagnose"; }
+import re, sys
+facts = dict(l.rstrip("\n").split("=", 1) for l in open(sys.argv[1]) if "=" in l)
+text = open(sys.argv[2]).read()
+cycle = [facts["thread.%s.lwp" % m.group(1)] for k, v in facts.items()
+         for m in [re.fullmatch(r"thread\.(\d+)\.role", k)] if m and v == "cycle"]
+if not re.search(r"deadlock", text.replace("lock_deadlock", ""), re.I):
+    sys.exit("no deadlock named")
+missing = [l for l in cycle if "LWP %s" % l not in text]
+sys.exit("the deadlock's threads %s are not named" % missing if missing or not cycle else 0)
+PY
+ok "diagnose: the deadlock and its $(grep -c '=cycle$' deadlock.facts) threads, by LWP"
+echo "ALL CHECKS PASSED"
+SCENARIO
+
+as_user_without_jdk() { # JOMPD BRIDGE SCRATCH
+  mkdir -p "$3" && chown "$user" "$3"
+  unshare --mount --propagation private -- bash -c '
+    mount -t tmpfs -o mode=755 no-jdk-here /usr/lib/jvm
+    exec runuser -u "$0" -- env -i HOME="$1" PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 JOMPD_CACHE="$2" \
+      JOMPD="$3" BRIDGE="$4" SCRATCH="$5" FIXTURES="$6" bash "$7"' \
+    "$user" "$home" "$work/cache" "$1" "$2" "$3" "$work/fixtures" "$work/scenario.sh"
+}
+
+jompd_log "tarball: unpacked by $user into a fresh directory, no JDK visible"
+runuser -u "$user" -- mkdir -p "$home/apps"
+runuser -u "$user" -- tar -xzf "$work/$(basename "$tarball")" -C "$home/apps"
+image=$(ls -d "$home"/apps/jompd-*)
+as_user_without_jdk "$image/bin/jompd" "$image/gdb/jompd.py" "$work/tarball"
+
+jompd_log ".deb: apt install, the same checks with jompd on PATH and the ompd commands in every gdb"
+apt-get install -y -q "$deb" >/dev/null
+[ "$(readlink -f /usr/bin/jompd)" = /opt/jompd/bin/jompd ] || jompd_die "/usr/bin/jompd is not the package's"
+as_user_without_jdk jompd auto "$work/deb"
+apt-get remove -y -q jompd >/dev/null
+left=$(ls -d /opt/jompd /usr/bin/jompd /usr/bin/jompd-dap /usr/bin/jompd-recorder /etc/gdb/gdbinit.d/jompd.py 2>/dev/null || true)
+[ -z "$left" ] || jompd_die "apt remove left: $left"
+! dpkg -s jompd >/dev/null 2>&1 || jompd_die "jompd still known to dpkg after removal"
+echo "ok: apt remove jompd left nothing behind"
+echo "INSTALL CHECKS PASSED"
