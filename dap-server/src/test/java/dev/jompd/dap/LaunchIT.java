@@ -56,6 +56,8 @@ class LaunchIT {
             Facts.ThreadFacts marker = facts.thread((int) facts.number("marker_thread"));
             int markerThread = threadIds.get(marker.lwp());
             assertThat(stopped.get("threadId").getAsInt()).isEqualTo(markerThread);
+            // the stopped thread's LWP as the fixture recorded it (gettid), for clients that mark it in the picture
+            assertThat(changed.get("lwp").getAsLong()).isEqualTo(marker.lwp());
 
             JsonObject stack = client.body("stackTrace", args("threadId", markerThread, "startFrame", 0, "levels", 1));
             JsonObject top = stack.getAsJsonArray("stackFrames").get(0).getAsJsonObject();

@@ -76,10 +76,10 @@ final class Views {
 
     /** The state as in {@link #state(ThreadHandle)}, from the picture. */
     String state(OpenMpThread thread) {
-        if (!thread.stateKnown()) {
-            return thread.state().equals("unavailable") ? "(state not tracked: OMP_DEBUG=enabled)" : "(" + thread.state() + ")";
+        if (thread.state().isEmpty()) {
+            return thread.stateCode().isEmpty() ? "(state not tracked: OMP_DEBUG=enabled)" : "(" + Text.stateName(thread) + ")";
         }
-        String name = Text.shortState(thread.state());
+        String name = Text.shortState(thread.state().get());
         return thread.waitId() != 0 ? name + " on 0x" + Long.toHexString(thread.waitId()) : name;
     }
 
@@ -124,7 +124,7 @@ final class Views {
     String state(ThreadHandle thread) {
         try {
             ThreadHandle.ThreadStateInfo state = thread.state();
-            String name = Text.shortState(state.name());
+            String name = state.state().map(Text::shortState).orElse(state.name());
             return state.waitId() != 0 ? name + " on 0x" + Long.toHexString(state.waitId()) : name;
         } catch (OmpdException e) {
             return e.rc() == OmpdRc.NEEDS_STATE_TRACKING ? "(state not tracked: OMP_DEBUG=enabled)" : "(" + e.rc().cName() + ")";

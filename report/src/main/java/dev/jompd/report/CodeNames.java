@@ -70,7 +70,7 @@ public final class CodeNames implements AutoCloseable {
                 () -> line(address), location.resolved() ? Optional.of(location.entryPoint()) : Optional.empty(),
                 location.resolved() ? symbols.locate(location.entryPoint()).map(Symbolizer.Location::toString)
                         : Optional.empty(),
-                location.resolved() ? Optional.of(location.resolution().description()) : Optional.empty(),
+                location.resolved() ? Optional.of(location.resolution()) : Optional.empty(),
                 location.note(), () -> location.resolved() ? line(location.entryPoint()) : Optional.empty());
     }
 

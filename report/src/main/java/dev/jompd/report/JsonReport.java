@@ -6,6 +6,7 @@ import com.google.gson.JsonElement;
 import com.google.gson.JsonNull;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonPrimitive;
+import dev.jompd.core.ompd.IcvReading;
 import dev.jompd.core.ompd.TaskHandle;
 import dev.jompd.core.ompd.ToolData;
 import dev.jompd.core.recorder.LockHolder;
@@ -52,7 +53,7 @@ public final class JsonReport {
         JsonArray array = new JsonArray();
         for (Diagnosis.Finding finding : findings) {
             JsonObject f = new JsonObject();
-            f.addProperty("kind", finding.kind());
+            f.addProperty("kind", finding.kind().words());
             f.addProperty("summary", finding.summary());
             JsonArray evidence = new JsonArray();
             finding.evidence().forEach(evidence::add);
@@ -66,7 +67,7 @@ public final class JsonReport {
                 involved.thread().lwp().ifPresent(lwp -> t.addProperty("lwp", lwp));
                 t.addProperty("threadNum", involved.thread().threadNum());
                 involved.thread().region().ifPresent(region -> t.addProperty("region", region));
-                t.addProperty("role", involved.role());
+                t.addProperty("role", involved.roleWords());
                 involved.function().ifPresent(function -> t.addProperty("function", function));
                 involved.source().ifPresent(source -> t.addProperty("source", source));
                 t.addProperty("evidence", involved.evidence());
@@ -124,7 +125,7 @@ public final class JsonReport {
             json.addProperty("pthread", Text.hex(thread.pthread()));
             json.addProperty("threadNum", thread.threadNum());
             json.add("teamPath", numbers(thread.teamPath()));
-            json.addProperty("state", thread.state());
+            json.addProperty("state", Text.stateName(thread));
             json.addProperty("waitId", Text.hex(thread.waitId()));
             json.add("region", id(thread.region()));
             json.add("toolData", toolData(thread.toolData()));
@@ -255,7 +256,7 @@ public final class JsonReport {
         location.source().ifPresent(line -> json.addProperty("source", line));
         location.entryPoint().ifPresent(entry -> json.addProperty("entryPoint", Text.hex(entry)));
         location.entrySymbol().ifPresent(symbol -> json.addProperty("entrySymbol", symbol));
-        location.resolvedBy().ifPresent(how -> json.addProperty("resolvedBy", how));
+        location.resolvedBy().ifPresent(how -> json.addProperty("resolvedBy", how.description()));
         location.note().ifPresent(note -> json.addProperty("note", note));
         return json;
     }
@@ -290,9 +291,9 @@ public final class JsonReport {
         return array;
     }
 
-    private static JsonObject strings(Map<String, String> values) {
+    private static JsonObject strings(Map<String, IcvReading> values) {
         JsonObject json = new JsonObject();
-        values.forEach(json::addProperty);
+        values.forEach((name, reading) -> json.addProperty(name, Text.icv(reading)));
         return json;
     }
 }

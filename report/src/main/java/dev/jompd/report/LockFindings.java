@@ -5,7 +5,9 @@ import dev.jompd.core.ompd.RuntimeLocks.Lock;
 import dev.jompd.core.recorder.LockHolder;
 import dev.jompd.core.recorder.RecordedThread;
 import dev.jompd.report.Diagnosis.Finding;
+import dev.jompd.report.Diagnosis.FindingKind;
 import dev.jompd.report.Diagnosis.Involved;
+import dev.jompd.report.Diagnosis.Role;
 import dev.jompd.report.OpenMpPicture.OpenMpThread;
 import dev.jompd.report.OpenMpPicture.ParallelRegion;
 
@@ -85,16 +87,16 @@ final class LockFindings {
                             : "no lock of libomp's table has this wait id");
             String holder = recorderHolder(waitId).map(lwp -> "held by LWP " + lwp + " (jompd-recorder)")
                     .orElse("its holder is not known: " + why);
-            findings.add(new Finding("lock", waiters.size() + " thread" + (waiters.size() == 1 ? " waits" : "s wait")
+            findings.add(new Finding(FindingKind.LOCK, waiters.size() + " thread" + (waiters.size() == 1 ? " waits" : "s wait")
                     + " for " + what + (waitId != 0 ? " (wait id " + Text.hex(waitId) + ")" : "") + "; " + holder,
                     evidence, waiters.getFirst().at().map(ThreadWait.Place::describe),
-                    waiters.stream().map(w -> Involved.of(w, "waits for " + what, w.at().or(w::innermost))).toList()));
+                    waiters.stream().map(w -> Involved.of(w, Role.WAITS_FOR_LOCK, what, w.at().or(w::innermost))).toList()));
         });
         barrierEdges();
         findings.addAll(cycles());
         picture.history().ifPresent(history -> {
             for (List<RecordedThread> cycle : history.deadlocks()) {
-                findings.add(new Finding("deadlock", "deadlock: " + String.join(" -> ", cycle.stream()
+                findings.add(new Finding(FindingKind.DEADLOCK, "deadlock: " + String.join(" -> ", cycle.stream()
                         .map(t -> "LWP " + t.lwp()).toList()) + " -> LWP " + cycle.getFirst().lwp()
                         + ", each waiting for a mutex the next holds",
                         List.of("jompd-recorder: mutex acquired/released events of each thread"), Optional.empty(),
@@ -145,9 +147,9 @@ final class LockFindings {
         String what = lock.critical() ? "a " + lock.describe() : lock.describe();
         List<ThreadWait> waiting = waiters.keySet().stream().map(waitByGtid::get).filter(w -> w != null).toList();
         List<Involved> involved = new ArrayList<>(waiting.stream()
-                .map(w -> Involved.of(w, "waits for " + what, w.at().or(w::innermost))).toList());
-        holding.ifPresent(h -> involved.add(Involved.of(h, "holds " + what, h.innermost())));
-        return new Finding("lock", waiters.size() + " thread" + (waiters.size() == 1 ? " waits" : "s wait") + " for "
+                .map(w -> Involved.of(w, Role.WAITS_FOR_LOCK, what, w.at().or(w::innermost))).toList());
+        holding.ifPresent(h -> involved.add(Involved.of(h, Role.HOLDS_LOCK, what, h.innermost())));
+        return new Finding(FindingKind.LOCK, waiters.size() + " thread" + (waiters.size() == 1 ? " waits" : "s wait") + " for "
                 + what + "; " + holder, evidence, waiting.stream().flatMap(w -> w.at().stream())
                 .map(ThreadWait.Place::describe).findFirst(), involved);
     }
@@ -207,7 +209,7 @@ final class LockFindings {
             walk(start, start, new ArrayList<>(), new HashSet<>(), out, reported, findings);
         }
         if (cycleSearchSteps > CYCLE_SEARCH_STEPS) {
-            findings.add(new Finding("other", "the search for wait cycles stopped after " + CYCLE_SEARCH_STEPS
+            findings.add(new Finding(FindingKind.OTHER, "the search for wait cycles stopped after " + CYCLE_SEARCH_STEPS
                     + " steps: deadlocks beyond those named may exist", List.of("wait-for graph of " + edges.size()
                     + " edges"), Optional.empty(), List.of()));
         }
@@ -258,7 +260,7 @@ final class LockFindings {
             }
         }
         List<Involved> involved = cycle.stream().map(e -> waitByGtid.get(e.from())).filter(w -> w != null)
-                .map(w -> Involved.of(w, "in the cycle: " + w.kind().words(), w.at().or(w::innermost))).toList();
-        return new Finding("deadlock", summary.toString(), evidence, Optional.empty(), involved);
+                .map(w -> Involved.of(w, Role.IN_CYCLE, w.kind().words(), w.at().or(w::innermost))).toList();
+        return new Finding(FindingKind.DEADLOCK, summary.toString(), evidence, Optional.empty(), involved);
     }
 }

@@ -1,5 +1,6 @@
 package dev.jompd.report;
 
+import dev.jompd.core.ompd.CodeLocation.Resolution;
 import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
 import dev.jompd.core.ompd.FunctionNames;
@@ -181,16 +182,14 @@ public final class ParallelStacks {
         return roots;
     }
 
+    private record Constructs(Map<Long, Construct> byEntry, Map<Long, Construct> calledByThunk) {}
+
     /**
      * The code of constructs by its address, from what the picture knows: each region's outlined function,
      * each implicit task's function (a region's code too), each explicit task's code and its entry point
      * (clang's {@code .omp_task_entry.} thunk). Never from a function's name: clang calls both a region's and
      * a task's code {@code .omp_outlined.}, gcc both {@code ._omp_fn.N}.
      */
-    private static final String TASK_THUNK = dev.jompd.core.ompd.CodeLocation.Resolution.TASK_ENTRY_CALLEE.description();
-
-    private record Constructs(Map<Long, Construct> byEntry, Map<Long, Construct> calledByThunk) {}
-
     private static Constructs constructs(OpenMpPicture picture) {
         Map<Long, Construct> byAddress = new HashMap<>();
         Map<Long, Construct> calledByThunk = new HashMap<>();
@@ -211,7 +210,7 @@ public final class ParallelStacks {
             if (kind == null) {
                 continue;
             }
-            if (code.resolvedBy().equals(Optional.of(TASK_THUNK)) && code.entryPoint().isPresent()) {
+            if (code.resolvedBy().equals(Optional.of(Resolution.TASK_ENTRY_CALLEE)) && code.entryPoint().isPresent()) {
                 // Entered through clang's thunk, the entry point the runtime keeps: the thunk is the task's
                 // code, and so is the function it calls (the user's, maybe called elsewhere too: only there).
                 Construct construct = new Construct(kind, code, true);
@@ -394,7 +393,7 @@ public final class ParallelStacks {
         if (threads.size() == 1) {
             return "[" + threads.getFirst().name() + "]";
         }
-        List<String> states = threads.stream().filter(OpenMpThread::stateKnown).map(t -> Text.shortState(t.state()))
+        List<String> states = threads.stream().filter(OpenMpThread::stateKnown).map(t -> Text.shortState(t.state().get()))
                 .distinct().toList();
         return "[gtids " + Text.ranges(threads.stream().map(OpenMpThread::gtid).sorted().toList())
                 + (states.size() == 1 ? ", all " + states.getFirst() : "") + "]";

@@ -1,5 +1,6 @@
 package dev.jompd.report;
 
+import dev.jompd.core.ompd.IcvReading;
 import dev.jompd.report.OpenMpPicture.OpenMpThread;
 import dev.jompd.report.OpenMpPicture.Task;
 import dev.jompd.report.OpenMpPicture.TaskKind;
@@ -39,7 +40,7 @@ public final class ThreadGroups {
 
     /** Whether everything a rendering shows for {@code a} and {@code b} (but their identities) is equal. */
     public static boolean alike(OpenMpPicture picture, OpenMpThread a, OpenMpThread b) {
-        if (!(a.region().equals(b.region()) && a.state().equals(b.state()) && a.waitId() == b.waitId()
+        if (!(a.region().equals(b.region()) && a.state().equals(b.state()) && a.stateCode().equals(b.stateCode()) && a.waitId() == b.waitId()
                 && a.toolData().equals(b.toolData()) && a.taskIds().size() == b.taskIds().size()
                 && withoutOwnNumber(a.icvs()).equals(withoutOwnNumber(b.icvs())))) {
             return false;
@@ -66,8 +67,8 @@ public final class ThreadGroups {
                 && a.region().equals(b.region()) && a.icvs().equals(b.icvs());
     }
 
-    private static Map<String, String> withoutOwnNumber(Map<String, String> icvs) {
-        Map<String, String> rest = new LinkedHashMap<>(icvs);
+    private static Map<String, IcvReading> withoutOwnNumber(Map<String, IcvReading> icvs) {
+        Map<String, IcvReading> rest = new LinkedHashMap<>(icvs);
         OWN_NUMBER.forEach(rest::remove);
         return rest;
     }

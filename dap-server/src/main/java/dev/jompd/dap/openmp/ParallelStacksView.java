@@ -59,7 +59,7 @@ public final class ParallelStacksView {
         json.addProperty("name", thread.name());
         json.addProperty("threadNum", thread.threadNum());
         if (thread.stateKnown()) {
-            json.addProperty("state", Text.shortState(thread.state()));
+            json.addProperty("state", Text.shortState(thread.state().get()));
         }
         thread.region().ifPresent(region -> json.addProperty("region", region));
         JsonArray path = new JsonArray();

@@ -114,7 +114,7 @@ final class OmpdCommands {
             boolean inTeam = t.region().isPresent();
             out.append(mark).append(String.format("%-5d %-8s %-5s %-4s %-5s %-5s %-6s %s%n", thread.id(),
                     thread.lwp().getAsLong(), t.gtid(), t.threadNum(), inTeam ? t.level() : "-", inTeam ? t.teamSize() : "-",
-                    t.teamPath().isEmpty() ? "-" : t.path(), t.stateKnown() ? t.state() : "(" + t.state() + ")"));
+                    t.teamPath().isEmpty() ? "-" : t.path(), t.stateKnown() ? Text.stateName(t) : "(" + Text.stateName(t) + ")"));
         }
         if (!others.isEmpty()) {
             out.append("not OpenMP threads: ").append(others).append('\n');
