@@ -233,7 +233,7 @@ class CoreIT {
             AddressSpaceHandle process = Ompd.processInitialize(core);
             OpenMpPicture picture = OpenMpPicture.take(process, new TargetDescription("core", fixture.core().toString(),
                     core.name(), process.layout().runtimeModule()), new CodeNames(symbols));
-            expected = ParallelStacks.of(picture, core, unwinder).toJson();
+            expected = JsonReport.stacks(ParallelStacks.of(picture, core, unwinder));
         }
         Facts facts = fixture.facts();
         try (DapTestClient client = new DapTestClient(server.port())) {

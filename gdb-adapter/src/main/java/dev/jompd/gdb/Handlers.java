@@ -155,7 +155,7 @@ final class Handlers {
 
     /** Every OpenMP thread's native stack, merged by common call path (jompd's own unwinder). */
     static String stacks(Views views, String arguments, GdbChannel gdb) {
-        return parallelStacks(views, gdb).text();
+        return TextReport.stacks(parallelStacks(views, gdb));
     }
 
     /**
@@ -193,7 +193,7 @@ final class Handlers {
     /** Why the threads wait: the command line's `jompd diagnose`, on gdb's target. */
     static String diagnose(Views views, String arguments, GdbChannel gdb) {
         ParallelStacks stacks = parallelStacks(views, gdb);
-        return Diagnosis.text(Diagnosis.of(stacks.picture(), Optional.of(stacks)));
+        return TextReport.diagnosis(Diagnosis.of(stacks.picture(), Optional.of(stacks)));
     }
 
     // ---------------------------------------------------------------- ompd bt

@@ -127,14 +127,4 @@ public final class Diagnosis {
                 : "gtid " + thread.gtid();
         return "omp " + team + (thread.lwp().isPresent() ? " (LWP " + thread.lwp().getAsLong() + ")" : "");
     }
-
-    /** The findings as text. */
-    public static String text(List<Finding> findings) {
-        StringBuilder out = new StringBuilder("Diagnosis\n");
-        for (Finding finding : findings) {
-            out.append("  - ").append(finding.summary()).append('\n');
-            finding.evidence().forEach(e -> out.append("      ").append(e).append('\n'));
-        }
-        return out.toString();
-    }
 }

@@ -37,6 +37,8 @@ final class LockFindings {
     /** Steps the cycle search may take: enumerating simple cycles can be exponential in a dense graph. */
     private static final int CYCLE_SEARCH_STEPS = 200_000;
     private int cycleSearchSteps;
+    /** The threads of each deadlock the wait-for graph showed, to leave the recorder's same cycles out. */
+    private final List<Set<Long>> cycleThreads = new ArrayList<>();
 
     private LockFindings(OpenMpPicture picture, List<ThreadWait> seen) {
         this.picture = picture;
@@ -96,6 +98,12 @@ final class LockFindings {
         findings.addAll(cycles());
         picture.history().ifPresent(history -> {
             for (List<RecordedThread> cycle : history.deadlocks()) {
+                // the recorder's cycle may be one the lock memory showed already: one finding per cycle
+                Set<Long> gtids = new HashSet<>();
+                cycle.forEach(t -> picture.threadByLwp(t.lwp()).ifPresent(thread -> gtids.add(thread.gtid())));
+                if (gtids.size() == cycle.size() && cycleThreads.contains(gtids)) {
+                    continue;
+                }
                 findings.add(new Finding(FindingKind.DEADLOCK, "deadlock: " + String.join(" -> ", cycle.stream()
                         .map(t -> "LWP " + t.lwp()).toList()) + " -> LWP " + cycle.getFirst().lwp()
                         + ", each waiting for a mutex the next holds",
@@ -231,6 +239,9 @@ final class LockFindings {
                 String key = cycle.stream().map(Edge::words).sorted().toList().toString();
                 if (smallestFirst && holdsALock && reported.add(key)) {
                     findings.add(deadlock(cycle));
+                    Set<Long> threads = new HashSet<>();
+                    cycle.forEach(e -> threads.add(e.from()));
+                    cycleThreads.add(threads);
                 }
             } else if (!visited.contains(edge.to())) {
                 visited.add(edge.to());

@@ -70,6 +70,56 @@ public final class TextReport {
         return report.out.toString();
     }
 
+    /** Parallel stacks as text: the merged tree, each node with its thread count, the threads named where paths part. */
+    public static String stacks(ParallelStacks stacks) {
+        StringBuilder out = new StringBuilder();
+        out.append("Parallel stacks: ").append(stacks.stacks().size()).append(" OpenMP threads\n");
+        for (ParallelStacks.Node root : stacks.roots()) {
+            stackNode(root, 1, out);
+        }
+        for (ParallelStacks.ThreadStack stack : stacks.stacks()) {
+            stack.stack().truncation().ifPresent(t -> out.append("  note: ").append(stack.thread().name())
+                    .append(": stack cut short, ").append(t).append('\n'));
+        }
+        return out.toString();
+    }
+
+    private static void stackNode(ParallelStacks.Node node, int depth, StringBuilder out) {
+        // A chain of nodes all threads pass through prints one line each; where paths part, the count
+        // and, at the ends, who they are.
+        out.append("  ".repeat(depth)).append(node.threads().size()).append("× ").append(node.step().describe());
+        if (node.children().isEmpty() || node.children().size() > 1 || node.children().getFirst().threads().size()
+                != node.threads().size()) {
+            out.append("   ").append(stackThreads(node.threads()));
+        }
+        out.append('\n');
+        int childDepth = node.children().size() == 1 && node.children().getFirst().threads().size() == node.threads().size()
+                ? depth : depth + 1;
+        for (ParallelStacks.Node child : node.children()) {
+            stackNode(child, childDepth, out);
+        }
+    }
+
+    private static String stackThreads(List<OpenMpThread> threads) {
+        if (threads.size() == 1) {
+            return "[" + threads.getFirst().name() + "]";
+        }
+        List<String> states = threads.stream().filter(OpenMpThread::stateKnown).map(t -> Text.shortState(t.state().get()))
+                .distinct().toList();
+        return "[gtids " + Text.ranges(threads.stream().map(OpenMpThread::gtid).sorted().toList())
+                + (states.size() == 1 ? ", all " + states.getFirst() : "") + "]";
+    }
+
+    /** The diagnosis's findings as text: each summary with its evidence. */
+    public static String diagnosis(List<Diagnosis.Finding> findings) {
+        StringBuilder out = new StringBuilder("Diagnosis\n");
+        for (Diagnosis.Finding finding : findings) {
+            out.append("  - ").append(finding.summary()).append('\n');
+            finding.evidence().forEach(e -> out.append("      ").append(e).append('\n'));
+        }
+        return out.toString();
+    }
+
     /** What the jompd-recorder kept: lock holders, deadlocks, each thread's most recent events. */
     private void history() {
         if (picture.history().isEmpty()) {

@@ -46,7 +46,7 @@ class HangDiagnosisIT {
     private static Finding only(List<Finding> findings, FindingKind kind, String containing) {
         List<Finding> matching = findings.stream().filter(f -> f.kind() == kind && f.summary().contains(containing))
                 .toList();
-        assertThat(matching).as(Diagnosis.text(findings)).hasSize(1);
+        assertThat(matching).as(TextReport.diagnosis(findings)).hasSize(1);
         return matching.getFirst();
     }
 
@@ -72,7 +72,7 @@ class HangDiagnosisIT {
 
     private static void assertStraggler(Fixture fixture, Facts facts, List<Finding> findings, String barrierLine,
                                         boolean ompDebug) {
-        String text = Diagnosis.text(findings);
+        String text = TextReport.diagnosis(findings);
         Facts.ThreadFacts straggler = facts.thread((int) facts.number("hang.straggler"));
         Finding barrier = only(findings, FindingKind.BARRIER, "thread " + straggler.threadNum() + " has not reached it");
         int teamSize = straggler.teamSize();
@@ -112,7 +112,7 @@ class HangDiagnosisIT {
         List<Finding> findings = diagnose(run);
         String region = line(Fixture.BARRIER_STRAGGLER, facts, "hang.barrier.line", "#pragma omp parallel");
         assertStraggler(Fixture.BARRIER_STRAGGLER, facts, findings, region, ompDebug);
-        assertThat(Diagnosis.text(findings)).contains("the implicit barrier at the end of region r1");
+        assertThat(TextReport.diagnosis(findings)).contains("the implicit barrier at the end of region r1");
     }
 
     @ParameterizedTest
@@ -131,7 +131,7 @@ class HangDiagnosisIT {
             FixtureRun run = run(Fixture.TASKWAIT_BLOCKED, ompDebug, "3", "3", construct);
             Facts facts = Fixtures.core(run).facts();
             List<Finding> findings = diagnose(run);
-            String text = Diagnosis.text(findings);
+            String text = TextReport.diagnosis(findings);
             Facts.ThreadFacts waiter = facts.thread((int) facts.number("hang.waiter"));
             Facts.ThreadFacts runner = facts.thread((int) facts.number("hang.task.C1.thread"));
             String waitLine = "taskwait_blocked.c:" + facts.number("hang.wait_line");
@@ -169,7 +169,7 @@ class HangDiagnosisIT {
         FixtureRun run = run(Fixture.NESTED_HANG, ompDebug);
         Facts facts = Fixtures.core(run).facts();
         List<Finding> findings = diagnose(run);
-        String text = Diagnosis.text(findings);
+        String text = TextReport.diagnosis(findings);
         Facts.ThreadFacts straggler = facts.thread((int) facts.number("hang.straggler"));
         long stuckPath = facts.number("hang.stuck_team_path");
         Finding inner = only(findings, FindingKind.BARRIER, "team path " + stuckPath + "): ");

@@ -59,8 +59,8 @@ final class OmpdCommands {
             case "tasks" -> tasks(view.picture(), pictureThread(view, lwp));
             case "tree" -> TextReport.tree(view.picture(), new TextReport.Options(false, false, thread -> gdbIds(thread,
                     debuggee.threads()), thread -> thread.lwp().equals(lwp))).stripTrailing();
-            case "stacks" -> withStacks(view, debuggee, stacks -> stacks.text().stripTrailing());
-            case "diagnose" -> withStacks(view, debuggee, stacks -> Diagnosis.text(Diagnosis.of(view.picture(),
+            case "stacks" -> withStacks(view, debuggee, stacks -> TextReport.stacks(stacks).stripTrailing());
+            case "diagnose" -> withStacks(view, debuggee, stacks -> TextReport.diagnosis(Diagnosis.of(view.picture(),
                     Optional.of(stacks))).stripTrailing());
             case "json" -> new GsonBuilder().setPrettyPrinting().disableHtmlEscaping().create().toJson(view.tree());
             default -> throw new DapException(ErrorId.EVALUATION_FAILED, "unknown ompd command \"" + command + "\"\n" + HELP);
