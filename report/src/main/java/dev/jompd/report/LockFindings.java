@@ -28,7 +28,8 @@ import java.util.Set;
  */
 final class LockFindings {
     /** One edge of the wait-for graph: {@code from} cannot go on until {@code to} does. */
-    private record Edge(long from, long to, String words) {}
+    /** An edge of the wait-for graph: thread {@code from} waits for thread {@code to}, in words. */
+    record Edge(long from, long to, String words) {}
 
     private final OpenMpPicture picture;
     private final Map<Long, ThreadWait> waitByGtid;
@@ -36,7 +37,6 @@ final class LockFindings {
     private final List<Edge> edges = new ArrayList<>();
     /** Steps the cycle search may take: enumerating simple cycles can be exponential in a dense graph. */
     private static final int CYCLE_SEARCH_STEPS = 200_000;
-    private int cycleSearchSteps;
     /** The threads of each deadlock the wait-for graph showed, to leave the recorder's same cycles out. */
     private final List<Set<Long>> cycleThreads = new ArrayList<>();
 
@@ -207,16 +207,17 @@ final class LockFindings {
         }
     }
 
-    /** Simple cycles of the wait-for graph that include a lock: each once, from its smallest gtid. */
+    /** Deadlocks: the wait-for graph's cycles through a lock, one finding each, and whether the search was cut. */
     private List<Finding> cycles() {
-        Map<Long, List<Edge>> out = new LinkedHashMap<>();
-        edges.forEach(e -> out.computeIfAbsent(e.from(), k -> new ArrayList<>()).add(e));
-        Set<String> reported = new LinkedHashSet<>();
+        CycleSearch search = cycles(edges, threadByGtid.size());
         List<Finding> findings = new ArrayList<>();
-        for (long start : out.keySet()) {
-            walk(start, start, new ArrayList<>(), new HashSet<>(), out, reported, findings);
+        for (List<Edge> cycle : search.cycles()) {
+            findings.add(deadlock(cycle));
+            Set<Long> threads = new HashSet<>();
+            cycle.forEach(e -> threads.add(e.from()));
+            cycleThreads.add(threads);
         }
-        if (cycleSearchSteps > CYCLE_SEARCH_STEPS) {
+        if (search.cut()) {
             findings.add(new Finding(FindingKind.OTHER, "the search for wait cycles stopped after " + CYCLE_SEARCH_STEPS
                     + " steps: deadlocks beyond those named may exist", List.of("wait-for graph of " + edges.size()
                     + " edges"), Optional.empty(), List.of()));
@@ -224,9 +225,29 @@ final class LockFindings {
         return findings;
     }
 
-    private void walk(long start, long at, List<Edge> path, Set<Long> visited, Map<Long, List<Edge>> out,
-                      Set<String> reported, List<Finding> findings) {
-        if (path.size() > threadByGtid.size() || findings.size() > 16 || ++cycleSearchSteps > CYCLE_SEARCH_STEPS) {
+    /** The simple cycles a search found (at most 17), and whether it stopped at its step bound. */
+    record CycleSearch(List<List<Edge>> cycles, boolean cut) {}
+
+    /**
+     * Simple cycles of a wait-for graph that include a lock ("waits for …" edge), each once, from its smallest
+     * gtid; one per set of locks and barriers (the same cycle through another waiter of them is no news).
+     * Bounded: paths no longer than {@code threads}, at most {@value #CYCLE_SEARCH_STEPS} steps.
+     */
+    static CycleSearch cycles(List<Edge> edges, int threads) {
+        Map<Long, List<Edge>> out = new LinkedHashMap<>();
+        edges.forEach(e -> out.computeIfAbsent(e.from(), k -> new ArrayList<>()).add(e));
+        Set<String> reported = new LinkedHashSet<>();
+        List<List<Edge>> cycles = new ArrayList<>();
+        int[] steps = {0};
+        for (long start : out.keySet()) {
+            walk(start, start, new ArrayList<>(), new HashSet<>(), out, reported, cycles, threads, steps);
+        }
+        return new CycleSearch(List.copyOf(cycles), steps[0] > CYCLE_SEARCH_STEPS);
+    }
+
+    private static void walk(long start, long at, List<Edge> path, Set<Long> visited, Map<Long, List<Edge>> out,
+                             Set<String> reported, List<List<Edge>> cycles, int threads, int[] steps) {
+        if (path.size() > threads || cycles.size() > 16 || ++steps[0] > CYCLE_SEARCH_STEPS) {
             return; // bounded: no simple cycle is longer than the thread count
         }
         for (Edge edge : out.getOrDefault(at, List.of())) {
@@ -235,18 +256,14 @@ final class LockFindings {
                 cycle.add(edge);
                 boolean smallestFirst = cycle.stream().allMatch(e -> Long.compareUnsigned(start, e.from()) <= 0);
                 boolean holdsALock = cycle.stream().anyMatch(e -> e.words().startsWith("waits for"));
-                // one finding per set of locks and barriers: the same cycle through another waiter of them is no news
                 String key = cycle.stream().map(Edge::words).sorted().toList().toString();
                 if (smallestFirst && holdsALock && reported.add(key)) {
-                    findings.add(deadlock(cycle));
-                    Set<Long> threads = new HashSet<>();
-                    cycle.forEach(e -> threads.add(e.from()));
-                    cycleThreads.add(threads);
+                    cycles.add(List.copyOf(cycle));
                 }
             } else if (!visited.contains(edge.to())) {
                 visited.add(edge.to());
                 path.add(edge);
-                walk(start, edge.to(), path, visited, out, reported, findings);
+                walk(start, edge.to(), path, visited, out, reported, cycles, threads, steps);
                 path.removeLast();
                 visited.remove(edge.to());
             }

@@ -343,7 +343,7 @@ public final class ParallelStacks {
                 || all.contains("__kmp_launch") ? "runs the OpenMP code below" : "in " + innermost;
     }
 
-    private static List<Node> merge(List<ThreadStack> stacks) {
+    static List<Node> merge(List<ThreadStack> stacks) {
         record Building(Step step, List<OpenMpThread> threads, Map<String, Building> children) {}
         Map<String, Building> roots = new LinkedHashMap<>();
         for (ThreadStack stack : stacks) {

@@ -40,13 +40,18 @@ public final class ThreadGroups {
 
     /** Whether everything a rendering shows for {@code a} and {@code b} (but their identities) is equal. */
     public static boolean alike(OpenMpPicture picture, OpenMpThread a, OpenMpThread b) {
+        return alike(picture::chain, a, b);
+    }
+
+    /** {@link #alike(OpenMpPicture, OpenMpThread, OpenMpThread)} with the threads' task chains as given. */
+    static boolean alike(java.util.function.Function<OpenMpThread, List<Task>> chainOf, OpenMpThread a, OpenMpThread b) {
         if (!(a.region().equals(b.region()) && a.state().equals(b.state()) && a.stateCode().equals(b.stateCode()) && a.waitId() == b.waitId()
                 && a.toolData().equals(b.toolData()) && a.taskIds().size() == b.taskIds().size()
                 && withoutOwnNumber(a.icvs()).equals(withoutOwnNumber(b.icvs())))) {
             return false;
         }
-        List<Task> chainA = picture.chain(a);
-        List<Task> chainB = picture.chain(b);
+        List<Task> chainA = chainOf.apply(a);
+        List<Task> chainB = chainOf.apply(b);
         for (int i = 0; i < chainA.size(); i++) {
             if (!alike(chainA.get(i), chainB.get(i))) {
                 return false;
