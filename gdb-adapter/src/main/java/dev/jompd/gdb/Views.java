@@ -12,9 +12,9 @@ import java.util.OptionalInt;
 import java.util.function.Supplier;
 
 /**
- * Small translations shared by the command handlers: OMPD answers into the words gdb users read (gdb
- * thread numbers, LWPs, short state names, function names). No memory is read here beyond calling
- * ompd-core.
+ * Small translations shared by the command handlers: gdb's selected thread and gdb's numbers for the
+ * picture's threads, and how the consoles' renderings ({@link ConsoleReport}) name threads here. No memory
+ * is read here beyond calling ompd-core.
  */
 final class Views {
     private final Session.Target target;
