@@ -256,8 +256,9 @@ final class LockFindings {
                 cycle.add(edge);
                 boolean smallestFirst = cycle.stream().allMatch(e -> Long.compareUnsigned(start, e.from()) <= 0);
                 boolean holdsALock = cycle.stream().anyMatch(e -> e.words().startsWith("waits for"));
-                String key = cycle.stream().map(Edge::words).sorted().toList().toString();
-                if (smallestFirst && holdsALock && reported.add(key)) {
+                // the key only for cycles that count: building it for every closing edge is what costs
+                if (smallestFirst && holdsALock
+                        && reported.add(cycle.stream().map(Edge::words).sorted().toList().toString())) {
                     cycles.add(List.copyOf(cycle));
                 }
             } else if (!visited.contains(edge.to())) {
