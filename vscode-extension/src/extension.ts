@@ -4,7 +4,7 @@
 import * as fs from 'fs';
 import * as vscode from 'vscode';
 import { checkConfiguration } from './debugConfiguration';
-import { buildTree, ICONS, lwpOfName, messageTree, noStopMessage, parseReport, startsExpanded, TreeNode } from './openmpTree';
+import { buildTree, ICONS, messageTree, noStopMessage, parseReport, startsExpanded, TreeNode } from './openmpTree';
 import { inspectJob, JobPanel } from './jobPanel';
 import { FrameIndex, ParallelStacksPanel } from './parallelStacksPanel';
 import { locateServer } from './serverLocator';
@@ -59,7 +59,7 @@ class OpenMpTreeProvider implements vscode.TreeDataProvider<TreeNode> {
   private parents = new Map<TreeNode, TreeNode>();
   private readonly states = new Map<string, RunState>();
   private readonly revealed = new Set<string>();
-  private readonly stoppedThreads = new Map<string, number>();
+  private readonly stoppedLwps = new Map<string, number>();
   view: vscode.TreeView<TreeNode> | undefined;
 
   show(roots: TreeNode[]): void {
@@ -92,7 +92,7 @@ class OpenMpTreeProvider implements vscode.TreeDataProvider<TreeNode> {
 
   forget(session: vscode.DebugSession): void {
     this.states.delete(session.id);
-    this.stoppedThreads.delete(session.id);
+    this.stoppedLwps.delete(session.id);
     this.revealed.delete(session.id);
   }
 
@@ -100,15 +100,14 @@ class OpenMpTreeProvider implements vscode.TreeDataProvider<TreeNode> {
    * Asks the server for the picture, only when the program is stopped: before the first stop and while it
    * runs there is none, and asking would only earn an error.
    */
-  async refresh(session: vscode.DebugSession | undefined, stoppedThread?: number): Promise<void> {
+  async refresh(session: vscode.DebugSession | undefined, stoppedLwp?: number): Promise<void> {
     if (!session || session.type !== TYPE) {
       this.show(messageTree('No jompd debug session'));
       return;
     }
-    if (stoppedThread !== undefined) {
-      this.stoppedThreads.set(session.id, stoppedThread);
+    if (stoppedLwp !== undefined) {
+      this.stoppedLwps.set(session.id, stoppedLwp);
     }
-    const stoppedThreadId = this.stoppedThreads.get(session.id);
     const state = this.state(session);
     if (state !== 'stopped') {
       this.show(messageTree(state === 'starting' ? 'The OpenMP picture comes at the first stop'
@@ -116,17 +115,13 @@ class OpenMpTreeProvider implements vscode.TreeDataProvider<TreeNode> {
       return;
     }
     try {
-      const [report, threads] = await Promise.all([session.customRequest(TREE_REQUEST),
-        stoppedThreadId === undefined ? Promise.resolve(undefined)
-          : session.customRequest('threads').then((body) => body as { threads?: { id: number; name: string }[] },
-            () => undefined)]);
+      const report = await session.customRequest(TREE_REQUEST);
       const noStop = noStopMessage(report);
       if (noStop !== undefined) {
         this.show(messageTree(noStop)); // the program ran on meanwhile
         return;
       }
-      const stopped = threads?.threads?.find((t) => t.id === stoppedThreadId);
-      this.show(buildTree(parseReport(report), stopped ? lwpOfName(stopped.name) : undefined));
+      this.show(buildTree(parseReport(report), this.stoppedLwps.get(session.id)));
     } catch (e) {
       this.show(messageTree(e instanceof Error ? e.message : String(e)));
       return;
@@ -216,8 +211,9 @@ export function activate(context: vscode.ExtensionContext): void {
       if (event.session.type === TYPE && event.event === CHANGED_EVENT) {
         // the event follows a stopped event: the program is stopped now, whatever the tracker saw
         tree.setState(event.session, 'stopped');
-        const body = event.body as { threadId?: number } | undefined;
-        void tree.refresh(event.session, typeof body?.threadId === 'number' ? body.threadId : undefined);
+        // the server names the stopped thread's LWP (jompd/openmpChanged's lwp): the tree marks that thread
+        const body = event.body as { lwp?: number } | undefined;
+        void tree.refresh(event.session, typeof body?.lwp === 'number' ? body.lwp : undefined);
         if (stacks.isOpen && event.session.id === vscode.debug.activeDebugSession?.id) {
           void stacks.refresh(event.session);
         }

@@ -348,12 +348,6 @@ export function buildTree(report: InspectReport, stoppedLwp?: number): TreeNode[
   return nodes;
 }
 
-/** The LWP at the end of a thread name of the server's ("omp 0/2 · level 1 · barrier (LWP 4711)"). */
-export function lwpOfName(name: string): number | undefined {
-  const match = /\(LWP (\d+)\)$/.exec(name);
-  return match ? Number(match[1]) : undefined;
-}
-
 /** A tree of one line, for "no session", "running" or an error. */
 export function messageTree(text: string): TreeNode[] {
   return [{ id: 'message', kind: 'message', label: text, children: [] }];

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as path from 'path';
-import { buildTree, ICONS, icvTooltip, InspectRecorder, InspectTask, lwpOfName, noStopMessage, parseReport, SchemaError,
+import { buildTree, ICONS, icvTooltip, InspectRecorder, InspectTask, noStopMessage, parseReport, SchemaError,
   SENTENCE_LABEL_LENGTH, shortState, startsExpanded, taskKinds, TreeNode, truncated } from '../src/openmpTree';
 
 const toolData = { value: '0', ptr: '0x0' };
@@ -78,8 +78,6 @@ test('the stopped thread is marked and expanded; the others are not', () => {
   const threads = find(roots, (n) => n.kind === 'thread' || n.kind === 'stoppedThread');
   assert.deepEqual(threads.filter((n) => n.kind === 'stoppedThread').map((n) => n.label), ['omp 0/2 · LWP 102']);
   assert.match(threads.find((n) => n.kind === 'stoppedThread')?.description ?? '', /^stopped here/);
-  assert.equal(lwpOfName('omp 0/2 · level 2 · work_parallel (LWP 4711)'), 4711);
-  assert.equal(lwpOfName('Thread 0x7f (LWP 12) main'), undefined);
 });
 
 test('empty strings are shown as ""', () => {

@@ -10,6 +10,7 @@ import dev.jompd.core.target.core.CoreFileAddressSpace;
 import dev.jompd.core.unwind.DebugInfoCache;
 import dev.jompd.core.unwind.Unwinder;
 import dev.jompd.report.CodeNames;
+import dev.jompd.report.ConsoleReport;
 import dev.jompd.report.JsonReport;
 import dev.jompd.report.OpenMpPicture;
 import dev.jompd.report.ParallelStacks;
@@ -105,13 +106,15 @@ class CoreIT {
     void theDapTreeIsTheCommandLinesDocumentAndSerializedMeansTheSame() throws Exception {
         StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.SERIALIZED, "3", "3"));
         JsonObject expected;
+        OpenMpPicture commandLines;
         try (CoreFileAddressSpace core = CoreFileAddressSpace.open(fixture.core()); Symbolizer symbols = new Symbolizer(core)) {
             AddressSpaceHandle process = Ompd.processInitialize(core);
-            expected = JsonReport.toJson(OpenMpPicture.take(process, new TargetDescription("core", fixture.core().toString(),
-                    core.name(), process.layout().runtimeModule()), new CodeNames(symbols)));
+            commandLines = OpenMpPicture.take(process, new TargetDescription("core", fixture.core().toString(),
+                    core.name(), process.layout().runtimeModule()), new CodeNames(symbols));
+            expected = JsonReport.toJson(commandLines);
         }
         try (DapTestClient client = new DapTestClient(server.port())) {
-            openCore(client, fixture);
+            int stoppedThread = openCore(client, fixture).get("threadId").getAsInt();
             JsonObject tree = client.body("jompd/openmpTree", null);
             assertThat(tree).isEqualTo(expected);
 
@@ -138,7 +141,13 @@ class CoreIT {
                 Map<String, String> threadScope = OpenMpExpectations.scopeVariables(client,
                         client.body("scopes", args("frameId", top.get("id").getAsInt())), "OpenMP thread");
                 assertThat(threadScope).containsEntry("name", names.get(lwp));
+                assertConsoleIsTheBridges(client, commandLines, ids, lwp, top.get("id").getAsInt(), regions);
             }
+            assertThat(normalised(client.body("evaluate", args("expression", "ompd threads", "context", "repl"))
+                    .get("result").getAsString())).isEqualTo(normalised(ConsoleReport.threads(commandLines,
+                    consoleOptions(ids, ids.entrySet().stream().filter(e -> e.getValue() == stoppedThread)
+                            .mapToLong(Map.Entry::getKey).findFirst().orElse(-1)), ids.entrySet().stream().map(e -> new ConsoleReport.DebuggerThread(
+                            e.getValue(), java.util.OptionalLong.of(e.getKey()))).toList())));
             assertThat(serializedSeen).as("threads inside serialized regions").isPositive();
             // the console's stacks and diagnosis are the command line's, on the same picture
             String stacks = client.body("evaluate", args("expression", "ompd stacks", "context", "repl"))
@@ -149,6 +158,44 @@ class CoreIT {
                     .get("result").getAsString()).startsWith("Diagnosis");
             client.body("disconnect", args());
         }
+    }
+
+    /**
+     * The debug console's {@code ompd parallel} and {@code ompd icvs} for the frame's thread are the gdb bridge's
+     * rendering ({@link ConsoleReport}) of the command line's picture of the same core, named by gdb's numbers
+     * (ConsolesAgreeIT in gdb-adapter holds the bridge to the same); "serialized" on a level iff the JSON says so.
+     */
+    private static void assertConsoleIsTheBridges(DapTestClient client, OpenMpPicture commandLines, Map<Long, Integer> ids,
+                                                  long lwp, int frameId, Map<String, JsonObject> regions) throws IOException {
+        OpenMpPicture.OpenMpThread thread = commandLines.threadByLwp(lwp).orElseThrow();
+        ConsoleReport.Options options = consoleOptions(ids, lwp);
+        String parallel = client.body("evaluate", args("expression", "ompd parallel", "context", "repl", "frameId", frameId))
+                .get("result").getAsString();
+        assertThat(parallel).isEqualTo(ConsoleReport.parallel(commandLines, thread, options).stripTrailing());
+        List<String> levels = parallel.lines().filter(line -> line.startsWith("level ")).toList();
+        List<Boolean> serialized = new ArrayList<>();
+        for (java.util.Optional<String> id = thread.region(); id.isPresent();
+             id = regions.get(id.get()).get("enclosing").isJsonNull() ? java.util.Optional.empty()
+                     : java.util.Optional.of(regions.get(id.get()).get("enclosing").getAsString())) {
+            serialized.add(regions.get(id.get()).get("serialized").getAsBoolean());
+        }
+        assertThat(levels.stream().map(line -> line.contains(", serialized")).toList()).as(parallel).isEqualTo(serialized);
+        String icvs = client.body("evaluate", args("expression", "ompd icvs", "context", "repl", "frameId", frameId))
+                .get("result").getAsString();
+        assertThat(icvs).isEqualTo(ConsoleReport.icvs(commandLines, ConsoleReport.IcvSelection.of(""),
+                java.util.Optional.of(thread), options).stripTrailing());
+    }
+
+    /** The consoles' names of threads: gdb's numbers (the DAP thread ids), the thread of {@code selectedLwp} selected. */
+    static ConsoleReport.Options consoleOptions(Map<Long, Integer> ids, long selectedLwp) {
+        return new ConsoleReport.Options("gdb", t -> t.lwp().isPresent() && ids.containsKey(t.lwp().getAsLong())
+                ? java.util.OptionalInt.of(ids.get(t.lwp().getAsLong())) : java.util.OptionalInt.empty(),
+                t -> t.lwp().isPresent() && t.lwp().getAsLong() == selectedLwp);
+    }
+
+    /** The backend's name differs between a door's target and the command line's: "in core:/x (" → "in … (". */
+    static String normalised(String threads) {
+        return threads.strip().replaceFirst(" threads in \\S+ \\(", " threads in … (");
     }
 
     /** The console's {@code ompd diagnose} on the nest-lock deadlock: the cycle, each holder with its LWP (the facts'). */
@@ -186,7 +233,7 @@ class CoreIT {
             AddressSpaceHandle process = Ompd.processInitialize(core);
             OpenMpPicture picture = OpenMpPicture.take(process, new TargetDescription("core", fixture.core().toString(),
                     core.name(), process.layout().runtimeModule()), new CodeNames(symbols));
-            expected = ParallelStacks.of(picture, core, unwinder).toJson();
+            expected = JsonReport.stacks(ParallelStacks.of(picture, core, unwinder));
         }
         Facts facts = fixture.facts();
         try (DapTestClient client = new DapTestClient(server.port())) {

@@ -3,18 +3,12 @@ package dev.jompd.gdb;
 import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
-import dev.jompd.core.ompd.Icv;
-import dev.jompd.core.ompd.Icvs;
-import dev.jompd.core.ompd.OmpdHandle;
 import dev.jompd.core.ompd.Ompd;
-import dev.jompd.core.ompd.OmpdException;
-import dev.jompd.core.ompd.ParallelHandle;
-import dev.jompd.core.ompd.Scope;
-import dev.jompd.core.ompd.TaskHandle;
 import dev.jompd.core.ompd.ThreadHandle;
 import dev.jompd.core.target.AddressSpace;
 import dev.jompd.core.target.TargetThread;
 import dev.jompd.core.unwind.Unwinder;
+import dev.jompd.report.ConsoleReport;
 import dev.jompd.report.FrameOwnership;
 import dev.jompd.report.Diagnosis;
 import dev.jompd.report.ParallelStacks;
@@ -26,8 +20,6 @@ import dev.jompd.report.Text;
 import dev.jompd.report.TextReport;
 
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -35,7 +27,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
-import java.util.Set;
 
 /**
  * The {@code ompd} commands. Each handler validates its arguments, asks ompd-core and formats the
@@ -80,148 +71,30 @@ final class Handlers {
 
     static String threads(Views views, String arguments, GdbChannel gdb) {
         Session.Target target = views.target();
-        OpenMpPicture picture = target.picture();
-        record Row(OptionalInt gdbNum, OpenMpThread thread) {}
-        List<Row> rows = new ArrayList<>();
-        for (OpenMpThread thread : picture.threads()) {
-            rows.add(new Row(views.gdbNumber(thread), thread));
-        }
-        rows.sort(Comparator.comparingInt(row -> row.gdbNum().orElse(Integer.MAX_VALUE)));
-        List<GdbThreads.GdbThread> osThreads = target.gdbThreads().list(false);
-
-        StringBuilder out = new StringBuilder();
-        out.append(picture.threads().size()).append(" OpenMP threads of ").append(osThreads.size()).append(" threads in ")
-                .append(target.description().backend()).append(" (").append(target.description().runtime()).append(")\n");
-        Table table = new Table("", "gdb", "LWP", "gtid", "thread", "level", "team", "path", "state");
-        Set<Integer> openmpGdbNumbers = new HashSet<>();
-        for (Row row : rows) {
-            OpenMpThread thread = row.thread();
-            row.gdbNum().ifPresent(openmpGdbNumbers::add);
-            boolean inTeam = thread.region().isPresent();
-            table.row(views.isSelected(thread) ? "*" : "",
-                    row.gdbNum().isPresent() ? Integer.toString(row.gdbNum().getAsInt()) : "?",
-                    thread.lwp().isPresent() ? Long.toString(thread.lwp().getAsLong()) : "?",
-                    Long.toString(thread.gtid()), Long.toString(thread.threadNum()),
-                    inTeam ? Long.toString(thread.level()) : "-", inTeam ? Long.toString(thread.teamSize()) : "-",
-                    thread.teamPath().isEmpty() ? "-" : thread.path(), views.state(thread));
-        }
-        out.append(table.render("  "));
-        List<String> others = osThreads.stream().filter(t -> !openmpGdbNumbers.contains(t.num()))
-                .map(t -> t.num() + " (LWP " + t.lwp() + ")").toList();
-        if (!others.isEmpty()) {
-            out.append("Not OpenMP threads: gdb ").append(String.join(", ", others)).append('\n');
-        }
-        return out.toString();
+        List<ConsoleReport.DebuggerThread> all = target.gdbThreads().list(false).stream()
+                .map(t -> new ConsoleReport.DebuggerThread(t.num(), OptionalLong.of(t.lwp()))).toList();
+        return ConsoleReport.threads(target.picture(), views.console(), all);
     }
 
     // ---------------------------------------------------------------- ompd parallel
 
     static String parallel(Views views, String arguments, GdbChannel gdb) {
-        ThreadHandle thread = views.selectedThread();
-        StringBuilder out = new StringBuilder();
-        out.append(capitalized(describe(views, thread))).append(": parallel regions, innermost first\n");
-        Optional<ParallelHandle> region = Optional.of(thread.currentParallel());
-        // The thread that stands for this one in each enclosing team: the primary thread of the team inside.
-        ThreadHandle member = thread;
-        Set<String> seen = new HashSet<>();
-        while (region.isPresent() && seen.add(region.get().toString()) && seen.size() <= MAX_CHAIN) {
-            ParallelHandle current = region.get();
-            out.append(views.region(current));
-            if (Views.attempt(current::level).orElse(0L) > 0) {
-                String function = views.function(current);
-                if (!function.isEmpty()) {
-                    out.append("  ").append(function);
-                }
-            }
-            Views.attempt(current::activeLevel).ifPresent(a -> out.append("  (active level ").append(a).append(')'));
-            out.append('\n');
-            long size = Views.attempt(current::teamSize).orElse(0L);
-            for (int number = 0; number < size && number < MAX_CHAIN; number++) {
-                int n = number;
-                Optional<ThreadHandle> teammate = Views.attempt(() -> current.threadInParallel(n));
-                out.append("    thread ").append(number).append("  ");
-                if (teammate.isEmpty()) {
-                    out.append("(unreadable)\n");
-                    continue;
-                }
-                out.append(views.ids(teammate.get())).append("  ").append(views.state(teammate.get()));
-                if (teammate.get().address() == member.address()) {
-                    out.append(member == thread ? "   <- this thread" : "   <- this thread's ancestor");
-                }
-                out.append('\n');
-            }
-            Optional<ThreadHandle> primary = size > 0 ? Views.attempt(() -> current.threadInParallel(0)) : Optional.empty();
-            if (primary.isPresent()) {
-                member = primary.get();
-            }
-            region = Views.attempt(current::enclosing);
-        }
-        return out.toString();
+        OpenMpThread thread = views.inPicture(views.selectedThread());
+        return ConsoleReport.parallel(views.target().picture(), thread, views.console());
     }
 
     // ---------------------------------------------------------------- ompd icvs
 
     static String icvs(Views views, String arguments, GdbChannel gdb) {
-        String argument = arguments.trim().toLowerCase(Locale.ROOT);
-        Set<Scope> scopes = switch (argument) {
-            case "", "all" -> Set.of(Scope.ADDRESS_SPACE, Scope.THREAD, Scope.PARALLEL, Scope.TASK);
-            case "address_space", "process", "global" -> Set.of(Scope.ADDRESS_SPACE);
-            case "thread" -> Set.of(Scope.THREAD);
-            case "parallel" -> Set.of(Scope.PARALLEL);
-            case "task", "implicit_task" -> Set.of(Scope.TASK);
-            default -> Icv.byName(argument).map(icv -> Set.of(icv.scope())).orElseThrow(() -> new BridgeException(
-                    "unknown scope or ICV \"" + arguments.trim() + "\": use address_space, thread, parallel, task, "
-                            + "or an ICV name such as nthreads-var"));
-        };
-        Optional<Icv> only = Icv.byName(argument);
-        Session.Target target = views.target();
-        Map<Scope, OmpdHandle> handles = new LinkedHashMap<>();
-        handles.put(Scope.ADDRESS_SPACE, target.process());
-        StringBuilder out = new StringBuilder();
-        Optional<ThreadHandle> thread = Optional.empty();
-        if (!scopes.equals(Set.of(Scope.ADDRESS_SPACE))) {
-            thread = Optional.of(views.selectedThread());
-            out.append("ICVs seen from ").append(describe(views, thread.get())).append('\n');
-        } else {
-            out.append("ICVs of ").append(target.description().backend()).append('\n');
+        ConsoleReport.IcvSelection selection;
+        try {
+            selection = ConsoleReport.IcvSelection.of(arguments);
+        } catch (IllegalArgumentException e) {
+            throw new BridgeException(e.getMessage());
         }
-        thread.ifPresent(t -> {
-            handles.put(Scope.THREAD, t);
-            Views.attempt(t::currentParallel).ifPresent(p -> handles.put(Scope.PARALLEL, p));
-            Views.attempt(t::currentTask).ifPresent(k -> handles.put(Scope.TASK, k));
-        });
-        for (Scope scope : List.of(Scope.ADDRESS_SPACE, Scope.THREAD, Scope.PARALLEL, Scope.TASK)) {
-            if (!scopes.contains(scope)) {
-                continue;
-            }
-            OmpdHandle handle = handles.get(scope);
-            out.append(switch (scope) {
-                case ADDRESS_SPACE -> "process (address_space scope):";
-                case THREAD -> "thread scope:";
-                case PARALLEL -> "parallel scope, the " + (handle == null ? "innermost region" : views.region((ParallelHandle) handle)) + ":";
-                default -> "task scope, the " + (handle == null ? "current task" : views.taskKind((TaskHandle) handle, false)
-                        + " " + views.hex(((TaskHandle) handle).address())) + ":";
-            }).append('\n');
-            Table table = new Table("", "");
-            for (Icv icv : Ompd.icvs()) {
-                if (icv.scope() != scope || only.isPresent() && !only.get().equals(icv)) {
-                    continue;
-                }
-                String value;
-                if (handle == null) {
-                    value = "(no " + scope.name().toLowerCase(Locale.ROOT) + ")";
-                } else {
-                    try {
-                        value = Icvs.string(handle, scope, icv);
-                    } catch (OmpdException e) {
-                        value = "(" + e.rc().cName() + ")";
-                    }
-                }
-                table.row(icv.name(), value);
-            }
-            out.append(table.renderRows("  "));
-        }
-        return out.toString();
+        Optional<OpenMpThread> thread = selection.needsThread()
+                ? Optional.of(views.inPicture(views.selectedThread())) : Optional.empty();
+        return ConsoleReport.icvs(views.target().picture(), selection, thread, views.console());
     }
 
     // ---------------------------------------------------------------- ompd step (internal)
@@ -287,7 +160,7 @@ final class Handlers {
 
     /** Every OpenMP thread's native stack, merged by common call path (jompd's own unwinder). */
     static String stacks(Views views, String arguments, GdbChannel gdb) {
-        return parallelStacks(views, gdb).text();
+        return TextReport.stacks(parallelStacks(views, gdb));
     }
 
     /**
@@ -325,7 +198,7 @@ final class Handlers {
     /** Why the threads wait: the command line's `jompd diagnose`, on gdb's target. */
     static String diagnose(Views views, String arguments, GdbChannel gdb) {
         ParallelStacks stacks = parallelStacks(views, gdb);
-        return Diagnosis.text(Diagnosis.of(stacks.picture(), Optional.of(stacks)));
+        return TextReport.diagnosis(Diagnosis.of(stacks.picture(), Optional.of(stacks)));
     }
 
     // ---------------------------------------------------------------- ompd bt
@@ -390,8 +263,10 @@ final class Handlers {
             FrameOwnership.Mark mark = marks.get(i);
             out.append(i).append(' ').append(frames.get(i).get("pc").getAsString()).append(' ');
             if (mark.owner() == FrameOwnership.Owner.TASK && mark.task().isPresent()) {
-                // "initial task" -> "initial", ..., "task" (kind unknown) -> "task"
-                out.append("task ").append(mark.task().get().kind().words().split(" ")[0]);
+                // initial, implicit, explicit, or task (kind unknown): what jompd.py's frame filter reads
+                OpenMpPicture.TaskKind kind = mark.task().get().kind();
+                out.append("task ").append(kind == OpenMpPicture.TaskKind.UNKNOWN ? "task"
+                        : kind.name().toLowerCase(Locale.ROOT));
             } else {
                 out.append("runtime");
             }
@@ -435,55 +310,10 @@ final class Handlers {
 
     /** "thread 3 (LWP 1234), OpenMP thread 1 (gtid 5)", thread 3 being gdb's number. */
     static String describe(Views views, ThreadHandle thread) {
-        OptionalInt num = views.gdbNumber(thread);
-        OptionalLong lwp = views.lwp(thread);
-        return "thread " + (num.isPresent() ? num.getAsInt() : "?") + (lwp.isPresent() ? " (LWP " + lwp.getAsLong() + ")" : "")
-                + ", OpenMP thread " + Views.attempt(thread::threadNum).map(String::valueOf).orElse("?")
-                + " (gtid " + Views.attempt(thread::gtid).map(String::valueOf).orElse("?") + ")";
+        return ConsoleReport.describe(views.inPicture(thread), views.console());
     }
 
     static String capitalized(String text) {
         return text.isEmpty() ? text : Character.toUpperCase(text.charAt(0)) + text.substring(1);
-    }
-
-    /** Columns padded to their widest cell. */
-    static final class Table {
-        private final List<String[]> rows = new ArrayList<>();
-
-        Table(String... header) {
-            rows.add(header);
-        }
-
-        void row(String... cells) {
-            rows.add(cells);
-        }
-
-        /** The rows without the header line. */
-        String renderRows(String indent) {
-            String all = render(indent);
-            return all.substring(all.indexOf('\n') + 1);
-        }
-
-        String render(String indent) {
-            int columns = rows.getFirst().length;
-            int[] widths = new int[columns];
-            for (String[] row : rows) {
-                for (int c = 0; c < columns; c++) {
-                    widths[c] = Math.max(widths[c], row[c].length());
-                }
-            }
-            StringBuilder out = new StringBuilder();
-            for (String[] row : rows) {
-                StringBuilder line = new StringBuilder(indent);
-                for (int c = 0; c < columns; c++) {
-                    line.append(row[c]);
-                    if (c < columns - 1) {
-                        line.append(" ".repeat(widths[c] - row[c].length() + 2));
-                    }
-                }
-                out.append(line.toString().stripTrailing()).append('\n');
-            }
-            return out.toString();
-        }
     }
 }

@@ -60,7 +60,7 @@ public record RankView(List<ThreadView> threads, List<String> findings, Optional
         Map<Long, List<String>> roles = new LinkedHashMap<>();
         for (Diagnosis.Finding finding : seen.findings()) {
             for (Diagnosis.Involved involved : finding.threads()) {
-                roles.computeIfAbsent(involved.thread().gtid(), g -> new ArrayList<>()).add(plain(involved.role()
+                roles.computeIfAbsent(involved.thread().gtid(), g -> new ArrayList<>()).add(plain(involved.roleWords()
                         + involved.source().map(s -> " at " + s).orElse("")));
             }
         }
@@ -88,10 +88,10 @@ public record RankView(List<ThreadView> threads, List<String> findings, Optional
                     + (task.status() == OpenMpPicture.TaskStatus.UNKNOWN ? "" : ", " + task.status().words())).toList();
             Optional<String> region = thread.region().flatMap(picture::region)
                     .flatMap(r -> r.function().map(f -> "parallel region " + f.describe()));
-            threads.add(new ThreadView(name, thread.stateKnown() ? Text.shortState(thread.state()) : "unknown", region,
+            threads.add(new ThreadView(name, thread.state().map(Text::shortState).orElse("unknown"), region,
                     tasks, List.copyOf(stack), List.copyOf(roles.getOrDefault(thread.gtid(), List.of()))));
         }
-        List<String> findings = seen.findings().stream().map(f -> f.kind() + ": " + plain(f.summary())).toList();
+        List<String> findings = seen.findings().stream().map(f -> f.kind().words() + ": " + plain(f.summary())).toList();
         List<String> notices = picture.notices().stream().map(RankView::plain).toList();
         return new RankView(List.copyOf(threads), findings, mpi, notices);
     }

@@ -163,7 +163,7 @@ class InspectCommand implements Callable<Integer> {
         if (aotTraining) {
             List<Diagnosis.Finding> findings = Diagnosis.of(picture, parallelStacks);
             out.println(JsonReport.diagnosis(findings));
-            out.print(Diagnosis.text(findings));
+            out.print(TextReport.diagnosis(findings));
             out.println(JsonReport.render(picture, parallelStacks));
             out.println(JsonReport.render(picture, Optional.empty()));
             out.print(TextReport.render(picture, TextReport.Options.commandLine(all, true)));
@@ -177,7 +177,7 @@ class InspectCommand implements Callable<Integer> {
                 for (String notice : picture.notices()) {
                     out.println("note: " + notice);
                 }
-                out.print(Diagnosis.text(findings));
+                out.print(TextReport.diagnosis(findings));
             }
         } else if (json) {
             // the text report shows the notices itself
@@ -205,7 +205,7 @@ class InspectCommand implements Callable<Integer> {
     // ahead-of-time cache holds only the lambdas that run made.
     private static void printStacks(Optional<ParallelStacks> stacks, PrintWriter out) {
         if (stacks.isPresent()) {
-            out.print("\n" + stacks.get().text());
+            out.print("\n" + TextReport.stacks(stacks.get()));
         }
     }
 

@@ -1,7 +1,9 @@
 package dev.jompd.report;
 
 import dev.jompd.report.Diagnosis.Finding;
+import dev.jompd.report.Diagnosis.FindingKind;
 import dev.jompd.report.Diagnosis.Involved;
+import dev.jompd.report.Diagnosis.Role;
 import dev.jompd.report.OpenMpPicture.OpenMpThread;
 import dev.jompd.report.OpenMpPicture.ParallelRegion;
 import dev.jompd.report.ThreadWait.Kind;
@@ -52,8 +54,8 @@ final class BarrierFindings {
                         + "waits in libomp's fork barrier (a worker passes the implicit barrier with its arrival)"
                         : "at the barrier";
                 evidence.add(Diagnosis.who(w.thread()) + ": " + what + " (" + w.evidence() + ")");
-                involved.add(Involved.of(w, w.kind() == Kind.TASK_AT_BARRIER ? "runs a task at the barrier"
-                        : "at the barrier", w.innermost()));
+                involved.add(Involved.of(w, w.kind() == Kind.TASK_AT_BARRIER ? Role.RUNS_TASK_AT_BARRIER
+                        : Role.AT_BARRIER, w.innermost()));
             }
             // every thread number of the team: a member here, the primary thread of a nested team, or unseen
             Map<Long, ThreadWait> byNumber = members.stream().collect(Collectors.toMap(w -> w.thread().threadNum(),
@@ -68,7 +70,7 @@ final class BarrierFindings {
                     String where = notThere(member);
                     missing.add("thread " + number + " has not reached it: " + where);
                     evidence.add(Diagnosis.who(member.thread()) + ": not there, " + where + " (" + member.evidence() + ")");
-                    involved.add(Involved.of(member, "has not reached the barrier", member.kind() == Kind.NONE
+                    involved.add(Involved.of(member, Role.NOT_AT_BARRIER, member.kind() == Kind.NONE
                             ? member.innermost() : member.at().or(member::innermost)));
                     continue;
                 }
@@ -81,7 +83,7 @@ final class BarrierFindings {
                     evidence.add("thread " + number + ": not there, " + where + " (team tree: " + nested.get().id()
                             + " was started by thread " + number + " of " + region.id() + ")");
                     primaryOf(picture, nested.get()).map(waits::get).ifPresent(w -> involved.add(Involved.of(w,
-                            "primary thread of nested team " + nested.get().id(), w.at().or(w::innermost))));
+                            Role.PRIMARY_OF_NESTED_TEAM, nested.get().id(), w.at().or(w::innermost))));
                 } else {
                     missing.add("thread " + number + " is not among the threads read");
                     evidence.add("thread " + number + ": no thread of the process has this number in " + region.id());
@@ -93,7 +95,7 @@ final class BarrierFindings {
                     ? team + ": all " + region.teamSize() + " threads wait at a barrier (" + barrier + ")"
                     : team + ": " + arrived.size() + " of " + region.teamSize() + " threads wait at a barrier ("
                       + barrier + "); " + String.join("; ", missing);
-            findings.add(new Finding("barrier", summary, evidence, placeInCode(region, arrived), involved));
+            findings.add(new Finding(FindingKind.BARRIER, summary, evidence, placeInCode(region, arrived), involved));
         }
         return findings;
     }

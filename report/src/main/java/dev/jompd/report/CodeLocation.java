@@ -1,5 +1,7 @@
 package dev.jompd.report;
 
+import dev.jompd.core.ompd.CodeLocation.Resolution;
+
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -14,13 +16,13 @@ import java.util.function.Supplier;
  * @param module      the file name of the module holding the code
  * @param entryPoint  the runtime's entry point when the user's code was found behind it
  * @param entrySymbol the entry point's symbol ({@code __kmp_GOMP_microtask_wrapper})
- * @param resolvedBy  how: "argument of libomp's GOMP wrapper", "callee of clang's task entry"
+ * @param resolvedBy  how the user's code was found behind the entry point (absent: the entry point is it)
  * @param note        why a resolution that applied could not be made (the entry point is shown then)
  * @param entrySourceLine the entry point's full path and line, when it was resolved and debug information has it
  */
 public record CodeLocation(long address, Optional<String> symbol, String displayName, Optional<String> module,
                            Supplier<Optional<String>> sourceLine, Optional<Long> entryPoint,
-                           Optional<String> entrySymbol, Optional<String> resolvedBy, Optional<String> note,
+                           Optional<String> entrySymbol, Optional<Resolution> resolvedBy, Optional<String> note,
                            Supplier<Optional<String>> entrySourceLine) {
 
     /** The full path and line, {@code /src/nested.c:42}, when debug information has it. */

@@ -73,7 +73,7 @@ public final class CodeNames implements AutoCloseable {
                 location.resolved() ? Optional.of(location.entryPoint()) : Optional.empty(),
                 location.resolved() ? symbols.locate(location.entryPoint()).map(Symbolizer.Location::toString)
                         : Optional.empty(),
-                location.resolved() ? Optional.of(location.resolution().description()) : Optional.empty(),
+                location.resolved() ? Optional.of(location.resolution()) : Optional.empty(),
                 location.note(), () -> location.resolved()
                         ? construct.or(() -> line(location.entryPoint())) : Optional.empty());
     }

@@ -19,28 +19,79 @@ import java.util.Optional;
  * libomp's barrier code is at its team's barrier; {@link ThreadWait}); each finding says which.
  */
 public final class Diagnosis {
-    /**
-     * One finding: a sentence, and the evidence behind it; {@code kind} says what it is about ({@code barrier},
-     * {@code taskwait}, {@code taskgroup}, {@code lock}, {@code deadlock}, {@code none}, {@code other}),
-     * {@code place} where in the user's code (the barrier's or the taskwait's line), {@code threads} whom it names.
-     */
-    public record Finding(String kind, String summary, List<String> evidence, Optional<String> place,
-                          List<Involved> threads) {
-        public Finding(String summary, List<String> evidence) {
-            this("other", summary, evidence, Optional.empty(), List.of());
+    /** What a finding is about; {@link #words()} is its name in jompd-diagnose/1. */
+    public enum FindingKind {
+        BARRIER, TASKWAIT, TASKGROUP, LOCK, DEADLOCK, NONE, OTHER;
+
+        /** {@code barrier}, {@code deadlock}, …: the kind as jompd-diagnose/1 spells it. */
+        public String words() {
+            return name().toLowerCase(java.util.Locale.ROOT);
         }
     }
 
     /**
-     * A thread a finding names: its part in it ({@code at the barrier}, {@code has not reached the barrier},
-     * {@code waits at a taskwait}, {@code runs child task t4}), the user code it is at ({@code function},
-     * {@code source} as {@code file:line}), and how jompd knows what it waits for.
+     * One finding: a sentence, and the evidence behind it; {@code kind} says what it is about,
+     * {@code place} where in the user's code (the barrier's or the taskwait's line), {@code threads} whom it names.
      */
-    public record Involved(OpenMpThread thread, String role, Optional<String> function, Optional<String> source,
-                           String evidence) {
-        static Involved of(ThreadWait wait, String role, Optional<ThreadWait.Place> at) {
-            return new Involved(wait.thread(), role, at.map(ThreadWait.Place::function),
+    public record Finding(FindingKind kind, String summary, List<String> evidence, Optional<String> place,
+                          List<Involved> threads) {
+        public Finding(String summary, List<String> evidence) {
+            this(FindingKind.OTHER, summary, evidence, Optional.empty(), List.of());
+        }
+    }
+
+    /** A thread's part in a finding; some name what they are about (a task, a team, a lock): the subject. */
+    public enum Role {
+        AT_BARRIER("at the barrier"),
+        RUNS_TASK_AT_BARRIER("runs a task at the barrier"),
+        NOT_AT_BARRIER("has not reached the barrier"),
+        /** subject: the nested team's region id */
+        PRIMARY_OF_NESTED_TEAM("primary thread of nested team"),
+        WAITS_AT_TASKWAIT("waits at a taskwait"),
+        WAITS_AT_TASKGROUP_END("waits at the end of a taskgroup"),
+        /** subject: the child task's id */
+        RUNS_CHILD_TASK("runs child task"),
+        /** subject: the lock or critical section */
+        WAITS_FOR_LOCK("waits for"),
+        /** subject: the lock or critical section */
+        HOLDS_LOCK("holds"),
+        /** subject: what the thread waits for in the cycle */
+        IN_CYCLE("in the cycle:");
+
+        private final String words;
+
+        Role(String words) {
+            this.words = words;
+        }
+
+        public String words() {
+            return words;
+        }
+    }
+
+    /**
+     * A thread a finding names: its part in it ({@link Role}, with what the role is about: {@code subject}),
+     * the user code it is at ({@code function}, {@code source} as {@code file:line}), and how jompd knows
+     * what it waits for.
+     */
+    public record Involved(OpenMpThread thread, Role role, Optional<String> subject, Optional<String> function,
+                           Optional<String> source, String evidence) {
+        static Involved of(ThreadWait wait, Role role, Optional<ThreadWait.Place> at) {
+            return of(wait, role, Optional.empty(), at);
+        }
+
+        static Involved of(ThreadWait wait, Role role, String subject, Optional<ThreadWait.Place> at) {
+            return of(wait, role, Optional.of(subject), at);
+        }
+
+        private static Involved of(ThreadWait wait, Role role, Optional<String> subject, Optional<ThreadWait.Place> at) {
+            return new Involved(wait.thread(), role, subject, at.map(ThreadWait.Place::function),
                     at.flatMap(ThreadWait.Place::source), wait.evidence());
+        }
+
+        /** The part in words: {@code at the barrier}, {@code runs child task t4}, {@code waits for a lock}. */
+        public String roleWords() {
+            return role.words() + subject.map(s -> " " + s).orElse("");
         }
     }
 
@@ -59,7 +110,7 @@ public final class Diagnosis {
         // Locks, critical sections, their holders and wait cycles (deadlocks)
         findings.addAll(LockFindings.of(picture, List.copyOf(waits.values()), stackByGtid));
         if (findings.isEmpty()) {
-            findings.add(new Finding("none", "no thread waits at a barrier, a taskwait, for a lock or a critical section",
+            findings.add(new Finding(FindingKind.NONE, "no thread waits at a barrier, a taskwait, for a lock or a critical section",
                     List.of(stacks.isPresent() ? "states and stacks of " + picture.threads().size() + " threads"
                             : "states of " + picture.threads().size() + " threads"), Optional.empty(), List.of()));
         }
@@ -75,15 +126,5 @@ public final class Diagnosis {
         String team = thread.region().isPresent() ? path + thread.threadNum() + "/" + thread.teamSize()
                 : "gtid " + thread.gtid();
         return "omp " + team + (thread.lwp().isPresent() ? " (LWP " + thread.lwp().getAsLong() + ")" : "");
-    }
-
-    /** The findings as text. */
-    public static String text(List<Finding> findings) {
-        StringBuilder out = new StringBuilder("Diagnosis\n");
-        for (Finding finding : findings) {
-            out.append("  - ").append(finding.summary()).append('\n');
-            finding.evidence().forEach(e -> out.append("      ").append(e).append('\n'));
-        }
-        return out.toString();
     }
 }

@@ -6,6 +6,7 @@ import com.google.gson.JsonElement;
 import com.google.gson.JsonNull;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonPrimitive;
+import dev.jompd.core.ompd.IcvReading;
 import dev.jompd.core.ompd.TaskHandle;
 import dev.jompd.core.ompd.ToolData;
 import dev.jompd.core.recorder.LockHolder;
@@ -41,7 +42,7 @@ public final class JsonReport {
     /** The document with every thread's native stack and the merged tree ({@code stacks}). */
     public static String render(OpenMpPicture picture, java.util.Optional<ParallelStacks> stacks) {
         JsonObject json = toJson(picture);
-        stacks.ifPresent(s -> json.add("stacks", s.toJson()));
+        stacks.ifPresent(s -> json.add("stacks", stacks(s)));
         return new GsonBuilder().setPrettyPrinting().disableHtmlEscaping().serializeNulls().create().toJson(json);
     }
 
@@ -49,10 +50,16 @@ public final class JsonReport {
     public static String diagnosis(List<Diagnosis.Finding> findings) {
         JsonObject root = new JsonObject();
         root.addProperty("schema", "jompd-diagnose/1");
+        root.add("findings", findings(findings));
+        return new GsonBuilder().setPrettyPrinting().disableHtmlEscaping().create().toJson(root);
+    }
+
+    /** The findings of {@code jompd-diagnose/1}, as a tree. */
+    public static JsonArray findings(List<Diagnosis.Finding> findings) {
         JsonArray array = new JsonArray();
         for (Diagnosis.Finding finding : findings) {
             JsonObject f = new JsonObject();
-            f.addProperty("kind", finding.kind());
+            f.addProperty("kind", finding.kind().words());
             f.addProperty("summary", finding.summary());
             JsonArray evidence = new JsonArray();
             finding.evidence().forEach(evidence::add);
@@ -66,7 +73,7 @@ public final class JsonReport {
                 involved.thread().lwp().ifPresent(lwp -> t.addProperty("lwp", lwp));
                 t.addProperty("threadNum", involved.thread().threadNum());
                 involved.thread().region().ifPresent(region -> t.addProperty("region", region));
-                t.addProperty("role", involved.role());
+                t.addProperty("role", involved.roleWords());
                 involved.function().ifPresent(function -> t.addProperty("function", function));
                 involved.source().ifPresent(source -> t.addProperty("source", source));
                 t.addProperty("evidence", involved.evidence());
@@ -75,8 +82,64 @@ public final class JsonReport {
             f.add("threads", threads);
             array.add(f);
         }
-        root.add("findings", array);
-        return new GsonBuilder().setPrettyPrinting().disableHtmlEscaping().create().toJson(root);
+        return array;
+    }
+
+    /** The stacks as JSON: each thread's frames (with their task) and the merged tree. */
+    public static JsonObject stacks(ParallelStacks stacks) {
+        JsonObject json = new JsonObject();
+        JsonArray threads = new JsonArray();
+        for (ParallelStacks.ThreadStack stack : stacks.stacks()) {
+            JsonObject thread = new JsonObject();
+            thread.addProperty("gtid", stack.thread().gtid());
+            JsonArray frames = new JsonArray();
+            for (int i = 0; i < stack.stack().frames().size(); i++) {
+                dev.jompd.core.unwind.NativeFrame frame = stack.stack().frames().get(i);
+                JsonObject f = new JsonObject();
+                f.addProperty("pc", Text.hex(frame.pc()));
+                frame.function().ifPresent(name -> f.addProperty("function", name));
+                frame.source().ifPresent(s -> f.addProperty("source", s.file() + ":" + s.line()));
+                frame.module().ifPresent(m -> f.addProperty("module", m));
+                if (frame.inlined()) {
+                    f.addProperty("inlined", true);
+                }
+                FrameOwnership.Mark mark = stack.marks().get(i);
+                f.addProperty("owner", mark.owner().name().toLowerCase(java.util.Locale.ROOT));
+                mark.task().ifPresent(task -> f.addProperty("task", task.id()));
+                stack.constructs().get(i).ifPresent(construct -> f.add("construct", construct(construct)));
+                frames.add(f);
+            }
+            thread.add("frames", frames);
+            stack.stack().truncation().ifPresent(t -> thread.addProperty("truncated", t.toString()));
+            threads.add(thread);
+        }
+        json.add("threads", threads);
+        JsonArray tree = new JsonArray();
+        stacks.roots().forEach(root -> tree.add(node(root)));
+        json.add("tree", tree);
+        return json;
+    }
+
+    /** {@code {"kind": "parallel", "source": "/src/nested.c:53"}}: the construct whose code a frame runs. */
+    private static JsonObject construct(ParallelStacks.Construct construct) {
+        JsonObject json = new JsonObject();
+        json.addProperty("kind", construct.kind().json());
+        construct.source().ifPresent(source -> json.addProperty("source", source));
+        return json;
+    }
+
+    private static JsonObject node(ParallelStacks.Node node) {
+        JsonObject json = new JsonObject();
+        json.addProperty("step", node.step().describe());
+        json.addProperty("runtime", node.step().runtime());
+        node.step().construct().ifPresent(construct -> json.add("construct", construct(construct)));
+        JsonArray gtids = new JsonArray();
+        node.threads().forEach(t -> gtids.add(t.gtid()));
+        json.add("gtids", gtids);
+        JsonArray children = new JsonArray();
+        node.children().forEach(child -> children.add(node(child)));
+        json.add("children", children);
+        return json;
     }
 
     /** The document as a tree. */
@@ -124,7 +187,7 @@ public final class JsonReport {
             json.addProperty("pthread", Text.hex(thread.pthread()));
             json.addProperty("threadNum", thread.threadNum());
             json.add("teamPath", numbers(thread.teamPath()));
-            json.addProperty("state", thread.state());
+            json.addProperty("state", Text.stateName(thread));
             json.addProperty("waitId", Text.hex(thread.waitId()));
             json.add("region", id(thread.region()));
             json.add("toolData", toolData(thread.toolData()));
@@ -272,7 +335,7 @@ public final class JsonReport {
         location.source().ifPresent(line -> json.addProperty("source", line));
         location.entryPoint().ifPresent(entry -> json.addProperty("entryPoint", Text.hex(entry)));
         location.entrySymbol().ifPresent(symbol -> json.addProperty("entrySymbol", symbol));
-        location.resolvedBy().ifPresent(how -> json.addProperty("resolvedBy", how));
+        location.resolvedBy().ifPresent(how -> json.addProperty("resolvedBy", how.description()));
         location.note().ifPresent(note -> json.addProperty("note", note));
         return json;
     }
@@ -307,9 +370,9 @@ public final class JsonReport {
         return array;
     }
 
-    private static JsonObject strings(Map<String, String> values) {
+    private static JsonObject strings(Map<String, IcvReading> values) {
         JsonObject json = new JsonObject();
-        values.forEach(json::addProperty);
+        values.forEach((name, reading) -> json.addProperty(name, Text.icv(reading)));
         return json;
     }
 }

@@ -7,7 +7,9 @@ import dev.jompd.core.recorder.LockHolder;
 import dev.jompd.core.recorder.RecordedThread;
 import dev.jompd.core.unwind.NativeFrame;
 import dev.jompd.report.Diagnosis.Finding;
+import dev.jompd.report.Diagnosis.FindingKind;
 import dev.jompd.report.Diagnosis.Involved;
+import dev.jompd.report.Diagnosis.Role;
 import dev.jompd.report.OpenMpPicture.OpenMpThread;
 import dev.jompd.report.OpenMpPicture.ParallelRegion;
 
@@ -28,7 +30,8 @@ import java.util.Set;
  */
 final class LockFindings {
     /** One edge of the wait-for graph: {@code from} cannot go on until {@code to} does. */
-    private record Edge(long from, long to, String words) {}
+    /** An edge of the wait-for graph: thread {@code from} waits for thread {@code to}, in words. */
+    record Edge(long from, long to, String words) {}
 
     private final OpenMpPicture picture;
     private final Map<Long, ThreadWait> waitByGtid;
@@ -36,7 +39,8 @@ final class LockFindings {
     private final List<Edge> edges = new ArrayList<>();
     /** Steps the cycle search may take: enumerating simple cycles can be exponential in a dense graph. */
     private static final int CYCLE_SEARCH_STEPS = 200_000;
-    private int cycleSearchSteps;
+    /** The threads of each deadlock the wait-for graph showed, to leave the recorder's same cycles out. */
+    private final List<Set<Long>> cycleThreads = new ArrayList<>();
 
     private final Map<Long, ParallelStacks.ThreadStack> stackByGtid;
 
@@ -94,16 +98,22 @@ final class LockFindings {
                             : "no lock of libomp's table has this wait id");
             String holder = recorderHolder(waitId).map(lwp -> "held by LWP " + lwp + " (jompd-recorder)")
                     .orElse("its holder is not known: " + why);
-            findings.add(new Finding("lock", waiters.size() + " thread" + (waiters.size() == 1 ? " waits" : "s wait")
+            findings.add(new Finding(FindingKind.LOCK, waiters.size() + " thread" + (waiters.size() == 1 ? " waits" : "s wait")
                     + " for " + what + (waitId != 0 ? " (wait id " + Text.hex(waitId) + ")" : "") + "; " + holder,
                     evidence, waiters.getFirst().at().map(ThreadWait.Place::describe),
-                    waiters.stream().map(w -> Involved.of(w, "waits for " + what, w.at().or(w::innermost))).toList()));
+                    waiters.stream().map(w -> Involved.of(w, Role.WAITS_FOR_LOCK, what, w.at().or(w::innermost))).toList()));
         });
         barrierEdges();
         findings.addAll(cycles());
         picture.history().ifPresent(history -> {
             for (List<RecordedThread> cycle : history.deadlocks()) {
-                findings.add(new Finding("deadlock", "deadlock: " + String.join(" -> ", cycle.stream()
+                // the recorder's cycle may be one the lock memory showed already: one finding per cycle
+                Set<Long> gtids = new HashSet<>();
+                cycle.forEach(t -> picture.threadByLwp(t.lwp()).ifPresent(thread -> gtids.add(thread.gtid())));
+                if (gtids.size() == cycle.size() && cycleThreads.contains(gtids)) {
+                    continue;
+                }
+                findings.add(new Finding(FindingKind.DEADLOCK, "deadlock: " + String.join(" -> ", cycle.stream()
                         .map(t -> "LWP " + t.lwp()).toList()) + " -> LWP " + cycle.getFirst().lwp()
                         + ", each waiting for a mutex the next holds",
                         List.of("jompd-recorder: mutex acquired/released events of each thread"), Optional.empty(),
@@ -157,9 +167,9 @@ final class LockFindings {
         }
         List<ThreadWait> waiting = waiters.keySet().stream().map(waitByGtid::get).filter(w -> w != null).toList();
         List<Involved> involved = new ArrayList<>(waiting.stream()
-                .map(w -> Involved.of(w, "waits for " + what, w.at().or(w::innermost))).toList());
-        holding.ifPresent(h -> involved.add(Involved.of(h, "holds " + what, h.innermost())));
-        return new Finding("lock", waiters.size() + " thread" + (waiters.size() == 1 ? " waits" : "s wait") + " for "
+                .map(w -> Involved.of(w, Role.WAITS_FOR_LOCK, what, w.at().or(w::innermost))).toList());
+        holding.ifPresent(h -> involved.add(Involved.of(h, Role.HOLDS_LOCK, what, h.innermost())));
+        return new Finding(FindingKind.LOCK, waiters.size() + " thread" + (waiters.size() == 1 ? " waits" : "s wait") + " for "
                 + what + "; " + holder, evidence, waiting.stream().flatMap(w -> w.at().stream())
                 .map(ThreadWait.Place::describe).findFirst(), involved);
     }
@@ -248,26 +258,47 @@ final class LockFindings {
         }
     }
 
-    /** Simple cycles of the wait-for graph that include a lock: each once, from its smallest gtid. */
+    /** Deadlocks: the wait-for graph's cycles through a lock, one finding each, and whether the search was cut. */
     private List<Finding> cycles() {
-        Map<Long, List<Edge>> out = new LinkedHashMap<>();
-        edges.forEach(e -> out.computeIfAbsent(e.from(), k -> new ArrayList<>()).add(e));
-        Set<String> reported = new LinkedHashSet<>();
+        CycleSearch search = cycles(edges, threadByGtid.size());
         List<Finding> findings = new ArrayList<>();
-        for (long start : out.keySet()) {
-            walk(start, start, new ArrayList<>(), new HashSet<>(), out, reported, findings);
+        for (List<Edge> cycle : search.cycles()) {
+            findings.add(deadlock(cycle));
+            Set<Long> threads = new HashSet<>();
+            cycle.forEach(e -> threads.add(e.from()));
+            cycleThreads.add(threads);
         }
-        if (cycleSearchSteps > CYCLE_SEARCH_STEPS) {
-            findings.add(new Finding("other", "the search for wait cycles stopped after " + CYCLE_SEARCH_STEPS
+        if (search.cut()) {
+            findings.add(new Finding(FindingKind.OTHER, "the search for wait cycles stopped after " + CYCLE_SEARCH_STEPS
                     + " steps: deadlocks beyond those named may exist", List.of("wait-for graph of " + edges.size()
                     + " edges"), Optional.empty(), List.of()));
         }
         return findings;
     }
 
-    private void walk(long start, long at, List<Edge> path, Set<Long> visited, Map<Long, List<Edge>> out,
-                      Set<String> reported, List<Finding> findings) {
-        if (path.size() > threadByGtid.size() || findings.size() > 16 || ++cycleSearchSteps > CYCLE_SEARCH_STEPS) {
+    /** The simple cycles a search found (at most 17), and whether it stopped at its step bound. */
+    record CycleSearch(List<List<Edge>> cycles, boolean cut) {}
+
+    /**
+     * Simple cycles of a wait-for graph that include a lock ("waits for …" edge), each once, from its smallest
+     * gtid; one per set of locks and barriers (the same cycle through another waiter of them is no news).
+     * Bounded: paths no longer than {@code threads}, at most {@value #CYCLE_SEARCH_STEPS} steps.
+     */
+    static CycleSearch cycles(List<Edge> edges, int threads) {
+        Map<Long, List<Edge>> out = new LinkedHashMap<>();
+        edges.forEach(e -> out.computeIfAbsent(e.from(), k -> new ArrayList<>()).add(e));
+        Set<String> reported = new LinkedHashSet<>();
+        List<List<Edge>> cycles = new ArrayList<>();
+        int[] steps = {0};
+        for (long start : out.keySet()) {
+            walk(start, start, new ArrayList<>(), new HashSet<>(), out, reported, cycles, threads, steps);
+        }
+        return new CycleSearch(List.copyOf(cycles), steps[0] > CYCLE_SEARCH_STEPS);
+    }
+
+    private static void walk(long start, long at, List<Edge> path, Set<Long> visited, Map<Long, List<Edge>> out,
+                             Set<String> reported, List<List<Edge>> cycles, int threads, int[] steps) {
+        if (path.size() > threads || cycles.size() > 16 || ++steps[0] > CYCLE_SEARCH_STEPS) {
             return; // bounded: no simple cycle is longer than the thread count
         }
         for (Edge edge : out.getOrDefault(at, List.of())) {
@@ -276,15 +307,15 @@ final class LockFindings {
                 cycle.add(edge);
                 boolean smallestFirst = cycle.stream().allMatch(e -> Long.compareUnsigned(start, e.from()) <= 0);
                 boolean holdsALock = cycle.stream().anyMatch(e -> e.words().startsWith("waits for"));
-                // one finding per set of locks and barriers: the same cycle through another waiter of them is no news
-                String key = cycle.stream().map(Edge::words).sorted().toList().toString();
-                if (smallestFirst && holdsALock && reported.add(key)) {
-                    findings.add(deadlock(cycle));
+                // the key only for cycles that count: building it for every closing edge is what costs
+                if (smallestFirst && holdsALock
+                        && reported.add(cycle.stream().map(Edge::words).sorted().toList().toString())) {
+                    cycles.add(List.copyOf(cycle));
                 }
             } else if (!visited.contains(edge.to())) {
                 visited.add(edge.to());
                 path.add(edge);
-                walk(start, edge.to(), path, visited, out, reported, findings);
+                walk(start, edge.to(), path, visited, out, reported, cycles, threads, steps);
                 path.removeLast();
                 visited.remove(edge.to());
             }
@@ -309,7 +340,7 @@ final class LockFindings {
             }
         }
         List<Involved> involved = cycle.stream().map(e -> waitByGtid.get(e.from())).filter(w -> w != null)
-                .map(w -> Involved.of(w, "in the cycle: " + w.kind().words(), w.at().or(w::innermost))).toList();
-        return new Finding("deadlock", summary.toString(), evidence, Optional.empty(), involved);
+                .map(w -> Involved.of(w, Role.IN_CYCLE, w.kind().words(), w.at().or(w::innermost))).toList();
+        return new Finding(FindingKind.DEADLOCK, summary.toString(), evidence, Optional.empty(), involved);
     }
 }

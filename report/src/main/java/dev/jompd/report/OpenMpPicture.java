@@ -1,12 +1,17 @@
 package dev.jompd.report;
 
 import dev.jompd.core.ompd.AddressSpaceHandle;
+import dev.jompd.core.ompd.IcvReading;
 import dev.jompd.core.ompd.OmpdException;
 import dev.jompd.core.ompd.ProcessSnapshot;
 import dev.jompd.core.ompd.LockNames;
+import dev.jompd.core.ompd.RegionKey;
 import dev.jompd.core.ompd.RuntimeLocks;
 import dev.jompd.core.ompd.RuntimeTasks;
 import dev.jompd.core.ompd.TaskHandle;
+import dev.jompd.core.ompd.TaskKey;
+import dev.jompd.core.ompd.ThreadHandle;
+import dev.jompd.core.ompd.ThreadState;
 import dev.jompd.core.ompd.ToolData;
 import dev.jompd.core.recorder.Recorder;
 import dev.jompd.core.recorder.RecorderFormatException;
@@ -63,10 +68,10 @@ public final class OpenMpPicture {
         this.startup = StartupSettings.of(snapshot.controlVariables());
 
         // Regions, outer-first: ids by breadth over the tree, roots and children in the walk's order.
-        Map<String, List<String>> children = new LinkedHashMap<>();
-        List<String> roots = new ArrayList<>();
+        Map<RegionKey, List<RegionKey>> children = new LinkedHashMap<>();
+        List<RegionKey> roots = new ArrayList<>();
         for (ProcessSnapshot.RegionView region : snapshot.regions().values()) {
-            Optional<String> parent = region.enclosing().filter(snapshot.regions()::containsKey);
+            Optional<RegionKey> parent = region.enclosing().filter(snapshot.regions()::containsKey);
             if (parent.isPresent()) {
                 children.computeIfAbsent(parent.get(), k -> new ArrayList<>()).add(region.key());
             } else {
@@ -77,20 +82,20 @@ public final class OpenMpPicture {
         // (a lambda of ours, not Comparator.comparingLong's: the ahead-of-time cache holds ours, not the JDK's)
         children.values().forEach(list -> list.sort((a, b) -> Long.compare(
                 snapshot.regions().get(a).encounteringThreadNum(), snapshot.regions().get(b).encounteringThreadNum())));
-        Map<String, String> idByKey = new LinkedHashMap<>();
-        Deque<String> queue = new ArrayDeque<>(roots);
+        Map<RegionKey, String> idByKey = new LinkedHashMap<>();
+        Deque<RegionKey> queue = new ArrayDeque<>(roots);
         while (!queue.isEmpty() && idByKey.size() < snapshot.regions().size()) {
-            String key = queue.removeFirst();
+            RegionKey key = queue.removeFirst();
             if (idByKey.putIfAbsent(key, "r" + idByKey.size()) == null) {
                 queue.addAll(children.getOrDefault(key, List.of()));
             }
         }
-        for (String key : snapshot.regions().keySet()) { // a cycle left over by corrupt memory: still named
+        for (RegionKey key : snapshot.regions().keySet()) { // a cycle left over by corrupt memory: still named
             idByKey.putIfAbsent(key, "r" + idByKey.size());
         }
         Map<String, ParallelRegion> byId = new LinkedHashMap<>();
-        Map<String, List<Long>> pathByKey = new HashMap<>();
-        for (Map.Entry<String, String> entry : idByKey.entrySet()) {
+        Map<RegionKey, List<Long>> pathByKey = new HashMap<>();
+        for (Map.Entry<RegionKey, String> entry : idByKey.entrySet()) {
             ProcessSnapshot.RegionView view = snapshot.regions().get(entry.getKey());
             List<Long> path = teamPath(view, snapshot, pathByKey, 0);
             Optional<CodeLocation> function = view.function().isPresent() && view.level() > 0
@@ -104,14 +109,14 @@ public final class OpenMpPicture {
 
         // Tasks once each, threads with their chains.
         Map<String, Task> taskMap = new LinkedHashMap<>();
-        Map<String, String> taskIdByKey = new HashMap<>();
+        Map<TaskKey, String> taskIdByKey = new HashMap<>();
         List<OpenMpThread> threadList = new ArrayList<>();
         for (ProcessSnapshot.ThreadView thread : snapshot.threads()) {
             List<String> chain = new ArrayList<>();
             List<ProcessSnapshot.TaskView> views = thread.tasks();
             for (int i = 0; i < views.size(); i++) {
                 ProcessSnapshot.TaskView view = views.get(i);
-                String key = Long.toHexString(view.address()) + "/" + Long.toHexString(view.lightweightTeam());
+                TaskKey key = view.key();
                 String id = taskIdByKey.get(key);
                 if (id == null) {
                     id = "t" + taskMap.size();
@@ -122,7 +127,7 @@ public final class OpenMpPicture {
             }
             List<String> stack = new ArrayList<>();
             for (ProcessSnapshot.TaskView view : thread.stackTasks()) {
-                String key = Long.toHexString(view.address()) + "/" + Long.toHexString(view.lightweightTeam());
+                TaskKey key = view.key();
                 String id = taskIdByKey.get(key);
                 if (id == null) {
                     id = "t" + taskMap.size();
@@ -133,7 +138,9 @@ public final class OpenMpPicture {
             }
             Optional<ParallelRegion> region = thread.region().map(idByKey::get).map(byId::get);
             threadList.add(new OpenMpThread(thread.gtid(), thread.lwp(), thread.pthread(), thread.threadNum(),
-                    thread.state(), thread.waitId(), region.map(ParallelRegion::id),
+                    thread.state().flatMap(ThreadHandle.ThreadStateInfo::state),
+                    thread.state().map(state -> OptionalLong.of(state.code())).orElse(OptionalLong.empty()),
+                    thread.waitId(), region.map(ParallelRegion::id),
                     region.map(ParallelRegion::teamPath).orElse(List.of()),
                     region.map(ParallelRegion::level).orElse(-1L), region.map(ParallelRegion::teamSize).orElse(-1L),
                     thread.toolData(), thread.icvs(), List.copyOf(chain), List.copyOf(stack)));
@@ -218,7 +225,7 @@ public final class OpenMpPicture {
      * that encountered the region: {@code [1]} for a level-2 team started by thread 1 of its level-1 team.
      */
     private static List<Long> teamPath(ProcessSnapshot.RegionView region, ProcessSnapshot snapshot,
-                                       Map<String, List<Long>> memo, int depth) {
+                                       Map<RegionKey, List<Long>> memo, int depth) {
         List<Long> known = memo.get(region.key());
         if (known != null) {
             return known;
@@ -234,7 +241,7 @@ public final class OpenMpPicture {
         return result;
     }
 
-    private static Task task(String id, ProcessSnapshot.TaskView view, boolean outermost, Map<String, String> idByKey,
+    private static Task task(String id, ProcessSnapshot.TaskView view, boolean outermost, Map<RegionKey, String> idByKey,
                              Map<String, ParallelRegion> regions, CodeNames names) {
         Optional<String> region = view.region().map(idByKey::get);
         long level = region.map(regions::get).map(ParallelRegion::level).orElse(-1L);
@@ -247,7 +254,7 @@ public final class OpenMpPicture {
 
     private static List<String> notices(ProcessSnapshot snapshot, List<String> problems) {
         List<String> notices = new ArrayList<>();
-        if ("false".equals(snapshot.processIcvs().get("debug-var"))) {
+        if (new IcvReading.Value("false").equals(snapshot.processIcvs().get("debug-var"))) {
             notices.add("the program runs without OMP_DEBUG=enabled, so libomp does not track thread states, "
                     + "task frames and task functions: those are shown as unavailable. Run it with "
                     + "OMP_DEBUG=enabled to see them; everything else is complete.");
@@ -272,7 +279,7 @@ public final class OpenMpPicture {
         return version;
     }
 
-    public Map<String, String> processIcvs() {
+    public Map<String, IcvReading> processIcvs() {
         return snapshot.processIcvs();
     }
 
@@ -373,7 +380,7 @@ public final class OpenMpPicture {
     /** A parallel region (or a serialized level). */
     public record ParallelRegion(String id, long level, long activeLevel, long teamSize, boolean serialized,
                                  Optional<String> enclosing, List<Long> teamPath, ToolData toolData,
-                                 Optional<CodeLocation> function, Map<String, String> icvs) {
+                                 Optional<CodeLocation> function, Map<String, IcvReading> icvs) {
         /** "level 2 region, team of 4" (", serialized" for a team of one inside another region). */
         public String describe() {
             if (level == 0) {
@@ -390,11 +397,14 @@ public final class OpenMpPicture {
 
     /**
      * An OpenMP thread: identities, its place (innermost region, team path, number), state, tool data,
-     * thread ICVs and its task chain (task ids, innermost first).
+     * thread ICVs and its task chain (task ids, innermost first). The state is empty when it is not known:
+     * {@code stateCode} then holds the raw OMPT code libomp reported, or is empty too when libomp does not
+     * track states (no OMP_DEBUG=enabled).
      */
-    public record OpenMpThread(long gtid, OptionalLong lwp, long pthread, long threadNum, String state, long waitId,
+    public record OpenMpThread(long gtid, OptionalLong lwp, long pthread, long threadNum, Optional<ThreadState> state,
+                               OptionalLong stateCode, long waitId,
                                Optional<String> region, List<Long> teamPath, long level, long teamSize,
-                               ToolData toolData, Map<String, String> icvs, List<String> taskIds,
+                               ToolData toolData, Map<String, IcvReading> icvs, List<String> taskIds,
                                List<String> stackTaskIds) {
         /**
          * The name every door gives the thread: {@code omp 1 · 2/4 · level 2 · wait_barrier_implicit} — the
@@ -411,9 +421,7 @@ public final class OpenMpPicture {
             } else {
                 name.append("gtid ").append(gtid).append(" · no team");
             }
-            if (stateKnown()) {
-                name.append(" · ").append(Text.shortState(state));
-            }
+            state.ifPresent(known -> name.append(" · ").append(Text.shortState(known)));
             return name.toString();
         }
 
@@ -423,7 +431,7 @@ public final class OpenMpPicture {
         }
 
         public boolean stateKnown() {
-            return state.startsWith("ompt_state_");
+            return state.isPresent();
         }
     }
 
@@ -431,7 +439,7 @@ public final class OpenMpPicture {
     public record Task(String id, long address, long lightweightTeam, TaskKind kind, TaskStatus status,
                        Optional<TaskHandle.TaskFlags> flags, Optional<CodeLocation> function,
                        Optional<TaskHandle.TaskFrames> frames, Optional<ToolData> toolData, Optional<String> region,
-                       Map<String, String> icvs) {
+                       Map<String, IcvReading> icvs) {
         /** "explicit task t3 fib (fib.c:12), executing". */
         public String describe() {
             StringBuilder text = new StringBuilder(kind.words()).append(' ').append(id);

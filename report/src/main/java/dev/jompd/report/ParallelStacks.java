@@ -1,7 +1,6 @@
 package dev.jompd.report;
 
-import com.google.gson.JsonArray;
-import com.google.gson.JsonObject;
+import dev.jompd.core.ompd.CodeLocation.Resolution;
 import dev.jompd.core.ompd.FunctionNames;
 import dev.jompd.core.target.AddressSpace;
 import dev.jompd.core.target.TargetThread;
@@ -36,13 +35,14 @@ public final class ParallelStacks {
 
     /**
      * One step of a call path as the merged tree shows it: a frame of user or library code, or a folded run
-     * of the runtime's frames ({@code runtime} true, {@code function} saying what they do).
+     * of the runtime's frames ({@code runtime} true, {@code function} saying what they do); {@code frames}
+     * the frames of the thread's stack it stands for (none for the note of a stack cut short).
      */
     public record Step(String function, Optional<String> source, Optional<String> module, boolean runtime,
-                       Optional<String> task, Optional<Construct> construct) {
+                       Optional<String> task, Optional<Construct> construct, Optional<FrameRange> frames) {
         public Step(String function, Optional<String> source, Optional<String> module, boolean runtime,
                     Optional<String> task) {
-            this(function, source, module, runtime, task, Optional.empty());
+            this(function, source, module, runtime, task, Optional.empty(), Optional.empty());
         }
 
         /** What merges: the function and, for user code, its module. */
@@ -67,6 +67,12 @@ public final class ParallelStacks {
             return function + source.map(s -> " (" + s + ")").orElse("");
         }
     }
+
+    /**
+     * Frames of a thread's stack by index, 0 the innermost (as gdb and DAP's stackTrace number them), both
+     * ends included: one frame for a user step, the run for a folded runtime step.
+     */
+    public record FrameRange(int innermost, int outermost) {}
 
     /** The OpenMP construct whose code a frame runs, as the picture knows it. */
     public enum ConstructKind {
@@ -182,16 +188,14 @@ public final class ParallelStacks {
         return roots;
     }
 
+    private record Constructs(Map<Long, Construct> byEntry, Map<Long, Construct> calledByThunk) {}
+
     /**
      * The code of constructs by its address, from what the picture knows: each region's outlined function,
      * each implicit task's function (a region's code too), each explicit task's code and its entry point
      * (clang's {@code .omp_task_entry.} thunk). Never from a function's name: clang calls both a region's and
      * a task's code {@code .omp_outlined.}, gcc both {@code ._omp_fn.N}.
      */
-    private static final String TASK_THUNK = dev.jompd.core.ompd.CodeLocation.Resolution.TASK_ENTRY_CALLEE.description();
-
-    private record Constructs(Map<Long, Construct> byEntry, Map<Long, Construct> calledByThunk) {}
-
     private static Constructs constructs(OpenMpPicture picture) {
         Map<Long, Construct> byAddress = new HashMap<>();
         Map<Long, Construct> calledByThunk = new HashMap<>();
@@ -212,7 +216,7 @@ public final class ParallelStacks {
             if (kind == null) {
                 continue;
             }
-            if (code.resolvedBy().equals(Optional.of(TASK_THUNK)) && code.entryPoint().isPresent()) {
+            if (code.resolvedBy().equals(Optional.of(Resolution.TASK_ENTRY_CALLEE)) && code.entryPoint().isPresent()) {
                 // Entered through clang's thunk, the entry point the runtime keeps: the thunk is the task's
                 // code, and so is the function it calls (the user's, maybe called elsewhere too: only there).
                 Construct construct = new Construct(kind, code, true);
@@ -297,15 +301,15 @@ public final class ParallelStacks {
                 continue;
             }
             if (!run.isEmpty()) {
-                steps.add(runtimeStep(picture, thread, run, marks.get(i + 1)));
+                steps.add(runtimeStep(picture, thread, run, marks.get(i + 1), new FrameRange(i + 1, i + run.size())));
                 run.clear();
             }
             steps.add(new Step(frame.function().orElse(frame.symbol().orElse(Text.hex(frame.pc()))),
                     frame.source().map(s -> s.fileName() + ":" + s.line()), frame.module(), false,
-                    marks.get(i).task().map(Task::id), constructs.get(i)));
+                    marks.get(i).task().map(Task::id), constructs.get(i), Optional.of(new FrameRange(i, i))));
         }
         if (!run.isEmpty()) {
-            steps.add(runtimeStep(picture, thread, run, marks.getFirst()));
+            steps.add(runtimeStep(picture, thread, run, marks.getFirst(), new FrameRange(0, run.size() - 1)));
         }
         stack.truncation().ifPresent(t -> steps.add(new Step("stack cut short: " + t.reason().name().toLowerCase(
                 java.util.Locale.ROOT).replace('_', ' '), Optional.empty(), Optional.empty(), true, Optional.empty())));
@@ -314,7 +318,7 @@ public final class ParallelStacks {
 
     /** A run of the runtime's frames (outermost first) as what it does, read off the functions it is in. */
     private static Step runtimeStep(OpenMpPicture picture, OpenMpThread thread, List<NativeFrame> run,
-                                    FrameOwnership.Mark innermostMark) {
+                                    FrameOwnership.Mark innermostMark, FrameRange frames) {
         String innermost = run.getLast().function().orElse("");
         List<String> all = ThreadWait.functions(run);
         String region = thread.region().map(r -> " of region " + r).orElse("");
@@ -331,7 +335,8 @@ public final class ParallelStacks {
             default -> runsCodeOrIn(all, innermost);
         };
         return new Step("libomp: " + meaning + " (" + run.size() + " frame" + (run.size() == 1 ? "" : "s") + ")",
-                Optional.empty(), run.getFirst().module(), true, innermostMark.task().map(Task::id));
+                Optional.empty(), run.getFirst().module(), true, innermostMark.task().map(Task::id), Optional.empty(),
+                Optional.of(frames));
     }
 
     /** A run that calls the program's code (a region's, a task's) or starts a worker runs the code below it. */
@@ -341,7 +346,7 @@ public final class ParallelStacks {
                 ? "runs the OpenMP code below" : "in " + innermost;
     }
 
-    private static List<Node> merge(List<ThreadStack> stacks) {
+    static List<Node> merge(List<ThreadStack> stacks) {
         record Building(Step step, List<OpenMpThread> threads, Map<String, Building> children) {}
         Map<String, Building> roots = new LinkedHashMap<>();
         for (ThreadStack stack : stacks) {
@@ -363,100 +368,4 @@ public final class ParallelStacks {
         return roots.values().stream().map(freeze).toList();
     }
 
-    /** The merged tree as text: each node with its thread count, the threads named where paths part. */
-    public String text() {
-        StringBuilder out = new StringBuilder();
-        out.append("Parallel stacks: ").append(stacks.size()).append(" OpenMP threads\n");
-        for (Node root : roots) {
-            text(root, 1, out);
-        }
-        for (ThreadStack stack : stacks) {
-            stack.stack().truncation().ifPresent(t -> out.append("  note: ").append(stack.thread().name())
-                    .append(": stack cut short, ").append(t).append('\n'));
-        }
-        return out.toString();
-    }
-
-    private void text(Node node, int depth, StringBuilder out) {
-        // A chain of nodes all threads pass through prints one line each; where paths part, the count
-        // and, at the ends, who they are.
-        out.append("  ".repeat(depth)).append(node.threads().size()).append("× ").append(node.step().describe());
-        if (node.children().isEmpty() || node.children().size() > 1 || node.children().getFirst().threads().size()
-                != node.threads().size()) {
-            out.append("   ").append(who(node.threads()));
-        }
-        out.append('\n');
-        int childDepth = node.children().size() == 1 && node.children().getFirst().threads().size() == node.threads().size()
-                ? depth : depth + 1;
-        for (Node child : node.children()) {
-            text(child, childDepth, out);
-        }
-    }
-
-    private String who(List<OpenMpThread> threads) {
-        if (threads.size() == 1) {
-            return "[" + threads.getFirst().name() + "]";
-        }
-        List<String> states = threads.stream().filter(OpenMpThread::stateKnown).map(t -> Text.shortState(t.state()))
-                .distinct().toList();
-        return "[gtids " + Text.ranges(threads.stream().map(OpenMpThread::gtid).sorted().toList())
-                + (states.size() == 1 ? ", all " + states.getFirst() : "") + "]";
-    }
-
-    /** The stacks as JSON: each thread's frames (with their task) and the merged tree. */
-    public JsonObject toJson() {
-        JsonObject json = new JsonObject();
-        JsonArray threads = new JsonArray();
-        for (ThreadStack stack : stacks) {
-            JsonObject thread = new JsonObject();
-            thread.addProperty("gtid", stack.thread().gtid());
-            JsonArray frames = new JsonArray();
-            for (int i = 0; i < stack.stack().frames().size(); i++) {
-                NativeFrame frame = stack.stack().frames().get(i);
-                JsonObject f = new JsonObject();
-                f.addProperty("pc", Text.hex(frame.pc()));
-                frame.function().ifPresent(name -> f.addProperty("function", name));
-                frame.source().ifPresent(s -> f.addProperty("source", s.file() + ":" + s.line()));
-                frame.module().ifPresent(m -> f.addProperty("module", m));
-                if (frame.inlined()) {
-                    f.addProperty("inlined", true);
-                }
-                FrameOwnership.Mark mark = stack.marks().get(i);
-                f.addProperty("owner", mark.owner().name().toLowerCase(java.util.Locale.ROOT));
-                mark.task().ifPresent(task -> f.addProperty("task", task.id()));
-                stack.constructs().get(i).ifPresent(construct -> f.add("construct", construct(construct)));
-                frames.add(f);
-            }
-            thread.add("frames", frames);
-            stack.stack().truncation().ifPresent(t -> thread.addProperty("truncated", t.toString()));
-            threads.add(thread);
-        }
-        json.add("threads", threads);
-        JsonArray tree = new JsonArray();
-        roots.forEach(root -> tree.add(node(root)));
-        json.add("tree", tree);
-        return json;
-    }
-
-    /** {@code {"kind": "parallel", "source": "/src/nested.c:53"}}: the construct whose code a frame runs. */
-    private static JsonObject construct(Construct construct) {
-        JsonObject json = new JsonObject();
-        json.addProperty("kind", construct.kind().json());
-        construct.source().ifPresent(source -> json.addProperty("source", source));
-        return json;
-    }
-
-    private static JsonObject node(Node node) {
-        JsonObject json = new JsonObject();
-        json.addProperty("step", node.step().describe());
-        json.addProperty("runtime", node.step().runtime());
-        node.step().construct().ifPresent(construct -> json.add("construct", construct(construct)));
-        JsonArray gtids = new JsonArray();
-        node.threads().forEach(t -> gtids.add(t.gtid()));
-        json.add("gtids", gtids);
-        JsonArray children = new JsonArray();
-        node.children().forEach(child -> children.add(node(child)));
-        json.add("children", children);
-        return json;
-    }
 }

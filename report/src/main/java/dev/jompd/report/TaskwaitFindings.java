@@ -2,7 +2,9 @@ package dev.jompd.report;
 
 import dev.jompd.core.ompd.RuntimeTasks;
 import dev.jompd.report.Diagnosis.Finding;
+import dev.jompd.report.Diagnosis.FindingKind;
 import dev.jompd.report.Diagnosis.Involved;
+import dev.jompd.report.Diagnosis.Role;
 import dev.jompd.report.OpenMpPicture.OpenMpThread;
 import dev.jompd.report.OpenMpPicture.Task;
 import dev.jompd.report.ThreadWait.Kind;
@@ -42,7 +44,8 @@ final class TaskwaitFindings {
             List<String> evidence = new ArrayList<>();
             List<Involved> involved = new ArrayList<>();
             evidence.add(Diagnosis.who(thread) + ": " + name(waiting) + " at " + construct + " (" + wait.evidence() + ")");
-            involved.add(Involved.of(wait, "waits at " + construct, wait.at()));
+            involved.add(Involved.of(wait, wait.kind() == Kind.TASKWAIT ? Role.WAITS_AT_TASKWAIT
+                    : Role.WAITS_AT_TASKGROUP_END, wait.at()));
             Map<String, List<String>> children = new LinkedHashMap<>();
             Map<String, Task> childTasks = new LinkedHashMap<>();
             boolean descendantsRun = false;
@@ -62,7 +65,7 @@ final class TaskwaitFindings {
                     descendantsRun |= i > 0;
                     evidence.add(Diagnosis.who(other) + ": its task chain " + String.join(" -> ", otherChain.stream()
                             .map(Task::id).toList()) + " reaches " + waiting.id() + " through child " + child.id());
-                    involved.add(Involved.of(runner, "runs child task " + child.id(), runner.innermost()));
+                    involved.add(Involved.of(runner, Role.RUNS_CHILD_TASK, child.id(), runner.innermost()));
                     break;
                 }
             }
@@ -75,7 +78,7 @@ final class TaskwaitFindings {
                     : taskgroupCount(picture, picture.counts(waiting).taskgroup(), childTasks.values(), descendantsRun, evidence);
             String summary = Diagnosis.who(thread) + ": " + name(waiting) + " waits at " + construct + " (" + place
                     + ") for " + counted.replace("%s", unfinished);
-            findings.add(new Finding(wait.kind() == Kind.TASKWAIT ? "taskwait" : "taskgroup", summary, evidence,
+            findings.add(new Finding(wait.kind() == Kind.TASKWAIT ? FindingKind.TASKWAIT : FindingKind.TASKGROUP, summary, evidence,
                     wait.at().map(ThreadWait.Place::describe), involved));
         }
         return findings;

@@ -1,5 +1,8 @@
 package dev.jompd.report;
 
+import dev.jompd.core.ompd.IcvReading;
+import dev.jompd.core.ompd.ThreadState;
+
 import java.util.ArrayList;
 import java.util.List;
 
@@ -14,8 +17,25 @@ public final class Text {
     }
 
     /** {@code ompt_state_wait_barrier_implicit} → {@code wait_barrier_implicit}. */
-    public static String shortState(String stateName) {
-        return stateName.startsWith(STATE_PREFIX) ? stateName.substring(STATE_PREFIX.length()) : stateName;
+    public static String shortState(ThreadState state) {
+        return state.cName().substring(STATE_PREFIX.length());
+    }
+
+    /**
+     * A thread's state as OMPT names it, {@code ompt_state_wait_barrier_implicit}, or {@code unknown state
+     * 0x…} for a code OMPT does not define, or {@code unavailable} when libomp does not track states.
+     */
+    public static String stateName(OpenMpPicture.OpenMpThread thread) {
+        return thread.state().map(ThreadState::cName).orElseGet(() -> thread.stateCode().isPresent()
+                ? "unknown state 0x" + Long.toHexString(thread.stateCode().getAsLong()) : "unavailable");
+    }
+
+    /** An ICV's value, or {@code <ompd_rc_…>}: why it could not be read (jompd-inspect/1's spelling). */
+    public static String icv(IcvReading reading) {
+        return switch (reading) {
+            case IcvReading.Value value -> value.text();
+            case IcvReading.Failed failed -> "<" + failed.rc().cName() + ">";
+        };
     }
 
     /** 0,12,13,14 → "0,12-14"; long lists are cut after 12 runs, with the count. */

@@ -1,5 +1,7 @@
 package dev.jompd.report;
 
+import dev.jompd.core.ompd.IcvReading;
+import dev.jompd.core.ompd.ThreadState;
 import dev.jompd.report.OpenMpPicture.OpenMpThread;
 import dev.jompd.report.OpenMpPicture.ParallelRegion;
 import dev.jompd.report.OpenMpPicture.Task;
@@ -142,6 +144,56 @@ public final class TextReport {
         return report.out.toString();
     }
 
+    /** Parallel stacks as text: the merged tree, each node with its thread count, the threads named where paths part. */
+    public static String stacks(ParallelStacks stacks) {
+        StringBuilder out = new StringBuilder();
+        out.append("Parallel stacks: ").append(stacks.stacks().size()).append(" OpenMP threads\n");
+        for (ParallelStacks.Node root : stacks.roots()) {
+            stackNode(root, 1, out);
+        }
+        for (ParallelStacks.ThreadStack stack : stacks.stacks()) {
+            stack.stack().truncation().ifPresent(t -> out.append("  note: ").append(stack.thread().name())
+                    .append(": stack cut short, ").append(t).append('\n'));
+        }
+        return out.toString();
+    }
+
+    private static void stackNode(ParallelStacks.Node node, int depth, StringBuilder out) {
+        // A chain of nodes all threads pass through prints one line each; where paths part, the count
+        // and, at the ends, who they are.
+        out.append("  ".repeat(depth)).append(node.threads().size()).append("× ").append(node.step().describe());
+        if (node.children().isEmpty() || node.children().size() > 1 || node.children().getFirst().threads().size()
+                != node.threads().size()) {
+            out.append("   ").append(stackThreads(node.threads()));
+        }
+        out.append('\n');
+        int childDepth = node.children().size() == 1 && node.children().getFirst().threads().size() == node.threads().size()
+                ? depth : depth + 1;
+        for (ParallelStacks.Node child : node.children()) {
+            stackNode(child, childDepth, out);
+        }
+    }
+
+    private static String stackThreads(List<OpenMpThread> threads) {
+        if (threads.size() == 1) {
+            return "[" + threads.getFirst().name() + "]";
+        }
+        List<String> states = threads.stream().filter(OpenMpThread::stateKnown).map(t -> Text.shortState(t.state().get()))
+                .distinct().toList();
+        return "[gtids " + Text.ranges(threads.stream().map(OpenMpThread::gtid).sorted().toList())
+                + (states.size() == 1 ? ", all " + states.getFirst() : "") + "]";
+    }
+
+    /** The diagnosis's findings as text: each summary with its evidence. */
+    public static String diagnosis(List<Diagnosis.Finding> findings) {
+        StringBuilder out = new StringBuilder("Diagnosis\n");
+        for (Diagnosis.Finding finding : findings) {
+            out.append("  - ").append(finding.summary()).append('\n');
+            finding.evidence().forEach(e -> out.append("      ").append(e).append('\n'));
+        }
+        return out.toString();
+    }
+
     /** What the jompd-recorder kept: lock holders, deadlocks, each thread's most recent events. */
     private void history() {
         if (picture.history().isEmpty()) {
@@ -268,8 +320,8 @@ public final class TextReport {
                     out.append("  LWPs ").append(Text.ranges(lwps));
                 }
             }
-            out.append("  ").append(first.stateKnown() ? paint(stateColour(first.state()), Text.shortState(first.state()))
-                    : "(state " + first.state() + ")");
+            out.append("  ").append(first.state().map(state -> paint(stateColour(state), Text.shortState(state)))
+                    .orElseGet(() -> "(state " + Text.stateName(first) + ")"));
             if (first.waitId() != 0) {
                 out.append(" on ").append(Text.hex(first.waitId()));
             }
@@ -324,28 +376,30 @@ public final class TextReport {
 
     private void icvLine(List<OpenMpThread> group, Task task, String indent) {
         List<String> icvs = new ArrayList<>();
-        group.getFirst().icvs().forEach((name, value) -> {
+        // ompd-* aliases repeat their OpenMP names; unreadable ICVs are left to --json, which keeps the reason.
+        group.getFirst().icvs().forEach((name, reading) -> {
             boolean ownNumber = name.equals("thread-num-var");
-            if (!ownNumber || group.size() == 1) {
+            if ((!ownNumber || group.size() == 1) && !name.startsWith("ompd-")
+                    && reading instanceof IcvReading.Value(String value)) {
                 icvs.add(name + "=" + Text.quotedIfEmpty(value));
             }
         });
-        task.icvs().forEach((name, value) -> {
-            if (!name.equals("implicit-task-var") && !name.equals("final-task-var")) {
+        task.icvs().forEach((name, reading) -> {
+            if (!name.equals("implicit-task-var") && !name.equals("final-task-var") && !name.startsWith("ompd-")
+                    && reading instanceof IcvReading.Value(String value)) {
                 icvs.add(name + "=" + Text.quotedIfEmpty(value));
             }
         });
-        // ompd-* aliases repeat their OpenMP names; unreadable ICVs (<ompd_rc_…>) are left to --json,
-        // which keeps the reason.
-        out.append(indent).append("ICVs: ").append(String.join(" ", icvs.stream()
-                .filter(s -> !s.startsWith("ompd-") && !s.contains("=<ompd_rc_")).toList())).append('\n');
+        out.append(indent).append("ICVs: ").append(String.join(" ", icvs)).append('\n');
     }
 
     private void icvsAndSettings() {
         out.append('\n').append(bold("Process ICVs")).append('\n');
-        picture.processIcvs().forEach((name, value) -> out.append("  ").append(pad(name, 24))
-                .append(value.startsWith("<ompd_rc_") ? "(" + value.substring(9, value.length() - 1) + ")"
-                        : Text.quotedIfEmpty(value)).append('\n'));
+        picture.processIcvs().forEach((name, reading) -> out.append("  ").append(pad(name, 24))
+                .append(switch (reading) {
+                    case IcvReading.Value value -> Text.quotedIfEmpty(value.text());
+                    case IcvReading.Failed failed -> "(" + failed.rc().name().toLowerCase(java.util.Locale.ROOT) + ")";
+                }).append('\n'));
         List<StartupSettings.Setting> settings = picture.startup().settings().stream()
                 .filter(s -> s.name().startsWith("OMP_")).toList();
         if (!settings.isEmpty()) {
@@ -361,8 +415,8 @@ public final class TextReport {
         }
     }
 
-    private static String stateColour(String state) {
-        return state.contains("wait") ? "33" : state.contains("work") ? "32" : "0";
+    private static String stateColour(ThreadState state) {
+        return state.name().startsWith("WAIT_") ? "33" : state.name().startsWith("WORK_") ? "32" : "0";
     }
 
     private String bold(String text) {

@@ -1,5 +1,6 @@
 package dev.jompd.report;
 
+import dev.jompd.core.ompd.IcvReading;
 import dev.jompd.report.OpenMpPicture.OpenMpThread;
 import dev.jompd.report.OpenMpPicture.Task;
 import dev.jompd.report.OpenMpPicture.TaskKind;
@@ -39,13 +40,18 @@ public final class ThreadGroups {
 
     /** Whether everything a rendering shows for {@code a} and {@code b} (but their identities) is equal. */
     public static boolean alike(OpenMpPicture picture, OpenMpThread a, OpenMpThread b) {
-        if (!(a.region().equals(b.region()) && a.state().equals(b.state()) && a.waitId() == b.waitId()
+        return alike(picture::chain, a, b);
+    }
+
+    /** {@link #alike(OpenMpPicture, OpenMpThread, OpenMpThread)} with the threads' task chains as given. */
+    static boolean alike(java.util.function.Function<OpenMpThread, List<Task>> chainOf, OpenMpThread a, OpenMpThread b) {
+        if (!(a.region().equals(b.region()) && a.state().equals(b.state()) && a.stateCode().equals(b.stateCode()) && a.waitId() == b.waitId()
                 && a.toolData().equals(b.toolData()) && a.taskIds().size() == b.taskIds().size()
                 && withoutOwnNumber(a.icvs()).equals(withoutOwnNumber(b.icvs())))) {
             return false;
         }
-        List<Task> chainA = picture.chain(a);
-        List<Task> chainB = picture.chain(b);
+        List<Task> chainA = chainOf.apply(a);
+        List<Task> chainB = chainOf.apply(b);
         for (int i = 0; i < chainA.size(); i++) {
             if (!alike(chainA.get(i), chainB.get(i))) {
                 return false;
@@ -66,8 +72,8 @@ public final class ThreadGroups {
                 && a.region().equals(b.region()) && a.icvs().equals(b.icvs());
     }
 
-    private static Map<String, String> withoutOwnNumber(Map<String, String> icvs) {
-        Map<String, String> rest = new LinkedHashMap<>(icvs);
+    private static Map<String, IcvReading> withoutOwnNumber(Map<String, IcvReading> icvs) {
+        Map<String, IcvReading> rest = new LinkedHashMap<>(icvs);
         OWN_NUMBER.forEach(rest::remove);
         return rest;
     }

@@ -1,5 +1,6 @@
 package dev.jompd.report;
 
+import dev.jompd.core.ompd.ThreadState;
 import dev.jompd.core.unwind.NativeFrame;
 import dev.jompd.report.OpenMpPicture.OpenMpThread;
 import dev.jompd.report.ParallelStacks.Step;
@@ -69,21 +70,22 @@ record ThreadWait(OpenMpThread thread, Kind kind, String evidence, Optional<Plac
         Optional<StackReading> reading = stack.map(s -> StackReading.of(s, runtimeModule));
         Optional<Place> at = reading.flatMap(StackReading::at);
         Optional<Place> innermost = reading.flatMap(StackReading::innermost);
-        if (thread.stateKnown()) {
-            String state = Text.shortState(thread.state());
-            Kind kind = switch (state) {
+        if (thread.state().isPresent()) {
+            ThreadState known = thread.state().get();
+            String state = Text.shortState(known);
+            Kind kind = switch (known) {
                 // wait_barrier_implementation: GOMP_barrier (gcc/gfortran's barriers) in libomp
-                case "wait_barrier_explicit", "wait_barrier_implementation" -> Kind.BARRIER;
-                case "wait_barrier_implicit", "wait_barrier_implicit_parallel", "wait_barrier_implicit_workshare",
-                     "wait_barrier_teams" -> Kind.IMPLICIT_BARRIER;
+                case WAIT_BARRIER_EXPLICIT, WAIT_BARRIER_IMPLEMENTATION -> Kind.BARRIER;
+                case WAIT_BARRIER_IMPLICIT, WAIT_BARRIER_IMPLICIT_PARALLEL, WAIT_BARRIER_IMPLICIT_WORKSHARE,
+                     WAIT_BARRIER_TEAMS -> Kind.IMPLICIT_BARRIER;
                 // before LLVM 19 every barrier showed the deprecated wait_barrier: the stack tells which
-                case "wait_barrier" -> reading.map(StackReading::kind).filter(k -> k == Kind.IMPLICIT_BARRIER)
+                case WAIT_BARRIER -> reading.map(StackReading::kind).filter(k -> k == Kind.IMPLICIT_BARRIER)
                         .orElse(Kind.BARRIER);
-                case "wait_lock", "wait_nest_lock" -> Kind.LOCK;
-                case "wait_critical" -> Kind.CRITICAL;
-                case "wait_taskwait" -> Kind.TASKWAIT;
-                case "wait_taskgroup" -> Kind.TASKGROUP;
-                case "idle" -> Kind.IDLE;
+                case WAIT_LOCK -> Kind.LOCK;
+                case WAIT_CRITICAL -> Kind.CRITICAL;
+                case WAIT_TASKWAIT -> Kind.TASKWAIT;
+                case WAIT_TASKGROUP -> Kind.TASKGROUP;
+                case IDLE -> Kind.IDLE;
                 default -> Kind.NONE;
             };
             // libomp reports a critical section's waiters as wait_lock: the stack tells them apart

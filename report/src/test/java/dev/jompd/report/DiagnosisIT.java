@@ -39,7 +39,7 @@ class DiagnosisIT {
         StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.WAITS));
         Facts facts = fixture.facts();
         List<Finding> findings = diagnose(fixture);
-        String text = Diagnosis.text(findings);
+        String text = TextReport.diagnosis(findings);
         Facts.ThreadFacts atBarrier = threadIn(facts, "wait_barrier");
         Finding barrier = findings.stream().filter(f -> f.summary().contains("wait at a barrier")).findFirst().orElseThrow();
         assertThat(barrier.summary()).as(text).contains("1 of " + facts.threadCount() + " threads");
@@ -57,7 +57,7 @@ class DiagnosisIT {
     @Test
     void withoutOmpDebugTheStacksAreTheEvidence() {
         StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.WAITS).withEnvironment("OMP_DEBUG", "disabled"));
-        String text = Diagnosis.text(diagnose(fixture));
+        String text = TextReport.diagnosis(diagnose(fixture));
         assertThat(text).contains("wait at a barrier").contains("(stack: libomp: waiting at a barrier")
                 .contains("stack: libomp: waiting at a taskwait");
         assertThat(text).doesNotContain("OMPD state");
@@ -68,8 +68,12 @@ class DiagnosisIT {
         StoppedFixture fixture = Fixtures.core(RecorderLibrary.with(FixtureRun.of(Fixture.RECORDER_DEADLOCK)));
         List<Long> locking = fixture.facts().threads().stream().filter(t -> t.find("holds").isPresent())
                 .map(Facts.ThreadFacts::lwp).toList();
-        String text = Diagnosis.text(diagnose(fixture));
-        assertThat(text).contains("deadlock: LWP ");
+        List<Finding> findings = diagnose(fixture);
+        String text = TextReport.diagnosis(findings);
+        // the recorder's holders close the cycle in the wait-for graph, and its own search finds the same
+        // cycle: one finding
+        assertThat(findings.stream().filter(f -> f.kind() == Diagnosis.FindingKind.DEADLOCK)).as(text).hasSize(1);
+        assertThat(text).contains("deadlock: ");
         for (long lwp : locking) {
             assertThat(text).contains("LWP " + lwp);
         }

@@ -7,7 +7,9 @@ import dev.jompd.core.target.live.LiveProcessAddressSpace;
 import dev.jompd.core.unwind.DebugInfoCache;
 import dev.jompd.core.unwind.Unwinder;
 import dev.jompd.report.Diagnosis.Finding;
+import dev.jompd.report.Diagnosis.FindingKind;
 import dev.jompd.report.Diagnosis.Involved;
+import dev.jompd.report.Diagnosis.Role;
 import dev.jompd.testkit.Facts;
 import dev.jompd.testkit.Fixture;
 import dev.jompd.testkit.FixtureRun;
@@ -41,10 +43,10 @@ class HangDiagnosisIT {
         return ompDebug ? run : run.withEnvironment("OMP_DEBUG", NO_DEBUG);
     }
 
-    private static Finding only(List<Finding> findings, String kind, String containing) {
-        List<Finding> matching = findings.stream().filter(f -> f.kind().equals(kind) && f.summary().contains(containing))
+    private static Finding only(List<Finding> findings, FindingKind kind, String containing) {
+        List<Finding> matching = findings.stream().filter(f -> f.kind() == kind && f.summary().contains(containing))
                 .toList();
-        assertThat(matching).as(Diagnosis.text(findings)).hasSize(1);
+        assertThat(matching).as(TextReport.diagnosis(findings)).hasSize(1);
         return matching.getFirst();
     }
 
@@ -70,16 +72,16 @@ class HangDiagnosisIT {
 
     private static void assertStraggler(Fixture fixture, Facts facts, List<Finding> findings, String barrierLine,
                                         boolean ompDebug) {
-        String text = Diagnosis.text(findings);
+        String text = TextReport.diagnosis(findings);
         Facts.ThreadFacts straggler = facts.thread((int) facts.number("hang.straggler"));
-        Finding barrier = only(findings, "barrier", "thread " + straggler.threadNum() + " has not reached it");
+        Finding barrier = only(findings, FindingKind.BARRIER, "thread " + straggler.threadNum() + " has not reached it");
         int teamSize = straggler.teamSize();
         assertThat(barrier.summary()).as(text).contains((teamSize - 1) + " of " + teamSize + " threads wait at a barrier")
                 .contains(barrierLine);
         String stragglerLine = fixture.source() + ":" + straggler.number("wait_line");
         assertThat(barrier.summary()).as(text).contains(stragglerLine);
         Involved stuck = involved(barrier, straggler);
-        assertThat(stuck.role()).isEqualTo("has not reached the barrier");
+        assertThat(stuck.role()).isEqualTo(Role.NOT_AT_BARRIER);
         assertThat(stuck.source()).contains(stragglerLine);
         assertThat(stuck.function().orElseThrow()).contains(facts.get("hang.straggler.function"));
         for (Facts.ThreadFacts waiter : facts.threads()) {
@@ -87,7 +89,7 @@ class HangDiagnosisIT {
                 continue;
             }
             Involved there = involved(barrier, waiter);
-            assertThat(there.role()).as(text).isEqualTo("at the barrier");
+            assertThat(there.role()).as(text).isEqualTo(Role.AT_BARRIER);
             assertThat(there.thread().threadNum()).isEqualTo(waiter.threadNum());
             assertThat(there.evidence()).as(text).startsWith(ompDebug ? "OMPD state wait_barrier" : "stack: ");
         }
@@ -110,7 +112,7 @@ class HangDiagnosisIT {
         List<Finding> findings = diagnose(run);
         String region = line(Fixture.BARRIER_STRAGGLER, facts, "hang.barrier.line", "#pragma omp parallel");
         assertStraggler(Fixture.BARRIER_STRAGGLER, facts, findings, region, ompDebug);
-        assertThat(Diagnosis.text(findings)).contains("the implicit barrier at the end of region r1");
+        assertThat(TextReport.diagnosis(findings)).contains("the implicit barrier at the end of region r1");
     }
 
     @ParameterizedTest
@@ -129,13 +131,14 @@ class HangDiagnosisIT {
             FixtureRun run = run(Fixture.TASKWAIT_BLOCKED, ompDebug, "3", "3", construct);
             Facts facts = Fixtures.core(run).facts();
             List<Finding> findings = diagnose(run);
-            String text = Diagnosis.text(findings);
+            String text = TextReport.diagnosis(findings);
             Facts.ThreadFacts waiter = facts.thread((int) facts.number("hang.waiter"));
             Facts.ThreadFacts runner = facts.thread((int) facts.number("hang.task.C1.thread"));
             String waitLine = "taskwait_blocked.c:" + facts.number("hang.wait_line");
             String childLine = "taskwait_blocked.c:" + facts.number("hang.task.C1.wait_line");
 
-            Finding taskwait = only(findings, construct, waitLine);
+            Finding taskwait = only(findings, construct.equals("taskwait") ? FindingKind.TASKWAIT : FindingKind.TASKGROUP,
+                    waitLine);
             assertThat(taskwait.summary()).as(text).contains(childLine)
                     .contains(construct.equals("taskwait") ? "at a taskwait" : "at the end of a taskgroup")
                     // libomp's count of unfinished children (of the group's tasks) less the one found running
@@ -144,18 +147,19 @@ class HangDiagnosisIT {
                     .contains("; " + facts.number("hang.children.not_started") + " more that no thread runs")
                     .doesNotContain("not known");
             assertThat(facts.number("hang.children.running")).isEqualTo(1); // C1: the one child the finding names
-            assertThat(taskwait.threads().stream().filter(t -> t.role().startsWith("runs child task"))).hasSize(1);
+            assertThat(taskwait.threads().stream().filter(t -> t.role() == Role.RUNS_CHILD_TASK)).hasSize(1);
             assertThat(involved(taskwait, waiter).source()).contains(waitLine);
             Involved child = involved(taskwait, runner);
-            assertThat(child.role()).startsWith("runs child task t");
+            assertThat(child.role()).isEqualTo(Role.RUNS_CHILD_TASK);
+            assertThat(child.subject().orElseThrow()).startsWith("t");
             assertThat(child.source()).contains(childLine);
             assertThat(child.function()).contains("blocked_child");
 
             // the team's barrier waits for the thread at the taskwait; C1's thread reached it and runs C1 there
-            Finding barrier = only(findings, "barrier", "thread " + waiter.threadNum() + " has not reached it");
+            Finding barrier = only(findings, FindingKind.BARRIER, "thread " + waiter.threadNum() + " has not reached it");
             assertThat(barrier.summary()).as(text).contains("taskwait_blocked.c:" + facts.number("hang.barrier.line"))
                     .contains(waitLine);
-            assertThat(involved(barrier, runner).role()).isEqualTo("runs a task at the barrier");
+            assertThat(involved(barrier, runner).role()).isEqualTo(Role.RUNS_TASK_AT_BARRIER);
         }
     }
 
@@ -165,19 +169,19 @@ class HangDiagnosisIT {
         FixtureRun run = run(Fixture.NESTED_HANG, ompDebug);
         Facts facts = Fixtures.core(run).facts();
         List<Finding> findings = diagnose(run);
-        String text = Diagnosis.text(findings);
+        String text = TextReport.diagnosis(findings);
         Facts.ThreadFacts straggler = facts.thread((int) facts.number("hang.straggler"));
         long stuckPath = facts.number("hang.stuck_team_path");
-        Finding inner = only(findings, "barrier", "team path " + stuckPath + "): ");
+        Finding inner = only(findings, FindingKind.BARRIER, "team path " + stuckPath + "): ");
         assertThat(inner.summary()).as(text).contains("thread " + straggler.threadNum() + " has not reached it")
                 .contains("nested_hang.c:" + facts.number("hang.inner_barrier.line"))
                 .contains("nested_hang.c:" + straggler.number("wait_line"));
-        Finding outer = only(findings, "barrier", "level 1 region");
+        Finding outer = only(findings, FindingKind.BARRIER, "level 1 region");
         assertThat(outer.summary()).as(text).contains("nested_hang.c:" + facts.number("hang.outer_barrier.line"))
                 .contains("thread " + stuckPath + " is the primary thread of nested team")
                 .contains("team path " + stuckPath);
         // the outer finding names the stuck team's primary thread (k = 0 of the stuck team)
-        assertThat(involved(outer, facts.thread(0)).role()).startsWith("primary thread of nested team");
+        assertThat(involved(outer, facts.thread(0)).role()).isEqualTo(Role.PRIMARY_OF_NESTED_TEAM);
     }
 
     @Test

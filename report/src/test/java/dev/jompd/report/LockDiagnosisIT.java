@@ -72,7 +72,7 @@ class LockDiagnosisIT {
     /** The deadlock and each lock's holder; {@code object} gives the lock object as gdb reads it, where gdb can. */
     private static void namesTheCycle(Facts facts, List<Finding> findings, Function<String, Optional<String>> object,
                                       List<String> locks) {
-        String text = Diagnosis.text(findings);
+        String text = TextReport.diagnosis(findings);
         Finding deadlock = findings.stream().filter(f -> f.summary().startsWith("deadlock: omp"))
                 .findFirst().orElseThrow(() -> new AssertionError("no deadlock in\n" + text));
         assertThat(deadlock.summary()).as(text).contains(", which waits for");
@@ -124,7 +124,7 @@ class LockDiagnosisIT {
     void simpleLocksWithoutOwnersNameTheirWaitersAndSayWhyTheHolderIsNotKnown() {
         StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.LOCK_DEADLOCK, "lock"));
         Facts facts = fixture.facts();
-        String text = Diagnosis.text(DiagnosisIT.diagnose(fixture));
+        String text = TextReport.diagnosis(DiagnosisIT.diagnose(fixture));
         assertThat(text).doesNotContain("deadlock:");
         for (String lock : List.of("A", "B", "C")) {
             Facts.ThreadFacts waiter = facts.threads().stream()
@@ -143,7 +143,7 @@ class LockDiagnosisIT {
         StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.CRITICAL_BARRIER).withEnvironment("OMP_DEBUG", ompDebug));
         Facts facts = fixture.facts();
         List<Finding> findings = DiagnosisIT.diagnose(fixture);
-        String text = Diagnosis.text(findings);
+        String text = TextReport.diagnosis(findings);
         long name = fixture.gdb().evaluate("(long)&'" + facts.get("hang.lock.gate.symbol") + "'").asLong();
         long object = fixture.gdb().evaluate("(long)(*(kmp_indirect_lock_t**)" + name + ")->lock").asLong();
         Finding critical = findings.stream().filter(f -> f.summary().startsWith("2 threads wait for a critical section at "
@@ -159,11 +159,32 @@ class LockDiagnosisIT {
         assertThat(critical.summary()).as(text).contains("its holder is not known").contains("KMP_CONSISTENCY_CHECK");
     }
 
+    /**
+     * Under the recorder a lock-order deadlock is seen twice, in libomp's lock memory and in the recorder's
+     * mutex events: it is one deadlock, and the diagnosis names it once.
+     */
+    @Test
+    void withTheRecorderALockCycleIsOneDeadlockFinding() {
+        StoppedFixture fixture = Fixtures.core(RecorderLibrary.with(FixtureRun.of(Fixture.LOCK_DEADLOCK, "nest")));
+        List<Finding> findings = new java.util.ArrayList<>();
+        int recorded = ParallelStacksIT.withStacks(fixture, stacks -> {
+            findings.addAll(Diagnosis.of(stacks.picture(), Optional.of(stacks)));
+            return stacks.picture().history().orElseThrow().deadlocks().size();
+        });
+        String text = TextReport.diagnosis(findings);
+        // both searches found it: the recorder's mutex events and the locks' memory
+        assertThat(recorded).as(text).isEqualTo(1);
+        assertThat(findings.stream().filter(f -> f.kind() == Diagnosis.FindingKind.DEADLOCK)).as(text).hasSize(1);
+        namesTheCycle(fixture.facts(), findings,
+                lock -> Optional.of(lockObject(fixture, fixture.facts().get("hang.lock." + lock + ".address"))),
+                List.of("A", "B"));
+    }
+
     @Test
     void withTheRecorderTheCriticalBarrierHangIsADeadlock() {
         StoppedFixture fixture = Fixtures.core(RecorderLibrary.with(FixtureRun.of(Fixture.CRITICAL_BARRIER)));
         Facts facts = fixture.facts();
-        String text = Diagnosis.text(DiagnosisIT.diagnose(fixture));
+        String text = TextReport.diagnosis(DiagnosisIT.diagnose(fixture));
         Facts.ThreadFacts holder = facts.threads().stream().filter(t -> t.role().equals("holder")).findFirst().orElseThrow();
         assertThat(text).contains("held by LWP " + holder.lwp() + " (jompd-recorder)");
         assertThat(text).contains("deadlock: ").contains("waits at a barrier of team");
@@ -173,7 +194,7 @@ class LockDiagnosisIT {
     void theWaitsProgramsLockAndCriticalNameThreadZeroAsHolderWhenLibompRecordsOwners() {
         StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.WAITS).withEnvironment("KMP_CONSISTENCY_CHECK", "all"));
         Facts facts = fixture.facts();
-        String text = Diagnosis.text(DiagnosisIT.diagnose(fixture));
+        String text = TextReport.diagnosis(DiagnosisIT.diagnose(fixture));
         Facts.ThreadFacts marker = facts.thread(0);
         // waits.c's lock is its static L (the program's name; gdb: the marker thread holds &L)
         assertThat(text).contains("1 thread waits for lock `L` (queuing lock #").contains("1 thread waits for a critical section at waits.c:");

@@ -213,7 +213,7 @@ class OpenMpPictureIT {
     /**
      * The text report of the 2x3x4 program, its varying parts (addresses, LWPs, gtids, task ids, the core's
      * path) replaced, equals the golden file: any change of what users read shows up here as a diff.
-     * {@code -Djompd.golden.update=true} writes the file anew.
+     * {@code -Djompd.golden.update=true} writes the file anew; without it a missing file fails the test.
      */
     @Test
     void textReportMatchesItsGoldenFile() throws IOException {
@@ -221,10 +221,12 @@ class OpenMpPictureIT {
         String text = normalized(withPicture(fixture, picture ->
                 TextReport.render(picture, TextReport.Options.commandLine(false, false))), fixture.core());
         Path golden = Path.of("src/test/resources/golden/nested-2-3-4.txt");
-        if (Boolean.getBoolean("jompd.golden.update") || !Files.exists(golden)) {
+        if (Boolean.getBoolean("jompd.golden.update")) {
             Files.createDirectories(golden.getParent());
             Files.writeString(golden, text, StandardCharsets.UTF_8);
         }
+        // a missing golden file is a failure, not a new golden file: only -Djompd.golden.update writes one
+        assertThat(golden).as("golden file (write it with -Djompd.golden.update=true)").exists();
         assertThat(text).isEqualTo(Files.readString(golden, StandardCharsets.UTF_8));
     }
 

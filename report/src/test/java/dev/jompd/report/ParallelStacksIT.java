@@ -64,22 +64,22 @@ class ParallelStacksIT {
         withStacks(fixture, stacks -> {
             assertThat(stacks.stacks()).hasSize(facts.threadCount());
             assertThat(leaves(stacks.roots()).stream().mapToInt(n -> n.threads().size()).sum())
-                    .as(stacks.text()).isEqualTo(facts.threadCount());
+                    .as(TextReport.stacks(stacks)).isEqualTo(facts.threadCount());
             for (ThreadStack stack : stacks.stacks()) {
                 List<String> functions = stack.steps().stream().map(Step::function).toList();
                 if (stack.thread().lwp().getAsLong() == markerLwp) {
-                    assertThat(functions.getLast()).as(stacks.text()).isEqualTo("jompd_marker");
+                    assertThat(functions.getLast()).as(TextReport.stacks(stacks)).isEqualTo("jompd_marker");
                 } else {
-                    assertThat(functions).as(stacks.text()).contains("fx_gate_wait");
+                    assertThat(functions).as(TextReport.stacks(stacks)).contains("fx_gate_wait");
                 }
                 assertThat(stack.stack().truncation()).as("%s", stack.stack()).isEmpty();
                 // the user's frames of the innermost region belong to the thread's innermost implicit task
                 int outlined = functions.lastIndexOf("region.omp_outlined_debug__");
                 assertThat(outlined).isNotNegative();
-                assertThat(stack.steps().get(outlined).task()).as(stacks.text())
+                assertThat(stack.steps().get(outlined).task()).as(TextReport.stacks(stacks))
                         .isEqualTo(stack.thread().taskIds().stream().findFirst());
             }
-            assertThat(stacks.text()).contains("[libomp: runs the OpenMP code below");
+            assertThat(TextReport.stacks(stacks)).contains("[libomp: runs the OpenMP code below");
             return null;
         });
     }
@@ -109,7 +109,7 @@ class ParallelStacksIT {
                     thunks.add(construct.kind().words() + " at " + construct.shortSource().orElseThrow());
                 }
             }
-            assertThat(thunks).as(stacks.text()).containsExactlyElementsOf(expected);
+            assertThat(thunks).as(TextReport.stacks(stacks)).containsExactlyElementsOf(expected);
             // the picture's tasks: the two constructs, each by its own name
             assertThat(stacks.picture().tasks().values().stream().flatMap(t -> t.function().stream())
                     .map(CodeLocation::displayName).filter(n -> n.startsWith("task at ")).distinct().sorted())
@@ -149,11 +149,11 @@ class ParallelStacksIT {
                                 && !function.contains("_debug__");
                         if (regionCode) {
                             inRegion = true;
-                            assertThat(construct).as("%s in %s", function, stacks.text()).isPresent();
+                            assertThat(construct).as("%s in %s", function, TextReport.stacks(stacks)).isPresent();
                             assertThat(construct.get().kind()).isEqualTo(ParallelStacks.ConstructKind.PARALLEL);
                         } else if (function.startsWith(".omp_task_entry.")) {
                             tasks++;
-                            assertThat(construct).as("%s in %s", function, stacks.text()).isPresent();
+                            assertThat(construct).as("%s in %s", function, TextReport.stacks(stacks)).isPresent();
                             assertThat(construct.get().kind()).isEqualTo(ParallelStacks.ConstructKind.TASK);
                         } else {
                             continue;
@@ -161,15 +161,15 @@ class ParallelStacksIT {
                         assertThat(gdbFrame).as(function).isNotNull();
                         assertThat(construct.get().shortSource()).as(function)
                                 .contains(gdbFrame.file().substring(gdbFrame.file().lastIndexOf('/') + 1) + ":" + gdbFrame.line());
-                        assertThat(stacks.text()).contains(construct.get().kind().words() + " at "
+                        assertThat(TextReport.stacks(stacks)).contains(construct.get().kind().words() + " at "
                                 + construct.get().shortSource().get() + " (" + function);
                     }
-                    assertThat(inRegion).as("%s: %s", stack.thread().name(), stacks.text()).isTrue();
+                    assertThat(inRegion).as("%s: %s", stack.thread().name(), TextReport.stacks(stacks)).isTrue();
                 }
                 if (run.fixture() == Fixture.TASKS) {
-                    assertThat(tasks).as(stacks.text()).isGreaterThanOrEqualTo(3); // A, B and C on thread 0
+                    assertThat(tasks).as(TextReport.stacks(stacks)).isGreaterThanOrEqualTo(3); // A, B and C on thread 0
                 } else if (run.fixture() == Fixture.CXX_TASKS) {
-                    assertThat(tasks).as(stacks.text()).isEqualTo(1);
+                    assertThat(tasks).as(TextReport.stacks(stacks)).isEqualTo(1);
                 }
                 return null;
             });
@@ -189,14 +189,14 @@ class ParallelStacksIT {
                 String runtime = String.join(" | ", stack.steps().stream().filter(Step::runtime).map(Step::function).toList());
                 meanings.add(runtime);
                 if (state.startsWith("wait_barrier")) {
-                    assertThat(runtime).as("%s: %s", thread, stacks.text()).contains("waiting at a barrier");
+                    assertThat(runtime).as("%s: %s", thread, TextReport.stacks(stacks)).contains("waiting at a barrier");
                 } else if (state.equals("wait_lock")) {
-                    assertThat(runtime).as("%s: %s", thread, stacks.text())
+                    assertThat(runtime).as("%s: %s", thread, TextReport.stacks(stacks))
                             .containsAnyOf("waiting for a lock", "waiting to enter a critical section");
                 }
             }
             String all = String.join("\n", meanings);
-            assertThat(all).as(stacks.text()).contains("waiting for a lock").contains("waiting to enter a critical section")
+            assertThat(all).as(TextReport.stacks(stacks)).contains("waiting for a lock").contains("waiting to enter a critical section")
                     .contains("waiting at a taskwait");
             return null;
         });

@@ -1,6 +1,7 @@
 package dev.jompd.dap.openmp;
 
 import com.google.gson.JsonObject;
+import dev.jompd.core.ompd.IcvReading;
 import dev.jompd.core.ompd.AddressSpaceHandle;
 import dev.jompd.core.ompd.Ompd;
 import dev.jompd.core.ompd.OmpdException;
@@ -164,7 +165,7 @@ public final class OpenMpView {
         rows.add(OmpVariable.leaf("gtid", String.valueOf(thread.gtid()), "int"));
         rows.add(OmpVariable.leaf("thread number", String.valueOf(thread.threadNum()), "int"));
         if (thread.stateKnown()) {
-            rows.add(OmpVariable.leaf("state", thread.state(), "ompt_state_t"));
+            rows.add(OmpVariable.leaf("state", Text.stateName(thread), "ompt_state_t"));
             rows.add(OmpVariable.leaf("wait id", Text.hex(thread.waitId()), "ompt_wait_id_t"));
         } else {
             rows.add(OmpVariable.leaf("state", "unavailable (run with OMP_DEBUG=enabled)", "ompt_state_t"));
@@ -223,9 +224,9 @@ public final class OpenMpView {
         return rows;
     }
 
-    private static List<OmpVariable> icvRows(Map<String, String> icvs) {
+    private static List<OmpVariable> icvRows(Map<String, IcvReading> icvs) {
         List<OmpVariable> rows = new ArrayList<>();
-        icvs.forEach((name, value) -> rows.add(OmpVariable.leaf(name, Text.quotedIfEmpty(value), "ICV")));
+        icvs.forEach((name, value) -> rows.add(OmpVariable.leaf(name, Text.quotedIfEmpty(Text.icv(value)), "ICV")));
         return rows;
     }
 

@@ -320,7 +320,18 @@ public final class DapSession implements DapEndpoint {
         changed.addProperty("stop", debuggee.stop().generation);
         changed.addProperty("reason", report.reason());
         changed.addProperty("threadId", report.threadId());
+        // the stopped thread's LWP, so that a client finds it in the picture without reading display names
+        stoppedLwp(report.threadId()).ifPresent(lwp -> changed.addProperty("lwp", lwp));
         event(RequestHandlers.OPENMP_CHANGED_EVENT, changed);
+    }
+
+    private java.util.OptionalLong stoppedLwp(int threadId) {
+        try {
+            return debuggee.threads().stream().filter(t -> t.id() == threadId).findFirst()
+                    .map(dev.jompd.dap.gdb.GdbThread::lwp).orElse(java.util.OptionalLong.empty());
+        } catch (RuntimeException unknown) {
+            return java.util.OptionalLong.empty(); // gdb could not list its threads: the event goes without
+        }
     }
 
     /**

@@ -2,12 +2,9 @@ package dev.jompd.dap.session;
 
 import com.google.gson.GsonBuilder;
 import dev.jompd.core.ompd.Ompd;
-import dev.jompd.core.ompd.ParallelHandle;
-import dev.jompd.core.ompd.ThreadHandle;
 import dev.jompd.dap.gdb.GdbThread;
-import dev.jompd.dap.openmp.OmpScope;
-import dev.jompd.dap.openmp.OmpVariable;
 import dev.jompd.dap.openmp.OpenMpView;
+import dev.jompd.report.ConsoleReport;
 import dev.jompd.report.Diagnosis;
 import dev.jompd.report.OpenMpPicture;
 import dev.jompd.report.ParallelStacks;
@@ -16,12 +13,11 @@ import dev.jompd.report.OpenMpPicture.Task;
 import dev.jompd.report.Text;
 import dev.jompd.report.TextReport;
 
-import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
-import java.util.Set;
 
 /**
  * The {@code ompd …} commands of the debug console, named as the gdb bridge names them (init, threads,
@@ -56,9 +52,12 @@ final class OmpdCommands {
         return switch (command) {
             case "init" -> Ompd.versionString() + "\n" + Ompd.ompVersionString(view.process()) + "\n"
                     + Ompd.threads(view.process()).size() + " OpenMP threads in " + view.target().backend();
-            case "threads" -> threads(view, debuggee.threads(), selectedId);
-            case "parallel" -> parallel(selectedThread(view, lwp));
-            case "icvs" -> icvs(view, lwp, words.length > 1 ? words[1] : null);
+            case "threads" -> ConsoleReport.threads(view.picture(), console(debuggee.threads(), selectedId),
+                    debuggee.threads().stream().map(t -> new ConsoleReport.DebuggerThread(t.id(), t.lwp())).toList())
+                    .stripTrailing();
+            case "parallel" -> ConsoleReport.parallel(view.picture(), pictureThread(view, lwp),
+                    console(debuggee.threads(), selectedId)).stripTrailing();
+            case "icvs" -> icvs(view, lwp, words.length > 1 ? words[1] : "", console(debuggee.threads(), selectedId));
             case "tasks" -> tasks(view.picture(), pictureThread(view, lwp));
             case "tree" -> {
                 TextReport.TreeArguments asked;
@@ -70,20 +69,12 @@ final class OmpdCommands {
                 yield TextReport.tree(view.picture(), new TextReport.Options(asked.all(), false, thread -> gdbIds(thread,
                         debuggee.threads()), thread -> thread.lwp().equals(lwp), asked.history())).stripTrailing();
             }
-            case "stacks" -> withStacks(view, debuggee, stacks -> stacks.text().stripTrailing());
-            case "diagnose" -> withStacks(view, debuggee, stacks -> Diagnosis.text(Diagnosis.of(view.picture(),
+            case "stacks" -> withStacks(view, debuggee, stacks -> TextReport.stacks(stacks).stripTrailing());
+            case "diagnose" -> withStacks(view, debuggee, stacks -> TextReport.diagnosis(Diagnosis.of(view.picture(),
                     Optional.of(stacks))).stripTrailing());
             case "json" -> new GsonBuilder().setPrettyPrinting().disableHtmlEscaping().create().toJson(view.tree());
             default -> throw new DapException(ErrorId.EVALUATION_FAILED, "unknown ompd command \"" + command + "\"\n" + HELP);
         };
-    }
-
-    private static ThreadHandle selectedThread(OpenMpView view, OptionalLong lwp) {
-        if (lwp.isEmpty()) {
-            throw new DapException(ErrorId.EVALUATION_FAILED, "the selected thread has no LWP");
-        }
-        return view.thread(lwp.getAsLong()).orElseThrow(() ->
-                new DapException(ErrorId.EVALUATION_FAILED, "the selected thread (LWP " + lwp.getAsLong() + ") is not an OpenMP thread"));
     }
 
     /** This stop's parallel stacks (unwound once per stop, shared with jompd/parallelStacks). */
@@ -108,64 +99,27 @@ final class OmpdCommands {
         return "gdb " + gdb + (thread.lwp().isPresent() ? "  LWP " + thread.lwp().getAsLong() : "") + "  gtid " + thread.gtid();
     }
 
-    private static String threads(OpenMpView view, List<GdbThread> threads, int selected) {
-        StringBuilder out = new StringBuilder(String.format("  %-5s %-8s %-5s %-4s %-5s %-5s %-6s %s%n",
-                "gdb", "LWP", "gtid", "num", "level", "team", "path", "state"));
-        StringBuilder others = new StringBuilder();
-        for (GdbThread thread : threads) {
-            Optional<OpenMpThread> omp = thread.lwp().isPresent() ? view.picture().threadByLwp(thread.lwp().getAsLong())
-                    : Optional.empty();
-            String mark = thread.id() == selected ? "* " : "  ";
-            if (omp.isEmpty()) {
-                others.append(others.isEmpty() ? "" : ", ").append(thread.id());
-                continue;
-            }
-            OpenMpThread t = omp.get();
-            boolean inTeam = t.region().isPresent();
-            out.append(mark).append(String.format("%-5d %-8s %-5s %-4s %-5s %-5s %-6s %s%n", thread.id(),
-                    thread.lwp().getAsLong(), t.gtid(), t.threadNum(), inTeam ? t.level() : "-", inTeam ? t.teamSize() : "-",
-                    t.teamPath().isEmpty() ? "-" : t.path(), t.stateKnown() ? t.state() : "(" + t.state() + ")"));
-        }
-        if (!others.isEmpty()) {
-            out.append("not OpenMP threads: ").append(others).append('\n');
-        }
-        return out.toString().stripTrailing();
+    /**
+     * How the console names threads: by gdb's numbers (the DAP thread ids), the frame's thread selected; the
+     * same renderings as the gdb bridge's commands.
+     */
+    private static ConsoleReport.Options console(List<GdbThread> threads, int selectedId) {
+        return new ConsoleReport.Options("gdb", thread -> threads.stream()
+                .filter(t -> thread.lwp().isPresent() && t.lwp().equals(thread.lwp())).findFirst()
+                .map(t -> OptionalInt.of(t.id())).orElse(OptionalInt.empty()),
+                thread -> thread.lwp().isPresent() && threads.stream().anyMatch(t -> t.id() == selectedId
+                        && t.lwp().equals(thread.lwp())));
     }
 
-    private static String parallel(ThreadHandle thread) {
-        StringBuilder out = new StringBuilder();
-        Optional<ParallelHandle> region = attempt(thread::currentParallel);
-        Set<String> seen = new HashSet<>();
-        while (region.isPresent() && seen.add(region.get().toString()) && seen.size() < 256) {
-            ParallelHandle r = region.get();
-            out.append(String.format("level %s: team of %s, active level %s%s, team 0x%x%n",
-                    attempt(r::level).map(String::valueOf).orElse("?"),
-                    attempt(r::teamSize).map(String::valueOf).orElse("?"),
-                    attempt(r::activeLevel).map(String::valueOf).orElse("?"),
-                    r.isSerializedLevel() ? " (serialized)" : "", r.teamAddress()));
-            region = attempt(r::enclosing);
+    private static String icvs(OpenMpView view, OptionalLong lwp, String argument, ConsoleReport.Options console) {
+        ConsoleReport.IcvSelection selection;
+        try {
+            selection = ConsoleReport.IcvSelection.of(argument);
+        } catch (IllegalArgumentException e) {
+            throw new DapException(ErrorId.EVALUATION_FAILED, e.getMessage());
         }
-        return out.isEmpty() ? "the thread is in no parallel region" : out.toString().stripTrailing();
-    }
-
-    private static String icvs(OpenMpView view, OptionalLong lwp, String filter) {
-        List<OmpScope> scopes = lwp.isPresent() ? view.scopes(lwp.getAsLong(), OptionalLong.empty())
-                : view.scopes(-1, OptionalLong.empty());
-        StringBuilder out = new StringBuilder();
-        for (OmpScope scope : scopes) {
-            boolean wholeScope = filter == null || filter.equals("all") || scope.name().toLowerCase(Locale.ROOT)
-                    .contains(filter.equals("address_space") ? "process" : filter.toLowerCase(Locale.ROOT));
-            StringBuilder rows = new StringBuilder();
-            for (OmpVariable row : scope.variables()) {
-                if (row.type().startsWith("ICV") && (wholeScope || row.name().equals(filter))) {
-                    rows.append(String.format("  %-24s %s%n", row.name(), row.value()));
-                }
-            }
-            if (!rows.isEmpty()) {
-                out.append(scope.name()).append('\n').append(rows);
-            }
-        }
-        return out.isEmpty() ? "no ICV matches " + filter : out.toString().stripTrailing();
+        Optional<OpenMpThread> thread = selection.needsThread() ? Optional.of(pictureThread(view, lwp)) : Optional.empty();
+        return ConsoleReport.icvs(view.picture(), selection, thread, console).stripTrailing();
     }
 
     private static String tasks(OpenMpPicture picture, OpenMpThread thread) {
@@ -176,13 +130,5 @@ final class OmpdCommands {
             out.append('\n');
         }
         return out.isEmpty() ? "the thread executes no task" : out.toString().stripTrailing();
-    }
-
-    private static <T> Optional<T> attempt(java.util.function.Supplier<T> query) {
-        try {
-            return Optional.ofNullable(query.get());
-        } catch (dev.jompd.core.ompd.OmpdException e) {
-            return Optional.empty();
-        }
     }
 }
