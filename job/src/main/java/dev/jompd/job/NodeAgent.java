@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
 
@@ -15,8 +16,12 @@ import java.util.concurrent.TimeUnit;
  * environment), inspects them all in this JVM and reduces them to one node summary.
  */
 public final class NodeAgent {
-    /** The line a node's summary travels in through Slurm's I/O: this prefix, then the summary's JSON on one line. */
+    /**
+     * The line a node's summary travels in through Slurm's I/O: this prefix, the node's name, then the summary's
+     * JSON on one line, or {@link #NO_RANKS} when the node runs none of the step's ranks.
+     */
     public static final String SUMMARY_PREFIX = "JOMPD-NODE ";
+    public static final String NO_RANKS = "none";
 
     private NodeAgent() {}
 
@@ -70,7 +75,7 @@ public final class NodeAgent {
     }
 
     /** Inspects the ranks of {@code step} on {@code node} and reduces them to the node's summary. */
-    public static JobSummary inspectNode(String step, String node, Duration stopTimeout, int parallelism)
+    public static Optional<JobSummary> inspectNode(String step, String node, Duration stopTimeout, int parallelism)
             throws IOException {
         List<StepProcess> processes = ranksOnNode(step, node);
         List<RankInspector.Target> targets = processes.stream()
@@ -79,12 +84,8 @@ public final class NodeAgent {
         return summarize(new RankInspector(stopTimeout, parallelism).inspectAll(targets));
     }
 
-    /** The merge of each inspection's summary. */
-    public static JobSummary summarize(List<RankInspection> inspections) {
-        JobSummary summary = JobSummary.empty();
-        for (RankInspection inspection : inspections) {
-            summary = summary.merge(JobSummary.of(inspection));
-        }
-        return summary;
+    /** The merge of each inspection's summary; empty when there was none. */
+    public static Optional<JobSummary> summarize(List<RankInspection> inspections) {
+        return inspections.stream().map(JobSummary::of).reduce(JobSummary::merge);
     }
 }

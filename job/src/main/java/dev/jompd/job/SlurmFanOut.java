@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -69,7 +70,7 @@ public final class SlurmFanOut {
      * Runs {@code agent} (the command that starts {@code jompd job-agent}, to which the step and node options
      * are added) once on each node of {@code step} and merges the node summaries as they stream in.
      */
-    public static JobSummary inspect(Step step, List<String> agent, Duration timeout, StringBuilder diagnostics)
+    public static Optional<JobSummary> inspect(Step step, List<String> agent, Duration timeout, StringBuilder diagnostics)
             throws IOException {
         List<String> command = new ArrayList<>(List.of("srun", "--overlap", "--jobid=" + step.jobId(),
                 "--nodelist=" + String.join(",", step.nodes()), "-N", Integer.toString(step.nodes().size()),
@@ -82,7 +83,7 @@ public final class SlurmFanOut {
         builder.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
         Process srun = builder.start();
         Set<String> answered = new LinkedHashSet<>();
-        JobSummary[] merged = {JobSummary.empty()};
+        List<JobSummary> merged = new ArrayList<>(1);
         Thread errors = Thread.ofPlatform().daemon().name("jompd-srun-stderr").start(() -> {
             try (BufferedReader err = new BufferedReader(new InputStreamReader(srun.getErrorStream(), StandardCharsets.UTF_8))) {
                 for (String line; (line = err.readLine()) != null; ) {
@@ -119,21 +120,22 @@ public final class SlurmFanOut {
             srun.destroyForcibly();
         }
         synchronized (answered) {
-            JobSummary summary = merged[0];
+            Optional<JobSummary> summary = merged.stream().findFirst();
             for (String node : step.nodes()) {
                 if (!answered.contains(node)) {
-                    summary = summary.merge(JobSummary.of(new RankInspection.Missing(
+                    JobSummary silent = JobSummary.of(new RankInspection.Missing(
                             new RankId(OptionalInt.empty(), node, 0, "node " + node),
                             RankInspection.MissingReason.NO_ANSWER, "node " + node + " of step " + step.name()
                             + ": its agent did not answer within " + timeout.toMillis() / 1000.0
-                            + " s; every rank of that node is missing from this picture")));
+                            + " s; every rank of that node is missing from this picture"));
+                    summary = Optional.of(summary.map(s -> s.merge(silent)).orElse(silent));
                 }
             }
             return summary;
         }
     }
 
-    private static void accept(String line, Set<String> answered, JobSummary[] merged, StringBuilder diagnostics) {
+    private static void accept(String line, Set<String> answered, List<JobSummary> merged, StringBuilder diagnostics) {
         if (!line.startsWith(NodeAgent.SUMMARY_PREFIX)) {
             synchronized (diagnostics) {
                 diagnostics.append(line).append('\n');
@@ -146,12 +148,22 @@ public final class SlurmFanOut {
             return;
         }
         String node = rest.substring(0, space);
+        if (rest.substring(space + 1).equals(NodeAgent.NO_RANKS)) {
+            synchronized (answered) {
+                answered.add(node);
+            }
+            return;
+        }
         try {
             JsonObject json = JsonParser.parseString(rest.substring(space + 1)).getAsJsonObject();
             JobSummary summary = JobSummary.fromJson(json);
             synchronized (answered) {
                 if (answered.add(node)) {
-                    merged[0] = merged[0].merge(summary);
+                    if (merged.isEmpty()) {
+                        merged.add(summary);
+                    } else {
+                        merged.set(0, merged.getFirst().merge(summary));
+                    }
                 }
             }
         } catch (RuntimeException e) {

@@ -1,6 +1,5 @@
 package dev.jompd.cli;
 
-import com.google.gson.JsonObject;
 import dev.jompd.job.JobSummary;
 import dev.jompd.job.NodeAgent;
 import dev.jompd.job.RankInspector;
@@ -12,6 +11,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 
 /**
@@ -48,9 +48,10 @@ class JobAgentCommand implements Callable<Integer> {
         }
         int readers = parallel != null ? parallel : Math.max(2, Runtime.getRuntime().availableProcessors());
         try {
-            JobSummary summary = NodeAgent.inspectNode(step, nodeName, Duration.ofMillis((long) (stopTimeout * 1000)), readers);
-            JsonObject json = summary.toJson();
-            out.println(NodeAgent.SUMMARY_PREFIX + nodeName + " " + json);
+            Optional<JobSummary> summary = NodeAgent.inspectNode(step, nodeName,
+                    Duration.ofMillis((long) (stopTimeout * 1000)), readers);
+            out.println(NodeAgent.SUMMARY_PREFIX + nodeName + " "
+                    + summary.map(s -> s.toJson().toString()).orElse(NodeAgent.NO_RANKS));
             out.flush();
             return ExitCode.OK;
         } catch (IOException | RuntimeException e) {

@@ -81,7 +81,7 @@ class JobCommand implements Callable<Integer> {
         Duration timeout = Duration.ofMillis((long) (timeoutSeconds * 1000));
         RankInspector inspector = parallel == null ? new RankInspector()
                 : new RankInspector(RankInspector.DEFAULT_STOP_TIMEOUT, parallel);
-        JobSummary summary;
+        Optional<JobSummary> summary;
         try {
             if (source.cores != null) {
                 summary = fromCores(inspector);
@@ -99,11 +99,11 @@ class JobCommand implements Callable<Integer> {
             err.println("jompd: " + e.getMessage());
             return ExitCode.BAD_INPUT;
         }
-        if (summary.rankCount() == 0) {
+        if (summary.isEmpty()) {
             err.println("jompd: no ranks found");
             return ExitCode.BAD_INPUT;
         }
-        render(summary, json, out);
+        render(summary.get(), json, out);
         out.flush();
         return ExitCode.OK;
     }
@@ -117,7 +117,7 @@ class JobCommand implements Callable<Integer> {
         out.println(json ? summary.toJson().toString() : gson.toJson(summary.toJson()));
     }
 
-    private JobSummary fromCores(RankInspector inspector) throws IOException {
+    private Optional<JobSummary> fromCores(RankInspector inspector) throws IOException {
         List<Path> cores = CoreFiles.find(source.cores);
         if (cores.isEmpty()) {
             throw new IllegalArgumentException("no core files in " + source.cores);
@@ -131,7 +131,7 @@ class JobCommand implements Callable<Integer> {
         return NodeAgent.summarize(inspector.inspectAll(targets));
     }
 
-    private JobSummary fromLauncher(long launcher, RankInspector inspector, Duration timeout, PrintWriter err)
+    private Optional<JobSummary> fromLauncher(long launcher, RankInspector inspector, Duration timeout, PrintWriter err)
             throws IOException {
         List<MpirProctable.Entry> table = MpirProctable.read(launcher);
         Set<String> local = localNames();
@@ -160,10 +160,10 @@ class JobCommand implements Callable<Integer> {
         return NodeAgent.summarize(all);
     }
 
-    private JobSummary fromSlurm(SlurmFanOut.Step step, Duration timeout, PrintWriter err) throws IOException {
+    private Optional<JobSummary> fromSlurm(SlurmFanOut.Step step, Duration timeout, PrintWriter err) throws IOException {
         List<String> agentCommand = agent != null ? agent : List.of(launcher());
         StringBuilder diagnostics = new StringBuilder();
-        JobSummary summary = SlurmFanOut.inspect(step, agentCommand, timeout, diagnostics);
+        Optional<JobSummary> summary = SlurmFanOut.inspect(step, agentCommand, timeout, diagnostics);
         if (!diagnostics.isEmpty()) {
             diagnostics.toString().lines().forEach(line -> err.println("jompd: srun: " + line));
             err.flush();
