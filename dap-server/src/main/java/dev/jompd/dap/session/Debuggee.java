@@ -5,7 +5,6 @@ import dev.jompd.core.launch.RecorderTool;
 import dev.jompd.dap.gdb.Gdb;
 import dev.jompd.dap.gdb.GdbDebugger;
 import dev.jompd.dap.gdb.GdbException;
-import dev.jompd.dap.gdb.GdbFrame;
 import dev.jompd.dap.gdb.GdbThread;
 import dev.jompd.dap.mi.MiRecord;
 import dev.jompd.dap.mi.MiValue;
@@ -17,12 +16,10 @@ import dev.jompd.report.ParallelStacks;
 
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.OptionalLong;
 
 /**
@@ -55,7 +52,7 @@ final class Debuggee implements Gdb.Listener {
     /** The thread the last stop happened in: the "selected" thread of REPL commands. */
     private int lastStopThread = 1;
     /** A stepIn going into the OpenMP code its line starts, between its stops; null otherwise. */
-    private OpenMpStep openMpStep;
+    private OpenMpStepIn openMpStep;
     private String lastOpenMpProblem;
 
     Debuggee(DapSession session, LaunchConfig config) {
@@ -378,195 +375,9 @@ final class Debuggee implements Gdb.Listener {
 
     // ------------------------------------------------------------------ stepping into OpenMP code
 
-    /**
-     * DAP stepIn on a line: like gdb's step, and into the OpenMP code the line starts (the gdb bridge's
-     * {@code ompd step}). From a {@code #pragma omp parallel} line to the first line of the region's code
-     * this thread runs, from a task this thread runs at once or at a taskwait to the task's code; calls
-     * into the runtime are stepped out of ({@code -exec-finish}) while the line is not done. Thread-specific
-     * helper breakpoints where the runtime starts a region's code ({@link #REGION_STARTS}) or a task's
-     * ({@link #TASK_START}, the entry point then comes from OMPD). Without libomp loaded, a plain step.
-     */
+    /** DAP stepIn on a line: like gdb's step, and into the OpenMP code the line starts ({@link OpenMpStepIn}). */
     void stepIn(int thread) {
-        List<long[]> runtime = debugger.libraryRanges("libomp");
-        List<GdbFrame> top = runtime.isEmpty() ? List.of() : debugger.frames(thread, 0, 0);
-        if (top.isEmpty()) {
-            debugger.step(thread, false);
-            return;
-        }
-        Map<Integer, String> helpers = new HashMap<>();
-        for (String location : REGION_STARTS) {
-            debugger.insertThreadBreakpoint(location, thread, false).ifPresent(number -> helpers.put(number, location));
-        }
-        debugger.insertThreadBreakpoint(TASK_START, thread, false).ifPresent(number -> helpers.put(number, TASK_START));
-        OpenMpStep step = new OpenMpStep(thread, runtime, lineOf(top.getFirst()), helpers);
-        openMpStep = step;
-        try {
-            debugger.step(thread, false);
-        } catch (GdbException e) {
-            step.end();
-            throw e;
-        }
-    }
-
-    /**
-     * Where the runtime starts a region's code, the first argument being its entry: libomp's own start of
-     * clang-compiled regions (the outlined function; for a GNU-compiled region libomp's wrapper, whose
-     * function is then argv[0]), and the GNU entry points, which call the outlined function themselves.
-     */
-    private static final List<String> REGION_STARTS = List.of("__kmp_invoke_microtask", "GOMP_parallel",
-            "GOMP_parallel_sections", "GOMP_parallel_reductions", "GOMP_parallel_loop_static", "GOMP_parallel_loop_dynamic",
-            "GOMP_parallel_loop_guided", "GOMP_parallel_loop_runtime", "GOMP_parallel_loop_nonmonotonic_dynamic",
-            "GOMP_parallel_loop_nonmonotonic_guided", "GOMP_parallel_loop_nonmonotonic_runtime",
-            "GOMP_parallel_loop_maybe_nonmonotonic_runtime");
-    /** Where a task begins (libomp calls it only with OMP_DEBUG=enabled); its entry point comes from OMPD. */
-    private static final String TASK_START = "ompd_bp_task_begin";
-
-    private static String lineOf(GdbFrame frame) {
-        return frame.line() > 0 ? frame.fullname().or(frame::file).orElse("?") + ":" + frame.line() : "";
-    }
-
-    /** One OpenMP-aware stepIn between its stops: what it has set, where it started, how far it went. */
-    private final class OpenMpStep {
-        private static final int MAX_MOVES = 200;
-        private final int thread;
-        private final List<long[]> runtime;
-        private String line;
-        /** The helper breakpoints by gdb number: where each is. */
-        private final Map<Integer, String> helpers;
-        private OptionalInt codeEntry = OptionalInt.empty();
-        private int moves;
-
-        OpenMpStep(int thread, List<long[]> runtime, String line, Map<Integer, String> helpers) {
-            this.thread = thread;
-            this.runtime = runtime;
-            this.line = line;
-            this.helpers = helpers;
-        }
-
-        /**
-         * Decides at a stop: moves on (true: another gdb command is running) or ends the step (false:
-         * the stop is the client's, told as usual).
-         */
-        boolean movesOn(String reason, MiValue.Tuple results) {
-            int stopped = results.string("thread-id").map(Integer::parseInt).orElse(-1);
-            boolean stepStop = reason.equals("end-stepping-range") || reason.equals("function-finished");
-            if (++moves > MAX_MOVES || stopped != thread || !(stepStop || reason.equals("breakpoint-hit"))) {
-                return end(); // another thread's stop, a signal, an exit, a pause: theirs to tell
-            }
-            try {
-                if (reason.equals("breakpoint-hit")) {
-                    int number = results.string("bkptno").map(Integer::parseInt).orElse(-1);
-                    String helper = helpers.get(number);
-                    if (helper != null) {
-                        OptionalLong entry = helper.equals(TASK_START) ? taskCode() : regionCode(helper);
-                        removeHelpers();
-                        if (entry.isPresent()) {
-                            codeEntry = debugger.insertThreadBreakpoint("*0x" + Long.toHexString(entry.getAsLong()), thread, true);
-                            if (codeEntry.isPresent()) { // never a continue without the stop at its end
-                                return move(debugger::continueAll);
-                            }
-                        }
-                    } else if (is(codeEntry, number)) {
-                        codeEntry = OptionalInt.empty(); // temporary: gone
-                        line = frame(results).map(Debuggee::lineOf).orElse("");
-                        return move(() -> debugger.step(thread, false)); // on to the code's first line
-                    } else {
-                        return end(); // the user's breakpoint
-                    }
-                }
-                Optional<GdbFrame> frame = frame(results);
-                if (frame.isEmpty()) {
-                    return end();
-                }
-                if (inRuntime(frame.get())) {
-                    return move(() -> debugger.finish(thread));
-                }
-                if (!line.isEmpty() && lineOf(frame.get()).equals(line)) {
-                    return move(() -> debugger.step(thread, false)); // the line is not done yet
-                }
-                return end();
-            } catch (GdbException e) {
-                session.log("stepIn into OpenMP code stopped: " + e.getMessage());
-                return end();
-            }
-        }
-
-        private boolean move(Runnable command) {
-            command.run(); // still STEPPING: no "continued" event, the client waits for its step's stop
-            return true;
-        }
-
-        private boolean end() {
-            openMpStep = null;
-            removeHelpers();
-            codeEntry.ifPresent(number -> debugger.deleteBreakpoints(List.of(number)));
-            codeEntry = OptionalInt.empty();
-            return false;
-        }
-
-        private void removeHelpers() {
-            List<Integer> numbers = new ArrayList<>(helpers.keySet());
-            helpers.clear();
-            debugger.deleteBreakpoints(numbers);
-        }
-
-        private static boolean is(OptionalInt breakpoint, int number) {
-            return breakpoint.isPresent() && breakpoint.getAsInt() == number;
-        }
-
-        private Optional<GdbFrame> frame(MiValue.Tuple results) {
-            return results.get("frame").map(GdbFrame::parse);
-        }
-
-        private boolean inRuntime(GdbFrame frame) {
-            if (frame.line() <= 0) {
-                return true; // no source: the runtime, libc
-            }
-            return inRuntime(frame.address().orElse(0));
-        }
-
-        private boolean inRuntime(long address) {
-            return runtime.stream().anyMatch(range -> Long.compareUnsigned(address, range[0]) >= 0
-                    && Long.compareUnsigned(address, range[1]) < 0);
-        }
-
-        /**
-         * At a region start's entry: its first argument; at {@code __kmp_invoke_microtask(pkfn, &gtid, &tid,
-         * argc, argv)} with libomp's wrapper of a GNU-compiled region as pkfn, argv[0].
-         */
-        private OptionalLong regionCode(String helper) {
-            try {
-                long entry = Long.parseUnsignedLong(debugger.evaluate(thread, 0, "(unsigned long) $rdi").strip());
-                if (helper.equals(REGION_STARTS.getFirst()) && inRuntime(entry)
-                        && Long.parseLong(debugger.evaluate(thread, 0, "(long) $rcx").strip()) >= 1) {
-                    entry = Long.parseUnsignedLong(debugger.evaluate(thread, 0, "*(unsigned long *) $r8").strip());
-                }
-                return OptionalLong.of(entry);
-            } catch (GdbException | NumberFormatException e) {
-                return OptionalLong.empty();
-            }
-        }
-
-        /** At ompd_bp_task_begin: the entry point of the task this thread begins, from OMPD. */
-        private OptionalLong taskCode() {
-            if (openmp == null) {
-                return OptionalLong.empty();
-            }
-            try {
-                List<GdbThread> list = debugger.threads();
-                OptionalLong lwp = list.stream().filter(t -> t.id() == thread).findFirst().map(GdbThread::lwp)
-                        .orElse(OptionalLong.empty());
-                if (lwp.isEmpty()) {
-                    return OptionalLong.empty();
-                }
-                return openmp.view(() -> list).thread(lwp.getAsLong())
-                        .map(t -> OptionalLong.of(t.currentTask().function())).orElse(OptionalLong.empty());
-            } catch (RuntimeException e) {
-                return OptionalLong.empty();
-            } finally {
-                openmp.resumed(); // this stop ends here: nothing read in it may outlive it
-            }
-        }
+        openMpStep = OpenMpStepIn.start(debugger, openmp, session::log, thread).orElse(null);
     }
 
     // ------------------------------------------------------------------ gdb's async output
@@ -655,8 +466,11 @@ final class Debuggee implements Gdb.Listener {
             exited(results.string("exit-code").map(Debuggee::exitCode).orElse(reason.equals("exited-signalled") ? 128 : 0));
             return;
         }
-        if (openMpStep != null && openMpStep.movesOn(reason, results)) {
-            return; // a stop on the way: the client hears of the step's end only
+        if (openMpStep != null) {
+            if (openMpStep.movesOn(reason, results)) {
+                return; // a stop on the way: the client hears of the step's end only
+            }
+            openMpStep = null;
         }
         boolean pausing = run.is(RunState.PAUSING);
         run.moveTo(RunState.STOPPED);
