@@ -38,13 +38,14 @@ final class Debuggee implements Gdb.Listener {
     private OpenMpTarget openmp;
     private volatile long pid;
     private final RunControl run = new RunControl();
+    /** How long ending the session waits for the interrupted program's stop before killing or detaching. */
+    private static final java.time.Duration STOP_BEFORE_ENDING = java.time.Duration.ofSeconds(3);
     /** configurationDone came: stops are the client's to hear of (before it, an attach's stop is kept). */
     private boolean configured;
     /** A launch with stopOnEntry whose temporary breakpoint at main has not been hit yet. */
     private boolean stopAtEntryPending;
     /** Run state as gdb last said it, updated on gdb's reader thread (the worker may be blocked). */
-    private volatile boolean gdbSaysRunning;
-    private volatile int stopsSeen;
+    private final GdbRunSignal gdbRun = new GdbRunSignal();
     private int generation;
     private StopState stop = new StopState(0);
     /** A stop gdb reported before configurationDone (attach), told to the client then if asked to. */
@@ -146,14 +147,11 @@ final class Debuggee implements Gdb.Listener {
             }
             case ATTACH -> {
                 pid = config.processId().orElseThrow();
-                int before = stopsSeen;
+                var attachStop = gdbRun.nextStop();
                 debugger.attach(pid);
                 // gdb reports the attach stop after its answer: wait for it, so that it is handled (on the
                 // worker, right after this request) before configurationDone
-                long deadline = System.nanoTime() + config.gdbTimeout().toNanos();
-                while (stopsSeen == before && System.nanoTime() < deadline && gdb.isAlive()) {
-                    sleep(5);
-                }
+                GdbRunSignal.await(attachStop, config.gdbTimeout());
                 openmp = OpenMpTarget.live(pid);
             }
             case CORE -> {
@@ -385,9 +383,10 @@ final class Debuggee implements Gdb.Listener {
     @Override
     public void onAsync(MiRecord.AsyncRecord record) {
         if (record.kind() == MiRecord.AsyncKind.EXEC) {
-            gdbSaysRunning = record.asyncClass().equals("running"); // read at once by awaitStop
-            if (record.asyncClass().equals("stopped")) {
-                stopsSeen++;
+            if (record.asyncClass().equals("running")) {
+                gdbRun.running();
+            } else {
+                gdbRun.stopped(); // read at once by attach and end, which block the worker
             }
         }
         session.post(() -> handleAsync(record));
@@ -409,6 +408,7 @@ final class Debuggee implements Gdb.Listener {
 
     @Override
     public void onExit(String description) {
+        gdbRun.gone();
         session.post(() -> session.gdbEnded(description));
     }
 
@@ -540,7 +540,7 @@ final class Debuggee implements Gdb.Listener {
     void end(boolean terminateProgram) {
         try {
             if (gdb != null && gdb.isAlive() && !isCore() && !run.isOver() && pid > 0) {
-                if (run.isRunning() || gdbSaysRunning) {
+                if (run.isRunning() || gdbRun.isRunning()) {
                     if (run.isRunning() && !run.is(RunState.PAUSING)) {
                         run.moveTo(RunState.PAUSING);
                     }
@@ -549,7 +549,7 @@ final class Debuggee implements Gdb.Listener {
                     } catch (dev.jompd.dap.gdb.GdbCommandException alreadyStopped) {
                         // it stopped by itself meanwhile
                     }
-                    awaitStop();
+                    gdbRun.awaitStopped(STOP_BEFORE_ENDING);
                 }
                 run.moveTo(RunState.DISCONNECTING);
                 if (terminateProgram) {
@@ -562,26 +562,6 @@ final class Debuggee implements Gdb.Listener {
             session.log("ending the program: " + e.getMessage());
         } finally {
             close();
-        }
-    }
-
-    private void awaitStop() {
-        long deadline = System.nanoTime() + 3_000_000_000L;
-        while (gdbSaysRunning && System.nanoTime() < deadline) {
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-        }
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 

@@ -141,13 +141,12 @@ public final class Warmup {
         session.receive(request(seq, "initialize", "{\"adapterID\":\"warm-up\"}"));
         await(sent, seq++);
         session.post(() -> {
-            session.debuggee = Debuggee.rehearsal(session, threads);
-            session.phase = DapSession.Phase.STARTED;
+            session.started(Debuggee.rehearsal(session, threads));
         });
         int round = 0;
         for (; round < ROUNDS && !enough.getAsBoolean(); round++) {
             session.post(() -> {
-                session.debuggee.rehearseStop(threads);
+                session.debuggee().rehearseStop(threads);
                 session.stopped(new Debuggee.StopReport("breakpoint", null, 1, List.of(1)));
             });
             session.receive(request(seq, "threads", null));
