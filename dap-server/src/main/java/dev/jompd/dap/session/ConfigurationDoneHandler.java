@@ -30,12 +30,12 @@ final class ConfigurationDoneHandler implements RequestHandler {
     /** Configuration is done: run the program, or report the stop of an attach or a core. */
     static void begin(DapSession session) {
         Debuggee debuggee = session.debuggee();
-        switch (debuggee.config.kind()) {
+        switch (debuggee.config().kind()) {
             case LAUNCH -> debuggee.run();
             case ATTACH -> {
                 Debuggee.StopReport initial = debuggee.initialStop()
                         .orElseGet(() -> new Debuggee.StopReport("entry", null, 1, List.of()));
-                if (debuggee.config.stopOnEntry()) {
+                if (debuggee.config().stopOnEntry()) {
                     session.stopped(new Debuggee.StopReport("entry", "Attached", initial.threadId(), List.of()));
                 } else {
                     debuggee.resuming(RunState.RUNNING);

@@ -245,7 +245,7 @@ public final class DapSession implements DapEndpoint {
         log("connection " + peer.describe() + " closed: " + why);
         post(() -> {
             if (debuggee != null && phase != Phase.ENDED) {
-                debuggee.end(debuggee.config.kind() == LaunchConfig.Kind.LAUNCH);
+                debuggee.end(debuggee.config().kind() == LaunchConfig.Kind.LAUNCH);
             }
             moveTo(Phase.ENDED);
             worker.shutdown();

@@ -1,8 +1,8 @@
 package dev.jompd.dap.session;
 
 import dev.jompd.core.launch.OpenMpLaunch;
-import dev.jompd.core.launch.RecorderTool;
 import dev.jompd.dap.gdb.Gdb;
+import dev.jompd.dap.gdb.GdbCommandException;
 import dev.jompd.dap.gdb.GdbDebugger;
 import dev.jompd.dap.gdb.GdbException;
 import dev.jompd.dap.gdb.GdbThread;
@@ -10,13 +10,10 @@ import dev.jompd.dap.mi.MiRecord;
 import dev.jompd.dap.mi.MiValue;
 import dev.jompd.dap.openmp.OpenMpTarget;
 import dev.jompd.dap.openmp.OpenMpView;
-import dev.jompd.core.target.TargetThread;
-import dev.jompd.core.unwind.Unwinder;
 import dev.jompd.report.ParallelStacks;
 
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -24,41 +21,46 @@ import java.util.OptionalLong;
 
 /**
  * The program under debug: its gdb, its output pipes, its OpenMP source, and its run state. Turns gdb's
- * async records into session events; all state changes happen on the session's worker thread.
+ * async records into session events; all state changes happen on the session's worker thread. The jobs
+ * around it are their own classes: the environment it starts with ({@link LaunchEnvironment}), its run
+ * state ({@link RunControl}), what is read at a stop ({@link StopResources}), stepping into OpenMP code
+ * ({@link OpenMpStepIn}), how stops are told ({@link StopReasons}), its output ({@link InferiorOutput}) and
+ * gdb's run state as gdb's reader thread hears it ({@link GdbRunSignal}).
  */
 final class Debuggee implements Gdb.Listener {
     /** How a stop is told to the client. */
     record StopReport(String reason, String description, int threadId, List<Integer> hitBreakpoints) {}
 
+    /** How long ending the session waits for the interrupted program's stop before killing or detaching. */
+    private static final Duration STOP_BEFORE_ENDING = Duration.ofSeconds(3);
+    /** How long the program's last output may take to reach the client before its exit is told. */
+    private static final Duration LAST_OUTPUT = Duration.ofMillis(500);
+
     private final DapSession session;
-    final LaunchConfig config;
+    private final LaunchConfig config;
     private Gdb gdb;
     private GdbDebugger debugger;
     private InferiorOutput output;
-    private OpenMpTarget openmp;
     private volatile long pid;
     private final RunControl run = new RunControl();
-    /** How long ending the session waits for the interrupted program's stop before killing or detaching. */
-    private static final java.time.Duration STOP_BEFORE_ENDING = java.time.Duration.ofSeconds(3);
-    /** configurationDone came: stops are the client's to hear of (before it, an attach's stop is kept). */
-    private boolean configured;
-    /** A launch with stopOnEntry whose temporary breakpoint at main has not been hit yet. */
-    private boolean stopAtEntryPending;
+    private final StopResources stops;
+    private final StopReasons reasons;
     /** Run state as gdb last said it, updated on gdb's reader thread (the worker may be blocked). */
     private final GdbRunSignal gdbRun = new GdbRunSignal();
-    private int generation;
-    private StopState stop = new StopState(0);
+    /** configurationDone came: stops are the client's to hear of (before it, an attach's stop is kept). */
+    private boolean configured;
     /** A stop gdb reported before configurationDone (attach), told to the client then if asked to. */
     private StopReport initialStop;
     /** The thread the last stop happened in: the "selected" thread of REPL commands. */
     private int lastStopThread = 1;
     /** A stepIn going into the OpenMP code its line starts, between its stops; null otherwise. */
     private OpenMpStepIn openMpStep;
-    private String lastOpenMpProblem;
 
     Debuggee(DapSession session, LaunchConfig config) {
         this.session = session;
         this.config = config;
+        this.stops = new StopResources(session, () -> debugger, config.gdbTimeout(), config.kind() == LaunchConfig.Kind.CORE);
+        this.reasons = new StopReasons(session::breakpointStop);
     }
 
     /**
@@ -77,31 +79,11 @@ final class Debuggee implements Gdb.Listener {
     /** The next stop of a {@link #rehearsal}. */
     void rehearseStop(List<GdbThread> threads) {
         run.moveTo(RunState.STOPPED);
-        stop = new StopState(++generation);
-        stop.threads = threads;
+        stops.begin().threads = threads;
     }
 
-    /** The launch attribute {@code recorder}: the environment that loads the jompd-recorder, said in the console. */
-    private Map<String, String> withRecorder(Map<String, String> environment) {
-        java.nio.file.Path library;
-        try {
-            library = RecorderTool.library(RecorderTool.script(serverHome()), environment,
-                    line -> session.output("console", "jompd-recorder: " + line + "\n"));
-        } catch (IllegalStateException e) {
-            throw new DapException(ErrorId.LAUNCH_FAILED, "launch: `recorder`: " + e.getMessage(), e);
-        }
-        session.output("console", "jompd: " + RecorderTool.notice(environment, library) + "\n");
-        return RecorderTool.environment(environment, library);
-    }
-
-    /** The server's installation (its jar's directory's parent), or the build tree's module directory. */
-    private static java.nio.file.Path serverHome() {
-        try {
-            java.nio.file.Path code = java.nio.file.Path.of(Debuggee.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-            return code.getParent().getParent();
-        } catch (java.net.URISyntaxException | RuntimeException e) {
-            return java.nio.file.Path.of(".").toAbsolutePath();
-        }
+    LaunchConfig config() {
+        return config;
     }
 
     GdbDebugger debugger() {
@@ -110,24 +92,7 @@ final class Debuggee implements Gdb.Listener {
 
     /** Starts gdb and loads the program, the core or attaches; the program does not run yet. */
     void start() {
-        Map<String, String> environment = new LinkedHashMap<>(System.getenv());
-        if (config.kind() == LaunchConfig.Kind.LAUNCH) {
-            environment.putAll(config.environment());
-            // libomp tracks thread states, task frames and tool data only with OMP_DEBUG=enabled
-            environment.putIfAbsent("OMP_DEBUG", "enabled");
-            if (config.program().isPresent()) {
-                // gcc/gfortran programs run on jompd's libomp (GCC's libgomp has no debugging interface): said
-                // in the debug console, as the launch attribute openmpRuntime chooses.
-                OpenMpLaunch.Launch launch = OpenMpLaunch.decide(config.program().get(), config.openmpRuntime(), environment);
-                environment = new LinkedHashMap<>(launch.environment());
-                if (!launch.message().isEmpty()) {
-                    session.output("console", "jompd: " + launch.message() + "\n");
-                }
-            }
-            if (config.recorder()) {
-                environment = new LinkedHashMap<>(withRecorder(environment));
-            }
-        }
+        Map<String, String> environment = LaunchEnvironment.of(config, text -> session.output("console", text));
         gdb = Gdb.start(config.gdbPath(), List.of(), environment, config.cwd().orElse(null), config.gdbTimeout(), this);
         debugger = new GdbDebugger(gdb);
         debugger.configure();
@@ -152,15 +117,14 @@ final class Debuggee implements Gdb.Listener {
                 // gdb reports the attach stop after its answer: wait for it, so that it is handled (on the
                 // worker, right after this request) before configurationDone
                 GdbRunSignal.await(attachStop, config.gdbTimeout());
-                openmp = OpenMpTarget.live(pid);
+                stops.openmp(OpenMpTarget.live(pid));
             }
             case CORE -> {
                 debugger.loadCore(config.core().orElseThrow());
                 Warmup.realStopBegins();
                 run.moveTo(RunState.STOPPED);
-                openmp = OpenMpTarget.core(config.core().orElseThrow());
-                generation++;
-                stop = new StopState(generation);
+                stops.openmp(OpenMpTarget.core(config.core().orElseThrow()));
+                stops.begin();
             }
         }
     }
@@ -168,7 +132,7 @@ final class Debuggee implements Gdb.Listener {
     // ------------------------------------------------------------------ run control
 
     void run() {
-        stopAtEntryPending = config.stopOnEntry();
+        reasons.running(config.stopOnEntry());
         run.moveTo(RunState.RUNNING);
         debugger.run(config.stopOnEntry());
     }
@@ -195,17 +159,10 @@ final class Debuggee implements Gdb.Listener {
     }
 
     private void leaveStop(RunState how) {
-        boolean wasRunning = run.isRunning();
-        run.moveTo(how);
-        if (!wasRunning) {
-            for (String varobj : stop.varobjs) {
-                debugger.deleteVarobj(varobj);
-            }
-            stop = new StopState(++generation);
-            if (openmp != null) {
-                openmp.resumed();
-            }
+        if (run.moveTo(how).isRunning()) {
+            return; // not stopped: nothing of a stop to drop
         }
+        stops.leave();
     }
 
     /** The stop gdb reported before configurationDone (attach), if any. */
@@ -251,23 +208,12 @@ final class Debuggee implements Gdb.Listener {
         }
     }
 
-    StopState stop() {
-        return stop;
-    }
-
     boolean isCore() {
         return config.kind() == LaunchConfig.Kind.CORE;
     }
 
     void requireStopped(String what) {
-        switch (run.state()) {
-            case STOPPED -> { }
-            case RUNNING, STEPPING, PAUSING -> throw new DapException(ErrorId.NOT_STOPPED,
-                    what + ": the program is running (pause it first)");
-            case NOT_STARTED -> throw new DapException(ErrorId.NOT_STOPPED, what + ": the program has not started yet");
-            case EXITED, DISCONNECTING, TERMINATED -> throw new DapException(ErrorId.PROGRAM_EXITED,
-                    what + ": the program has exited");
-        }
+        run.requireStopped(what);
     }
 
     void requireRunControl(String what) {
@@ -279,87 +225,29 @@ final class Debuggee implements Gdb.Listener {
         }
     }
 
+    // ------------------------------------------------------------------ what is read at a stop
+
+    StopState stop() {
+        return stops.current();
+    }
+
     List<GdbThread> threads() {
-        boolean running = run.isRunning();
-        if (running || stop.threads == null) {
-            long start = System.nanoTime();
-            List<GdbThread> threads = !running && stop.threadsAnswer != null
-                    ? GdbDebugger.threads(Gdb.await(stop.threadsAnswer, GdbDebugger.THREAD_INFO, config.gdbTimeout()))
-                    : debugger.threads();
-            if (Boolean.getBoolean("jompd.dap.timing")) {
-                session.log("-thread-info: " + threads.size() + " threads in " + (System.nanoTime() - start) / 1_000_000 + " ms");
-            }
-            if (running) {
-                return threads;
-            }
-            stop.threads = threads;
-        }
-        return stop.threads;
+        return stops.threads(run.isRunning());
     }
 
     /** The OpenMP picture of this stop, or empty with the reason when there is none. */
     Optional<OpenMpView> openMp() {
-        if (!run.is(RunState.STOPPED) || openmp == null) {
-            return Optional.empty();
-        }
-        if (stop.cachedView().isPresent() || stop.cachedProblem() != null) {
-            return stop.cachedView();
-        }
-        long start = System.nanoTime();
-        try {
-            stop.rememberView(openmp.view(this::threads));
-            if (Boolean.getBoolean("jompd.dap.timing")) {
-                session.log("OpenMP picture of stop " + stop.generation + " opened in "
-                        + (System.nanoTime() - start) / 1_000_000 + " ms");
-            }
-        } catch (OpenMpTarget.UnavailableException e) {
-            stop.rememberProblem(e);
-        } catch (RuntimeException e) {
-            stop.rememberProblem(new OpenMpTarget.UnavailableException("reading OpenMP failed: " + e, e));
-        }
-        if (stop.cachedProblem() != null && !stop.cachedProblem().getMessage().equals(lastOpenMpProblem)) {
-            lastOpenMpProblem = stop.cachedProblem().getMessage();
-            session.output("console", "jompd-dap: " + lastOpenMpProblem + "\n");
-        }
-        return stop.cachedView();
+        return run.is(RunState.STOPPED) ? stops.openMp() : Optional.empty();
     }
 
-    /**
-     * This stop's parallel stacks, unwound by jompd's own unwinder over the session's address space once per
-     * stop (kept with the stop, dropped when the program resumes): a core has the threads' registers, a live
-     * process gdb holds gets them from gdb. Empty when the stop has no OpenMP picture.
-     */
+    /** This stop's parallel stacks ({@link StopResources#parallelStacks}); empty when it has no OpenMP picture. */
     Optional<ParallelStacks> parallelStacks() {
-        Optional<OpenMpView> view = openMp();
-        if (view.isEmpty()) {
-            return Optional.empty();
-        }
-        if (stop.stacks == null) {
-            long start = System.nanoTime();
-            var space = view.get().process().target();
-            List<TargetThread> registers = space.threads();
-            if (!isCore()) {
-                registers = new ArrayList<>();
-                for (GdbThread thread : threads()) {
-                    if (thread.lwp().isPresent()) {
-                        registers.add(new TargetThread(thread.lwp().getAsLong(),
-                                debugger.registers(thread.id(), Unwinder.REGISTERS)));
-                    }
-                }
-            }
-            try (Unwinder unwinder = new Unwinder(space, view.get().debugInfo())) {
-                stop.stacks = ParallelStacks.of(view.get().picture(), registers, unwinder);
-            }
-            if (Boolean.getBoolean("jompd.dap.timing")) {
-                session.log("parallel stacks of stop " + stop.generation + " in " + (System.nanoTime() - start) / 1_000_000 + " ms");
-            }
-        }
-        return Optional.of(stop.stacks);
+        return run.is(RunState.STOPPED) ? stops.parallelStacks() : Optional.empty();
     }
 
     /** Why {@link #openMp()} is empty. */
     String openMpProblem() {
-        if (openmp == null || run.is(RunState.NOT_STARTED)) {
+        if (stops.openmp().isEmpty() || run.is(RunState.NOT_STARTED)) {
             return "the program has not started yet";
         }
         if (run.isRunning()) {
@@ -368,14 +256,14 @@ final class Debuggee implements Gdb.Listener {
         if (run.isOver()) {
             return "the program has exited";
         }
-        return stop.cachedProblem() == null ? "unknown" : stop.cachedProblem().getMessage();
+        return stops.problem();
     }
 
     // ------------------------------------------------------------------ stepping into OpenMP code
 
     /** DAP stepIn on a line: like gdb's step, and into the OpenMP code the line starts ({@link OpenMpStepIn}). */
     void stepIn(int thread) {
-        openMpStep = OpenMpStepIn.start(debugger, openmp, session::log, thread).orElse(null);
+        openMpStep = OpenMpStepIn.start(debugger, stops.openmp().orElse(null), session::log, thread).orElse(null);
     }
 
     // ------------------------------------------------------------------ gdb's async output
@@ -428,15 +316,15 @@ final class Debuggee implements Gdb.Listener {
             case "stopped" -> handleStopped(results);
             case "thread-group-started" -> results.string("pid").ifPresent(text -> {
                 pid = Long.parseLong(text);
-                if (openmp == null) {
-                    openmp = OpenMpTarget.live(pid);
+                if (stops.openmp().isEmpty()) {
+                    stops.openmp(OpenMpTarget.live(pid));
                 }
             });
             case "thread-group-exited" -> {
                 if (!run.isOver()) {
                     Optional<String> code = results.string("exit-code");
                     if (code.isPresent()) {
-                        exited(exitCode(code.get()));
+                        exited(StopReasons.exitCode(code.get()));
                     } else {
                         // killed (terminate, or from the console): no exit code to tell
                         run.moveTo(RunState.TERMINATED);
@@ -446,11 +334,7 @@ final class Debuggee implements Gdb.Listener {
             }
             case "thread-created" -> results.string("id").ifPresent(id -> session.threadEvent("started", Integer.parseInt(id)));
             case "thread-exited" -> results.string("id").ifPresent(id -> session.threadEvent("exited", Integer.parseInt(id)));
-            case "library-loaded", "library-unloaded" -> {
-                if (openmp != null) {
-                    openmp.librariesChanged();
-                }
-            }
+            case "library-loaded", "library-unloaded" -> stops.openmp().ifPresent(OpenMpTarget::librariesChanged);
             case "breakpoint-modified" -> results.get("bkpt").ifPresent(session::breakpointModified);
             default -> { }
         }
@@ -463,7 +347,7 @@ final class Debuggee implements Gdb.Listener {
         String reason = results.string("reason").orElse("");
         if (reason.startsWith("exited")) {
             openMpStep = null;
-            exited(results.string("exit-code").map(Debuggee::exitCode).orElse(reason.equals("exited-signalled") ? 128 : 0));
+            exited(results.string("exit-code").map(StopReasons::exitCode).orElse(reason.equals("exited-signalled") ? 128 : 0));
             return;
         }
         if (openMpStep != null) {
@@ -477,12 +361,8 @@ final class Debuggee implements Gdb.Listener {
         Warmup.realStopBegins();
         int threadId = results.string("thread-id").map(Integer::parseInt).orElse(1);
         lastStopThread = threadId;
-        StopReport report = describeStop(reason, results, threadId, pausing);
-        // start what every client asks next (threads, OpenMP names) before telling it about the stop
-        stop.threadsAnswer = debugger.submitThreads();
-        if (openmp != null) {
-            openmp.prepare();
-        }
+        StopReport report = reasons.describe(reason, results, threadId, pausing);
+        stops.prepare();
         if (!configured) {
             initialStop = report;
             return;
@@ -490,46 +370,10 @@ final class Debuggee implements Gdb.Listener {
         session.stopped(report);
     }
 
-    private StopReport describeStop(String reason, MiValue.Tuple results, int threadId, boolean pauseRequested) {
-        return switch (reason) {
-            case "breakpoint-hit" -> {
-                int number = results.string("bkptno").map(Integer::parseInt).orElse(-1);
-                if (stopAtEntryPending && results.string("disp").map("del"::equals).orElse(false)) {
-                    stopAtEntryPending = false;
-                    yield new StopReport("entry", "Stopped at main", threadId, List.of());
-                }
-                yield session.breakpointStop(number, threadId);
-            }
-            case "end-stepping-range", "function-finished", "location-reached" ->
-                    new StopReport("step", null, threadId, List.of());
-            case "signal-received" -> {
-                String signal = results.string("signal-name").orElse("?");
-                if (pauseRequested && (signal.equals("SIGINT") || signal.equals("0") || signal.equals("SIGSTOP"))) {
-                    yield new StopReport("pause", null, threadId, List.of());
-                }
-                yield new StopReport("exception", "Signal " + signal + results.string("signal-meaning")
-                        .map(meaning -> ", " + meaning).orElse(""), threadId, List.of());
-            }
-            case "watchpoint-trigger", "read-watchpoint-trigger", "access-watchpoint-trigger" ->
-                    new StopReport("data breakpoint", null, threadId, List.of());
-            case "" -> new StopReport(pauseRequested ? "pause" : "entry", null, threadId, List.of());
-            default -> new StopReport("pause", reason, threadId, List.of());
-        };
-    }
-
-    /** gdb prints exit codes in octal ("01", "0377"). */
-    static int exitCode(String text) {
-        try {
-            return text.startsWith("0") && text.length() > 1 ? Integer.parseInt(text.substring(1), 8) : Integer.parseInt(text);
-        } catch (NumberFormatException e) {
-            return -1;
-        }
-    }
-
     private void exited(int code) {
         run.moveTo(RunState.EXITED);
         if (output != null) {
-            output.drain(java.time.Duration.ofMillis(500)); // the program's last words before its exit
+            output.drain(LAST_OUTPUT); // the program's last words before its exit
         }
         session.exited(code);
     }
@@ -546,7 +390,7 @@ final class Debuggee implements Gdb.Listener {
                     }
                     try {
                         debugger.interrupt();
-                    } catch (dev.jompd.dap.gdb.GdbCommandException alreadyStopped) {
+                    } catch (GdbCommandException alreadyStopped) {
                         // it stopped by itself meanwhile
                     }
                     gdbRun.awaitStopped(STOP_BEFORE_ENDING);
@@ -579,8 +423,6 @@ final class Debuggee implements Gdb.Listener {
         if (output != null) {
             output.close();
         }
-        if (openmp != null) {
-            openmp.close();
-        }
+        stops.close();
     }
 }
