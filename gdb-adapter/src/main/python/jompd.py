@@ -21,8 +21,9 @@
 # $JOMPD_NO_CDS=1 turns the class-data archive off; $JOMPD_GDB_NO_THREAD_HANDLES=1 (diagnostics) makes
 # the bridge read each thread's fs_base instead of using libthread_db's thread handles.
 #
-# `ompd step` runs in gdb itself (breakpoints, step, finish); it asks the engine only for a task's
-# entry point (the internal command "task-function").
+# `ompd step` runs in gdb itself (breakpoints, step, finish); where to break comes in the engine's hello
+# ("step"), and the entry point of the code a breakpoint starts from the engine (the internal commands
+# "region-entry" and "task-function"): this file knows no runtime function and decodes no registers.
 #
 # Standard library only (gdb's Python 3). Never changes the selected thread or frame (but `ompd step`,
 # which moves as `step` does).
@@ -64,6 +65,7 @@ class JompdBridge:
         self.module_counter = 0
         self.core_checks = {}
         self.last_stats = None
+        self.hello = {}
         self.connect_events()
 
     # ------------------------------------------------------------ gdb's events -> cache generations
@@ -203,6 +205,7 @@ class JompdBridge:
             self.stop_engine()
             raise JompdUnavailable("the jompd engine in %s speaks %r, not %s: reinstall jompd"
                                    % (lib, hello.get("hello"), JOMPD_PROTOCOL))
+        self.hello = hello
 
     def stop_engine(self):
         proc, self.proc = self.proc, None
@@ -284,6 +287,17 @@ class JompdBridge:
             # Mid-request the two sides are out of step: start afresh next time.
             self.stop_engine()
             raise gdb.GdbError("jompd: interrupted; the engine restarts at the next command")
+
+    def step_entry_points(self):
+        """Where `ompd step` breaks, from the engine's hello: {"regionStarts": [...], "taskStarts": [...],
+        "runtimeLibraryPrefix": "..."} (starts the engine if needed)."""
+        try:
+            if self.proc is None or self.proc.poll() is not None:
+                self.proc = None
+                self.start()
+        except JompdUnavailable as e:
+            raise gdb.GdbError("jompd: " + str(e))
+        return self.hello.get("step") or {}
 
     def run(self, command, args):
         try:
@@ -385,7 +399,7 @@ class JompdBridge:
             elif what == "frames":
                 reply.update(self.frames(int(question.get("limit", 256))))
             elif what == "registers":
-                reply["threads"] = self.registers(question["names"])
+                reply["threads"] = self.registers(question["names"], bool(question.get("selected")))
             else:
                 reply["error"] = "unknown question %r" % what
         except (gdb.error, gdb.MemoryError, ValueError, KeyError, OverflowError) as e:
@@ -407,10 +421,17 @@ class JompdBridge:
         return listed
 
     @staticmethod
-    def registers(names):
-        """Each thread's innermost-frame registers {names} (what jompd's unwinder starts from); restores the
-        selection."""
+    def registers(names, selected_only=False):
+        """Each thread's innermost-frame registers {names} (what jompd's unwinder starts from), or only the
+        selected thread's; restores the selection."""
         selected = gdb.selected_thread()
+        if selected_only:
+            if selected is None or not selected.is_valid():
+                return []
+            newest = gdb.newest_frame()
+            return [{"lwp": selected.ptid[1] or selected.ptid[0],
+                     "registers": {name: "0x%x" % (int(newest.read_register(name)) & 0xFFFFFFFFFFFFFFFF)
+                                   for name in names}}]
         try:
             frame = gdb.selected_frame()
         except gdb.error:
@@ -570,16 +591,8 @@ stepped into: it stops at the first line of the region's or the task's code that
 instead of in the runtime or after the region. Runtime functions the line calls are stepped over.
 Other threads run meanwhile, as with `step`. Needs a live process."""
 
-    # Where the runtime starts a region's code, the first argument being its entry: libomp's own start
-    # of clang-compiled regions (the outlined function; for a GNU-compiled region libomp's wrapper, whose
-    # function is then argv[0]), and the GNU entry points, which call the outlined function themselves.
-    REGION_STARTS = ("__kmp_invoke_microtask", "GOMP_parallel", "GOMP_parallel_sections", "GOMP_parallel_reductions",
-                     "GOMP_parallel_loop_static", "GOMP_parallel_loop_dynamic", "GOMP_parallel_loop_guided",
-                     "GOMP_parallel_loop_runtime", "GOMP_parallel_loop_nonmonotonic_dynamic",
-                     "GOMP_parallel_loop_nonmonotonic_guided", "GOMP_parallel_loop_nonmonotonic_runtime",
-                     "GOMP_parallel_loop_maybe_nonmonotonic_runtime")
-    # A task's entry point is asked of OMPD once the task has begun (libomp calls this only with OMP_DEBUG).
-    TASK_START = "ompd_bp_task_begin"
+    # Where the runtime starts a region's or a task's code comes from the engine (ompd-core's
+    # RuntimeEntryPoints), and so does the entry point of that code at each.
     MAX_MOVES = 200
 
     def __init__(self):
@@ -592,6 +605,9 @@ Other threads run meanwhile, as with `step`. Needs a live process."""
             raise gdb.GdbError("ompd step: the program is not running")
         if thread.is_running():
             raise gdb.GdbError("ompd step: the selected thread is running")
+        entry_points = jompd_bridge().step_entry_points()
+        self.task_starts = tuple(entry_points.get("taskStarts", ()))
+        self.runtime_prefix = entry_points.get("runtimeLibraryPrefix")
         stops = []
         def on_stop(event):
             stops.append(event)
@@ -600,7 +616,7 @@ Other threads run meanwhile, as with `step`. Needs a live process."""
         quiet = self.Quiet()
         try:
             quiet.begin()
-            for location in self.REGION_STARTS + (self.TASK_START,):
+            for location in tuple(entry_points.get("regionStarts", ())) + self.task_starts:
                 helpers[location] = self.thread_breakpoint(location, thread, temporary=False)
             helpers = {k: v for k, v in helpers.items() if v is not None}
             try:
@@ -650,12 +666,13 @@ Other threads run meanwhile, as with `step`. Needs a live process."""
         sal = frame.find_sal()
         return (sal.symtab.fullname(), sal.line) if sal.symtab is not None and sal.line else None
 
-    @staticmethod
-    def in_runtime(frame):
+    def in_runtime(self, frame):
         if frame.find_sal().symtab is None:
             return True
         library = gdb.current_progspace().solib_name(frame.pc()) or ""
-        return "libomp" in os.path.basename(library)
+        # the runtime by its real name: under `ompd run` a gcc program loads it as libgomp.so.1
+        return bool(library) and bool(self.runtime_prefix) \
+            and os.path.basename(os.path.realpath(library)).startswith(self.runtime_prefix)
 
     def step(self, thread, stops, helpers):
         start = self.line_of(gdb.selected_frame())
@@ -698,15 +715,9 @@ Other threads run meanwhile, as with `step`. Needs a live process."""
     def code_begun(self, location):
         """The entry of the OpenMP code that begins at helper {location}: the region's or the task's."""
         try:
-            if location == self.TASK_START:
+            if location in self.task_starts:
                 return int(jompd_bridge().run("task-function", "").strip(), 16)
-            entry = int(gdb.parse_and_eval("$rdi")) & 0xFFFFFFFFFFFFFFFF
-            # __kmp_invoke_microtask(pkfn, &gtid, &tid, argc, argv) with libomp's wrapper as pkfn: argv[0]
-            # (libomp by its real name: under `ompd run` a gcc program loads it as libgomp.so.1)
-            if location == self.REGION_STARTS[0] and int(gdb.parse_and_eval("$rcx")) >= 1 \
-                    and "libomp" in os.path.basename(os.path.realpath(gdb.current_progspace().solib_name(entry) or "")):
-                entry = int(gdb.parse_and_eval("*(unsigned long *) $r8")) & 0xFFFFFFFFFFFFFFFF
-            return entry
+            return int(jompd_bridge().run("region-entry", location).strip(), 16)
         except (gdb.error, gdb.GdbError, ValueError):
             return None
 

@@ -40,6 +40,7 @@ public final class Engine {
         JsonObject hello = new JsonObject();
         hello.addProperty("hello", GdbChannel.PROTOCOL);
         hello.addProperty("version", Ompd.versionString());
+        hello.add("step", StepEntries.hello());
         gdb.send(hello);
         try (session) {
             for (JsonObject message; (message = gdb.read()) != null; ) {

@@ -50,7 +50,8 @@ final class Handlers {
             Map.entry("diagnose", Handlers::diagnose),
             Map.entry("bt", Handlers::backtrace),
             Map.entry("json", Handlers::json),
-            Map.entry("task-function", Handlers::taskFunction),
+            Map.entry("task-function", StepEntries::taskFunction),
+            Map.entry("region-entry", StepEntries::regionEntry),
             Map.entry("frame-owners", Handlers::frameOwners));
 
     /** Bound on task chains and region chains printed for one thread: far beyond real nesting. */
@@ -95,13 +96,6 @@ final class Handlers {
         Optional<OpenMpThread> thread = selection.needsThread()
                 ? Optional.of(views.inPicture(views.selectedThread())) : Optional.empty();
         return ConsoleReport.icvs(views.target().picture(), selection, thread, views.console());
-    }
-
-    // ---------------------------------------------------------------- ompd step (internal)
-
-    /** The entry point of the selected thread's current task, for {@code ompd step} ({@code 0x…}). */
-    static String taskFunction(Views views, String arguments, GdbChannel gdb) {
-        return views.hex(views.selectedThread().currentTask().function());
     }
 
     // ---------------------------------------------------------------- ompd tasks

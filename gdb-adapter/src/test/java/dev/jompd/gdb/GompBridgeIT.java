@@ -42,15 +42,5 @@ class GompBridgeIT {
         assertThat(tree.lines().filter(line -> line.contains("implicit task") && line.contains("region._omp_fn.0")))
                 .hasSizeGreaterThanOrEqualTo(recorded.threadCount());
     }
-
-    @Test
-    void ompdStepGoesFromAGccParallelLineIntoTheOutlinedFunction(@TempDir Path directory) {
-        Path program = FixtureBuilder.executable(Fixture.NESTED_GCC);
-        GdbDriver.Output output = GdbDriver.run(GdbDriver.withBridge(List.of("-ex", "break region",
-                        "-ex", "ompd run 2")), List.of("ompd step", "bt 1"),
-                List.of(program.toString()), Map.of(), directory, TIMEOUT);
-        // One level (argument 2): region() runs once, its first line is #pragma omp parallel (GOMP_parallel on
-        // libomp, whose wrapper ompd step goes through)
-        assertThat(output.section("bt 1")).as(output.text()).startsWith("#0  region._omp_fn.0 ");
-    }
+    // ompd step on this program: OmpdStepIT's StepIntoCase.GCC_PARALLEL
 }

@@ -1,16 +1,20 @@
 package dev.jompd.gdb;
 
+import dev.jompd.core.ompd.RuntimeEntryPoints;
 import dev.jompd.testkit.Fixture;
 import dev.jompd.testkit.FixtureBuilder;
 import dev.jompd.testkit.FixtureRun;
-import dev.jompd.testkit.SourceLines;
 import dev.jompd.testkit.Fixtures;
+import dev.jompd.testkit.StepIntoCase;
 import dev.jompd.testkit.StoppedFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -20,87 +24,58 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@code ompd step} in real gdb on running fixtures: from a line that starts OpenMP code to the first line
- * of that code the selected thread runs. Lines are found in the fixtures' sources by their text; where the
- * thread stopped is what gdb's own {@code frame} and {@code bt} say.
+ * of that code the selected thread runs. The cases are the testkit's {@link StepIntoCase}s, which the DAP's
+ * stepIn runs too ({@code OpenMpStepInIT}); where the thread stopped is what gdb's own {@code frame} says.
  */
 class OmpdStepIT {
     private static final Duration TIMEOUT = Duration.ofMinutes(3);
-    private static final Pattern WHERE = Pattern.compile("#0 +(?:0x\\p{XDigit}+ in )?(\\S+) \\(.*\\) at \\S+/(\\S+?):(\\d+)");
+    private static final Pattern WHERE = Pattern.compile("#0 +(?:0x\\p{XDigit}+ in )?(\\S+) \\(.*\\) at (?:\\S+/)?(\\S+?):(\\d+)");
 
     /** Where `ompd step` left the thread: function, file, line (from the `frame` it prints). */
-    private record Where(String function, String file, int line) {
-        static Where of(String section) {
-            Matcher m = WHERE.matcher(section);
-            assertThat(m.find()).as("a frame in:\n%s", section).isTrue();
-            return new Where(m.group(1), m.group(2), Integer.parseInt(m.group(3)));
+    private static StepIntoCase.Where where(String section) {
+        Matcher m = WHERE.matcher(section);
+        assertThat(m.find()).as("a frame in:\n%s", section).isTrue();
+        return new StepIntoCase.Where(m.group(1), m.group(2), Integer.parseInt(m.group(3)));
+    }
+
+    @ParameterizedTest
+    @EnumSource(StepIntoCase.class)
+    void ompdStepEndsWhereTheCaseSays(StepIntoCase step, @TempDir Path directory) {
+        Path program = FixtureBuilder.executable(step.fixture());
+        List<String> setup = new ArrayList<>(List.of("-ex", "break " + step.breakLocation(), "-ex",
+                (step.needsJompdRuntime() ? "ompd run " : "run ") + String.join(" ", step.arguments())));
+        for (int i = 0; i < step.nexts(); i++) {
+            setup.addAll(List.of("-ex", "next"));
         }
-    }
-
-    private static GdbDriver.Output run(Fixture fixture, List<String> setup, List<String> commands, Path directory) {
-        Path program = FixtureBuilder.executable(fixture);
-        return GdbDriver.run(GdbDriver.withBridge(setup), commands, List.of(program.toString()),
+        for (int i = 1; i < step.steps(); i++) {
+            setup.addAll(List.of("-ex", "ompd step"));
+        }
+        List<String> commands = new ArrayList<>(List.of("ompd step", "bt 3", "info breakpoints"));
+        if (step == StepIntoCase.TASK_AT_TASKWAIT) {
+            commands.add("ompd tasks");
+        }
+        GdbDriver.Output output = GdbDriver.run(GdbDriver.withBridge(setup), commands, List.of(program.toString()),
                 Map.of("OMP_DEBUG", "enabled"), directory, TIMEOUT);
-    }
-
-    @Test
-    void fromAParallelPragmaIntoTheRegionBody(@TempDir Path directory) {
-        int before = SourceLines.lineOf(Fixture.PARALLEL, "parallel.c", "unsigned long long sum = 0;");
-        int pragma = SourceLines.lineOf(Fixture.PARALLEL, "parallel.c", "#pragma omp parallel num_threads(n)");
-        int regionEnd = SourceLines.lineOf(Fixture.PARALLEL, "parallel.c", "unsigned long long expect =");
-        GdbDriver.Output output = run(Fixture.PARALLEL, List.of("-ex", "break parallel.c:" + before, "-ex", "run 2",
-                "-ex", "next"), List.of("frame", "ompd step", "bt", "info breakpoints"), directory);
         assertThat(output.exitCode()).as("%s", output.text()).isZero();
-        assertThat(Where.of(output.section("frame")).line()).as("at the pragma before the step").isEqualTo(pragma);
-
-        Where into = Where.of(output.section("ompd step"));
-        assertThat(into.function()).contains("omp_outlined");
-        assertThat(into.file()).isEqualTo("parallel.c");
-        assertThat(into.line()).isBetween(pragma, regionEnd - 1);
-        // the region's code runs on the runtime's stack: the runtime called it, not main
-        assertThat(output.section("bt")).contains("__kmp_invoke_microtask");
+        step.check(where(output.section("ompd step")));
         // no helper breakpoint left behind: only the user's
-        assertThat(output.section("info breakpoints")).contains("parallel.c:" + before)
-                .doesNotContain("__kmp_invoke_microtask").doesNotContain("ompd_bp_task_begin");
-    }
-
-    @Test
-    void fromATaskwaitIntoTheTaskThisThreadRuns(@TempDir Path directory) {
-        int taskwait = SourceLines.lineOf(Fixture.TASKS, "tasks.c", "/* Only A is ready") + 1;
-        int taskA = SourceLines.lineOf(Fixture.TASKS, "tasks.c", "        task_a();");
-        GdbDriver.Output output = run(Fixture.TASKS, List.of("-ex", "break tasks.c:" + taskwait, "-ex", "run 10 4"),
-                List.of("ompd step", "bt 2", "ompd tasks"), directory);
-        assertThat(output.exitCode()).as("%s", output.text()).isZero();
-        Where into = Where.of(output.section("ompd step"));
-        assertThat(into.line()).as("task A's body").isEqualTo(taskA);
-        assertThat(output.section("bt 2")).contains(".omp_task_entry.");
-        // OMPD agrees: the thread's current task is an explicit one, generated by the implicit task
-        assertThat(output.section("ompd tasks")).contains("#0  explicit task").contains("implicit task");
-    }
-
-    @Test
-    void fromAnUndeferredTaskIntoItsBody(@TempDir Path directory) {
-        int before = SourceLines.lineOf(Fixture.TASKS, "tasks.c", "fx_put(\"task.B.in_final\"");
-        int pragma = SourceLines.lineOf(Fixture.TASKS, "tasks.c", "#pragma omp task final(1) mergeable if(0)");
-        GdbDriver.Output output = run(Fixture.TASKS, List.of("-ex", "break tasks.c:" + before, "-ex", "run 10 4",
-                "-ex", "next"), List.of("frame", "ompd step"), directory);
-        assertThat(output.exitCode()).as("%s", output.text()).isZero();
-        assertThat(Where.of(output.section("frame")).line()).isEqualTo(pragma);
-        assertThat(Where.of(output.section("ompd step")).line()).as("task C's body: task_c();").isEqualTo(pragma + 1);
-    }
-
-    @Test
-    void fromAFortranParallelIntoTheRegionBody(@TempDir Path directory) {
-        // gfortran: GOMP_parallel calls the outlined function itself; its call is on the line after the
-        // directive's set-up, so the first step reaches it and the second goes in
-        int before = SourceLines.lineOf(Fixture.NESTED_FORTRAN, "nested_fortran.f90", "call omp_set_max_active_levels(2)");
-        int body = SourceLines.lineOf(Fixture.NESTED_FORTRAN, "nested_fortran.f90", "outer team size differs from S1");
-        GdbDriver.Output output = run(Fixture.NESTED_FORTRAN, List.of("-ex", "break nested_fortran.f90:" + before,
-                "-ex", "run 2 2", "-ex", "next", "-ex", "ompd step"), List.of("ompd step", "bt 2"), directory);
-        assertThat(output.exitCode()).as("%s", output.text()).isZero();
-        Where into = Where.of(output.section("ompd step"));
-        assertThat(into.function()).contains("_omp_fn");
-        assertThat(into.line()).isEqualTo(body);
-        assertThat(output.section("bt 2")).contains("GOMP_parallel");
+        String breakpoints = output.section("info breakpoints");
+        assertThat(breakpoints).contains(step.breakFunction().orElse(step.breakLocation()));
+        for (String helper : RuntimeEntryPoints.breakpoints()) {
+            assertThat(breakpoints).doesNotContain(" in " + helper + " ").doesNotContain("<" + helper);
+        }
+        String backtrace = output.section("bt 3");
+        switch (step) {
+            // the region's code runs on the runtime's stack: the runtime called it, not main
+            case PARALLEL -> assertThat(backtrace).contains("__kmp_invoke_microtask");
+            case TASK_AT_TASKWAIT -> {
+                assertThat(backtrace).contains(".omp_task_entry.");
+                // OMPD agrees: the thread's current task is an explicit one, generated by the implicit task
+                assertThat(output.section("ompd tasks")).contains("#0  explicit task").contains("implicit task");
+            }
+            case FORTRAN_PARALLEL, GCC_PARALLEL -> assertThat(backtrace).contains("GOMP_parallel");
+            default -> { }
+        }
     }
 
     @Test

@@ -89,7 +89,7 @@ public final class Gdb implements AutoCloseable {
         try {
             process = builder.start();
         } catch (IOException e) {
-            throw new GdbException("cannot start " + executable + ": " + e.getMessage()
+            throw new GdbStartException("cannot start " + executable + ": " + e.getMessage()
                     + " (set miDebuggerPath to gdb's path)", e);
         }
         Gdb gdb = new Gdb(process, listener, defaultTimeout);

@@ -249,13 +249,13 @@ public final class GdbDebugger {
         }
     }
 
-    /** The address ranges of the loaded libraries whose file name contains {@code nameFragment}. */
-    public List<long[]> libraryRanges(String nameFragment) {
+    /** The address ranges of the loaded libraries whose path (as gdb names it) passes {@code path}. */
+    public List<long[]> libraryRanges(java.util.function.Predicate<String> path) {
         List<long[]> ranges = new ArrayList<>();
         MiValue.Tuple answer = gdb.execute("-file-list-shared-libraries").results();
         for (MiValue library : answer.get("shared-libraries").map(MiValue::items).orElse(List.of())) {
             String name = library.string("id").orElse("");
-            if (Path.of(name).getFileName() != null && Path.of(name).getFileName().toString().contains(nameFragment)) {
+            if (path.test(name)) {
                 for (MiValue range : library.get("ranges").map(MiValue::items).orElse(List.of())) {
                     Optional<Long> from = range.string("from").flatMap(GdbFrame::addressOf);
                     Optional<Long> to = range.string("to").flatMap(GdbFrame::addressOf);

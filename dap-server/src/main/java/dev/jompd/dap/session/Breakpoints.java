@@ -189,7 +189,7 @@ final class Breakpoints {
         breakpoint.setVerified(planted.verified);
         breakpoint.setMessage(planted.message);
         if (planted.line > 0) {
-            breakpoint.setLine(session.linesStartAt1 ? planted.line : planted.line - 1);
+            breakpoint.setLine(session.linesStartAt1() ? planted.line : planted.line - 1);
         }
         if (planted.path != null) {
             Source source = new Source();

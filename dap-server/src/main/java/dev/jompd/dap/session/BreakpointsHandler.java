@@ -3,6 +3,7 @@ package dev.jompd.dap.session;
 import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
+import com.google.gson.JsonPrimitive;
 import dev.jompd.dap.gdb.GdbDebugger;
 
 import java.util.ArrayList;
@@ -34,7 +35,11 @@ final class BreakpointsHandler implements RequestHandler {
                 }
             } else if (args.get("lines") instanceof JsonArray legacy) {
                 for (JsonElement line : legacy) {
-                    requested.add(new Requested(line.getAsInt() + (linesStartAt1 ? 0 : 1), null, Optional.empty(),
+                    if (!(line instanceof JsonPrimitive number) || !number.isNumber()) {
+                        throw Arguments.invalid("setBreakpoints: `lines` must hold numbers, not " + DapSession.abbreviate(line));
+                    }
+                    int value = Arguments.integer(wrapped(number), "line");
+                    requested.add(new Requested(value + (linesStartAt1 ? 0 : 1), null, Optional.empty(),
                             Optional.empty()));
                 }
             }
@@ -57,6 +62,12 @@ final class BreakpointsHandler implements RequestHandler {
             }
             return new FunctionBreakpointsArguments(requested);
         }
+    }
+
+    private static JsonObject wrapped(JsonPrimitive line) {
+        JsonObject object = new JsonObject();
+        object.add("line", line);
+        return object;
     }
 
     private static List<JsonObject> objects(JsonElement list, String what) {
@@ -82,10 +93,10 @@ final class BreakpointsHandler implements RequestHandler {
     public JsonElement handle(String command, JsonObject arguments, DapSession session) {
         session.requirePhase(command, DapSession.Phase.INITIALIZED, DapSession.Phase.STARTED);
         JsonObject body = new JsonObject();
-        GdbDebugger gdb = session.debuggee == null ? null : session.debuggee.debugger();
+        GdbDebugger gdb = session.debuggee() == null ? null : session.debuggee().debugger();
         switch (command) {
             case "setBreakpoints" -> {
-                SourceBreakpointsArguments args = SourceBreakpointsArguments.from(arguments, session.linesStartAt1);
+                SourceBreakpointsArguments args = SourceBreakpointsArguments.from(arguments, session.linesStartAt1());
                 var result = session.breakpoints.setSource(args.path(),
                         args.breakpoints().stream().map(b -> new int[] {b.line()}).toList(),
                         args.breakpoints().stream().map(Requested::condition).toList(),

@@ -16,11 +16,11 @@ final class ConfigurationDoneHandler implements RequestHandler {
     @Override
     public JsonElement handle(String command, JsonObject arguments, DapSession session) {
         session.requirePhase("configurationDone", DapSession.Phase.STARTED, DapSession.Phase.INITIALIZED);
-        if (session.debuggee == null) {
-            session.configurationDoneEarly = true; // the program starts as soon as launch or attach loads it
+        if (session.debuggee() == null) {
+            session.configurationDoneEarly(); // the program starts as soon as launch or attach loads it
             return null;
         }
-        if (!session.debuggee.configure()) {
+        if (!session.debuggee().configure()) {
             throw new DapException(ErrorId.OUT_OF_ORDER, "configurationDone: already done");
         }
         session.afterResponse(() -> begin(session));
@@ -29,13 +29,13 @@ final class ConfigurationDoneHandler implements RequestHandler {
 
     /** Configuration is done: run the program, or report the stop of an attach or a core. */
     static void begin(DapSession session) {
-        Debuggee debuggee = session.debuggee;
-        switch (debuggee.config.kind()) {
+        Debuggee debuggee = session.debuggee();
+        switch (debuggee.config().kind()) {
             case LAUNCH -> debuggee.run();
             case ATTACH -> {
                 Debuggee.StopReport initial = debuggee.initialStop()
                         .orElseGet(() -> new Debuggee.StopReport("entry", null, 1, List.of()));
-                if (debuggee.config.stopOnEntry()) {
+                if (debuggee.config().stopOnEntry()) {
                     session.stopped(new Debuggee.StopReport("entry", "Attached", initial.threadId(), List.of()));
                 } else {
                     debuggee.resuming(RunState.RUNNING);

@@ -22,8 +22,10 @@ import org.eclipse.lsp4j.debug.ThreadEventArguments;
 import org.eclipse.lsp4j.jsonrpc.debug.json.DebugMessageJsonHandler;
 
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -46,7 +48,30 @@ public final class DapSession implements DapEndpoint {
     private static final Gson WIRE = GSON.newBuilder().serializeNulls().create();
     private static final AtomicInteger SESSIONS = new AtomicInteger();
 
-    enum Phase { NEW, INITIALIZED, STARTED, ENDED }
+    /**
+     * Where the session is in DAP's order of requests. Every change goes through {@link #moveTo}, which
+     * allows only the transitions listed in {@link #next()}, as {@link RunState} does for the program.
+     */
+    enum Phase {
+        /** Connected: initialize comes first. */
+        NEW,
+        /** initialize answered: launch or attach (or configurationDone, kept for later). */
+        INITIALIZED,
+        /** launch or attach loaded the program: a {@link Debuggee} is there. */
+        STARTED,
+        /** disconnect, or the connection closed: every request but disconnect is out of order. */
+        ENDED;
+
+        /** The phases this one may move to. */
+        Set<Phase> next() {
+            return switch (this) {
+                case NEW -> EnumSet.of(INITIALIZED, ENDED);
+                case INITIALIZED -> EnumSet.of(STARTED, ENDED);
+                case STARTED -> EnumSet.of(ENDED);
+                case ENDED -> EnumSet.of(ENDED); // disconnect, then the connection closes
+            };
+        }
+    }
 
     private final DapPeer peer;
     private final ServerOptions options;
@@ -58,11 +83,13 @@ public final class DapSession implements DapEndpoint {
     final Breakpoints breakpoints;
     /** Frame and variables handles: unique within the session, valid for one stop. */
     private final AtomicInteger handles = new AtomicInteger(1);
-    volatile Phase phase = Phase.NEW;
-    Debuggee debuggee;
-    boolean linesStartAt1 = true;
-    boolean columnsStartAt1 = true;
-    boolean configurationDoneEarly;
+    private volatile Phase phase = Phase.NEW;
+    /** The program, from launch or attach on (null before). */
+    private Debuggee debuggee;
+    private boolean linesStartAt1 = true;
+    private boolean columnsStartAt1 = true;
+    /** configurationDone came before launch or attach: the program starts as soon as it is loaded. */
+    private boolean configurationDoneEarly;
     private volatile boolean replActive;
     private volatile boolean terminatedSent;
 
@@ -165,11 +192,9 @@ public final class DapSession implements DapEndpoint {
         } catch (RunState.IllegalTransitionException e) {
             log("internal error in " + command + ": " + e.getMessage());
             sendError(seq, command, ErrorId.INTERNAL_ERROR, command + ": internal error: " + e.getMessage());
-        } catch (JsonParseException | IllegalStateException | ClassCastException | NumberFormatException
-                 | UnsupportedOperationException e) {
-            sendError(seq, command, ErrorId.INVALID_ARGUMENTS, command + ": arguments of the wrong type: " + rootMessage(e));
         } catch (RuntimeException | LinkageError | AssertionError | StackOverflowError e) {
-            // a bug or a broken installation: the client still gets its answer, the session goes on
+            // a bug or a broken installation, never the user's arguments (Arguments and LaunchConfig check
+            // those and say which is wrong): the client still gets its answer, the session goes on
             log("internal error in " + command + ": " + e);
             e.printStackTrace(options.log());
             sendError(seq, command, ErrorId.INTERNAL_ERROR, command + ": internal error: " + e);
@@ -220,9 +245,9 @@ public final class DapSession implements DapEndpoint {
         log("connection " + peer.describe() + " closed: " + why);
         post(() -> {
             if (debuggee != null && phase != Phase.ENDED) {
-                debuggee.end(debuggee.config.kind() == LaunchConfig.Kind.LAUNCH);
+                debuggee.end(debuggee.config().kind() == LaunchConfig.Kind.LAUNCH);
             }
-            phase = Phase.ENDED;
+            moveTo(Phase.ENDED);
             worker.shutdown();
         });
     }
@@ -418,7 +443,58 @@ public final class DapSession implements DapEndpoint {
     }
 
     void endSession() {
-        phase = Phase.ENDED;
+        moveTo(Phase.ENDED);
+    }
+
+    // ------------------------------------------------------------------ the session's phase
+
+    Phase phase() {
+        return phase;
+    }
+
+    /** The only change of phase: a transition {@link Phase#next()} does not list is a bug and fails loudly. */
+    private void moveTo(Phase next) {
+        if (!phase.next().contains(next)) {
+            throw new IllegalStateException("session phase cannot move from " + phase + " to " + next
+                    + " (allowed: " + phase.next() + ")");
+        }
+        phase = next;
+    }
+
+    /** initialize: the client's line and column base; the session is initialized. */
+    void initialized(boolean linesStartAt1, boolean columnsStartAt1) {
+        moveTo(Phase.INITIALIZED);
+        this.linesStartAt1 = linesStartAt1;
+        this.columnsStartAt1 = columnsStartAt1;
+    }
+
+    /** launch or attach loaded the program (or the warm-up its rehearsal). */
+    void started(Debuggee debuggee) {
+        moveTo(Phase.STARTED);
+        this.debuggee = debuggee;
+    }
+
+    /** configurationDone before launch or attach: the program is to start as soon as it is loaded. */
+    void configurationDoneEarly() {
+        configurationDoneEarly = true;
+    }
+
+    /** Whether configurationDone came before launch or attach. */
+    boolean configurationWasDoneEarly() {
+        return configurationDoneEarly;
+    }
+
+    /** The program, once launch or attach has loaded it; null before. */
+    Debuggee debuggee() {
+        return debuggee;
+    }
+
+    boolean linesStartAt1() {
+        return linesStartAt1;
+    }
+
+    boolean columnsStartAt1() {
+        return columnsStartAt1;
     }
 
     // ------------------------------------------------------------------ what handlers check first

@@ -1,66 +1,66 @@
 package dev.jompd.dap.session;
 
 import dev.jompd.core.launch.OpenMpLaunch;
-import dev.jompd.core.launch.RecorderTool;
 import dev.jompd.dap.gdb.Gdb;
+import dev.jompd.dap.gdb.GdbCommandException;
 import dev.jompd.dap.gdb.GdbDebugger;
 import dev.jompd.dap.gdb.GdbException;
-import dev.jompd.dap.gdb.GdbFrame;
 import dev.jompd.dap.gdb.GdbThread;
 import dev.jompd.dap.mi.MiRecord;
 import dev.jompd.dap.mi.MiValue;
 import dev.jompd.dap.openmp.OpenMpTarget;
 import dev.jompd.dap.openmp.OpenMpView;
-import dev.jompd.core.target.TargetThread;
-import dev.jompd.core.unwind.Unwinder;
 import dev.jompd.report.ParallelStacks;
 
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.OptionalLong;
 
 /**
  * The program under debug: its gdb, its output pipes, its OpenMP source, and its run state. Turns gdb's
- * async records into session events; all state changes happen on the session's worker thread.
+ * async records into session events; all state changes happen on the session's worker thread. The jobs
+ * around it are their own classes: the environment it starts with ({@link LaunchEnvironment}), its run
+ * state ({@link RunControl}), what is read at a stop ({@link StopResources}), stepping into OpenMP code
+ * ({@link OpenMpStepIn}), how stops are told ({@link StopReasons}), its output ({@link InferiorOutput}) and
+ * gdb's run state as gdb's reader thread hears it ({@link GdbRunSignal}).
  */
 final class Debuggee implements Gdb.Listener {
     /** How a stop is told to the client. */
     record StopReport(String reason, String description, int threadId, List<Integer> hitBreakpoints) {}
 
+    /** How long ending the session waits for the interrupted program's stop before killing or detaching. */
+    private static final Duration STOP_BEFORE_ENDING = Duration.ofSeconds(3);
+    /** How long the program's last output may take to reach the client before its exit is told. */
+    private static final Duration LAST_OUTPUT = Duration.ofMillis(500);
+
     private final DapSession session;
-    final LaunchConfig config;
+    private final LaunchConfig config;
     private Gdb gdb;
     private GdbDebugger debugger;
     private InferiorOutput output;
-    private OpenMpTarget openmp;
     private volatile long pid;
     private final RunControl run = new RunControl();
+    private final StopResources stops;
+    private final StopReasons reasons;
+    /** Run state as gdb last said it, updated on gdb's reader thread (the worker may be blocked). */
+    private final GdbRunSignal gdbRun = new GdbRunSignal();
     /** configurationDone came: stops are the client's to hear of (before it, an attach's stop is kept). */
     private boolean configured;
-    /** A launch with stopOnEntry whose temporary breakpoint at main has not been hit yet. */
-    private boolean stopAtEntryPending;
-    /** Run state as gdb last said it, updated on gdb's reader thread (the worker may be blocked). */
-    private volatile boolean gdbSaysRunning;
-    private volatile int stopsSeen;
-    private int generation;
-    private StopState stop = new StopState(0);
     /** A stop gdb reported before configurationDone (attach), told to the client then if asked to. */
     private StopReport initialStop;
     /** The thread the last stop happened in: the "selected" thread of REPL commands. */
     private int lastStopThread = 1;
     /** A stepIn going into the OpenMP code its line starts, between its stops; null otherwise. */
-    private OpenMpStep openMpStep;
-    private String lastOpenMpProblem;
+    private OpenMpStepIn openMpStep;
 
     Debuggee(DapSession session, LaunchConfig config) {
         this.session = session;
         this.config = config;
+        this.stops = new StopResources(session, () -> debugger, config.gdbTimeout(), config.kind() == LaunchConfig.Kind.CORE);
+        this.reasons = new StopReasons(session::breakpointStop);
     }
 
     /**
@@ -79,31 +79,11 @@ final class Debuggee implements Gdb.Listener {
     /** The next stop of a {@link #rehearsal}. */
     void rehearseStop(List<GdbThread> threads) {
         run.moveTo(RunState.STOPPED);
-        stop = new StopState(++generation);
-        stop.threads = threads;
+        stops.begin().threads = threads;
     }
 
-    /** The launch attribute {@code recorder}: the environment that loads the jompd-recorder, said in the console. */
-    private Map<String, String> withRecorder(Map<String, String> environment) {
-        java.nio.file.Path library;
-        try {
-            library = RecorderTool.library(RecorderTool.script(serverHome()), environment,
-                    line -> session.output("console", "jompd-recorder: " + line + "\n"));
-        } catch (IllegalStateException e) {
-            throw new DapException(ErrorId.LAUNCH_FAILED, "launch: `recorder`: " + e.getMessage(), e);
-        }
-        session.output("console", "jompd: " + RecorderTool.notice(environment, library) + "\n");
-        return RecorderTool.environment(environment, library);
-    }
-
-    /** The server's installation (its jar's directory's parent), or the build tree's module directory. */
-    private static java.nio.file.Path serverHome() {
-        try {
-            java.nio.file.Path code = java.nio.file.Path.of(Debuggee.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-            return code.getParent().getParent();
-        } catch (java.net.URISyntaxException | RuntimeException e) {
-            return java.nio.file.Path.of(".").toAbsolutePath();
-        }
+    LaunchConfig config() {
+        return config;
     }
 
     GdbDebugger debugger() {
@@ -112,24 +92,7 @@ final class Debuggee implements Gdb.Listener {
 
     /** Starts gdb and loads the program, the core or attaches; the program does not run yet. */
     void start() {
-        Map<String, String> environment = new LinkedHashMap<>(System.getenv());
-        if (config.kind() == LaunchConfig.Kind.LAUNCH) {
-            environment.putAll(config.environment());
-            // libomp tracks thread states, task frames and tool data only with OMP_DEBUG=enabled
-            environment.putIfAbsent("OMP_DEBUG", "enabled");
-            if (config.program().isPresent()) {
-                // gcc/gfortran programs run on jompd's libomp (GCC's libgomp has no debugging interface): said
-                // in the debug console, as the launch attribute openmpRuntime chooses.
-                OpenMpLaunch.Launch launch = OpenMpLaunch.decide(config.program().get(), config.openmpRuntime(), environment);
-                environment = new LinkedHashMap<>(launch.environment());
-                if (!launch.message().isEmpty()) {
-                    session.output("console", "jompd: " + launch.message() + "\n");
-                }
-            }
-            if (config.recorder()) {
-                environment = new LinkedHashMap<>(withRecorder(environment));
-            }
-        }
+        Map<String, String> environment = LaunchEnvironment.of(config, text -> session.output("console", text));
         gdb = Gdb.start(config.gdbPath(), List.of(), environment, config.cwd().orElse(null), config.gdbTimeout(), this);
         debugger = new GdbDebugger(gdb);
         debugger.configure();
@@ -149,23 +112,19 @@ final class Debuggee implements Gdb.Listener {
             }
             case ATTACH -> {
                 pid = config.processId().orElseThrow();
-                int before = stopsSeen;
+                var attachStop = gdbRun.nextStop();
                 debugger.attach(pid);
                 // gdb reports the attach stop after its answer: wait for it, so that it is handled (on the
                 // worker, right after this request) before configurationDone
-                long deadline = System.nanoTime() + config.gdbTimeout().toNanos();
-                while (stopsSeen == before && System.nanoTime() < deadline && gdb.isAlive()) {
-                    sleep(5);
-                }
-                openmp = OpenMpTarget.live(pid);
+                GdbRunSignal.await(attachStop, config.gdbTimeout());
+                stops.openmp(OpenMpTarget.live(pid));
             }
             case CORE -> {
                 debugger.loadCore(config.core().orElseThrow());
                 Warmup.realStopBegins();
                 run.moveTo(RunState.STOPPED);
-                openmp = OpenMpTarget.core(config.core().orElseThrow());
-                generation++;
-                stop = new StopState(generation);
+                stops.openmp(OpenMpTarget.core(config.core().orElseThrow()));
+                stops.begin();
             }
         }
     }
@@ -173,7 +132,7 @@ final class Debuggee implements Gdb.Listener {
     // ------------------------------------------------------------------ run control
 
     void run() {
-        stopAtEntryPending = config.stopOnEntry();
+        reasons.running(config.stopOnEntry());
         run.moveTo(RunState.RUNNING);
         debugger.run(config.stopOnEntry());
     }
@@ -200,17 +159,10 @@ final class Debuggee implements Gdb.Listener {
     }
 
     private void leaveStop(RunState how) {
-        boolean wasRunning = run.isRunning();
-        run.moveTo(how);
-        if (!wasRunning) {
-            for (String varobj : stop.varobjs) {
-                debugger.deleteVarobj(varobj);
-            }
-            stop = new StopState(++generation);
-            if (openmp != null) {
-                openmp.resumed();
-            }
+        if (run.moveTo(how).isRunning()) {
+            return; // not stopped: nothing of a stop to drop
         }
+        stops.leave();
     }
 
     /** The stop gdb reported before configurationDone (attach), if any. */
@@ -256,23 +208,12 @@ final class Debuggee implements Gdb.Listener {
         }
     }
 
-    StopState stop() {
-        return stop;
-    }
-
     boolean isCore() {
         return config.kind() == LaunchConfig.Kind.CORE;
     }
 
     void requireStopped(String what) {
-        switch (run.state()) {
-            case STOPPED -> { }
-            case RUNNING, STEPPING, PAUSING -> throw new DapException(ErrorId.NOT_STOPPED,
-                    what + ": the program is running (pause it first)");
-            case NOT_STARTED -> throw new DapException(ErrorId.NOT_STOPPED, what + ": the program has not started yet");
-            case EXITED, DISCONNECTING, TERMINATED -> throw new DapException(ErrorId.PROGRAM_EXITED,
-                    what + ": the program has exited");
-        }
+        run.requireStopped(what);
     }
 
     void requireRunControl(String what) {
@@ -284,87 +225,29 @@ final class Debuggee implements Gdb.Listener {
         }
     }
 
+    // ------------------------------------------------------------------ what is read at a stop
+
+    StopState stop() {
+        return stops.current();
+    }
+
     List<GdbThread> threads() {
-        boolean running = run.isRunning();
-        if (running || stop.threads == null) {
-            long start = System.nanoTime();
-            List<GdbThread> threads = !running && stop.threadsAnswer != null
-                    ? GdbDebugger.threads(Gdb.await(stop.threadsAnswer, GdbDebugger.THREAD_INFO, config.gdbTimeout()))
-                    : debugger.threads();
-            if (Boolean.getBoolean("jompd.dap.timing")) {
-                session.log("-thread-info: " + threads.size() + " threads in " + (System.nanoTime() - start) / 1_000_000 + " ms");
-            }
-            if (running) {
-                return threads;
-            }
-            stop.threads = threads;
-        }
-        return stop.threads;
+        return stops.threads(run.isRunning());
     }
 
     /** The OpenMP picture of this stop, or empty with the reason when there is none. */
     Optional<OpenMpView> openMp() {
-        if (!run.is(RunState.STOPPED) || openmp == null) {
-            return Optional.empty();
-        }
-        if (stop.cachedView().isPresent() || stop.cachedProblem() != null) {
-            return stop.cachedView();
-        }
-        long start = System.nanoTime();
-        try {
-            stop.rememberView(openmp.view(this::threads));
-            if (Boolean.getBoolean("jompd.dap.timing")) {
-                session.log("OpenMP picture of stop " + stop.generation + " opened in "
-                        + (System.nanoTime() - start) / 1_000_000 + " ms");
-            }
-        } catch (OpenMpTarget.UnavailableException e) {
-            stop.rememberProblem(e);
-        } catch (RuntimeException e) {
-            stop.rememberProblem(new OpenMpTarget.UnavailableException("reading OpenMP failed: " + e, e));
-        }
-        if (stop.cachedProblem() != null && !stop.cachedProblem().getMessage().equals(lastOpenMpProblem)) {
-            lastOpenMpProblem = stop.cachedProblem().getMessage();
-            session.output("console", "jompd-dap: " + lastOpenMpProblem + "\n");
-        }
-        return stop.cachedView();
+        return run.is(RunState.STOPPED) ? stops.openMp() : Optional.empty();
     }
 
-    /**
-     * This stop's parallel stacks, unwound by jompd's own unwinder over the session's address space once per
-     * stop (kept with the stop, dropped when the program resumes): a core has the threads' registers, a live
-     * process gdb holds gets them from gdb. Empty when the stop has no OpenMP picture.
-     */
+    /** This stop's parallel stacks ({@link StopResources#parallelStacks}); empty when it has no OpenMP picture. */
     Optional<ParallelStacks> parallelStacks() {
-        Optional<OpenMpView> view = openMp();
-        if (view.isEmpty()) {
-            return Optional.empty();
-        }
-        if (stop.stacks == null) {
-            long start = System.nanoTime();
-            var space = view.get().process().target();
-            List<TargetThread> registers = space.threads();
-            if (!isCore()) {
-                registers = new ArrayList<>();
-                for (GdbThread thread : threads()) {
-                    if (thread.lwp().isPresent()) {
-                        registers.add(TargetThread.fromRegisters(thread.lwp().getAsLong(),
-                                debugger.registers(thread.id(), Unwinder.REGISTERS)));
-                    }
-                }
-            }
-            try (Unwinder unwinder = new Unwinder(space, view.get().debugInfo())) {
-                stop.stacks = ParallelStacks.of(view.get().picture(), registers, unwinder);
-            }
-            if (Boolean.getBoolean("jompd.dap.timing")) {
-                session.log("parallel stacks of stop " + stop.generation + " in " + (System.nanoTime() - start) / 1_000_000 + " ms");
-            }
-        }
-        return Optional.of(stop.stacks);
+        return run.is(RunState.STOPPED) ? stops.parallelStacks() : Optional.empty();
     }
 
     /** Why {@link #openMp()} is empty. */
     String openMpProblem() {
-        if (openmp == null || run.is(RunState.NOT_STARTED)) {
+        if (stops.openmp().isEmpty() || run.is(RunState.NOT_STARTED)) {
             return "the program has not started yet";
         }
         if (run.isRunning()) {
@@ -373,200 +256,14 @@ final class Debuggee implements Gdb.Listener {
         if (run.isOver()) {
             return "the program has exited";
         }
-        return stop.cachedProblem() == null ? "unknown" : stop.cachedProblem().getMessage();
+        return stops.problem();
     }
 
     // ------------------------------------------------------------------ stepping into OpenMP code
 
-    /**
-     * DAP stepIn on a line: like gdb's step, and into the OpenMP code the line starts (the gdb bridge's
-     * {@code ompd step}). From a {@code #pragma omp parallel} line to the first line of the region's code
-     * this thread runs, from a task this thread runs at once or at a taskwait to the task's code; calls
-     * into the runtime are stepped out of ({@code -exec-finish}) while the line is not done. Thread-specific
-     * helper breakpoints where the runtime starts a region's code ({@link #REGION_STARTS}) or a task's
-     * ({@link #TASK_START}, the entry point then comes from OMPD). Without libomp loaded, a plain step.
-     */
+    /** DAP stepIn on a line: like gdb's step, and into the OpenMP code the line starts ({@link OpenMpStepIn}). */
     void stepIn(int thread) {
-        List<long[]> runtime = debugger.libraryRanges("libomp");
-        List<GdbFrame> top = runtime.isEmpty() ? List.of() : debugger.frames(thread, 0, 0);
-        if (top.isEmpty()) {
-            debugger.step(thread, false);
-            return;
-        }
-        Map<Integer, String> helpers = new HashMap<>();
-        for (String location : REGION_STARTS) {
-            debugger.insertThreadBreakpoint(location, thread, false).ifPresent(number -> helpers.put(number, location));
-        }
-        debugger.insertThreadBreakpoint(TASK_START, thread, false).ifPresent(number -> helpers.put(number, TASK_START));
-        OpenMpStep step = new OpenMpStep(thread, runtime, lineOf(top.getFirst()), helpers);
-        openMpStep = step;
-        try {
-            debugger.step(thread, false);
-        } catch (GdbException e) {
-            step.end();
-            throw e;
-        }
-    }
-
-    /**
-     * Where the runtime starts a region's code, the first argument being its entry: libomp's own start of
-     * clang-compiled regions (the outlined function; for a GNU-compiled region libomp's wrapper, whose
-     * function is then argv[0]), and the GNU entry points, which call the outlined function themselves.
-     */
-    private static final List<String> REGION_STARTS = List.of("__kmp_invoke_microtask", "GOMP_parallel",
-            "GOMP_parallel_sections", "GOMP_parallel_reductions", "GOMP_parallel_loop_static", "GOMP_parallel_loop_dynamic",
-            "GOMP_parallel_loop_guided", "GOMP_parallel_loop_runtime", "GOMP_parallel_loop_nonmonotonic_dynamic",
-            "GOMP_parallel_loop_nonmonotonic_guided", "GOMP_parallel_loop_nonmonotonic_runtime",
-            "GOMP_parallel_loop_maybe_nonmonotonic_runtime");
-    /** Where a task begins (libomp calls it only with OMP_DEBUG=enabled); its entry point comes from OMPD. */
-    private static final String TASK_START = "ompd_bp_task_begin";
-
-    private static String lineOf(GdbFrame frame) {
-        return frame.line() > 0 ? frame.fullname().or(frame::file).orElse("?") + ":" + frame.line() : "";
-    }
-
-    /** One OpenMP-aware stepIn between its stops: what it has set, where it started, how far it went. */
-    private final class OpenMpStep {
-        private static final int MAX_MOVES = 200;
-        private final int thread;
-        private final List<long[]> runtime;
-        private String line;
-        /** The helper breakpoints by gdb number: where each is. */
-        private final Map<Integer, String> helpers;
-        private OptionalInt codeEntry = OptionalInt.empty();
-        private int moves;
-
-        OpenMpStep(int thread, List<long[]> runtime, String line, Map<Integer, String> helpers) {
-            this.thread = thread;
-            this.runtime = runtime;
-            this.line = line;
-            this.helpers = helpers;
-        }
-
-        /**
-         * Decides at a stop: moves on (true: another gdb command is running) or ends the step (false:
-         * the stop is the client's, told as usual).
-         */
-        boolean movesOn(String reason, MiValue.Tuple results) {
-            int stopped = results.string("thread-id").map(Integer::parseInt).orElse(-1);
-            boolean stepStop = reason.equals("end-stepping-range") || reason.equals("function-finished");
-            if (++moves > MAX_MOVES || stopped != thread || !(stepStop || reason.equals("breakpoint-hit"))) {
-                return end(); // another thread's stop, a signal, an exit, a pause: theirs to tell
-            }
-            try {
-                if (reason.equals("breakpoint-hit")) {
-                    int number = results.string("bkptno").map(Integer::parseInt).orElse(-1);
-                    String helper = helpers.get(number);
-                    if (helper != null) {
-                        OptionalLong entry = helper.equals(TASK_START) ? taskCode() : regionCode(helper);
-                        removeHelpers();
-                        if (entry.isPresent()) {
-                            codeEntry = debugger.insertThreadBreakpoint("*0x" + Long.toHexString(entry.getAsLong()), thread, true);
-                            if (codeEntry.isPresent()) { // never a continue without the stop at its end
-                                return move(debugger::continueAll);
-                            }
-                        }
-                    } else if (is(codeEntry, number)) {
-                        codeEntry = OptionalInt.empty(); // temporary: gone
-                        line = frame(results).map(Debuggee::lineOf).orElse("");
-                        return move(() -> debugger.step(thread, false)); // on to the code's first line
-                    } else {
-                        return end(); // the user's breakpoint
-                    }
-                }
-                Optional<GdbFrame> frame = frame(results);
-                if (frame.isEmpty()) {
-                    return end();
-                }
-                if (inRuntime(frame.get())) {
-                    return move(() -> debugger.finish(thread));
-                }
-                if (!line.isEmpty() && lineOf(frame.get()).equals(line)) {
-                    return move(() -> debugger.step(thread, false)); // the line is not done yet
-                }
-                return end();
-            } catch (GdbException e) {
-                session.log("stepIn into OpenMP code stopped: " + e.getMessage());
-                return end();
-            }
-        }
-
-        private boolean move(Runnable command) {
-            command.run(); // still STEPPING: no "continued" event, the client waits for its step's stop
-            return true;
-        }
-
-        private boolean end() {
-            openMpStep = null;
-            removeHelpers();
-            codeEntry.ifPresent(number -> debugger.deleteBreakpoints(List.of(number)));
-            codeEntry = OptionalInt.empty();
-            return false;
-        }
-
-        private void removeHelpers() {
-            List<Integer> numbers = new ArrayList<>(helpers.keySet());
-            helpers.clear();
-            debugger.deleteBreakpoints(numbers);
-        }
-
-        private static boolean is(OptionalInt breakpoint, int number) {
-            return breakpoint.isPresent() && breakpoint.getAsInt() == number;
-        }
-
-        private Optional<GdbFrame> frame(MiValue.Tuple results) {
-            return results.get("frame").map(GdbFrame::parse);
-        }
-
-        private boolean inRuntime(GdbFrame frame) {
-            if (frame.line() <= 0) {
-                return true; // no source: the runtime, libc
-            }
-            return inRuntime(frame.address().orElse(0));
-        }
-
-        private boolean inRuntime(long address) {
-            return runtime.stream().anyMatch(range -> Long.compareUnsigned(address, range[0]) >= 0
-                    && Long.compareUnsigned(address, range[1]) < 0);
-        }
-
-        /**
-         * At a region start's entry: its first argument; at {@code __kmp_invoke_microtask(pkfn, &gtid, &tid,
-         * argc, argv)} with libomp's wrapper of a GNU-compiled region as pkfn, argv[0].
-         */
-        private OptionalLong regionCode(String helper) {
-            try {
-                long entry = Long.parseUnsignedLong(debugger.evaluate(thread, 0, "(unsigned long) $rdi").strip());
-                if (helper.equals(REGION_STARTS.getFirst()) && inRuntime(entry)
-                        && Long.parseLong(debugger.evaluate(thread, 0, "(long) $rcx").strip()) >= 1) {
-                    entry = Long.parseUnsignedLong(debugger.evaluate(thread, 0, "*(unsigned long *) $r8").strip());
-                }
-                return OptionalLong.of(entry);
-            } catch (GdbException | NumberFormatException e) {
-                return OptionalLong.empty();
-            }
-        }
-
-        /** At ompd_bp_task_begin: the entry point of the task this thread begins, from OMPD. */
-        private OptionalLong taskCode() {
-            if (openmp == null) {
-                return OptionalLong.empty();
-            }
-            try {
-                List<GdbThread> list = debugger.threads();
-                OptionalLong lwp = list.stream().filter(t -> t.id() == thread).findFirst().map(GdbThread::lwp)
-                        .orElse(OptionalLong.empty());
-                if (lwp.isEmpty()) {
-                    return OptionalLong.empty();
-                }
-                return openmp.view(() -> list).thread(lwp.getAsLong())
-                        .map(t -> OptionalLong.of(t.currentTask().function())).orElse(OptionalLong.empty());
-            } catch (RuntimeException e) {
-                return OptionalLong.empty();
-            } finally {
-                openmp.resumed(); // this stop ends here: nothing read in it may outlive it
-            }
-        }
+        openMpStep = OpenMpStepIn.start(debugger, stops.openmp().orElse(null), session::log, thread).orElse(null);
     }
 
     // ------------------------------------------------------------------ gdb's async output
@@ -574,9 +271,10 @@ final class Debuggee implements Gdb.Listener {
     @Override
     public void onAsync(MiRecord.AsyncRecord record) {
         if (record.kind() == MiRecord.AsyncKind.EXEC) {
-            gdbSaysRunning = record.asyncClass().equals("running"); // read at once by awaitStop
-            if (record.asyncClass().equals("stopped")) {
-                stopsSeen++;
+            if (record.asyncClass().equals("running")) {
+                gdbRun.running();
+            } else {
+                gdbRun.stopped(); // read at once by attach and end, which block the worker
             }
         }
         session.post(() -> handleAsync(record));
@@ -598,6 +296,7 @@ final class Debuggee implements Gdb.Listener {
 
     @Override
     public void onExit(String description) {
+        gdbRun.gone();
         session.post(() -> session.gdbEnded(description));
     }
 
@@ -617,15 +316,15 @@ final class Debuggee implements Gdb.Listener {
             case "stopped" -> handleStopped(results);
             case "thread-group-started" -> results.string("pid").ifPresent(text -> {
                 pid = Long.parseLong(text);
-                if (openmp == null) {
-                    openmp = OpenMpTarget.live(pid);
+                if (stops.openmp().isEmpty()) {
+                    stops.openmp(OpenMpTarget.live(pid));
                 }
             });
             case "thread-group-exited" -> {
                 if (!run.isOver()) {
                     Optional<String> code = results.string("exit-code");
                     if (code.isPresent()) {
-                        exited(exitCode(code.get()));
+                        exited(StopReasons.exitCode(code.get()));
                     } else {
                         // killed (terminate, or from the console): no exit code to tell
                         run.moveTo(RunState.TERMINATED);
@@ -635,11 +334,7 @@ final class Debuggee implements Gdb.Listener {
             }
             case "thread-created" -> results.string("id").ifPresent(id -> session.threadEvent("started", Integer.parseInt(id)));
             case "thread-exited" -> results.string("id").ifPresent(id -> session.threadEvent("exited", Integer.parseInt(id)));
-            case "library-loaded", "library-unloaded" -> {
-                if (openmp != null) {
-                    openmp.librariesChanged();
-                }
-            }
+            case "library-loaded", "library-unloaded" -> stops.openmp().ifPresent(OpenMpTarget::librariesChanged);
             case "breakpoint-modified" -> results.get("bkpt").ifPresent(session::breakpointModified);
             default -> { }
         }
@@ -652,23 +347,22 @@ final class Debuggee implements Gdb.Listener {
         String reason = results.string("reason").orElse("");
         if (reason.startsWith("exited")) {
             openMpStep = null;
-            exited(results.string("exit-code").map(Debuggee::exitCode).orElse(reason.equals("exited-signalled") ? 128 : 0));
+            exited(results.string("exit-code").map(StopReasons::exitCode).orElse(reason.equals("exited-signalled") ? 128 : 0));
             return;
         }
-        if (openMpStep != null && openMpStep.movesOn(reason, results)) {
-            return; // a stop on the way: the client hears of the step's end only
+        if (openMpStep != null) {
+            if (openMpStep.movesOn(reason, results)) {
+                return; // a stop on the way: the client hears of the step's end only
+            }
+            openMpStep = null;
         }
         boolean pausing = run.is(RunState.PAUSING);
         run.moveTo(RunState.STOPPED);
         Warmup.realStopBegins();
         int threadId = results.string("thread-id").map(Integer::parseInt).orElse(1);
         lastStopThread = threadId;
-        StopReport report = describeStop(reason, results, threadId, pausing);
-        // start what every client asks next (threads, OpenMP names) before telling it about the stop
-        stop.threadsAnswer = debugger.submitThreads();
-        if (openmp != null) {
-            openmp.prepare();
-        }
+        StopReport report = reasons.describe(reason, results, threadId, pausing);
+        stops.prepare();
         if (!configured) {
             initialStop = report;
             return;
@@ -676,46 +370,10 @@ final class Debuggee implements Gdb.Listener {
         session.stopped(report);
     }
 
-    private StopReport describeStop(String reason, MiValue.Tuple results, int threadId, boolean pauseRequested) {
-        return switch (reason) {
-            case "breakpoint-hit" -> {
-                int number = results.string("bkptno").map(Integer::parseInt).orElse(-1);
-                if (stopAtEntryPending && results.string("disp").map("del"::equals).orElse(false)) {
-                    stopAtEntryPending = false;
-                    yield new StopReport("entry", "Stopped at main", threadId, List.of());
-                }
-                yield session.breakpointStop(number, threadId);
-            }
-            case "end-stepping-range", "function-finished", "location-reached" ->
-                    new StopReport("step", null, threadId, List.of());
-            case "signal-received" -> {
-                String signal = results.string("signal-name").orElse("?");
-                if (pauseRequested && (signal.equals("SIGINT") || signal.equals("0") || signal.equals("SIGSTOP"))) {
-                    yield new StopReport("pause", null, threadId, List.of());
-                }
-                yield new StopReport("exception", "Signal " + signal + results.string("signal-meaning")
-                        .map(meaning -> ", " + meaning).orElse(""), threadId, List.of());
-            }
-            case "watchpoint-trigger", "read-watchpoint-trigger", "access-watchpoint-trigger" ->
-                    new StopReport("data breakpoint", null, threadId, List.of());
-            case "" -> new StopReport(pauseRequested ? "pause" : "entry", null, threadId, List.of());
-            default -> new StopReport("pause", reason, threadId, List.of());
-        };
-    }
-
-    /** gdb prints exit codes in octal ("01", "0377"). */
-    static int exitCode(String text) {
-        try {
-            return text.startsWith("0") && text.length() > 1 ? Integer.parseInt(text.substring(1), 8) : Integer.parseInt(text);
-        } catch (NumberFormatException e) {
-            return -1;
-        }
-    }
-
     private void exited(int code) {
         run.moveTo(RunState.EXITED);
         if (output != null) {
-            output.drain(java.time.Duration.ofMillis(500)); // the program's last words before its exit
+            output.drain(LAST_OUTPUT); // the program's last words before its exit
         }
         session.exited(code);
     }
@@ -726,16 +384,16 @@ final class Debuggee implements Gdb.Listener {
     void end(boolean terminateProgram) {
         try {
             if (gdb != null && gdb.isAlive() && !isCore() && !run.isOver() && pid > 0) {
-                if (run.isRunning() || gdbSaysRunning) {
+                if (run.isRunning() || gdbRun.isRunning()) {
                     if (run.isRunning() && !run.is(RunState.PAUSING)) {
                         run.moveTo(RunState.PAUSING);
                     }
                     try {
                         debugger.interrupt();
-                    } catch (dev.jompd.dap.gdb.GdbCommandException alreadyStopped) {
+                    } catch (GdbCommandException alreadyStopped) {
                         // it stopped by itself meanwhile
                     }
-                    awaitStop();
+                    gdbRun.awaitStopped(STOP_BEFORE_ENDING);
                 }
                 run.moveTo(RunState.DISCONNECTING);
                 if (terminateProgram) {
@@ -748,26 +406,6 @@ final class Debuggee implements Gdb.Listener {
             session.log("ending the program: " + e.getMessage());
         } finally {
             close();
-        }
-    }
-
-    private void awaitStop() {
-        long deadline = System.nanoTime() + 3_000_000_000L;
-        while (gdbSaysRunning && System.nanoTime() < deadline) {
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-        }
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 
@@ -785,8 +423,6 @@ final class Debuggee implements Gdb.Listener {
         if (output != null) {
             output.close();
         }
-        if (openmp != null) {
-            openmp.close();
-        }
+        stops.close();
     }
 }

@@ -28,9 +28,9 @@ final class DisconnectHandler implements RequestHandler {
     }
 
     private static JsonElement disconnect(DisconnectArguments args, DapSession session) {
-        Debuggee debuggee = session.debuggee;
-        if (debuggee != null && session.phase != DapSession.Phase.ENDED) {
-            debuggee.end(args.terminateDebuggee().orElse(debuggee.config.kind() == LaunchConfig.Kind.LAUNCH));
+        Debuggee debuggee = session.debuggee();
+        if (debuggee != null && session.phase() != DapSession.Phase.ENDED) {
+            debuggee.end(args.terminateDebuggee().orElse(debuggee.config().kind() == LaunchConfig.Kind.LAUNCH));
         }
         session.endSession();
         return null;

@@ -7,8 +7,15 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
 
 /**
@@ -23,8 +30,13 @@ final class InferiorOutput implements AutoCloseable {
     private final Path err;
     private final RandomAccessFile outPipe;
     private final RandomAccessFile errPipe;
-    /** Readers blocked in read with nothing in hand, by category: what {@link #drain} waits for. */
-    private final java.util.Map<String, Boolean> idle = new java.util.concurrent.ConcurrentHashMap<>();
+    /**
+     * Written behind the program's output by {@link #drain}: a zero byte (which occurs only there) and
+     * random bytes, which a program writes by chance with a probability of 2^-248.
+     */
+    private static final byte[] DRAIN_MARK = drainMark();
+    /** The drain waiting for each category's reader to reach the mark. */
+    private final Map<String, CompletableFuture<Void>> drains = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
     private InferiorOutput(Path directory, Path out, Path err, RandomAccessFile outPipe, RandomAccessFile errPipe) {
@@ -58,6 +70,16 @@ final class InferiorOutput implements AutoCloseable {
         return output;
     }
 
+    private static byte[] drainMark() {
+        byte[] mark = new byte[32];
+        new SecureRandom().nextBytes(mark);
+        for (int i = 1; i < mark.length; i++) {
+            mark[i] = mark[i] == 0 ? 1 : mark[i];
+        }
+        mark[0] = 0;
+        return mark;
+    }
+
     /** The shell redirections to append to the program's arguments. */
     String redirections() {
         return "</dev/null >" + ShellQuoting.quote(out.toString()) + " 2>" + ShellQuoting.quote(err.toString());
@@ -68,13 +90,32 @@ final class InferiorOutput implements AutoCloseable {
             CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPLACE)
                     .onUnmappableCharacter(CodingErrorAction.REPLACE);
             byte[] buffer = new byte[16 * 1024];
-            var pending = java.nio.ByteBuffer.allocate(buffer.length + 8);
-            var chars = java.nio.CharBuffer.allocate(buffer.length + 8);
+            var pending = java.nio.ByteBuffer.allocate(buffer.length + DRAIN_MARK.length + 8);
+            var chars = java.nio.CharBuffer.allocate(buffer.length + DRAIN_MARK.length + 8);
+            int matched = 0; // bytes of DRAIN_MARK seen so far, held back from the client
             try {
-                idle.put(category, true);
                 for (int n; (n = pipe.read(buffer)) > 0 && !closed; ) {
-                    idle.put(category, false);
-                    pending.put(buffer, 0, n).flip();
+                    boolean drained = false;
+                    for (int i = 0; i < n; i++) {
+                        byte b = buffer[i];
+                        if (b == DRAIN_MARK[matched]) {
+                            if (++matched == DRAIN_MARK.length) {
+                                matched = 0;
+                                drained = true; // everything before the mark goes out first, below
+                            }
+                            continue;
+                        }
+                        // not the mark after all: what was held back is the program's (DRAIN_MARK[0]
+                        // occurs once in the mark, so no later start of it can be among the held bytes)
+                        pending.put(DRAIN_MARK, 0, matched);
+                        matched = 0;
+                        if (b == DRAIN_MARK[0]) {
+                            matched = 1;
+                        } else {
+                            pending.put(b);
+                        }
+                    }
+                    pending.flip();
                     decoder.decode(pending, chars, false); // an incomplete UTF-8 sequence waits for its rest
                     pending.compact();
                     chars.flip();
@@ -82,7 +123,12 @@ final class InferiorOutput implements AutoCloseable {
                         sink.accept(category, chars.toString());
                     }
                     chars.clear();
-                    idle.put(category, true);
+                    if (drained) {
+                        CompletableFuture<Void> waiting = drains.remove(category);
+                        if (waiting != null) {
+                            waiting.complete(null);
+                        }
+                    }
                 }
             } catch (IOException closed) {
                 // the session ended
@@ -93,21 +139,27 @@ final class InferiorOutput implements AutoCloseable {
     /**
      * Waits (at most {@code max}) until everything the program wrote has been forwarded: the program
      * ended, and its last output must reach the client before the exited event does. The pipes stay open
-     * on this side, so no end of file says it; empty pipes and idle readers do.
+     * on this side, so no end of file says it: this side writes a mark behind the program's bytes into each
+     * pipe, and each reader, which forwards in order, completes the wait when it reaches its mark.
      */
-    void drain(java.time.Duration max) {
-        long deadline = System.nanoTime() + max.toNanos();
-        try (var outBytes = new java.io.FileInputStream(outPipe.getFD()) { public void close() { } };
-             var errBytes = new java.io.FileInputStream(errPipe.getFD()) { public void close() { } }) {
-            while (System.nanoTime() < deadline && !closed) {
-                if (outBytes.available() == 0 && errBytes.available() == 0
-                        && idle.getOrDefault("stdout", false) && idle.getOrDefault("stderr", false)) {
-                    return;
-                }
-                Thread.sleep(2);
-            }
-        } catch (IOException | InterruptedException e) {
+    void drain(Duration max) {
+        if (closed) {
+            return;
+        }
+        CompletableFuture<Void> outDrained = new CompletableFuture<>();
+        CompletableFuture<Void> errDrained = new CompletableFuture<>();
+        drains.put("stdout", outDrained);
+        drains.put("stderr", errDrained);
+        try {
+            outPipe.write(DRAIN_MARK); // a pipe write this short is atomic: the mark arrives whole
+            errPipe.write(DRAIN_MARK);
+            CompletableFuture.allOf(outDrained, errDrained).get(max.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (IOException | ExecutionException | TimeoutException e) {
             // forwarded what could be: the exit is told anyway
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            drains.clear();
         }
     }
 

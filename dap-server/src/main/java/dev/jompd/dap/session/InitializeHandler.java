@@ -22,12 +22,10 @@ final class InitializeHandler implements RequestHandler {
 
     @Override
     public JsonElement handle(String command, JsonObject arguments, DapSession session) {
-        if (session.phase != DapSession.Phase.NEW) {
+        if (session.phase() != DapSession.Phase.NEW) {
             throw new DapException(ErrorId.OUT_OF_ORDER, "initialize: already initialized");
         }
         InitializeArguments args = InitializeArguments.from(arguments);
-        session.linesStartAt1 = args.linesStartAt1();
-        session.columnsStartAt1 = args.columnsStartAt1();
         Capabilities capabilities = new Capabilities();
         capabilities.setSupportsConfigurationDoneRequest(true);
         capabilities.setSupportsFunctionBreakpoints(true);
@@ -44,7 +42,7 @@ final class InitializeHandler implements RequestHandler {
         capabilities.setSupportsRestartRequest(false);
         capabilities.setSupportsExceptionInfoRequest(false);
         capabilities.setSupportsValueFormattingOptions(false);
-        session.phase = DapSession.Phase.INITIALIZED;
+        session.initialized(args.linesStartAt1(), args.columnsStartAt1());
         // The initialized event must follow the initialize response (lsp4j cannot order these: done here).
         session.afterResponse(() -> session.event("initialized", null));
         return DapSession.GSON.toJsonTree(capabilities);

@@ -190,6 +190,10 @@ public record LaunchConfig(Kind kind, Optional<Path> program, List<String> args,
                         + abbreviate(element));
             }
             JsonElement entryValue = element.getAsJsonObject().get("value");
+            if (entryValue != null && !entryValue.isJsonNull() && !entryValue.isJsonPrimitive()) {
+                throw new DapException(ErrorId.LAUNCH_FAILED, "`environment`: the value of " + name.getAsString()
+                        + " must be a string, not " + abbreviate(entryValue));
+            }
             environment.put(name.getAsString(), entryValue == null || entryValue.isJsonNull() ? "" : entryValue.getAsString());
         }
         return environment;

@@ -5,6 +5,7 @@ import com.google.gson.JsonObject;
 import dev.jompd.dap.gdb.GdbCommandException;
 import dev.jompd.dap.gdb.GdbException;
 import dev.jompd.dap.gdb.GdbExitedException;
+import dev.jompd.dap.gdb.GdbStartException;
 import dev.jompd.dap.gdb.GdbTimeoutException;
 
 import java.util.List;
@@ -33,15 +34,14 @@ final class LaunchHandler implements RequestHandler {
             debuggee.close();
             throw startFailure(e);
         }
-        session.debuggee = debuggee;
-        session.phase = DapSession.Phase.STARTED;
+        session.started(debuggee);
         session.breakpoints.plantPending(debuggee.debugger());
         if (config.kind() == LaunchConfig.Kind.ATTACH || config.kind() == LaunchConfig.Kind.CORE) {
             session.output("console", "jompd-dap: " + (config.kind() == LaunchConfig.Kind.CORE
                     ? "core file " + config.core().orElseThrow() + " (post-mortem: no run control)"
                     : "attached to process " + config.processId().getAsLong()) + "\n");
         }
-        if (session.configurationDoneEarly) {
+        if (session.configurationWasDoneEarly()) {
             debuggee.configure();
             session.afterResponse(() -> ConfigurationDoneHandler.begin(session));
         }
@@ -57,8 +57,7 @@ final class LaunchHandler implements RequestHandler {
             case GdbTimeoutException hangs -> hangs; // the session reports it and kills gdb
             case GdbExitedException died -> new DapException(ErrorId.LAUNCH_FAILED, died.getMessage(), e);
             // gdb could not be started at all
-            case GdbException missing when missing.getMessage() != null && missing.getMessage().startsWith("cannot start ") ->
-                    new DapException(ErrorId.GDB_MISSING, missing.getMessage(), e);
+            case GdbStartException missing -> new DapException(ErrorId.GDB_MISSING, missing.getMessage(), e);
             case GdbException other -> new DapException(ErrorId.LAUNCH_FAILED, "gdb: " + other.getMessage(), e);
             default -> e;
         };

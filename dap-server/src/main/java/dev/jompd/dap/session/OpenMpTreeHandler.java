@@ -23,22 +23,22 @@ final class OpenMpTreeHandler implements RequestHandler {
 
     @Override
     public JsonElement handle(String command, JsonObject arguments, DapSession session) {
-        if (session.phase != DapSession.Phase.STARTED || !session.debuggee.runState().equals(RunState.STOPPED)) {
+        if (session.phase() != DapSession.Phase.STARTED || !session.debuggee().runState().equals(RunState.STOPPED)) {
             return noStop(session);
         }
-        Debuggee debuggee = session.debuggee;
+        Debuggee debuggee = session.debuggee();
         return debuggee.openMp().map(OpenMpView::tree).orElseThrow(() ->
                 new DapException(ErrorId.OPENMP_UNAVAILABLE, "no OpenMP picture: " + debuggee.openMpProblem()));
     }
 
     /** The answer of a request about the stop when there is none: {@code {stop: null, state, reason}}. */
     static JsonObject noStop(DapSession session) {
-        RunState state = session.debuggee == null ? RunState.NOT_STARTED : session.debuggee.runState();
+        RunState state = session.debuggee() == null ? RunState.NOT_STARTED : session.debuggee().runState();
         JsonObject body = new JsonObject();
         body.add("stop", JsonNull.INSTANCE);
         body.addProperty("state", state.name().toLowerCase(Locale.ROOT).replace('_', '-'));
         body.addProperty("reason", switch (state) {
-            case NOT_STARTED -> session.phase == DapSession.Phase.ENDED ? "the session has ended"
+            case NOT_STARTED -> session.phase() == DapSession.Phase.ENDED ? "the session has ended"
                     : "the program has not started yet";
             case RUNNING, STEPPING, PAUSING -> "the program is running";
             case EXITED -> "the program has exited";

@@ -26,10 +26,10 @@ final class ParallelStacksHandler implements RequestHandler {
 
     @Override
     public JsonElement handle(String command, JsonObject arguments, DapSession session) {
-        if (session.phase != DapSession.Phase.STARTED || !session.debuggee.runState().equals(RunState.STOPPED)) {
+        if (session.phase() != DapSession.Phase.STARTED || !session.debuggee().runState().equals(RunState.STOPPED)) {
             return OpenMpTreeHandler.noStop(session);
         }
-        Debuggee debuggee = session.debuggee;
+        Debuggee debuggee = session.debuggee();
         ParallelStacks stacks = debuggee.parallelStacks().orElseThrow(() ->
                 new DapException(ErrorId.OPENMP_UNAVAILABLE, "no OpenMP picture: " + debuggee.openMpProblem()));
         Map<Long, Integer> dapThreads = new HashMap<>();

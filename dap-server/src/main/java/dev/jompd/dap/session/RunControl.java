@@ -32,4 +32,16 @@ final class RunControl {
     boolean isOver() {
         return state.isOver();
     }
+
+    /** Fails with the id that says why, unless the program is stopped. */
+    void requireStopped(String what) {
+        switch (state) {
+            case STOPPED -> { }
+            case RUNNING, STEPPING, PAUSING -> throw new DapException(ErrorId.NOT_STOPPED,
+                    what + ": the program is running (pause it first)");
+            case NOT_STARTED -> throw new DapException(ErrorId.NOT_STOPPED, what + ": the program has not started yet");
+            case EXITED, DISCONNECTING, TERMINATED -> throw new DapException(ErrorId.PROGRAM_EXITED,
+                    what + ": the program has exited");
+        }
+    }
 }

@@ -97,8 +97,8 @@ final class StackTraceHandler implements RequestHandler {
                 source.setPresentationHint(SourcePresentationHint.DEEMPHASIZE);
             }
             dap.setSource(source);
-            dap.setLine(session.linesStartAt1 ? frame.line() : frame.line() - 1);
-            dap.setColumn(session.columnsStartAt1 ? 1 : 0);
+            dap.setLine(session.linesStartAt1() ? frame.line() : frame.line() - 1);
+            dap.setColumn(session.columnsStartAt1() ? 1 : 0);
         } else {
             dap.setLine(0);
             dap.setColumn(0);

@@ -59,19 +59,30 @@ public final class Warmup {
     /**
      * jompd's read-only live backend on a stopped helper process ({@code sleep}): the first real stop
      * otherwise pays about half a second for loading and compiling the ELF, /proc and native-access code.
+     * bash with job control stops it and waits for the stop (waitpid with WUNTRACED) before it prints its
+     * pid: once the line is read, the process is stopped, no polling of its state.
      */
     private static void warmLiveReading() {
-        Process helper = null;
+        Process shell = null;
+        long pid = 0;
         try {
-            helper = new ProcessBuilder("sleep", "60").redirectErrorStream(true).start();
-            long pid = helper.pid();
-            Process stop = new ProcessBuilder("kill", "-STOP", Long.toString(pid)).start();
-            if (!stop.waitFor(5, TimeUnit.SECONDS) || stop.exitValue() != 0) {
-                return;
+            shell = new ProcessBuilder("bash", "-c", "set -m; sleep 60 & stopped=$!; kill -STOP $stopped; "
+                    + "wait $stopped; echo $stopped; read _").redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            var lines = new java.io.BufferedReader(new java.io.InputStreamReader(shell.getInputStream(),
+                    java.nio.charset.StandardCharsets.US_ASCII));
+            String line = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    return lines.readLine();
+                } catch (java.io.IOException e) {
+                    return null;
+                }
+            }).get(5, TimeUnit.SECONDS);
+            if (line == null || !line.strip().matches("\\d+")) {
+                return; // no bash or no job control here: no warm-up
             }
-            for (int i = 0, opened = 0; i < 40 && opened < 12 && !realStopBegun; i++) { // a dozen: enough for the JIT
+            pid = Long.parseLong(line.strip());
+            for (int opened = 0; opened < 12 && !realStopBegun; opened++) { // a dozen: enough for the JIT
                 try (var space = dev.jompd.core.target.live.LiveProcessAddressSpace.readOnly(pid)) {
-                    opened++;
                     space.threads();
                     var symbols = new dev.jompd.core.target.Symbolizer(space);
                     space.lookupSymbol("main");
@@ -81,15 +92,19 @@ public final class Warmup {
                     } catch (dev.jompd.core.ompd.OmpdException noRuntime) {
                         // sleep has no OpenMP runtime: the lookups were the point
                     }
-                } catch (dev.jompd.core.target.TargetException notStoppedYet) {
-                    java.lang.Thread.sleep(20);
                 }
             }
-        } catch (java.io.IOException | InterruptedException e) {
-            // no helper: no warm-up
+        } catch (java.io.IOException | java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException
+                 | dev.jompd.core.target.TargetException e) {
+            // no helper, or it cannot be read: no warm-up
+        } catch (InterruptedException e) {
+            java.lang.Thread.currentThread().interrupt();
         } finally {
-            if (helper != null) {
-                helper.destroyForcibly();
+            if (pid > 0) {
+                ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+            }
+            if (shell != null) {
+                shell.destroyForcibly();
             }
         }
     }
@@ -141,13 +156,12 @@ public final class Warmup {
         session.receive(request(seq, "initialize", "{\"adapterID\":\"warm-up\"}"));
         await(sent, seq++);
         session.post(() -> {
-            session.debuggee = Debuggee.rehearsal(session, threads);
-            session.phase = DapSession.Phase.STARTED;
+            session.started(Debuggee.rehearsal(session, threads));
         });
         int round = 0;
         for (; round < ROUNDS && !enough.getAsBoolean(); round++) {
             session.post(() -> {
-                session.debuggee.rehearseStop(threads);
+                session.debuggee().rehearseStop(threads);
                 session.stopped(new Debuggee.StopReport("breakpoint", null, 1, List.of(1)));
             });
             session.receive(request(seq, "threads", null));

@@ -139,6 +139,11 @@ class DapSessionTest {
         assertError(request(12, "setFunctionBreakpoints", "{\"breakpoints\":{}}"), "must be an array");
         session.receive("{\"seq\":13,\"type\":\"request\",\"command\":\"initialize\",\"arguments\":[1]}");
         assertError(peer.response(13), "must be an object");
+        // arguments whose type only a getter would have found out: still the user's, by id (never "internal")
+        assertErrorId(request(14, "setBreakpoints", "{\"source\":{\"path\":\"/a.c\"},\"lines\":[{}]}"),
+                ErrorId.INVALID_ARGUMENTS);
+        assertErrorId(request(15, "launch", "{\"program\":\"/bin/true\",\"environment\":[{\"name\":\"X\",\"value\":{}}]}"),
+                ErrorId.LAUNCH_FAILED);
     }
 
     @Test
@@ -164,8 +169,8 @@ class DapSessionTest {
     @Test
     void missingGdbIsReportedAsAnError() throws InterruptedException {
         request(1, "initialize", "{}");
-        assertError(request(2, "launch", "{\"program\":\"/bin/true\",\"miDebuggerPath\":\"/no/such/gdb\"}"),
-                "cannot start /no/such/gdb");
+        assertErrorId(request(2, "launch", "{\"program\":\"/bin/true\",\"miDebuggerPath\":\"/no/such/gdb\"}"),
+                ErrorId.GDB_MISSING);
         // the session is still usable
         assertThat(request(3, "setFunctionBreakpoints", "{\"breakpoints\":[]}").get("success").getAsBoolean()).isTrue();
     }

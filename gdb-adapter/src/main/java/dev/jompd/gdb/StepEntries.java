@@ -1,0 +1,67 @@
+package dev.jompd.gdb;
+
+import com.google.gson.JsonArray;
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import dev.jompd.core.ompd.RuntimeEntryPoints;
+
+/**
+ * The engine's part of {@code ompd step} (jompd.py moves the thread; the rules are ompd-core's
+ * {@link RuntimeEntryPoints}): the breakpoints, sent in the {@code hello}, and at each the entry point of
+ * the code it starts, asked by the internal commands {@code region-entry} and {@code task-function}.
+ */
+final class StepEntries {
+    private StepEntries() {}
+
+    /**
+     * What jompd.py needs to know before stepping, sent once in the hello: where regions and tasks start,
+     * and how the runtime's library is named (stepped out of, never into).
+     */
+    static JsonObject hello() {
+        JsonObject step = new JsonObject();
+        step.add("regionStarts", array(RuntimeEntryPoints.REGION_STARTS));
+        step.add("taskStarts", array(RuntimeEntryPoints.TASK_STARTS));
+        step.addProperty("runtimeLibraryPrefix", RuntimeEntryPoints.RUNTIME_LIBRARY_PREFIX);
+        return step;
+    }
+
+    /** At a region start (the argument: which), the selected thread stopped there: the region's entry ({@code 0x…}). */
+    static String regionEntry(Views views, String arguments, GdbChannel gdb) {
+        String function = arguments.strip();
+        if (!RuntimeEntryPoints.isRegionStart(function)) {
+            throw new BridgeException("region-entry: \"" + function + "\" is not where libomp starts a region's code");
+        }
+        JsonObject registers = selectedThreadRegisters(gdb);
+        RuntimeEntryPoints.RegisterReader reader = name -> {
+            JsonElement value = registers.get(name);
+            if (value == null) {
+                throw new BridgeException("region-entry: gdb did not read register " + name);
+            }
+            return Long.parseUnsignedLong(value.getAsString().substring(2), 16);
+        };
+        return views.hex(RuntimeEntryPoints.regionEntry(function, reader, views.target()::process));
+    }
+
+    /** At a task start, the selected thread stopped there: the entry point of the task it begins ({@code 0x…}). */
+    static String taskFunction(Views views, String arguments, GdbChannel gdb) {
+        return views.hex(RuntimeEntryPoints.taskEntry(views.selectedThread()));
+    }
+
+    private static JsonObject selectedThreadRegisters(GdbChannel gdb) {
+        JsonObject answer = gdb.ask("registers", question -> {
+            question.add("names", array(RuntimeEntryPoints.REGISTERS_READ));
+            question.addProperty("selected", true);
+        });
+        JsonArray threads = answer.getAsJsonArray("threads");
+        if (threads == null || threads.isEmpty()) {
+            throw new BridgeException("region-entry: gdb has no selected thread");
+        }
+        return threads.get(0).getAsJsonObject().getAsJsonObject("registers");
+    }
+
+    private static JsonArray array(Iterable<String> values) {
+        JsonArray array = new JsonArray();
+        values.forEach(array::add);
+        return array;
+    }
+}

@@ -1,0 +1,126 @@
+package dev.jompd.core.ompd;
+
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+
+/**
+ * Where libomp starts the OpenMP code a source line begins, for stepping into it (gdb's {@code ompd step},
+ * the DAP's stepIn): the functions a door breaks at, and at each the entry point of the region's or the
+ * task's code. The doors only set the breakpoints, read registers and move; the rule is here, once.
+ *
+ * <p>Region starts: libomp's own start of clang-compiled regions ({@code __kmp_invoke_microtask(pkfn,
+ * &gtid, &tid, argc, argv)}, whose pkfn is the outlined function, or, for a GNU-compiled region, one of
+ * libomp's GOMP wrappers ({@link GnuWrappers}) whose function is then {@code argv[0]}), and the GNU entry
+ * points, which call the outlined function, their first argument, themselves. Task start: libomp's
+ * {@code ompd_bp_task_begin} (called only with {@code OMP_DEBUG=enabled}), where OMPD names the entry
+ * point of the task the thread begins.
+ */
+public final class RuntimeEntryPoints {
+    /** Reads a register of the thread stopped at an entry point, by its x86-64 name as gdb spells it. */
+    @FunctionalInterface
+    public interface RegisterReader {
+        long read(String register);
+    }
+
+    /** x86-64 System V: the integer argument registers, in order (argument 0 first). */
+    private static final List<String> ARGUMENT_REGISTERS = List.of("rdi", "rsi", "rdx", "rcx", "r8", "r9");
+
+    /** {@code __kmp_invoke_microtask(pkfn, &gtid, &tid, argc, argv)}: z_Linux_asm.S. */
+    static final String INVOKE_MICROTASK = "__kmp_invoke_microtask";
+    private static final int PKFN = 0;
+    private static final int ARGC = 3;
+    private static final int ARGV = 4;
+
+    /** Where the runtime starts a region's code, the first argument being its entry (but see {@link #regionEntry}). */
+    public static final List<String> REGION_STARTS = List.of(INVOKE_MICROTASK, "GOMP_parallel",
+            "GOMP_parallel_sections", "GOMP_parallel_reductions", "GOMP_parallel_loop_static", "GOMP_parallel_loop_dynamic",
+            "GOMP_parallel_loop_guided", "GOMP_parallel_loop_runtime", "GOMP_parallel_loop_nonmonotonic_dynamic",
+            "GOMP_parallel_loop_nonmonotonic_guided", "GOMP_parallel_loop_nonmonotonic_runtime",
+            "GOMP_parallel_loop_maybe_nonmonotonic_runtime");
+
+    /** Where a task begins (libomp calls it only with OMP_DEBUG=enabled); its entry point comes from OMPD. */
+    public static final List<String> TASK_STARTS = List.of("ompd_bp_task_begin");
+
+    /**
+     * How the runtime's shared library is named (its real file: under {@code jompd run} a gcc program
+     * loads it through a link named {@code libgomp.so.1}). Code in it is stepped out of, not into.
+     */
+    public static final String RUNTIME_LIBRARY_PREFIX = "libomp";
+
+    /** The registers {@link #regionEntry} reads. */
+    public static final List<String> REGISTERS_READ = List.of(argument(PKFN), argument(ARGC), argument(ARGV));
+
+    private RuntimeEntryPoints() {}
+
+    /** Every function a step into OpenMP code breaks at: the region starts, then the task starts. */
+    public static List<String> breakpoints() {
+        return Stream.concat(REGION_STARTS.stream(), TASK_STARTS.stream()).toList();
+    }
+
+    public static boolean isRegionStart(String function) {
+        return REGION_STARTS.contains(function);
+    }
+
+    public static boolean isTaskStart(String function) {
+        return TASK_STARTS.contains(function);
+    }
+
+    /** Whether the shared library at {@code path} is the OpenMP runtime, by the name of its real file. */
+    public static boolean isRuntimeLibrary(String path) {
+        if (path == null || path.isEmpty()) {
+            return false;
+        }
+        try {
+            Path file = Path.of(path);
+            if (Files.exists(file)) {
+                file = file.toRealPath();
+            }
+            Path name = file.getFileName();
+            return name != null && name.toString().startsWith(RUNTIME_LIBRARY_PREFIX);
+        } catch (InvalidPathException | java.io.IOException | SecurityException e) {
+            return false;
+        }
+    }
+
+    /**
+     * The entry of the region's code at region start {@code function}, the thread being stopped at its
+     * first instruction: argument 0, or {@code argv[0]} when the call is {@code __kmp_invoke_microtask} with
+     * one of libomp's GOMP wrappers as pkfn (and at least one argument).
+     *
+     * @param process the process, for the wrapper's symbol and {@code argv[0]}: asked for only at
+     *                {@code __kmp_invoke_microtask} (a GNU entry point needs no OMPD)
+     * @throws IllegalArgumentException when {@code function} is not a region start
+     * @throws OmpdException when {@code argv[0]} cannot be read
+     */
+    public static long regionEntry(String function, RegisterReader registers, Supplier<AddressSpaceHandle> process) {
+        if (!isRegionStart(function)) {
+            throw new IllegalArgumentException(function + " is not where libomp starts a region's code");
+        }
+        long entry = registers.read(argument(PKFN));
+        if (function.equals(INVOKE_MICROTASK)) {
+            AddressSpaceHandle space = process.get();
+            Optional<String> wrapper = GnuWrappers.wrapperAt(space, entry);
+            int argc = (int) registers.read(argument(ARGC)); // int argc: the register's low half
+            if (wrapper.isPresent() && argc >= 1) {
+                long argv = registers.read(argument(ARGV));
+                entry = space.at(argv, null, wrapper.get() + " argv[0]").asUnsigned(8);
+            }
+        }
+        return entry;
+    }
+
+    /** The entry of the task {@code thread} begins, stopped at a task start: its current task's code. */
+    public static long taskEntry(ThreadHandle thread) {
+        return thread.currentTask().function();
+    }
+
+    /** The register of integer argument {@code index} (x86-64 System V). */
+    static String argument(int index) {
+        return ARGUMENT_REGISTERS.get(index);
+    }
+}
