@@ -205,7 +205,7 @@ public final class RuntimeLocks {
             Optional<String> kind = layout.indirectKind((int) tag);
             if (kind.isEmpty()) {
                 return new Lock(index, object, "unknown", false, Optional.empty(), new Holder.Unknown("its type tag "
-                        + tag + " is no lock kind of libomp 14-19"), List.of(), false, "kmp_indirect_lock_t.type " + tag);
+                        + tag + " is no lock kind of " + SupportedRuntimes.described()), List.of(), false, "kmp_indirect_lock_t.type " + tag);
             }
             try {
                 return switch (kind.get()) {
@@ -327,7 +327,7 @@ public final class RuntimeLocks {
             String evidence = "lock word 0x" + Long.toHexString(word) + " at " + hex;
             if (kind.isEmpty()) {
                 return new Lock(OptionalLong.empty(), address, "unknown", critical, Optional.empty(),
-                        new Holder.Unknown("its tag " + tag + " is no direct lock kind of libomp 14-19"), List.of(), false, evidence);
+                        new Holder.Unknown("its tag " + tag + " is no direct lock kind of " + SupportedRuntimes.described()), List.of(), false, evidence);
             }
             Holder holder = switch (kind.get()) {
                 case "tas" -> value == 0 ? new Holder.Free() : owner(value - 1, OptionalLong.empty());

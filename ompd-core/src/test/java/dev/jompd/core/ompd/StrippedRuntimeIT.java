@@ -16,7 +16,7 @@ import dev.jompd.testkit.StockRuntimes;
 import dev.jompd.testkit.StoppedFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -37,7 +37,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class StrippedRuntimeIT {
 
     @ParameterizedTest(name = "our libomp {0}, stripped")
-    @ValueSource(ints = {14, 16, 19})
+    @MethodSource("dev.jompd.testkit.SupportedRuntimes#tested")
     void strippedBuildReadsAsTheUnstrippedOne(int version) throws IOException {
         StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.NESTED, "2", "3").onRuntime(version));
         ProcessSnapshot bySymbols;
@@ -56,7 +56,7 @@ class StrippedRuntimeIT {
     }
 
     @ParameterizedTest(name = "Debian libomp5-{0}")
-    @ValueSource(ints = {14, 15, 16, 19})
+    @MethodSource("dev.jompd.testkit.SupportedRuntimes#testedWithStockBuild")
     void debiansStockRuntimeIsReadThroughItsProfile(int version) {
         StoppedFixture fixture = debianCore(version);
         try (AddressSpace target = CoreFileAddressSpace.open(fixture.core())) {
@@ -87,7 +87,7 @@ class StrippedRuntimeIT {
      * read through the OpenMP API; one whose global no placement validated is absent, never wrong.
      */
     @ParameterizedTest(name = "Debian libomp5-{0}")
-    @ValueSource(ints = {14, 15, 16, 19})
+    @MethodSource("dev.jompd.testkit.SupportedRuntimes#testedWithStockBuild")
     void debiansStockRuntimeShowsProcessIcvsAsTheProgramSawThemOrNone(int version) {
         FixtureRun run = FixtureRun.of(Fixture.ICVS).onRuntime(version)
                 .withEnvironment("LD_LIBRARY_PATH", StockRuntimes.debian(version).toString())
@@ -134,7 +134,7 @@ class StrippedRuntimeIT {
      * waiters the program recorded.
      */
     @ParameterizedTest(name = "Debian libomp5-{0}")
-    @ValueSource(ints = {14, 15, 16, 19})
+    @MethodSource("dev.jompd.testkit.SupportedRuntimes#testedWithStockBuild")
     void debiansStockRuntimeNamesTheNestLocksHolders(int version) {
         StoppedFixture fixture = Fixtures.core(StockRuntimes.onDebian(FixtureRun.of(Fixture.LOCK_DEADLOCK, "nest"), version));
         Facts facts = fixture.facts();
@@ -164,7 +164,7 @@ class StrippedRuntimeIT {
 
     /** Our builds after strip --strip-all: the profile places the lock table where the unstripped file's symbol is. */
     @ParameterizedTest(name = "our libomp {0}, stripped")
-    @ValueSource(ints = {14, 19})
+    @MethodSource("dev.jompd.testkit.SupportedRuntimes#tested")
     void theLockTableIsPlacedWhereTheSymbolIs(int version) throws IOException {
         StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.LOCK_DEADLOCK, "nest").onRuntime(version));
         long bySymbol;
