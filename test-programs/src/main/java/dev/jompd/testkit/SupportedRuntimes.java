@@ -48,9 +48,9 @@ public final class SupportedRuntimes {
         return selected().stream().filter(Runtime::hasStockBuild).map(Runtime::major);
     }
 
-    /** The tested majors whose LLVM build ships the reference gdb plugin (LLVM 14's does not). */
+    /** The tested majors whose LLVM build ships the reference gdb plugin and OMPD test suite (from 16 on). */
     public static Stream<Integer> testedWithReferencePlugin() {
-        return tested().filter(major -> major >= 15);
+        return tested().filter(major -> major >= 16);
     }
 
     /** The runtime tests use unless they ask for another. */
