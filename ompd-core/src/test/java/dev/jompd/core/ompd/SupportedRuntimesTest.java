@@ -1,5 +1,6 @@
 package dev.jompd.core.ompd;
 
+import dev.jompd.core.ompd.profile.RuntimeProfile;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -21,6 +22,13 @@ class SupportedRuntimesTest {
         assertThat(SupportedRuntimes.defaultRuntime().major()).isEqualTo(dev.jompd.core.launch.OpenMpLaunch.RUNTIME_VERSION);
         assertThat(all.stream().filter(r -> r.roles().contains("ci"))).as("CI runs the oldest and the newest")
                 .extracting(SupportedRuntimes.Runtime::major).contains(all.getFirst().major(), all.getLast().major());
+    }
+
+    @Test
+    void everySupportedReleaseShipsItsRuntimeProfile() {
+        List<String> profiled = RuntimeProfile.shipped().stream().map(RuntimeProfile::version).toList();
+        assertThat(profiled).as("scripts/derive-profiles.sh MAJOR makes the missing ones")
+                .containsAll(SupportedRuntimes.all().stream().map(SupportedRuntimes.Runtime::upstream).toList());
     }
 
     @Test
