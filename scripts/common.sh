@@ -60,3 +60,48 @@ jompd_bench_prepare() {
   JOMPD_BENCH_CP="$JOMPD_BENCH_WORK/test-classes:$JOMPD_BENCH_WORK/classes:$(cat "$JOMPD_BENCH_WORK/classpath")"
   export JOMPD_BENCH_WORK JOMPD_BENCH_CP
 }
+
+# The one list of supported libomp versions (what each column means: its header): ompd-core's resource in
+# the repository, or the copy a distribution ships beside this script.
+JOMPD_SUPPORTED_RUNTIMES="$(dirname "${BASH_SOURCE[0]}")/supported-runtimes"
+[ -f "$JOMPD_SUPPORTED_RUNTIMES" ] || JOMPD_SUPPORTED_RUNTIMES="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/ompd-core/src/main/resources/dev/jompd/core/ompd/supported-runtimes"
+
+# Prints the majors of the supported runtimes, oldest first. With ROLE (default, ci), only those having it;
+# with "ci" the default too, as the tests' SupportedRuntimes.tested() does.
+jompd_runtimes() {
+  local role="${1:-}"
+  awk -v role="$role" '!/^[[:space:]]*(#|$)/ {
+      n = split($7, roles, ","); keep = (role == "")
+      for (i = 1; i <= n; i++) if (roles[i] == role || (role == "ci" && roles[i] == "default")) keep = 1
+      if (keep) print $1 }' "$JOMPD_SUPPORTED_RUNTIMES"
+}
+
+# Prints one column of a supported runtime's line: jompd_runtime_field MAJOR upstream|source|suite|build|stock|roles.
+jompd_runtime_field() {
+  local major="$1" column
+  case "$2" in upstream) column=2 ;; source) column=3 ;; suite) column=4 ;; build) column=5 ;; stock) column=6 ;;
+    roles) column=7 ;; *) jompd_die "no column $2 in the supported-runtimes list" ;; esac
+  awk -v major="$major" -v column="$column" '!/^[[:space:]]*(#|$)/ && $1 == major { print $column; found = 1 }
+      END { exit !found }' "$JOMPD_SUPPORTED_RUNTIMES" \
+    || jompd_die "libomp $major is not in $JOMPD_SUPPORTED_RUNTIMES (supported: $(jompd_runtimes | tr '\n' ' '))"
+}
+
+# Prints the majors this run tests, as the tests' SupportedRuntimes does: $JOMPD_RUNTIMES unset or "ci", the
+# lines marked ci and the default; "all", every line; else the majors it lists (commas or blanks).
+jompd_tested_runtimes() {
+  local wanted="${JOMPD_RUNTIMES:-ci}" major
+  case "$wanted" in
+    ci) jompd_runtimes ci ;;
+    all) jompd_runtimes ;;
+    *) for major in ${wanted//,/ }; do jompd_runtime_field "$major" upstream >/dev/null; echo "$major"; done ;;
+  esac
+}
+
+# apt-get and apt-cache over the private source list of sid/trixie (deb-src only) that setup-system.sh keeps in
+# the cache: the system's own apt configuration stays untouched.
+JOMPD_APT_DIR="$JOMPD_CACHE/apt"
+jompd_apt_sid() {
+  local tool="$1"; shift
+  "$tool" -o Dir::Etc::SourceList="$JOMPD_APT_DIR/sources.list" -o Dir::Etc::SourceParts=/nonexistent \
+    -o Dir::State::Lists="$JOMPD_APT_DIR/lists" -o Dir::Cache="$JOMPD_APT_DIR" -o APT::Sandbox::User=root "$@"
+}

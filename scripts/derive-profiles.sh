@@ -5,12 +5,12 @@
 # ProfileDeriver record where the breadcrumbs and globals sit. Writes
 # ompd-core/src/main/resources/dev/jompd/core/ompd/profile/libomp-VERSION.profile and profiles.list.
 #
-# usage: scripts/derive-profiles.sh [MAJOR...]     (default: 14 15 16 19)
+# usage: scripts/derive-profiles.sh [MAJOR...]     (default: every major of the supported-runtimes list)
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 jompd_select_java
-versions=("$@"); [ ${#versions[@]} -gt 0 ] || versions=(14 15 16 19)
+versions=("$@"); [ ${#versions[@]} -gt 0 ] || mapfile -t versions < <(jompd_runtimes)
 out="$root/ompd-core/src/main/resources/dev/jompd/core/ompd/profile"
 classes="$root/ompd-core/target/classes"
 [ -f "$classes/dev/jompd/core/ompd/profile/ProfileDeriver.class" ] \
@@ -29,8 +29,7 @@ C
 mkdir -p "$out"
 for major in "${versions[@]}"; do
   prefix="$("$root/scripts/build-runtime.sh" "$major")"
-  tarball=$(ls "$JOMPD_CACHE/src/llvm-$major"/llvm-toolchain-"$major"_*.orig.tar.* | head -1)
-  version=$(basename "$tarball" | sed -E 's/^llvm-toolchain-[0-9]+_([0-9.]+)(~|\+|\.orig).*/\1/')
+  version="$(jompd_runtime_field "$major" upstream)"
   clang-19 -fopenmp -g -O0 "$work/probe.c" -o "$work/probe-$major" -L"$prefix/lib" -Wl,-rpath,"$prefix/lib" -lomp
   OMP_DEBUG=enabled gdb -nx -batch -ex 'set debuginfod enabled off' -ex 'break profile_marker' -ex run \
     -ex "gcore $work/core-$major" -ex kill "$work/probe-$major" >"$work/gdb-$major.log" 2>&1 \

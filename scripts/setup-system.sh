@@ -38,5 +38,17 @@ if ! apt-get indextargets 2>/dev/null | grep -q 'Identifier: Sources'; then
   fi
   jompd_as_root apt-get update -qq
 fi
+# libomp 21 and newer come from sid/trixie (the supported-runtimes list's suite column): a private deb-src list
+# of those suites in the cache, read by build-runtime.sh through jompd_apt_sid, so the system's apt sources
+# stay bookworm's. The mirror serves only the upstream tarballs there (apt-get source --tar-only).
+if grep -Eq '^[0-9]+[[:space:]]+[^[:space:]]+[[:space:]]+[^[:space:]]+[[:space:]]+sid[[:space:]]' "$JOMPD_SUPPORTED_RUNTIMES" \
+    && ! ls "$JOMPD_APT_DIR"/lists/*_sid_main_source_Sources* >/dev/null 2>&1; then
+  jompd_log "adding a private deb-src list of sid and trixie in $JOMPD_APT_DIR"
+  mkdir -p "$JOMPD_APT_DIR/lists/partial" "$JOMPD_APT_DIR/archives/partial"
+  for suite in sid trixie; do
+    echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $suite main"
+  done >"$JOMPD_APT_DIR/sources.list"
+  jompd_apt_sid apt-get update -qq
+fi
 jompd_select_java
 jompd_log "system ready: $(clang-19 --version | head -1); gdb $(gdb --version | head -1 | awk '{print $NF}'); java $(java -version 2>&1 | head -1)"

@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Runs every test of jompd on a fresh machine: installs system packages, builds the OMPD-enabled
-# runtimes (LLVM 19, plus 14, 15 and 16 for the cross-version and stripped-runtime tests) into the cache, then runs unit tests,
-# integration tests (real fixtures, gdb, core files, ptrace) and the bounded fuzz runs.
+# runtimes the run tests into the cache, then runs unit tests, integration tests (real fixtures, gdb,
+# core files, ptrace) and the bounded fuzz runs.
+# Which runtimes: $JOMPD_RUNTIMES as the tests read it (SupportedRuntimes): by default the supported-runtimes
+# list's ci lines (the oldest and the newest) and its default; scripts/test-all-runtimes.sh runs every line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/common.sh
 
 bash scripts/setup-system.sh
 jompd_select_java
-for version in 19 ${JOMPD_EXTRA_RUNTIMES-14 15 16}; do
+runtimes=$(jompd_tested_runtimes | tr '\n' ' ')
+jompd_log "runtimes tested: libomp $runtimes(JOMPD_RUNTIMES=${JOMPD_RUNTIMES:-ci})"
+for version in $(jompd_runtimes default) $runtimes; do
   bash scripts/build-runtime.sh "$version" >/dev/null
 done
 # Maven's own Guava touches sun.misc.Unsafe on JDK 25: keep its warning out of the test log.

@@ -37,7 +37,12 @@ public final class GdbDriver {
 
     /** LLVM's reference plugin's loader (its __init__.py runs `ompd.main()` when sourced). */
     public static Path referencePlugin() {
-        return Runtimes.referenceGdbPluginDirectory(Runtimes.DEFAULT_VERSION).resolve("ompd/__init__.py");
+        return referencePlugin(Runtimes.DEFAULT_VERSION);
+    }
+
+    /** The reference plugin's loader of LLVM {@code version}. */
+    public static Path referencePlugin(int version) {
+        return Runtimes.referenceGdbPluginDirectory(version).resolve("ompd/__init__.py");
     }
 
     /** What one gdb run printed: everything, each command's section, its exit code. */

@@ -2,7 +2,9 @@ package dev.jompd.gdb;
 
 import dev.jompd.testkit.Commands;
 import dev.jompd.testkit.Runtimes;
+import dev.jompd.testkit.SupportedRuntimes;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.DynamicContainer;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
@@ -26,9 +28,10 @@ import java.util.stream.Stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * LLVM's own OMPD test suite (openmp/libompd/test of Debian's llvm-toolchain-19 source package, extracted
- * by scripts/build-runtime.sh) run through the bridge, as its users run it with LLVM's plugin: each program
- * compiled with clang-19 against the OMPD-enabled libomp, its gdb command script run with jompd.py loaded
+ * LLVM's own OMPD test suite (openmp/libompd/test of each tested runtime's source, extracted by
+ * scripts/build-runtime.sh; every tested version whose LLVM ships the reference plugin, from
+ * SupportedRuntimes) run through the bridge, as its users run it with LLVM's plugin: each program
+ * compiled with clang-19 against that version's OMPD-enabled libomp, its gdb command script run with jompd.py loaded
  * instead of the reference plugin, its FileCheck lines evaluated one by one ({@link FileChecks}) and, for
  * the file as a whole, by FileCheck-19 itself (the two verdicts must agree).
  *
@@ -55,11 +58,15 @@ class LlvmOmpdSuiteIT {
     private static final Map<String, Outcome> OUTCOMES = new ConcurrentSkipListMap<>();
 
     static Path suite() {
-        Runtimes.prefix(); // builds (and extracts the sources) when missing
-        Path suite = Runtimes.cacheDirectory().resolve("src/llvm-" + Runtimes.DEFAULT_VERSION + "/src/openmp/libompd/test");
+        return suite(Runtimes.DEFAULT_VERSION);
+    }
+
+    static Path suite(int version) {
+        Runtimes.prefix(version); // builds (and extracts the sources) when missing
+        Path suite = Runtimes.cacheDirectory().resolve("src/llvm-" + version + "/src/openmp/libompd/test");
         if (!Files.isRegularFile(suite.resolve("test.cmd"))) {
             throw new IllegalStateException("no LLVM OMPD test suite in " + suite + ": run scripts/build-runtime.sh "
-                    + Runtimes.DEFAULT_VERSION + " with JOMPD_REBUILD=1 (it extracts openmp/ from the source package)");
+                    + version + " with JOMPD_REBUILD=1 (it extracts openmp/ from the source package)");
         }
         if (!Commands.available("FileCheck-19") || !Commands.available("clang-19")) {
             throw new IllegalStateException("FileCheck-19 (Debian's llvm-19-tools) and clang-19 are needed: "
@@ -69,9 +76,20 @@ class LlvmOmpdSuiteIT {
     }
 
     @TestFactory
-    Stream<DynamicTest> everySuiteScriptRunsThroughTheBridge() throws IOException {
-        Path suite = suite();
-        Path work = Path.of("target", "llvm-ompd-suite").toAbsolutePath();
+    Stream<DynamicContainer> everySuiteScriptRunsThroughTheBridge() {
+        return SupportedRuntimes.testedWithReferencePlugin().map(version -> {
+            try {
+                return DynamicContainer.dynamicContainer("LLVM " + version, suiteOf(version));
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+    }
+
+    /** The suite of LLVM {@code version}, on that version's runtime and beside that version's reference plugin. */
+    private static Stream<DynamicTest> suiteOf(int version) throws IOException {
+        Path suite = suite(version);
+        Path work = Path.of("target", "llvm-ompd-suite", "llvm-" + version).toAbsolutePath();
         Files.createDirectories(work);
         List<Path> sources = new ArrayList<>();
         for (String directory : List.of("openmp_examples", "api_tests")) {
@@ -81,7 +99,7 @@ class LlvmOmpdSuiteIT {
         }
         assertThat(sources).as("the suite's programs").hasSizeGreaterThan(40);
         return sources.stream().map(source -> DynamicTest.dynamicTest(
-                suite.relativize(source).toString(), () -> runOne(suite, source, work)));
+                suite.relativize(source).toString(), () -> runOne(version, suite, source, work)));
     }
 
     /**
@@ -163,8 +181,8 @@ class LlvmOmpdSuiteIT {
         }
     }
 
-    private static void runOne(Path suite, Path source, Path work) throws IOException {
-        String name = suite.relativize(source).toString();
+    private static void runOne(int version, Path suite, Path source, Path work) throws IOException {
+        String name = "llvm-" + version + "/" + suite.relativize(source);
         String text = Files.readString(source);
         List<String> runLines = new ArrayList<>();
         Matcher run = RUN.matcher(text);
@@ -191,10 +209,10 @@ class LlvmOmpdSuiteIT {
         }
         String script = Files.readString(commands);
 
-        Path lib = Runtimes.libraryDirectory(Runtimes.DEFAULT_VERSION);
+        Path lib = Runtimes.libraryDirectory(version);
         Path executable = work.resolve(source.getFileName().toString().replace(".c", ""));
         Commands.Result compiled = Commands.run(List.of("clang-19", "-fopenmp", "-g", "-gdwarf-4", source.toString(),
-                "-o", executable.toString(), "-I", suite.toString(), "-I", Runtimes.prefix().resolve("include").toString(),
+                "-o", executable.toString(), "-I", suite.toString(), "-I", Runtimes.prefix(version).resolve("include").toString(),
                 "-L", lib.toString(), "-Wl,-rpath," + lib), Map.of(), work, TIMEOUT);
         assertThat(compiled.exitCode()).as("%s: clang-19 says\n%s", name, compiled.output()).isZero();
 
@@ -211,7 +229,8 @@ class LlvmOmpdSuiteIT {
         List<FileChecks.Verdict> verdicts = FileChecks.evaluate(directives, output);
         boolean fileCheck = fileCheck(directives, log, work.resolve(source.getFileName() + ".checks"));
         boolean vacuous = script.contains("ompdtestapi");
-        OUTCOMES.put(name, new Outcome(verdicts, vacuous, fileCheck, reference(text, source, commands, executable, environment, work)));
+        OUTCOMES.put(name, new Outcome(verdicts, vacuous, fileCheck,
+                reference(version, text, source, commands, executable, environment, work)));
 
         // `ompd init` as the script's first command, before `run`: the program started and OMPD became ready.
         assertThat(output).as("%s (log %s)", name, log).contains(READY).doesNotContain("no process");
@@ -246,12 +265,12 @@ class LlvmOmpdSuiteIT {
      * The same script with LLVM's reference plugin instead of jompd.py, its output checked against the
      * suite's own (untranslated) lines: recorded side by side, never asserted; empty if it cannot run.
      */
-    private static List<FileChecks.Verdict> reference(String text, Path source, Path commands, Path executable,
+    private static List<FileChecks.Verdict> reference(int version, String text, Path source, Path commands, Path executable,
                                                       Map<String, String> bridgeEnvironment, Path work) {
         Map<String, String> environment = new HashMap<>(bridgeEnvironment);
         environment.remove("JOMPD_HOME");
         try {
-            Commands.Result gdb = Commands.run(List.of("gdb", "-batch", "-nx", "-x", GdbDriver.referencePlugin().toString(),
+            Commands.Result gdb = Commands.run(List.of("gdb", "-batch", "-nx", "-x", GdbDriver.referencePlugin(version).toString(),
                     "-x", commands.toString(), executable.toString()), environment, work, TIMEOUT);
             Files.writeString(work.resolve(source.getFileName() + ".reference.log"), gdb.output());
             return FileChecks.evaluate(FileChecks.parse(text, source.getFileName().toString()), gdb.output());
@@ -370,8 +389,9 @@ class LlvmOmpdSuiteIT {
             details.append(entry.getKey()).append(": ").append(outcome.fileCheckPassed() ? "FileCheck-19 PASS" : "FileCheck-19 FAIL")
                     .append(outcome.vacuous() ? " (vacuous: ompdtestapi)" : "").append('\n');
         }
-        StringBuilder text = new StringBuilder("# LLVM's OMPD test suite (openmp/libompd/test, LLVM "
-                + Runtimes.DEFAULT_VERSION + ") through jompd's gdb bridge\n");
+        StringBuilder text = new StringBuilder("# LLVM's OMPD test suite (openmp/libompd/test of LLVM "
+                + SupportedRuntimes.testedWithReferencePlugin().map(String::valueOf).collect(java.util.stream.Collectors.joining(", "))
+                + ", each on its own runtime) through jompd's gdb bridge\n");
         text.append(String.format("%d of %d checks pass (programs whose scripts exercise the ompd commands); "
                         + "%d more checks of the api_tests hold vacuously (ompdtestapi: the reference's own C-API self-test)%n"
                         + "%d of %d test files pass FileCheck-19 as a whole%n",

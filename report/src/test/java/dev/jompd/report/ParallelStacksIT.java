@@ -17,6 +17,8 @@ import dev.jompd.testkit.Fixtures;
 import dev.jompd.testkit.GdbProbe;
 import dev.jompd.testkit.StoppedFixture;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -176,9 +178,11 @@ class ParallelStacksIT {
         }
     }
 
-    @Test
-    void runtimeFramesAreFoldedToWhatTheThreadWaitsFor() {
-        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.WAITS));
+    /** On every tested runtime: the reading of libomp's frames (ThreadWait.runtimeRun) holds for each one's function names. */
+    @ParameterizedTest(name = "libomp {0}")
+    @MethodSource("dev.jompd.testkit.SupportedRuntimes#tested")
+    void runtimeFramesAreFoldedToWhatTheThreadWaitsFor(int version) {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.WAITS).onRuntime(version));
         Facts facts = fixture.facts();
         withStacks(fixture, stacks -> {
             List<String> meanings = new ArrayList<>();

@@ -12,8 +12,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * repository's {@code scripts/build-runtime.sh}.
  */
 public final class Runtimes {
-    /** The LLVM version tests run against unless they ask for another. */
-    public static final int DEFAULT_VERSION = 19;
+    /** The LLVM version tests run against unless they ask for another: the default of the supported-runtimes list. */
+    public static final int DEFAULT_VERSION = SupportedRuntimes.defaultMajor();
 
     private static final Map<Integer, Path> PREFIXES = new ConcurrentHashMap<>();
 

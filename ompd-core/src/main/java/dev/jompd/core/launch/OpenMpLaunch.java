@@ -2,6 +2,7 @@ package dev.jompd.core.launch;
 
 import dev.jompd.core.elf.ElfFile;
 import dev.jompd.core.elf.ElfSymbol;
+import dev.jompd.core.ompd.SupportedRuntimes;
 import dev.jompd.core.target.TargetException;
 
 import java.io.IOException;
@@ -30,8 +31,8 @@ import java.util.function.Consumer;
  * makes libomp keep the state OMPD reads.
  */
 public final class OpenMpLaunch {
-    /** The LLVM version of the runtime jompd builds and runs programs on. */
-    public static final int RUNTIME_VERSION = 19;
+    /** The LLVM version of the runtime jompd builds and runs programs on: the default of the supported-runtimes list. */
+    public static final int RUNTIME_VERSION = SupportedRuntimes.defaultRuntime().major();
     /** The names programs load an OpenMP runtime by, each offered as a link to jompd's libomp. */
     public static final List<String> RUNTIME_ALIASES = List.of("libomp.so.5", "libgomp.so.1", "libomp.so");
     /** Set by scripts/build-runtime.sh when an install is complete. */

@@ -7,7 +7,6 @@ import java.io.InputStream;
 import java.io.StringReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -61,10 +60,6 @@ final class LayoutData {
             throw new IllegalArgumentException("layout data without " + key);
         }
         return value.strip();
-    }
-
-    List<String> versions() {
-        return Arrays.asList(properties.getProperty("versions", "").strip().split("\\s+"));
     }
 
     /** The {@code field.TYPE.MEMBER = OFFSET SIZE} lines, by {@code TYPE.MEMBER}. */

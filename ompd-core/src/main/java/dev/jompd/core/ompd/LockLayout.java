@@ -1,18 +1,17 @@
 package dev.jompd.core.ompd;
 
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
 /**
  * How libomp lays out its user locks and critical sections (kmp_lock.h): lock tags, the indirect lock
  * table, and each lock kind's members. No OMPD breadcrumb describes them, so they are data — the resource
- * {@code libomp-locks.layout}, the same for every libomp version it lists, each checked against that
+ * {@code libomp-locks.layout}, the same for every supported libomp ({@link SupportedRuntimes}), each checked against that
  * version's DWARF by LockLayoutIT — and every read through them is checked by the lock's own content
  * ({@link RuntimeLocks}).
  */
-public record LockLayout(List<String> versions, int shift, Map<LockKind, Integer> directTags,
+public record LockLayout(int shift, Map<LockKind, Integer> directTags,
                          Map<LockKind, Integer> indirectTags, int chunk, int criticalSectionFlag,
                          Map<String, Member> members, long indirectLockSize, Member nextWaiting,
                          String nextWaitingAnchor) {
@@ -51,7 +50,7 @@ public record LockLayout(List<String> versions, int shift, Map<LockKind, Integer
         if (nextWaiting == null) {
             throw new IllegalArgumentException("lock layout without th_next_waiting");
         }
-        return new LockLayout(data.versions(), Integer.parseInt(data.value("lock.shift")), Map.copyOf(direct),
+        return new LockLayout(Integer.parseInt(data.value("lock.shift")), Map.copyOf(direct),
                 Map.copyOf(indirect), Integer.parseInt(data.value("table.chunk")),
                 Integer.parseInt(data.value("flag.critical_section")), data.members(),
                 Long.parseLong(data.value("size.kmp_indirect_lock_t")), nextWaiting, anchor);

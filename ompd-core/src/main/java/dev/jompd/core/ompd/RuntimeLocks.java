@@ -192,7 +192,7 @@ public final class RuntimeLocks {
             Optional<LockKind> known = layout.indirectKind((int) tag);
             if (known.isEmpty() || tag != (int) tag) {
                 return new Lock(index, object, LockKind.UNKNOWN, false, Optional.empty(), new Holder.Unknown("its type tag "
-                        + tag + " is no lock kind of libomp 14-19"), List.of(), false, "kmp_indirect_lock_t.type " + tag);
+                        + tag + " is no lock kind of " + SupportedRuntimes.described()), List.of(), false, "kmp_indirect_lock_t.type " + tag);
             }
             LockKind kind = known.get();
             try {
@@ -295,7 +295,7 @@ public final class RuntimeLocks {
             String evidence = "lock word 0x" + Long.toHexString(word) + " at " + hex;
             if (kind.isEmpty()) {
                 return new Lock(OptionalLong.empty(), address, LockKind.UNKNOWN, critical, Optional.empty(),
-                        new Holder.Unknown("its tag " + tag + " is no direct lock kind of libomp 14-19"), List.of(), false, evidence);
+                        new Holder.Unknown("its tag " + tag + " is no direct lock kind of " + SupportedRuntimes.described()), List.of(), false, evidence);
             }
             Holder holder = switch (kind.get().decoding()) {
                 case TAS_WORD -> value == 0 ? new Holder.Free() : owner(value - 1, OptionalLong.empty());

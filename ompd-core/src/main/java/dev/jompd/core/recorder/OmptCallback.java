@@ -43,8 +43,9 @@ public enum OmptCallback {
             case SYNC_REGION, SYNC_REGION_WAIT, REDUCTION -> name(kind, "barrier", "barrier_implicit",
                     "barrier_explicit", "barrier_implementation", "taskwait", "taskgroup", "reduction",
                     "barrier_implicit_workshare", "barrier_implicit_parallel", "barrier_teams");
+            // workdistribute (9): OpenMP 6.0, in LLVM 23's omp-tools.h; older runtimes never report 9
             case WORK -> name(kind, "loop", "sections", "single_executor", "single_other", "workshare",
-                    "distribute", "taskloop", "scope", null, "loop_static", "loop_dynamic", "loop_guided",
+                    "distribute", "taskloop", "scope", "workdistribute", "loop_static", "loop_dynamic", "loop_guided",
                     "loop_other");
             case MUTEX_ACQUIRE, MUTEX_ACQUIRED, MUTEX_RELEASED, LOCK_INIT, LOCK_DESTROY, NEST_LOCK ->
                     MutexKind.of(kind).map(MutexKind::ompName).orElse(Long.toString(kind));
@@ -85,9 +86,10 @@ public enum OmptCallback {
                 text.append(text.isEmpty() ? "" : "|").append(names[bit]);
             }
         }
-        String[] high = {"undeferred", "untied", "final", "mergeable", "merged"};
+        // importing and exporting (0x02000000, 0x04000000): OpenMP 6.0, in LLVM 23's omp-tools.h
+        String[] high = {"importing", "exporting", "undeferred", "untied", "final", "mergeable", "merged"};
         for (int i = 0; i < high.length; i++) {
-            if ((flags & (0x08000000L << i)) != 0) {
+            if ((flags & (0x02000000L << i)) != 0) {
                 text.append(text.isEmpty() ? "" : "|").append(high[i]);
             }
         }

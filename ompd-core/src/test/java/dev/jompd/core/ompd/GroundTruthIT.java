@@ -4,6 +4,7 @@ import dev.jompd.testkit.Facts;
 import dev.jompd.testkit.Fixture;
 import dev.jompd.testkit.FixtureRun;
 import dev.jompd.testkit.Fixtures;
+import dev.jompd.testkit.SupportedRuntimes;
 import dev.jompd.testkit.GdbProbe;
 import dev.jompd.testkit.StoppedFixture;
 import org.assertj.core.api.SoftAssertions;
@@ -24,9 +25,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class GroundTruthIT {
 
-    /** Every scenario on libomp 19, 16 and 14: older runtimes must answer right or say unsupported. */
+    /** Every scenario on every tested runtime (SupportedRuntimes): each must answer right or say unsupported. */
     static Stream<FixtureRun> runs() {
-        return Stream.of(19, 16, 14).flatMap(version -> scenarios().map(run -> run.onRuntime(version)));
+        return SupportedRuntimes.tested().flatMap(version -> scenarios().map(run -> run.onRuntime(version)));
     }
 
     static Stream<FixtureRun> scenarios() {

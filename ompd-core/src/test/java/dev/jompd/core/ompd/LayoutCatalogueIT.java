@@ -7,7 +7,7 @@ import dev.jompd.testkit.Fixtures;
 import dev.jompd.testkit.GdbProbe;
 import dev.jompd.testkit.StoppedFixture;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class LayoutCatalogueIT {
 
     @ParameterizedTest(name = "libomp {0}")
-    @ValueSource(ints = {19, 16, 14})
+    @MethodSource("dev.jompd.testkit.SupportedRuntimes#tested")
     void everyCataloguedFieldMatchesTheRuntimesDebugInfo(int version) {
         StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.PARALLEL, "2").onRuntime(version));
         AddressSpaceHandle process = Targets.process(fixture);

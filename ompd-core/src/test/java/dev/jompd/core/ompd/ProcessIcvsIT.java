@@ -6,7 +6,7 @@ import dev.jompd.testkit.FixtureRun;
 import dev.jompd.testkit.Fixtures;
 import dev.jompd.testkit.StoppedFixture;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.util.List;
 
@@ -32,7 +32,7 @@ class ProcessIcvsIT {
     }
 
     @ParameterizedTest(name = "libomp {0}")
-    @ValueSource(ints = {19, 16, 14})
+    @MethodSource("dev.jompd.testkit.SupportedRuntimes#tested")
     void addressSpaceIcvsEqualWhatTheProgramSet(int version) {
         StoppedFixture fixture = Fixtures.core(icvsFromEnvironment(version));
         Facts facts = fixture.facts();
@@ -76,7 +76,7 @@ class ProcessIcvsIT {
     }
 
     @ParameterizedTest(name = "libomp {0}")
-    @ValueSource(ints = {19, 16, 14})
+    @MethodSource("dev.jompd.testkit.SupportedRuntimes#tested")
     void nestedListsFollowTheLevels(int version) {
         StoppedFixture fixture = Fixtures.core(icvsFromEnvironment(version));
         AddressSpaceHandle process = Targets.process(fixture);
@@ -95,7 +95,7 @@ class ProcessIcvsIT {
     }
 
     @ParameterizedTest(name = "libomp {0}")
-    @ValueSource(ints = {19, 16, 14})
+    @MethodSource("dev.jompd.testkit.SupportedRuntimes#tested")
     void toolDataIsWhatTheProgramsToolStored(int version) {
         StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.OMPT_TOOL, "3").onRuntime(version));
         AddressSpaceHandle process = Targets.process(fixture);

@@ -7,6 +7,7 @@ import dev.jompd.testkit.FixtureRun;
 import dev.jompd.testkit.Fixtures;
 import dev.jompd.testkit.Runtimes;
 import dev.jompd.testkit.StoppedFixture;
+import dev.jompd.testkit.SupportedRuntimes;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Assumptions;
@@ -47,7 +48,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 public class ReferenceDifferentialIT {
 
+    /** Every scenario on every tested runtime whose LLVM ships the reference gdb plugin, beside that version's reference. */
     static Stream<FixtureRun> runs() {
+        return SupportedRuntimes.testedWithReferencePlugin().flatMap(version -> scenarios().map(run -> run.onRuntime(version)));
+    }
+
+    static Stream<FixtureRun> scenarios() {
         return Stream.of(
                 FixtureRun.of(Fixture.PARALLEL, "4"),
                 FixtureRun.of(Fixture.NESTED, "2", "2"),
@@ -84,13 +90,14 @@ public class ReferenceDifferentialIT {
     @BeforeAll
     static void referencePluginIsThere() {
         Path plugin = Runtimes.referenceGdbPluginDirectory(Runtimes.DEFAULT_VERSION);
+        // each other version's plugin is checked where its dump starts (Reference.dump)
         Assumptions.assumeTrue(Files.isRegularFile(plugin.resolve("ompd/ompd.py"))
                         && Files.isRegularFile(plugin.resolve("ompd/ompdModule.so")),
                 () -> "LLVM's reference gdb plugin is not in " + plugin + " (scripts/build-runtime.sh builds it)");
         Assumptions.assumeTrue(Commands.available("gdb"), "gdb is not installed: run scripts/setup-system.sh");
     }
 
-    @ParameterizedTest(name = "{0}")
+    @ParameterizedTest(name = "{0}", allowZeroInvocations = true) // none when no tested runtime has the plugin
     @MethodSource("runs")
     void jompdAnswersWhatTheReferenceAnswers(FixtureRun run) {
         StoppedFixture fixture = Fixtures.core(run);
@@ -611,10 +618,16 @@ public class ReferenceDifferentialIT {
 
         /** Runs the dump script on the fixture's core into {@code directory}/reference.tsv. */
         public static Reference dump(StoppedFixture fixture, Path directory) {
-            return dump(fixture.executable(), fixture.core(), directory, Map.of());
+            return dump(fixture.executable(), fixture.core(), directory, Map.of(), fixture.run().runtimeVersion());
         }
 
         public static Reference dump(Path executable, Path core, Path directory, Map<String, String> environment) {
+            return dump(executable, core, directory, environment, Runtimes.DEFAULT_VERSION);
+        }
+
+        /** The dump through the gdb plugin of LLVM {@code version}, the version of the runtime the core ran on. */
+        public static Reference dump(Path executable, Path core, Path directory, Map<String, String> environment,
+                                     int version) {
             try {
                 Files.createDirectories(directory);
                 Path script = directory.resolve("dump_reference.py");
@@ -626,7 +639,7 @@ public class ReferenceDifferentialIT {
                 }
                 Path out = directory.resolve("reference.tsv");
                 Files.deleteIfExists(out);
-                Path plugin = Runtimes.referenceGdbPluginDirectory(Runtimes.DEFAULT_VERSION);
+                Path plugin = Runtimes.referenceGdbPluginDirectory(version);
                 if (!Files.isRegularFile(plugin.resolve("ompd/ompd.py"))) {
                     throw new IllegalStateException("no reference gdb plugin in " + plugin);
                 }

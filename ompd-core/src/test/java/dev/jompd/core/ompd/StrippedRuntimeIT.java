@@ -16,7 +16,7 @@ import dev.jompd.testkit.StockRuntimes;
 import dev.jompd.testkit.StoppedFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -37,7 +37,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class StrippedRuntimeIT {
 
     @ParameterizedTest(name = "our libomp {0}, stripped")
-    @ValueSource(ints = {14, 16, 19})
+    @MethodSource("dev.jompd.testkit.SupportedRuntimes#tested")
     void strippedBuildReadsAsTheUnstrippedOne(int version) throws IOException {
         StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.NESTED, "2", "3").onRuntime(version));
         ProcessSnapshot bySymbols;
@@ -55,8 +55,9 @@ class StrippedRuntimeIT {
         }
     }
 
-    @ParameterizedTest(name = "Debian libomp5-{0}")
-    @ValueSource(ints = {14, 15, 16, 19})
+    // none when the run tests no runtime with a stock build here (JOMPD_RUNTIMES=21,22, say)
+    @ParameterizedTest(name = "Debian libomp5-{0}", allowZeroInvocations = true)
+    @MethodSource("dev.jompd.testkit.SupportedRuntimes#testedWithStockBuild")
     void debiansStockRuntimeIsReadThroughItsProfile(int version) {
         StoppedFixture fixture = debianCore(version);
         try (AddressSpace target = CoreFileAddressSpace.open(fixture.core())) {
@@ -86,8 +87,9 @@ class StrippedRuntimeIT {
      * Process ICVs set through the environment, on Debian's runtime: each one shown equals what the program
      * read through the OpenMP API; one whose global no placement validated is absent, never wrong.
      */
-    @ParameterizedTest(name = "Debian libomp5-{0}")
-    @ValueSource(ints = {14, 15, 16, 19})
+    // none when the run tests no runtime with a stock build here (JOMPD_RUNTIMES=21,22, say)
+    @ParameterizedTest(name = "Debian libomp5-{0}", allowZeroInvocations = true)
+    @MethodSource("dev.jompd.testkit.SupportedRuntimes#testedWithStockBuild")
     void debiansStockRuntimeShowsProcessIcvsAsTheProgramSawThemOrNone(int version) {
         FixtureRun run = FixtureRun.of(Fixture.ICVS).onRuntime(version)
                 .withEnvironment("LD_LIBRARY_PATH", StockRuntimes.debian(version).toString())
@@ -133,8 +135,9 @@ class StrippedRuntimeIT {
      * whose locks point to themselves is taken), and the nest-lock deadlock's locks name the holders, depths and
      * waiters the program recorded.
      */
-    @ParameterizedTest(name = "Debian libomp5-{0}")
-    @ValueSource(ints = {14, 15, 16, 19})
+    // none when the run tests no runtime with a stock build here (JOMPD_RUNTIMES=21,22, say)
+    @ParameterizedTest(name = "Debian libomp5-{0}", allowZeroInvocations = true)
+    @MethodSource("dev.jompd.testkit.SupportedRuntimes#testedWithStockBuild")
     void debiansStockRuntimeNamesTheNestLocksHolders(int version) {
         StoppedFixture fixture = Fixtures.core(StockRuntimes.onDebian(FixtureRun.of(Fixture.LOCK_DEADLOCK, "nest"), version));
         Facts facts = fixture.facts();
@@ -164,7 +167,7 @@ class StrippedRuntimeIT {
 
     /** Our builds after strip --strip-all: the profile places the lock table where the unstripped file's symbol is. */
     @ParameterizedTest(name = "our libomp {0}, stripped")
-    @ValueSource(ints = {14, 19})
+    @MethodSource("dev.jompd.testkit.SupportedRuntimes#tested")
     void theLockTableIsPlacedWhereTheSymbolIs(int version) throws IOException {
         StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.LOCK_DEADLOCK, "nest").onRuntime(version));
         long bySymbol;

@@ -1,10 +1,14 @@
 package dev.jompd.core.recorder;
 
 import dev.jompd.testkit.Fixture;
+import dev.jompd.testkit.FixtureRun;
+import dev.jompd.testkit.Fixtures;
+import dev.jompd.testkit.RecorderLibrary;
 import dev.jompd.testkit.Runtimes;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -19,16 +23,47 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The registration results the recorder keeps, compared with what libomp's own source says it
  * implements ({@code ompt-event-specific.h}: {@code ompt_callback_X_implemented}) and with the facts
- * measured here (ompd-facts.md: always, except device_unload and target_map: never).
+ * measured here (ompd-facts.md: always, except device_unload and target_map: never), on every tested
+ * runtime; and the recorder's callback names and numbers against each runtime's {@code omp-tools.h}.
  */
 class RecorderRegistrationIT {
     private static final Pattern IMPLEMENTED = Pattern.compile(
             "#define\\s+ompt_callback_(\\w+)_implemented\\s+(ompt_event_\\w+)");
 
-    @Test
-    void registrationCodesAreWhatLibompsSourceDeclares() throws IOException {
-        Path header = Runtimes.cacheDirectory().resolve("src/llvm-" + Runtimes.DEFAULT_VERSION
-                + "/src/openmp/runtime/src/ompt-event-specific.h");
+    private static Path source(int version, String file) {
+        Runtimes.prefix(version); // builds (and unpacks the source) when missing
+        return Runtimes.cacheDirectory().resolve("src/llvm-" + version + "/src/openmp/runtime/src/" + file);
+    }
+
+    /**
+     * Every callback of the runtime's {@code ompt_callbacks_t} is one the recorder knows, by the same number and
+     * name (LLVM 23's header marks the non-EMI target callbacks deprecated as of OpenMP 6.0 but keeps their
+     * names and numbers; masked and its 5.0 alias master share 21).
+     */
+    @ParameterizedTest(name = "libomp {0}")
+    @MethodSource("dev.jompd.testkit.SupportedRuntimes#tested")
+    void theCallbacksAreTheRuntimeHeadersOwn(int version) throws IOException {
+        Path header = source(version, "include/omp-tools.h.var");
+        Assumptions.assumeTrue(Files.isRegularFile(header), () -> "libomp's source is not unpacked at " + header);
+        Matcher matcher = Pattern.compile("(?m)^\\s*ompt_callback_(\\w+)\\s+(?:DEPRECATED_\\d+\\s+)?=\\s*(\\d+)")
+                .matcher(Files.readString(header));
+        Map<String, Integer> declared = new HashMap<>();
+        while (matcher.find()) {
+            declared.put(matcher.group(1), Integer.parseInt(matcher.group(2)));
+        }
+        assertThat(declared).hasSizeGreaterThan(30);
+        declared.forEach((name, id) -> {
+            if (!name.equals("master")) { // the 5.0 name of masked
+                assertThat(OmptCallback.of(id)).as("ompt_callback_" + name + " = " + id)
+                        .hasValueSatisfying(callback -> assertThat(callback.ompName()).isEqualTo("ompt_callback_" + name));
+            }
+        });
+    }
+
+    @ParameterizedTest(name = "libomp {0}")
+    @MethodSource("dev.jompd.testkit.SupportedRuntimes#tested")
+    void registrationCodesAreWhatLibompsSourceDeclares(int version) throws IOException {
+        Path header = source(version, "ompt-event-specific.h");
         Assumptions.assumeTrue(Files.isRegularFile(header),
                 () -> "libomp's source is not unpacked at " + header + " (scripts/build-runtime.sh does that)");
         // Continuation lines joined, so a definition split with a backslash reads as one.
@@ -47,7 +82,8 @@ class RecorderRegistrationIT {
         }
         assertThat(declared).hasSizeGreaterThan(30);
 
-        RecorderSnapshot recorder = RecorderIT.read(RecorderIT.core(Fixture.RECORDER_EVENTS, "2", "1"));
+        RecorderSnapshot recorder = RecorderIT.read(Fixtures.core(RecorderLibrary.with(
+                FixtureRun.of(Fixture.RECORDER_EVENTS, "2", "1").onRuntime(version))));
         SoftAssertions soft = new SoftAssertions();
         for (OmptCallback callback : OmptCallback.values()) {
             String name = callback.name().toLowerCase(java.util.Locale.ROOT);
