@@ -1,6 +1,8 @@
 package dev.jompd.cli;
 
 import dev.jompd.job.CoreFiles;
+import dev.jompd.job.JobHtml;
+import dev.jompd.job.JobPicture;
 import dev.jompd.job.JobSummary;
 import dev.jompd.job.MpirProctable;
 import dev.jompd.job.NodeAgent;
@@ -19,6 +21,7 @@ import picocli.CommandLine.Spec;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetAddress;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -61,8 +64,11 @@ class JobCommand implements Callable<Integer> {
             description = "how long to wait for a node's agent (--slurm), default ${DEFAULT-VALUE} s; a node that does not answer is named as missing")
     double timeoutSeconds;
 
-    @Option(names = "--json", description = "print the job summary as one JSON document")
+    @Option(names = "--json", description = "print the job's picture as one JSON document (schema jompd-job/1, job/src/main/resources/dev/jompd/job/jompd-job.schema.json)")
     boolean json;
+
+    @Option(names = "--html", paramLabel = "FILE", description = "also write the job's picture as one self-contained HTML page (opens in any browser)")
+    Path html;
 
     @Option(names = "--parallel", paramLabel = "N", description = "ranks read at once in one JVM (default: the processors, at least 2)")
     Integer parallel;
@@ -109,12 +115,25 @@ class JobCommand implements Callable<Integer> {
     }
 
     /**
-     * The rendering of a job summary. A stand-in (the summary's JSON, pretty) until the job renderings land:
-     * the one place that switches to them.
+     * The job's picture: text (classes of ranks, outliers first, merged stacks, diagnosis across ranks, missing
+     * ranks with why), or the {@code jompd-job/1} document; with {@code --html FILE} also a self-contained page.
      */
-    static void render(JobSummary summary, boolean json, PrintWriter out) {
-        com.google.gson.Gson gson = new com.google.gson.GsonBuilder().setPrettyPrinting().disableHtmlEscaping().create();
-        out.println(json ? summary.toJson().toString() : gson.toJson(summary.toJson()));
+    void render(JobSummary summary, boolean json, PrintWriter out) {
+        JobPicture picture = JobPicture.of(summary);
+        if (html != null) {
+            try {
+                Files.writeString(html, JobHtml.render(picture, jobTitle()));
+            } catch (IOException e) {
+                spec.commandLine().getErr().println("jompd: cannot write " + html + ": " + e.getMessage());
+            }
+        }
+        out.print(json ? picture.toJson() + "\n" : picture.text());
+    }
+
+    private String jobTitle() {
+        return source.slurm != null ? "Slurm job " + source.slurm
+                : source.mpirun != null ? "mpirun " + source.mpirun
+                : source.cores != null ? "cores " + source.cores : "ranks " + source.pids;
     }
 
     private Optional<JobSummary> fromCores(RankInspector inspector) throws IOException {

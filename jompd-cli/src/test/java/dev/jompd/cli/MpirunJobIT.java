@@ -1,7 +1,5 @@
 package dev.jompd.cli;
 
-import com.google.gson.JsonParser;
-import dev.jompd.job.JobSummary;
 import dev.jompd.job.MpirProctable;
 import dev.jompd.job.RankId;
 import dev.jompd.job.RankInspection;
@@ -55,7 +53,7 @@ class MpirunJobIT {
             }
             InspectCommandIT.Result job = InspectCommandIT.jompd("job", "--mpirun", Long.toString(mpirun), "--json");
             assertThat(job.exitCode()).as(job.err()).isZero();
-            assertThat(JobSummary.fromJson(JsonParser.parseString(job.out()).getAsJsonObject()).rankCount()).isEqualTo(RANKS);
+            assertThat(JobIT.ranksOf(job.out())).isEqualTo(RANKS);
             // the culprit, read again: its diagnosis names the lock wait at the line its facts give
             Facts culprit = ranks.get(1);
             RankInspection inspection = new RankInspector().inspect(RankInspector.Target.live(
