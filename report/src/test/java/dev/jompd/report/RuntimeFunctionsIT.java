@@ -5,7 +5,7 @@ import dev.jompd.core.elf.ElfSymbol;
 import dev.jompd.report.RuntimeFunctions.Row;
 import dev.jompd.testkit.Runtimes;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RuntimeFunctionsIT {
 
     @ParameterizedTest(name = "libomp {0}")
-    @ValueSource(ints = {19, 16, 15, 14})
+    @MethodSource("dev.jompd.testkit.SupportedRuntimes#tested")
     void everyFunctionPatternNamesAFunctionOfTheRuntime(int version) throws IOException {
         Path libomp = Runtimes.libraryDirectory(version).resolve("libomp.so");
         List<String> functions = new ArrayList<>();
