@@ -58,7 +58,7 @@ class InspectCommand implements Callable<Integer> {
             description = "directories to find the core's shared libraries in (colon-separated)")
     List<Path> solibSearchPath = List.of();
 
-    @Option(names = "--json", description = "print one JSON document (schema " + JsonReport.SCHEMA + ", see the README)")
+    @Option(names = "--json", description = "print one JSON document (schema " + JsonReport.SCHEMA + ", see docs/command-line.md)")
     boolean json;
 
     @Option(names = "--all", description = "list every thread instead of grouping identical ones")

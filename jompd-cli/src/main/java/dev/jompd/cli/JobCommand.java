@@ -37,7 +37,7 @@ import java.util.concurrent.Callable;
                 "inside the job by srun), a job started by mpirun/mpiexec (its ranks from the launcher's MPIR process",
                 "table), or a set of core files (one per rank). Each rank resumes after it is read.",
                 "Cores of a hung job: with core dumps on (ulimit -c unlimited), scancel --signal=ABRT JOBID; or gcore",
-                "each rank (gdb's gcore) while it runs — see the README."})
+                "each rank (gdb's gcore) while it runs — see docs/job.md."})
 class JobCommand implements Callable<Integer> {
     static final class Source {
         @Option(names = "--slurm", paramLabel = "JOBID[.STEP]", description = "a running Slurm job (its first step) or job step")

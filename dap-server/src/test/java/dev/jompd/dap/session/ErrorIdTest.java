@@ -63,7 +63,7 @@ class ErrorIdTest {
 
     @Test
     void theReadmeListsEveryId() throws IOException {
-        Path readme = Path.of("..", "README.md");
+        Path readme = Path.of("..", "docs", "dap.md");
         String text = Files.readString(readme);
         for (ErrorId id : ErrorId.values()) {
             assertThat(text).as("README lists " + id).contains("| " + id.id() + " | `" + id.name() + "` |");
