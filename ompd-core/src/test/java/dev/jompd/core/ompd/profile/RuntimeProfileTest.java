@@ -1,8 +1,10 @@
 package dev.jompd.core.ompd.profile;
 
 import dev.jompd.core.ompd.LayoutCatalogue;
+import dev.jompd.core.ompd.SupportedRuntimes;
 import org.junit.jupiter.api.Test;
 
+import java.util.Comparator;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -12,9 +14,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class RuntimeProfileTest {
 
     @Test
-    void theJarShipsAProfileForEachVersionDebianOffers() {
+    void theJarShipsAProfileForEachSupportedRuntimeNewestFirst() {
         assertThat(RuntimeProfile.shipped()).extracting(RuntimeProfile::version)
-                .containsExactly("19.1.7", "16.0.6", "15.0.6", "14.0.6");
+                .containsExactlyElementsOf(SupportedRuntimes.all().stream().map(SupportedRuntimes.Runtime::upstream)
+                        .sorted(Comparator.comparing((String v) -> Runtime.Version.parse(v)).reversed()).toList());
     }
 
     @Test
