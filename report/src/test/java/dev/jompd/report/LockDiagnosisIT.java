@@ -43,10 +43,14 @@ class LockDiagnosisIT {
     }
 
     private static void namesTheCycle(StoppedFixture fixture, List<String> locks) {
-        namesTheCycle(fixture.facts(), DiagnosisIT.diagnose(fixture),
-                lock -> Optional.of(programName(fixture, lock) + " (" + (fixture.facts().get("hang.lock_kind").contains("nest")
-                        ? "nested " : "") + "queuing lock #" + lockIndex(fixture, lock) + " at "
-                        + lockObject(fixture, fixture.facts().get("hang.lock." + lock + ".address")) + ")"), locks);
+        namesTheCycle(fixture.facts(), DiagnosisIT.diagnose(fixture), lock -> Optional.of(lockWords(fixture, lock)), locks);
+    }
+
+    /** How the diagnosis names lock A, B or C: the program's variable, then the runtime's lock object. */
+    private static String lockWords(StoppedFixture fixture, String lock) {
+        return programName(fixture, lock) + " (" + (fixture.facts().get("hang.lock_kind").contains("nest")
+                ? "nested " : "") + "queuing lock #" + lockIndex(fixture, lock) + " at "
+                + lockObject(fixture, fixture.facts().get("hang.lock." + lock + ".address")) + ")";
     }
 
     /**
@@ -175,9 +179,7 @@ class LockDiagnosisIT {
         // both searches found it: the recorder's mutex events and the locks' memory
         assertThat(recorded).as(text).isEqualTo(1);
         assertThat(findings.stream().filter(f -> f.kind() == Diagnosis.FindingKind.DEADLOCK)).as(text).hasSize(1);
-        namesTheCycle(fixture.facts(), findings,
-                lock -> Optional.of(lockObject(fixture, fixture.facts().get("hang.lock." + lock + ".address"))),
-                List.of("A", "B"));
+        namesTheCycle(fixture.facts(), findings, lock -> Optional.of(lockWords(fixture, lock)), List.of("A", "B"));
     }
 
     @Test
