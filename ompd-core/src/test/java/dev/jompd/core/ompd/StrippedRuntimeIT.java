@@ -211,7 +211,7 @@ class StrippedRuntimeIT {
             AddressSpaceHandle process = Ompd.processInitialize(target);
             assertThat(process.layout().reading().source()).isEqualTo(RuntimeReading.Source.PROFILE);
             ProcessSnapshot snapshot = ProcessSnapshot.take(process);
-            assertThat(snapshot.processIcvs().get("debug-var")).isEqualTo("false");
+            assertThat(snapshot.processIcvs().get("debug-var")).isEqualTo(new IcvReading.Value("false"));
             assertThat(snapshot.threads()).hasSizeGreaterThanOrEqualTo(fixture.facts().threadCount());
         }
     }
