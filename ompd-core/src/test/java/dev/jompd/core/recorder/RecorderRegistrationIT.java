@@ -92,7 +92,11 @@ class RecorderRegistrationIT {
             if (declared.containsKey(name)) {
                 soft.assertThat(registration.code()).as(callback.ompName()).isEqualTo(declared.get(name));
             }
-            // ompd-facts.md, measured with a probe tool on libomp 19.1.7
+            // ompd-facts.md, measured with a probe tool on libomp 19.1.7 (and holding on later ones); older
+            // libomp declares the device and target callbacks, and dispatch, unimplemented: the check above
+            if (version < 19) {
+                continue;
+            }
             boolean never = callback == OmptCallback.DEVICE_UNLOAD || callback == OmptCallback.TARGET_MAP
                     || callback == OmptCallback.TARGET_MAP_EMI;
             soft.assertThat(registration).as(callback.ompName() + " per ompd-facts.md")
