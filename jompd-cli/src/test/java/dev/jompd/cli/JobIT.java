@@ -4,6 +4,7 @@ import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 import dev.jompd.core.target.live.LiveProcessAddressSpace;
 import dev.jompd.core.unwind.NativeFrame;
+import dev.jompd.core.ompd.ThreadState;
 import dev.jompd.job.CoreFiles;
 import dev.jompd.job.RankId;
 import dev.jompd.job.RankInspection;
@@ -131,7 +132,7 @@ class JobIT {
                     for (Facts.ThreadFacts thread : facts.threads()) {
                         String expected = thread.index() == 0 ? "ompt_state_wait_lock" : "ompt_state_wait_barrier_explicit";
                         assertThat(picture.threadByLwp(thread.lwp())).as("rank %d thread %d", r, thread.index())
-                                .hasValueSatisfying(t -> assertThat(t.state()).isEqualTo(expected));
+                                .hasValueSatisfying(t -> assertThat(t.state().map(ThreadState::cName)).hasValue(expected));
                     }
                     assertThat(seen.findings()).as("the culprit's diagnosis").isNotEmpty();
                     assertThat(seen.findings().toString()).contains("mpi_hybrid.c:" + facts.thread(0).get("wait_line"));

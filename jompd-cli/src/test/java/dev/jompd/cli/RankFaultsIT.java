@@ -108,7 +108,7 @@ class RankFaultsIT {
                     Duration.ofMinutes(2));
             assertThat(result.exitCode()).as(result.output()).isZero();
             String json = result.output().lines().filter(l -> l.startsWith("{")).findFirst().orElseThrow();
-            assertThat(JsonParser.parseString(json).toString()).contains("PERMISSION_DENIED")
+            assertThat(JsonParser.parseString(json).toString()).contains("\"reason\":\"permission_denied\"")
                     .contains("belongs to user root").contains("CAP_SYS_PTRACE");
         } finally {
             kill(pid);
