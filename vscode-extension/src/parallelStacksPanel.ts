@@ -81,7 +81,8 @@ export async function focusFrame(session: vscode.DebugSession, threadId: number,
   for (let moves = 0; at !== undefined && at !== level && moves < 512; moves++) {
     const before: number = at;
     await vscode.commands.executeCommand(before < level ? 'workbench.action.debug.callStackDown' : 'workbench.action.debug.callStackUp');
-    const moved = await until(() => { const now = focused(); return now !== undefined && now !== before ? now : undefined; }, 2000);
+    // a move waits for VS Code to fetch the frame's scopes and source: seconds on a loaded machine
+    const moved = await until(() => { const now = focused(); return now !== undefined && now !== before ? now : undefined; }, 6000);
     if (moved === undefined) break; // nowhere to go
     if (before < level ? moved < before : moved > before) {
       at = moved; // wrapped round: the frame is past the end of the debugger's call stack
