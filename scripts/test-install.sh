@@ -116,7 +116,7 @@ wait "$runner" || true
 grep -q "JOMPD_RESULT ok" run.out || fail "jompd run: the program did not finish well"
 
 # diagnose a deadlock's core
-hold deadlock "$fx/lock_deadlock" lock
+hold deadlock "$fx/lock_deadlock" nest   # nest locks record their owners (default locks only with KMP_CONSISTENCY_CHECK=all)
 pid=$held_pid
 gdb -batch -nx -p "$pid" -ex "gcore $SCRATCH/deadlock.core" >/dev/null 2>&1 || fail "gcore deadlock"
 { kill -9 "$pid" && wait "$pid"; } 2>/dev/null || true
