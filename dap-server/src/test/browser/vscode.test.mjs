@@ -336,11 +336,12 @@ test('a jompd session in VS Code: OpenMP names and view, and no error pop-ups', 
     assert.ok((await webview.locator('.diagnosis li').count()) > 0, 'the diagnosis above the picture');
 
     // a frame of a thread that is not the stopped one: innermost() of a thread waiting at the gate
-    // KNOWN REGRESSION, session 5 (issue 17's note): since the merge of the typed picture / job / backend work
-    // the focus stops one frame short (fx_gate_wait) of innermost on a worker thread; main at 8ab24ba and the
-    // step branch alone pass. Reported as todo (still run, its result printed) until it is found and fixed.
+    // KNOWN FLAKE (session 5's note): VS Code's call-stack moves sometimes stop one or more frames short of the
+    // clicked frame (here fx_gate_wait, frame 5, instead of innermost, frame 6): seen on main at 8ab24ba too
+    // (one pass, one failure on a quiet machine) and on the merged tree. Reported as todo (still run, its
+    // result printed) until the focusing is made deterministic; then drop the todo.
     await st.test('a click on a frame of another thread selects that thread and frame', {
-      todo: 'known regression: the focus stops one frame short of the clicked one (issue 17 note, session 5)' }, async () => {
+      todo: 'known flake: the focus may stop short of the clicked frame (session 5 note)' }, async () => {
     const gateBox = boxes.findIndex((b) => !b.stopped && b.steps.some((s) => s.startsWith('innermost ')));
     assert.ok(gateBox >= 0, 'a box of threads waiting at the gate');
     await webview.locator('.box').nth(gateBox).locator('button.step', { hasText: /^innermost / }).first().click();
