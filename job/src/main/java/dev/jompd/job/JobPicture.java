@@ -30,12 +30,7 @@ public final class JobPicture {
      */
     public record StackNode(String step, RankSet ranks, List<RankId> unnumbered, long threads, List<StackNode> children) {
         public String who() {
-            List<String> parts = new ArrayList<>();
-            if (!ranks.isEmpty()) {
-                parts.add(ranks.words());
-            }
-            unnumbered.forEach(id -> parts.add(JobSummary.describe(id)));
-            return String.join(", ", parts);
+            return JobSummary.who(ranks, unnumbered);
         }
     }
 
@@ -116,17 +111,12 @@ public final class JobPicture {
 
     private static String who(List<RankClass> classes) {
         RankSet ranks = RankSet.empty();
-        List<String> others = new ArrayList<>();
+        List<RankId> unnumbered = new ArrayList<>();
         for (RankClass c : classes) {
             ranks = ranks.union(c.ranks());
-            c.unnumbered().forEach(id -> others.add(JobSummary.describe(id)));
+            unnumbered.addAll(c.unnumbered());
         }
-        List<String> parts = new ArrayList<>();
-        if (!ranks.isEmpty()) {
-            parts.add(ranks.words());
-        }
-        parts.addAll(others);
-        return String.join(", ", parts);
+        return JobSummary.who(ranks, unnumbered);
     }
 
     /** What a class's threads wait for, in one sentence: its findings without their kinds. */

@@ -50,12 +50,7 @@ public final class JobSummary {
 
         /** {@code ranks 0-2,4-31}, with unnumbered processes by host and pid. */
         public String who() {
-            List<String> parts = new ArrayList<>();
-            if (!ranks.isEmpty()) {
-                parts.add(ranks.words());
-            }
-            unnumbered.forEach(id -> parts.add(JobSummary.describe(id)));
-            return String.join(", ", parts);
+            return JobSummary.who(ranks, unnumbered);
         }
 
         RankClass merge(RankClass other) {
@@ -72,17 +67,22 @@ public final class JobSummary {
         }
 
         public String who() {
-            List<String> parts = new ArrayList<>();
-            if (!ranks.isEmpty()) {
-                parts.add(ranks.words());
-            }
-            unnumbered.forEach(id -> parts.add(JobSummary.describe(id)));
-            return String.join(", ", parts);
+            return JobSummary.who(ranks, unnumbered);
         }
 
         MissingRanks merge(MissingRanks other) {
             return new MissingRanks(reason, detail, ranks.union(other.ranks), mergeIds(unnumbered, other.unnumbered));
         }
+    }
+
+    /** {@code ranks 0-2,4-31}, then the processes no rank number was found for, by host and pid. */
+    static String who(RankSet ranks, List<RankId> unnumbered) {
+        List<String> parts = new ArrayList<>();
+        if (!ranks.isEmpty()) {
+            parts.add(ranks.words());
+        }
+        unnumbered.forEach(id -> parts.add(describe(id)));
+        return String.join(", ", parts);
     }
 
     /** Numbered ranks before unnumbered processes, then by rank, host, pid and source. */
