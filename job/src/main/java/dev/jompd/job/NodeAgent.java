@@ -16,13 +16,6 @@ import java.util.concurrent.TimeUnit;
  * environment), inspects them all in this JVM and reduces them to one node summary.
  */
 public final class NodeAgent {
-    /**
-     * The line a node's summary travels in through Slurm's I/O: this prefix, the node's name, then the summary's
-     * JSON on one line, or {@link #NO_RANKS} when the node runs none of the step's ranks.
-     */
-    public static final String SUMMARY_PREFIX = "JOMPD-NODE ";
-    public static final String NO_RANKS = "none";
-
     private NodeAgent() {}
 
     /** A process of the step on this node and the rank it is, when known. */

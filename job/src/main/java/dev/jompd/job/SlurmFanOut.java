@@ -1,8 +1,5 @@
 package dev.jompd.job;
 
-import com.google.gson.JsonObject;
-import com.google.gson.JsonParser;
-
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -10,18 +7,16 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The front end of {@code jompd job --slurm}: one agent per node of the step, started inside the job by
  * Slurm itself ({@code srun --overlap --jobid=J --nodelist=NODES --ntasks-per-node=1 AGENT}); each agent's
- * node summary arrives as one line of srun's output and is merged as it arrives. A node that does not
+ * node summary arrives in srun's output ({@link NodeMessages}) and is merged as it arrives. A node that does not
  * answer within the timeout is named in the picture as missing, with why.
  */
 public final class SlurmFanOut {
@@ -82,7 +77,7 @@ public final class SlurmFanOut {
         builder.environment().keySet().removeIf(name -> name.startsWith("SLURM_") && !name.equals("SLURM_CONF"));
         builder.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
         Process srun = builder.start();
-        Set<String> answered = new LinkedHashSet<>();
+        NodeMessages.Receiver receiver = new NodeMessages.Receiver();
         List<JobSummary> merged = new ArrayList<>(1);
         Thread errors = Thread.ofPlatform().daemon().name("jompd-srun-stderr").start(() -> {
             try (BufferedReader err = new BufferedReader(new InputStreamReader(srun.getErrorStream(), StandardCharsets.UTF_8))) {
@@ -98,7 +93,14 @@ public final class SlurmFanOut {
         Thread reader = Thread.ofPlatform().daemon().name("jompd-srun-stdout").start(() -> {
             try (BufferedReader out = new BufferedReader(new InputStreamReader(srun.getInputStream(), StandardCharsets.UTF_8))) {
                 for (String line; (line = out.readLine()) != null; ) {
-                    accept(line, answered, merged, diagnostics);
+                    synchronized (receiver) {
+                        // merged as each node's answer completes: the front end never holds every node summary at once
+                        receiver.accept(line).map(node -> receiver.answers().get(node)).ifPresent(answer -> {
+                            if (answer instanceof NodeMessages.Answer.Summary(JobSummary summary)) {
+                                merged.add(merged.isEmpty() ? summary : merged.removeFirst().merge(summary));
+                            }
+                        });
+                    }
                 }
             } catch (IOException ignored) {
                 // srun ended
@@ -119,57 +121,31 @@ public final class SlurmFanOut {
             Thread.currentThread().interrupt();
             srun.destroyForcibly();
         }
-        synchronized (answered) {
+        synchronized (receiver) {
+            Map<String, NodeMessages.Answer> answers = receiver.answers();
+            synchronized (diagnostics) {
+                receiver.otherOutput().forEach(line -> diagnostics.append(line).append('\n'));
+            }
             Optional<JobSummary> summary = merged.stream().findFirst();
             for (String node : step.nodes()) {
-                if (!answered.contains(node)) {
+                String detail = switch (answers.get(node)) {
+                    case null -> "its agent did not answer within " + timeout.toMillis() / 1000.0 + " s";
+                    case NodeMessages.Answer.Failed(String why) -> "its agent failed: " + why;
+                    case NodeMessages.Answer.Garbled(String why) -> "its agent's answer is unreadable (" + why + ")";
+                    case NodeMessages.Answer.Summary s -> null;
+                    case NodeMessages.Answer.NoRanks n -> null;
+                };
+                if (detail != null) {
+                    RankInspection.MissingReason reason = answers.containsKey(node)
+                            ? RankInspection.MissingReason.UNREADABLE : RankInspection.MissingReason.NO_ANSWER;
                     JobSummary silent = JobSummary.of(new RankInspection.Missing(
-                            new RankId(OptionalInt.empty(), node, 0, "node " + node),
-                            RankInspection.MissingReason.NO_ANSWER, "node " + node + " of step " + step.name()
-                            + ": its agent did not answer within " + timeout.toMillis() / 1000.0
-                            + " s; every rank of that node is missing from this picture"));
+                            new RankId(OptionalInt.empty(), node, 0, "node " + node), reason,
+                            "node " + node + " of step " + step.name() + ": " + detail
+                            + "; every rank of that node is missing from this picture"));
                     summary = Optional.of(summary.map(s -> s.merge(silent)).orElse(silent));
                 }
             }
             return summary;
-        }
-    }
-
-    private static void accept(String line, Set<String> answered, List<JobSummary> merged, StringBuilder diagnostics) {
-        if (!line.startsWith(NodeAgent.SUMMARY_PREFIX)) {
-            synchronized (diagnostics) {
-                diagnostics.append(line).append('\n');
-            }
-            return;
-        }
-        String rest = line.substring(NodeAgent.SUMMARY_PREFIX.length());
-        int space = rest.indexOf(' ');
-        if (space <= 0) {
-            return;
-        }
-        String node = rest.substring(0, space);
-        if (rest.substring(space + 1).equals(NodeAgent.NO_RANKS)) {
-            synchronized (answered) {
-                answered.add(node);
-            }
-            return;
-        }
-        try {
-            JsonObject json = JsonParser.parseString(rest.substring(space + 1)).getAsJsonObject();
-            JobSummary summary = JobSummary.fromJson(json);
-            synchronized (answered) {
-                if (answered.add(node)) {
-                    if (merged.isEmpty()) {
-                        merged.add(summary);
-                    } else {
-                        merged.set(0, merged.getFirst().merge(summary));
-                    }
-                }
-            }
-        } catch (RuntimeException e) {
-            synchronized (diagnostics) {
-                diagnostics.append("node ").append(node).append(": unreadable summary: ").append(e.getMessage()).append('\n');
-            }
         }
     }
 

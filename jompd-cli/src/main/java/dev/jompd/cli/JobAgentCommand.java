@@ -2,6 +2,7 @@ package dev.jompd.cli;
 
 import dev.jompd.job.JobSummary;
 import dev.jompd.job.NodeAgent;
+import dev.jompd.job.NodeMessages;
 import dev.jompd.job.RankInspector;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -16,8 +17,8 @@ import java.util.concurrent.Callable;
 
 /**
  * {@code jompd job-agent}: what {@code jompd job --slurm} runs on each node, inside the job (srun --overlap):
- * inspects that node's ranks of the step in this one JVM and writes the node's summary as one line,
- * {@code JOMPD-NODE <node> <json>}, to stdout, which srun carries back to the front end.
+ * inspects that node's ranks of the step in this one JVM and writes the node's summary to stdout in the framed
+ * lines of {@link NodeMessages}, which srun carries back to the front end.
  */
 @Command(name = "job-agent", hidden = true, mixinStandardHelpOptions = true,
         description = "One node's part of jompd job --slurm (started by it through srun; not for direct use).")
@@ -50,12 +51,14 @@ class JobAgentCommand implements Callable<Integer> {
         try {
             Optional<JobSummary> summary = NodeAgent.inspectNode(step, nodeName,
                     Duration.ofMillis((long) (stopTimeout * 1000)), readers);
-            out.println(NodeAgent.SUMMARY_PREFIX + nodeName + " "
-                    + summary.map(s -> s.toJson().toString()).orElse(NodeAgent.NO_RANKS));
+            NodeMessages.answer(nodeName, summary).forEach(out::println);
             out.flush();
             return ExitCode.OK;
         } catch (IOException | RuntimeException e) {
-            err.println("jompd job-agent on " + nodeName + ": " + e.getMessage());
+            String why = e.getMessage() != null ? e.getMessage() : e.toString();
+            out.println(NodeMessages.failure(nodeName, why));
+            out.flush();
+            err.println("jompd job-agent on " + nodeName + ": " + why);
             return ExitCode.BAD_INPUT;
         }
     }
