@@ -2,9 +2,9 @@ package dev.jompd.job.bench;
 
 import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
-import com.google.gson.JsonParser;
 import dev.jompd.core.target.core.CoreFileAddressSpace;
 import dev.jompd.job.JobPicture;
+import dev.jompd.job.NodeMessages;
 import dev.jompd.job.JobSummary;
 import dev.jompd.job.RankId;
 import dev.jompd.job.RankInspection;
@@ -27,7 +27,7 @@ import java.util.Random;
  * The front end's merge alone, at scale: node summaries derived from real ones — the rank views of real
  * inspections (cores of a barrier straggler, a lock-order deadlock, a blocked taskwait) — perturbed (most ranks
  * alike, one in a thousand another hang, some ranks with a stack line of their own, whole nodes silent),
- * streamed as the JSON lines node agents write, parsed and merged one at a time. Prints, per job size, the
+ * streamed as the framed lines node agents write ({@link NodeMessages}), decoded and merged one at a time. Prints, per job size, the
  * time of parse + merge, per node, the peak heap, the wire bytes per node summary and the classes found.
  *
  * <p>usage: JobMergeBenchmark [MAX_NODES (16384)] [RANKS_PER_NODE (64)]
@@ -80,11 +80,18 @@ public final class JobMergeBenchmark {
         long maxBytes = 0;
         JobSummary job = JobSummary.empty();
         for (int node = 0; node < nodes; node++) {
-            String line = nodeSummary(node, ranksPerNode, views, random).toString(); // what the agent writes
-            bytes += line.length();
-            maxBytes = Math.max(maxBytes, line.length());
+            // what the agent writes: its summary framed for srun's output (gzip, base64, lines of <= 1,000 bytes)
+            List<String> lines = NodeMessages.answer("n" + node,
+                    java.util.Optional.of(JobSummary.fromJson(nodeSummary(node, ranksPerNode, views, random))));
+            int wire = lines.stream().mapToInt(l -> l.length() + 1).sum();
+            bytes += wire;
+            maxBytes = Math.max(maxBytes, wire);
             long start = System.nanoTime();
-            job = job.merge(JobSummary.fromJson(JsonParser.parseString(line).getAsJsonObject()));
+            NodeMessages.Receiver receiver = new NodeMessages.Receiver();
+            for (String line : lines) {
+                receiver.accept(line);
+            }
+            job = job.merge(((NodeMessages.Answer.Summary) receiver.answers().get("n" + node)).summary());
             mergeNanos += System.nanoTime() - start;
         }
         long peak = heap.stream().mapToLong(p -> p.getPeakUsage().getUsed()).sum();
