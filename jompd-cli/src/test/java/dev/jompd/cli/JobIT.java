@@ -93,12 +93,16 @@ class JobIT {
     private record RunningJob(SlurmCluster.Job job, List<Facts> facts) {}
 
     private static RunningJob launch(String name, String... arguments) throws IOException {
+        return launch(name, PER_NODE, arguments);
+    }
+
+    private static RunningJob launch(String name, int perNode, String... arguments) throws IOException {
         Path facts = Files.createDirectories(work.resolve(name + "-facts"));
         List<String> command = new ArrayList<>(List.of(executable.toString()));
         command.addAll(List.of(arguments));
-        SlurmCluster.Job job = cluster.launch(name, NODES, PER_NODE, command, MpiFixture.rankEnvironment(facts),
+        SlurmCluster.Job job = cluster.launch(name, NODES, perNode, command, MpiFixture.rankEnvironment(facts),
                 work.resolve(name + ".out"));
-        return new RunningJob(job, MpiFixture.awaitFacts(facts, RANKS, Duration.ofMinutes(2), job.srun().toHandle()));
+        return new RunningJob(job, MpiFixture.awaitFacts(facts, NODES * perNode, Duration.ofMinutes(3), job.srun().toHandle()));
     }
 
     private static RankId idOf(Facts facts) {
@@ -278,6 +282,49 @@ class JobIT {
         assertThat(job.out()).contains("\"reason\":\"no_answer\"").contains("node n2");
         // the other three nodes' ranks and one entry naming n2
         assertThat(ranksOf(job.out())).as(job.out()).isEqualTo(RANKS - PER_NODE + 1);
+    }
+
+    /**
+     * 32 ranks on the 4 nodes (8 per node), through Slurm: every rank in the merged picture, the culprit a class of
+     * its own whose diagnosis names the line it waits at, and every other class made of waiting ranks only — the
+     * ranks' own facts decide which rank is which.
+     */
+    @Test
+    void thirtyTwoRanksMergeIntoTheCulpritAndTheWaiters() throws Exception {
+        int perNode = 8;
+        RunningJob running = launch("wide", perNode, "lock_barrier", "2", "13");
+        try {
+            InspectCommandIT.Result job = distribution("job", "--slurm", Long.toString(running.job().jobId()),
+                    "--json", "--timeout", "150");
+            assertThat(job.exitCode()).as(job.err()).isZero();
+            JsonObject picture = JsonParser.parseString(job.out()).getAsJsonObject();
+            JsonObject ranks = picture.getAsJsonObject("ranks");
+            assertThat(ranks.get("total").getAsInt()).as(job.out()).isEqualTo(NODES * perNode);
+            assertThat(ranks.get("seen").getAsInt()).as(job.out()).isEqualTo(NODES * perNode);
+            int culprit = 13;
+            assertThat(running.facts().get(culprit).get("mpi.role")).isEqualTo("culprit");
+            long covered = 0;
+            for (var element : picture.getAsJsonArray("classes")) {
+                JsonObject rankClass = element.getAsJsonObject();
+                dev.jompd.job.RankSet members = dev.jompd.job.RankSet.parse(rankClass.get("ranks").getAsString());
+                covered += members.size();
+                if (members.contains(culprit)) {
+                    assertThat(members.size()).as("the culprit's class: %s", rankClass.get("ranks")).isEqualTo(1);
+                    assertThat(rankClass.getAsJsonArray("findings").toString()).as("the culprit's diagnosis")
+                            .contains("mpi_hybrid.c:" + running.facts().get(culprit).thread(0).get("wait_line"));
+                } else {
+                    for (int r = 0; r < NODES * perNode; r++) {
+                        if (members.contains(r)) {
+                            assertThat(running.facts().get(r).get("mpi.role")).as("rank %d in %s", r, rankClass.get("ranks"))
+                                    .isEqualTo("waiting");
+                        }
+                    }
+                }
+            }
+            assertThat(covered).as("the classes cover every rank once").isEqualTo(NODES * perNode);
+        } finally {
+            cluster.cancel(running.job());
+        }
     }
 
     @Test
