@@ -141,6 +141,24 @@ static int thread_context_count;
 
 /* ---- messages ---------------------------------------------------------------------------------------- */
 
+static void log_path(char *path, size_t size);
+
+/* Appends a line to the engine's log too: a debugger may lose what print_string gets (LLVM's gdb plugin
+   hands it to gdb's printf command, which fails on the newline it adds). */
+static void log_line(const char *text) {
+  char path[PATH_MAX];
+  log_path(path, sizeof path);
+  int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return;
+  char line[1100];
+  int n = snprintf(line, sizeof line, "%s\n", text);
+  if (n > 0 && write(fd, line, (size_t)(n < (int)sizeof line ? n : (int)sizeof line - 1)) < 0) {
+    /* nothing else to tell */
+  }
+  close(fd);
+}
+
 /* A message through print_string, without the characters a debugger's printf might read as syntax (LLVM's
    gdb plugin passes it to gdb's printf command inside double quotes). */
 static void print_message(char *text) {
@@ -160,6 +178,7 @@ static void say(const char *format, ...) {
   va_end(args);
   if (n < 0)
     return;
+  log_line(text);
   print_message(text);
 }
 
@@ -432,11 +451,14 @@ static void log_path(char *path, size_t size) {
   const char *cache = getenv("XDG_CACHE_HOME");
   const char *home = getenv("HOME");
   char dir[PATH_MAX];
-  if (cache && *cache)
+  if (cache && *cache) {
+    mkdir(cache, 0700);
     snprintf(dir, sizeof dir, "%s/jompd", cache);
-  else if (home && *home)
+  } else if (home && *home) {
+    snprintf(dir, sizeof dir, "%s/.cache", home);
+    mkdir(dir, 0700);
     snprintf(dir, sizeof dir, "%s/.cache/jompd", home);
-  else
+  } else
     dir[0] = 0;
   if (dir[0] && (mkdir(dir, 0700) == 0 || errno == EEXIST) && access(dir, W_OK) == 0)
     snprintf(path, size, "%s/libompd-engine.log", dir);
