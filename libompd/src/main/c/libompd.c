@@ -138,6 +138,7 @@ static uint64_t next_aspace_id = 1;
 static ompd_address_space_context_t *current_context; /* the address space of the call being served */
 static ompd_thread_context_t *thread_contexts[MAX_THREAD_CONTEXTS];
 static int thread_context_count;
+static int tracing; /* JOMPD_LIBOMPD_TRACE: each call, question and time on stderr */
 
 /* ---- messages ---------------------------------------------------------------------------------------- */
 
@@ -284,6 +285,12 @@ static long now_ms(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return t.tv_sec * 1000L + t.tv_nsec / 1000000L;
+}
+
+static long now_us(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1000000L + t.tv_nsec / 1000L;
 }
 
 static void stop_engine(void) {
@@ -506,8 +513,14 @@ static int start_engine(void) {
   posix_spawnattr_setsigmask(&attributes, &none);
   posix_spawnattr_setsigdefault(&attributes, &all_default);
   posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  char *argv[] = {java, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto",
-                  "-XX:-UsePerfData", "-cp", classpath, "dev.jompd.libompd.Engine", NULL};
+  /* start-up: an application class-data archive the JVM makes on first use, beside the log; a long
+     session's many small calls: the JVM's full tiered compilation */
+  char archive[PATH_MAX + 32];
+  snprintf(archive, sizeof archive, "-XX:SharedArchiveFile=%.*s/libompd-engine.jsa",
+           (int)(strrchr(log, '/') ? strrchr(log, '/') - log : 1), strrchr(log, '/') ? log : ".");
+  char *argv[] = {java, "-XX:+UseSerialGC", archive, "-XX:+AutoCreateSharedArchive", "-Xshare:auto",
+                  "-Xlog:cds=off", "-Xlog:cds+dynamic=off", "-XX:-UsePerfData", "-cp", classpath,
+                  "dev.jompd.libompd.Engine", NULL};
   pid_t pid;
   int spawned = posix_spawn(&pid, java, &actions, &attributes, argv, environ);
   posix_spawn_file_actions_destroy(&actions);
@@ -554,6 +567,8 @@ static ompd_rc_t answer_question(void) {
     put_u32(&out, (uint32_t)length);
     if (!reserve(&out, length))
       return ompd_rc_nomem;
+    if (tracing)
+      fprintf(stderr, "jompd libompd: read %lu bytes at 0x%lx\n", (unsigned long)length, (unsigned long)address.address);
     rc = cb->read_memory(current_context, NULL, &address, length, out.data + out.length);
     if (rc == ompd_rc_ok) {
       out.length += length;
@@ -643,6 +658,8 @@ static ompd_rc_t answer_question(void) {
 /* Sends the CALL built in `out`, answers the engine's questions, and leaves the RESULT's results in `in`. */
 static ompd_rc_t exchange(uint16_t routine) {
   const char *why = "";
+  int questions = 0;
+  long start_us = now_us(), callbacks_us = 0;
   if (!send_frame()) {
     why = "is gone (its pipe closed)";
     goto dead;
@@ -650,7 +667,10 @@ static ompd_rc_t exchange(uint16_t routine) {
   for (;;) {
     int type = receive_frame(now_ms() + timeout_ms(), &why);
     if (type == F_QUESTION) {
+      questions++;
+      long asked_us = now_us();
       ompd_rc_t rc = answer_question();
+      callbacks_us += now_us() - asked_us;
       if (rc != ompd_rc_ok) {
         why = "asked a question that could not be answered";
         goto dead;
@@ -669,8 +689,10 @@ static ompd_rc_t exchange(uint16_t routine) {
       why = "sent a malformed result";
       goto dead;
     }
-    if (getenv("JOMPD_LIBOMPD_TRACE"))
-      fprintf(stderr, "jompd libompd: routine %u -> rc %d %.*s\n", routine, (int)rc, (int)n, message ? (const char *)message : "");
+    if (tracing)
+      fprintf(stderr, "jompd libompd: routine %u -> rc %d after %d questions, %ld us (callbacks %ld us) %.*s\n",
+              routine, (int)rc, questions, now_us() - start_us, callbacks_us, (int)n,
+              message ? (const char *)message : "");
     if (n > 0 && message) {
       char text[1024];
       snprintf(text, sizeof text, "jompd libompd: %.*s", (int)(n < 1000 ? n : 1000), message);
@@ -811,6 +833,7 @@ EXPORT ompd_rc_t ompd_initialize(ompd_word_t api_version, const ompd_callbacks_t
     return ompd_rc_unsupported;
   cb = callbacks;
   requested_api_version = api_version;
+  tracing = getenv("JOMPD_LIBOMPD_TRACE") != NULL;
   return ompd_rc_ok; /* the engine starts with the first routine that needs it */
 }
 

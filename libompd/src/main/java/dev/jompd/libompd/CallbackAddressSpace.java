@@ -43,6 +43,8 @@ final class CallbackAddressSpace implements AddressSpace {
     /** Exact reads of this call, by address and length. */
     private final Map<Long, byte[]> reads = new HashMap<>();
     private List<LoadedModule> modules;
+    /** The runtime's module name, once the link map showed it: a process constant. */
+    private String runtimeModule;
 
     /** The questions the shim answers with the debugger's callbacks; a callback's failure throws its rc. */
     interface Questions {
@@ -151,9 +153,13 @@ final class CallbackAddressSpace implements AddressSpace {
 
     /** The file name of the module that looks like libomp, for the symbols the debugger finds. */
     private String runtimeModuleName() {
+        if (runtimeModule != null) {
+            return runtimeModule;
+        }
         for (LoadedModule module : modules()) {
             String file = module.path().getFileName() == null ? "" : module.path().getFileName().toString();
             if (file.startsWith("libomp") || file.startsWith("libiomp")) {
+                runtimeModule = file;
                 return file;
             }
         }

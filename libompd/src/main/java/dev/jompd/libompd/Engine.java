@@ -50,7 +50,10 @@ public final class Engine implements CallbackAddressSpace.Questions {
     private static final List<ThreadState> STATES = Arrays.stream(ThreadState.values())
             .filter(s -> s != ThreadState.UNDEFINED).toList();
 
+    private static final boolean TRACE = System.getenv("JOMPD_LIBOMPD_TRACE") != null;
     private final Wire wire;
+    /** Time this call spent waiting for the shim's answers (trace only). */
+    private long waitedNanos;
     /** The OMPD version OpenMP 5.1 defined: debuggers asking for an older one see LLVM's catalogue. */
     static final long API_5_1 = 202011;
     private final Map<Long, AddressSpaceHandle> processes = new HashMap<>();
@@ -85,6 +88,8 @@ public final class Engine implements CallbackAddressSpace.Questions {
             int routine = call.u16();
             long processId = call.word();
             Wire.Frame result;
+            long started = System.nanoTime();
+            waitedNanos = 0;
             try {
                 result = answer(routine, processId, call);
             } catch (OmpdException e) {
@@ -98,6 +103,10 @@ public final class Engine implements CallbackAddressSpace.Questions {
             } catch (RuntimeException e) {
                 e.printStackTrace();
                 result = failure(OmpdRc.ERROR, "routine " + routine + " failed in the engine: " + e);
+            }
+            if (TRACE) {
+                System.err.printf("engine: routine %d: %d us, of which %d us waiting for answers%n", routine,
+                        (System.nanoTime() - started) / 1000, waitedNanos / 1000);
             }
             wire.send(result);
         }
@@ -383,8 +392,10 @@ public final class Engine implements CallbackAddressSpace.Questions {
 
     private Wire.Received ask(Wire.Frame question, String what) {
         try {
+            long asked = System.nanoTime();
             wire.send(question);
             Wire.Received answer = wire.receive();
+            waitedNanos += System.nanoTime() - asked;
             if (answer.type != Wire.ANSWER) {
                 throw new Wire.ProtocolException("expected an answer, got frame type " + answer.type);
             }
