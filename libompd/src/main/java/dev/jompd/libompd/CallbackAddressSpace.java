@@ -36,10 +36,22 @@ final class CallbackAddressSpace implements AddressSpace {
     private static final int MAX_LINK_MAP_ENTRIES = 4096;
     private static final int MAX_PATH = 4096;
 
+    /**
+     * The refusal of a page read, made once: core's typed memory catches it and reads the exact range, so
+     * its stack trace is never looked at, and filling one per block and call cost more than the read.
+     */
+    private final MemoryReadException pageRefused;
     private final Questions questions;
     private final TargetArchitecture architecture;
     /** Global symbols: constants of the process. */
     private final Map<String, Optional<TargetSymbol>> symbols = new HashMap<>();
+    /**
+     * Globals the runtime writes once, at start-up, before any debugger can load an OMPD library
+     * ({@code ompd_state}, set by {@code ompd_init()} from OMP_DEBUG): their reads are kept for the process.
+     */
+    private static final Set<String> WRITTEN_AT_START_UP = Set.of("ompd_state");
+    private final Map<Long, byte[]> constantReads = new HashMap<>();
+    private final Set<Long> constantAddresses = new HashSet<>();
     /** Exact reads of this call, by address and length. */
     private final Map<Long, byte[]> reads = new HashMap<>();
     private List<LoadedModule> modules;
@@ -72,6 +84,7 @@ final class CallbackAddressSpace implements AddressSpace {
 
     CallbackAddressSpace(Questions questions) {
         this.questions = questions;
+        this.pageRefused = new MemoryReadException(name(), 0, PAGE, "page reads are not made through the debugger");
         byte[] sizes = questions.typeSizes();
         this.architecture = new TargetArchitecture(sizes[0], sizes[1], sizes[2], sizes[3], sizes[4], sizes[5],
                 ByteOrder.LITTLE_ENDIAN);
@@ -94,10 +107,11 @@ final class CallbackAddressSpace implements AddressSpace {
     @Override
     public void read(long address, byte[] buffer, int offset, int length) {
         if (length == PAGE && (address & (PAGE - 1)) == 0) {
-            throw new MemoryReadException(name(), address, length, "page reads are not made through the debugger");
+            throw pageRefused;
         }
         long key = address * 31 + length;
-        byte[] known = reads.get(key);
+        boolean constant = constantAddresses.contains(address);
+        byte[] known = constant ? constantReads.get(key) : reads.get(key);
         if (known == null || known.length != length) {
             try {
                 known = questions.read(address, length);
@@ -107,10 +121,14 @@ final class CallbackAddressSpace implements AddressSpace {
             if (known.length != length) {
                 throw new MemoryReadException(name(), address, length, "the debugger read " + known.length + " bytes");
             }
-            if (reads.size() > 65_536) {
-                reads.clear();
+            if (constant) {
+                constantReads.put(key, known);
+            } else {
+                if (reads.size() > 65_536) {
+                    reads.clear();
+                }
+                reads.put(key, known);
             }
-            reads.put(key, known);
         }
         System.arraycopy(known, 0, buffer, offset, length);
     }
@@ -121,6 +139,9 @@ final class CallbackAddressSpace implements AddressSpace {
         if (known == null) {
             known = lookup(0, name);
             symbols.put(name, known);
+            if (WRITTEN_AT_START_UP.contains(name)) {
+                known.ifPresent(symbol -> constantAddresses.add(symbol.address()));
+            }
         }
         return known;
     }
