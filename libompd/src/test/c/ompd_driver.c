@@ -7,6 +7,7 @@
  * error, not a crash), look symbols up in the ELF symbol tables of the loaded objects (thread-local ones with
  * __tls_get_addr: the calling thread is the only one with a context) and allocate with malloc.
  *
+ * OMPD_DRIVER_API: the api version given to ompd_initialize (default 201811, what LLVM's gdb plugin asks).
  * Output lines: "TRUTH key value" (from omp_* calls), "L<n> key rc value" (library n's answers). Checks that
  * only make sense on jompd's library (garbage handles, calls after ompd_finalize, which would crash LLVM's) run
  * when the library's version string starts with "jompd".
@@ -200,7 +201,8 @@ static void inspect(void *lib) {
   printf("L%d library %s\n", lib_index, version);
   OUT("api_version_null", p_ompd_get_api_version(NULL), "%s", "-");
   OUT("initialize_null", p_ompd_initialize(201811, NULL), "%s", "-");
-  OUT("initialize", rc = p_ompd_initialize(201811, &callbacks), "%s", "-");
+  const char *api = getenv("OMPD_DRIVER_API"); /* the api version to ask for (default 201811, LLVM's plugin's) */
+  OUT("initialize", rc = p_ompd_initialize(api ? atol(api) : 201811, &callbacks), "%s", "-");
   ompd_address_space_handle_t *ah = NULL;
   OUT("process_initialize", rc = p_ompd_process_initialize(&process_context, &ah), "%s", "-");
   if (rc != ompd_rc_ok)
@@ -379,6 +381,8 @@ int main(int argc, char **argv) {
           sched_yield();
         printf("TRUTH levels %d\nTRUTH team_size %d\nTRUTH outer_team_size %d\nTRUTH omp_version %d\n",
                omp_get_level(), omp_get_team_size(2), omp_get_team_size(1), _OPENMP);
+        printf("TRUTH nteams %d\nTRUTH teams_thread_limit %d\nTRUTH default_device %d\n", omp_get_max_teams(),
+               omp_get_teams_thread_limit(), omp_get_default_device());
         for (int i = 1; i < argc; i++) {
           void *lib = dlopen(argv[i], RTLD_NOW | RTLD_LOCAL);
           lib_index = i - 1;

@@ -1,5 +1,7 @@
 package dev.jompd.libompd;
 
+import dev.jompd.core.elf.ElfFile;
+import dev.jompd.core.elf.ElfSymbol;
 import dev.jompd.core.ompd.OmpdException;
 import dev.jompd.core.ompd.OmpdRc;
 import dev.jompd.core.target.AddressSpace;
@@ -8,6 +10,7 @@ import dev.jompd.core.target.MemoryReadException;
 import dev.jompd.core.target.TargetArchitecture;
 import dev.jompd.core.target.TargetSymbol;
 
+import java.io.IOException;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -57,6 +60,10 @@ final class CallbackAddressSpace implements AddressSpace {
     private List<LoadedModule> modules;
     /** The runtime's module name, once the link map showed it: a process constant. */
     private String runtimeModule;
+    /** The runtime's file on disk, for symbol sizes (the debugger's lookup gives addresses only). */
+    private Optional<ElfFile> runtimeFile;
+    private long runtimeBias;
+    private boolean walkingLinkMap;
 
     /** The questions the shim answers with the debugger's callbacks; a callback's failure throws its rc. */
     interface Questions {
@@ -169,7 +176,50 @@ final class CallbackAddressSpace implements AddressSpace {
         if (address == 0 || address == -1) {
             return Optional.empty();
         }
-        return Optional.of(new TargetSymbol(name, address, 0, runtimeModuleName(), threadContext != 0));
+        return Optional.of(new TargetSymbol(name, address, threadContext != 0 ? 0 : sizeOf(name, address),
+                runtimeModuleName(), threadContext != 0));
+    }
+
+    /**
+     * A global's size from the runtime's symbol table on disk, when that file is the one mapped (its symbol
+     * lies where the debugger found it); 0 when unknown. Some ICVs are read at their symbol's size.
+     */
+    private long sizeOf(String name, long address) {
+        if (runtimeFile == null) {
+            if (walkingLinkMap || runtimeModuleName() == null || runtimeModule == null) {
+                return 0; // not known yet: no size now, asked again later
+            }
+            runtimeFile = Optional.empty();
+            String module = runtimeModule;
+            for (LoadedModule loaded : modules()) {
+                if (loaded.path().getFileName() != null && loaded.path().getFileName().toString().equals(module)) {
+                    try {
+                        runtimeFile = Optional.of(ElfFile.open(loaded.path()));
+                        runtimeBias = loaded.loadBias();
+                    } catch (IOException | RuntimeException unreadable) {
+                        // sizes stay unknown
+                    }
+                    break;
+                }
+            }
+        }
+        if (runtimeFile.isEmpty()) {
+            return 0;
+        }
+        try {
+            return runtimeFile.get().symbolTable().lookup(name)
+                    .filter(symbol -> symbol.value() + runtimeBias == address)
+                    .map(ElfSymbol::size).orElse(0L);
+        } catch (RuntimeException unreadable) {
+            return 0;
+        }
+    }
+
+    @Override
+    public void close() {
+        if (runtimeFile != null) {
+            runtimeFile.ifPresent(ElfFile::close);
+        }
     }
 
     /** The file name of the module that looks like libomp, for the symbols the debugger finds. */
@@ -199,9 +249,20 @@ final class CallbackAddressSpace implements AddressSpace {
         }
         List<LoadedModule> found = new ArrayList<>();
         modules = found;
+        walkingLinkMap = true;
+        try {
+            walkLinkMap(found);
+        } finally {
+            walkingLinkMap = false;
+        }
+        modules = List.copyOf(found);
+        return modules;
+    }
+
+    private void walkLinkMap(List<LoadedModule> found) {
         Optional<TargetSymbol> rDebug = lookupSymbol("_r_debug");
         if (rDebug.isEmpty()) {
-            return modules;
+            return;
         }
         try {
             // struct r_debug { int r_version; struct link_map *r_map; ... }
@@ -220,8 +281,6 @@ final class CallbackAddressSpace implements AddressSpace {
         } catch (MemoryReadException | CallbackException unreadable) {
             // the modules read so far; symbols still come from the debugger
         }
-        modules = List.copyOf(found);
-        return modules;
     }
 
     private long word(long address) {
