@@ -48,7 +48,8 @@ class OmpdDriverIT {
     }
 
     /** The driver built once, and one run of it: its TRUTH lines and each library's answers. */
-    private record Run(Map<String, String> truth, Map<String, String> jompd, Map<String, String> llvm) {}
+    private record Run(Map<String, String> truth, Map<String, String> jompd, Map<String, String> llvm,
+                       List<String> printed) {}
 
     private static synchronized Path driver() throws IOException {
         Path driver = work.resolve("ompd_driver");
@@ -63,18 +64,28 @@ class OmpdDriverIT {
     }
 
     private static Run run(String apiVersion, Path... libraries) throws IOException {
+        return run(apiVersion, Map.of(), libraries);
+    }
+
+    private static Run run(String apiVersion, Map<String, String> more, Path... libraries) throws IOException {
         List<String> command = new ArrayList<>(List.of(driver().toString()));
         for (Path library : libraries) {
             command.add(library.toString());
         }
-        Commands.Result run = Commands.run(command, Map.of("OMP_DEBUG", "enabled", "OMPD_DRIVER_API", apiVersion,
-                "XDG_CACHE_HOME", work.resolve("cache").toString()), work, Duration.ofMinutes(2));
+        Map<String, String> environment = new java.util.HashMap<>(Map.of("OMP_DEBUG", "enabled", "OMPD_DRIVER_API",
+                apiVersion, "XDG_CACHE_HOME", work.resolve("cache").toString()));
+        environment.putAll(more);
+        Commands.Result run = Commands.run(command, environment, work, Duration.ofMinutes(2));
         assertThat(run.exitCode()).as(run.output()).isZero();
         assertThat(run.output()).contains("DONE").doesNotContain("dlopen failed");
         Map<String, String> truth = new LinkedHashMap<>();
         Map<String, String> jompd = new LinkedHashMap<>();
         Map<String, String> llvm = new LinkedHashMap<>();
+        List<String> printed = new ArrayList<>();
         for (String line : run.output().lines().toList()) {
+            if (line.startsWith("PRINT ")) {
+                printed.add(line.substring(6));
+            }
             String[] parts = line.split(" ", 3);
             if (parts.length < 2) {
                 continue;
@@ -87,7 +98,18 @@ class OmpdDriverIT {
                 default -> { }
             }
         }
-        return new Run(truth, jompd, llvm);
+        return new Run(truth, jompd, llvm, printed);
+    }
+
+    @Test
+    void anEngineTooSlowToAnswerCostsTheCallAnErrorAndAMessageNeverAHang() throws IOException {
+        // 1 ms is less than any JVM needs to say hello: every call that needs the engine times out
+        Run run = run("201811", Map.of("JOMPD_LIBOMPD_TIMEOUT_MS", "1"), JOMPD_LIBRARY);
+        assertThat(run.jompd().get("api_version_null")).isEqualTo("3 -");
+        assertThat(run.jompd().get("initialize")).isEqualTo("0 -");
+        assertThat(run.jompd().get("process_initialize")).isEqualTo("4 -");
+        assertThat(run.printed()).anyMatch(line -> line.startsWith("jompd libompd: the engine (")
+                && line.contains("did not start: it timed out"));
     }
 
     @Test
