@@ -8,6 +8,8 @@ import dev.jompd.testkit.Runtimes;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -54,8 +56,6 @@ class LibompdGdbIT {
     private static final String PYTHON_ENGINE = "python print('ENGINE: ' + ' '.join(jompd_engines()))";
     private static final String PYTHON_KILL_ENGINE = "python [os.kill(int(p), signal.SIGKILL) for p in jompd_engines()]";
 
-    private static Path executable;
-    private static Path llvmLibraryDirectory;
 
     @TempDir
     Path work;
@@ -65,17 +65,27 @@ class LibompdGdbIT {
         assumeTrue(Commands.available("gdb"), "gdb is not installed");
         assumeTrue(Files.isRegularFile(PLUGIN), "LLVM's gdb plugin (Debian's libomp-19-dev) is not at " + PLUGIN);
         assumeTrue(Files.isRegularFile(JOMPD_LIBRARY), JOMPD_LIBRARY + " is not built (mvn package builds it)");
-        llvmLibraryDirectory = Runtimes.libraryDirectory(19);
-        assumeTrue(Files.isRegularFile(llvmLibraryDirectory.resolve("libompd.so")),
-                "the OMPD-enabled libomp 19 build has no libompd.so in " + llvmLibraryDirectory);
-        executable = FixtureBuilder.executable(Fixture.NESTED, 19);
     }
 
-    @Test
-    void llvmsPluginShowsTheSameThreadsRegionsAndIcvsWithJompdsLibraryAsWithLlvms() throws IOException {
-        List<String> commands = List.of("ompd threads", "ompd parallel", "ompd icvs");
-        Session jompd = session(JOMPD_LIBRARY.getParent(), commands, "jompd");
-        Session llvm = session(null, commands, "llvm");
+    /** The OMPD-enabled libomp {@code version}'s lib/ when it is built (building one takes minutes: not here). */
+    private static Path runtimeLibraries(int version) {
+        Path prefix = Runtimes.cacheDirectory().resolve("llvm-" + version);
+        assumeTrue(Files.isRegularFile(prefix.resolve(".jompd-complete")) && Files.isRegularFile(prefix.resolve("lib/libompd.so")),
+                "libomp " + version + " with OMPD is not built (scripts/build-runtime.sh " + version + ")");
+        return Runtimes.libraryDirectory(version);
+    }
+
+    @ParameterizedTest(name = "libomp {0}")
+    @ValueSource(ints = {14, 16, 19})
+    void llvmsPluginShowsTheSameThreadsRegionsIcvsAndBacktracesWithJompdsLibraryAsWithLlvms(int version)
+            throws IOException {
+        Path llvmLibraryDirectory = runtimeLibraries(version);
+        Path executable = FixtureBuilder.executable(Fixture.NESTED, version);
+        List<String> commands = List.of("ompd threads", "ompd parallel", "ompd icvs", "ompd bt on", "bt", "thread 2",
+                "bt");
+        Session jompd = session(executable, JOMPD_LIBRARY.getParent(), commands, "jompd-" + version);
+        // LLVM's library before 19 needs libomp.so on the search path (it links it without a run path)
+        Session llvm = session(executable, llvmLibraryDirectory, commands, "llvm-" + version);
 
         // which library each session loaded: proved from gdb's own mappings
         assertThat(jompd.maps()).isEqualTo(JOMPD_LIBRARY.toRealPath().toString());
@@ -84,9 +94,10 @@ class LibompdGdbIT {
         assertThat(llvm.output()).doesNotContain("Traceback");
 
         assertThat(jompd.output()).contains("Loaded OMPD lib successfully!");
-        for (String command : commands) {
-            assertThat(jompd.section(command)).as(command).isEqualTo(llvm.section(command)).isNotBlank();
+        for (int i = 0; i < commands.size(); i++) {
+            assertThat(jompd.sectionNumber(i)).as(commands.get(i)).isEqualTo(llvm.sectionNumber(i));
         }
+        assertThat(jompd.sectionNumber(4)).as("bt on thread 1").contains("@thread 1: jompd_marker \"#pragma omp parallel\"");
 
         // independent truth: the program's recorded facts (2 levels, team sizes 2 and 3, 6 threads)
         Facts facts = jompd.facts();
@@ -105,7 +116,8 @@ class LibompdGdbIT {
     void aKilledEngineCostsOneAnswerAndTheNextCommandStartsANewOne() throws IOException {
         List<String> commands = List.of("ompd icvs", PYTHON_ENGINE, PYTHON_KILL_ENGINE, "ompd icvs", "ompd icvs",
                 PYTHON_ENGINE);
-        Session session = session(JOMPD_LIBRARY.getParent(), commands, "killed");
+        Session session = session(FixtureBuilder.executable(Fixture.NESTED, 19), JOMPD_LIBRARY.getParent(), commands,
+                "killed");
 
         List<String> engines = new ArrayList<>();
         Matcher matcher = Pattern.compile("(?m)^ENGINE: ?(.*)$").matcher(session.output());
@@ -134,7 +146,8 @@ class LibompdGdbIT {
     }
 
     /** One gdb session: the plugin, ompd init before the team starts, the marker, then {@code commands}. */
-    private Session session(Path libraryDirectory, List<String> commands, String name) throws IOException {
+    private Session session(Path executable, Path libraryDirectory, List<String> commands, String name)
+            throws IOException {
         Path facts = work.resolve(name + ".facts");
         Path script = work.resolve(name + ".gdb");
         List<String> lines = new ArrayList<>(List.of("set pagination off", "set confirm off", "break jompd_marker"));
@@ -160,13 +173,19 @@ class LibompdGdbIT {
             return sectionNumber(commands.indexOf(command));
         }
 
-        /** The output of command {@code i}, with OS thread ids (which differ between runs) left out. */
+        /**
+         * The output of command {@code i}, with what differs between runs left out: OS thread ids, and the
+         * addresses of stacks, thread descriptors and libraries (the debuggers' environments differ).
+         */
         String sectionNumber(int i) {
             String header = "@@section " + i + "\n";
             int start = output.indexOf(header);
             assertThat(start).as("section " + i + " in\n" + output).isNotNegative();
             int end = output.indexOf("\n@@", start + 1);
-            return output.substring(start + header.length(), end).replaceAll("Thread (\\d+) \\(\\d+\\)", "Thread $1 (lwp)").strip();
+            return output.substring(start + header.length(), end)
+                    .replaceAll("Thread (\\d+) \\(\\d+\\)", "Thread $1 (lwp)").replaceAll("LWP \\d+", "LWP")
+                    .replaceAll("([=@])0x7ff[0-9a-f]+", "$1(stack)").replaceAll("Thread 0x[0-9a-f]+", "Thread (pthread)")
+                    .replaceAll("0x00007ff[0-9a-f]+ in ", "(pc in a library) in ").strip();
         }
 
         String maps() {
