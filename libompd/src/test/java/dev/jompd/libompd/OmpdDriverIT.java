@@ -1,0 +1,220 @@
+package dev.jompd.libompd;
+
+import dev.jompd.testkit.Commands;
+import dev.jompd.testkit.Runtimes;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * No debugger: an OpenMP program (src/test/c/ompd_driver.c, libomp 19 with OMPD) inspects itself inside nested
+ * regions through jompd's libompd.so and then LLVM's, with callbacks over its own memory, calling every routine
+ * on every kind of handle, with bad arguments too. The answers are equal, except where LLVM's library is known to
+ * be wrong or incomplete — each such difference is checked on its own — and they agree with what the program's
+ * omp_* calls say. Garbage handles, released handles and calls after ompd_finalize run on jompd's only (they
+ * crash LLVM's): an rc, never a crash.
+ */
+class OmpdDriverIT {
+    private static final Path JOMPD_LIBRARY = Path.of("target/lib/libompd.so").toAbsolutePath();
+    private static final Path DRIVER_SOURCE = Path.of("src/test/c/ompd_driver.c").toAbsolutePath();
+    /** OpenMP 5.1 states libomp's header has and LLVM's library does not enumerate. */
+    private static final List<String> STATES_ONLY_JOMPD = List.of("ompt_state_wait_barrier_implementation",
+            "ompt_state_wait_barrier_teams");
+
+    private static Path runtime;
+
+    @TempDir
+    static Path work;
+
+    @BeforeAll
+    static void requirements() {
+        assumeTrue(Commands.available("clang-19"), "clang-19 is not installed");
+        assumeTrue(Files.isRegularFile(JOMPD_LIBRARY), JOMPD_LIBRARY + " is not built (mvn package builds it)");
+        runtime = Runtimes.prefix(19);
+        assumeTrue(Files.isRegularFile(runtime.resolve("lib/libompd.so")), "no LLVM libompd.so in " + runtime);
+    }
+
+    /** The driver built once, and one run of it: its TRUTH lines and each library's answers. */
+    private record Run(Map<String, String> truth, Map<String, String> jompd, Map<String, String> llvm,
+                       List<String> printed) {}
+
+    private static synchronized Path driver() throws IOException {
+        Path driver = work.resolve("ompd_driver");
+        if (!Files.isExecutable(driver)) {
+            Commands.Result build = Commands.run(List.of("clang-19", "-fopenmp", "-g", "-O0", "-Wall", "-Wextra",
+                    "-Werror", "-I" + runtime.resolve("include"), "-L" + runtime.resolve("lib"),
+                    "-Wl,-rpath," + runtime.resolve("lib"), "-o", driver.toString(), DRIVER_SOURCE.toString(), "-ldl",
+                    "-lpthread"), Map.of(), work, Duration.ofMinutes(2));
+            assertThat(build.exitCode()).as(build.output()).isZero();
+        }
+        return driver;
+    }
+
+    private static Run run(String apiVersion, Path... libraries) throws IOException {
+        return run(apiVersion, Map.of(), libraries);
+    }
+
+    private static Run run(String apiVersion, Map<String, String> more, Path... libraries) throws IOException {
+        List<String> command = new ArrayList<>(List.of(driver().toString()));
+        for (Path library : libraries) {
+            command.add(library.toString());
+        }
+        Map<String, String> environment = new java.util.HashMap<>(Map.of("OMP_DEBUG", "enabled", "OMPD_DRIVER_API",
+                apiVersion, "XDG_CACHE_HOME", work.resolve("cache").toString()));
+        environment.putAll(more);
+        Commands.Result run = Commands.run(command, environment, work, Duration.ofMinutes(2));
+        assertThat(run.exitCode()).as(run.output()).isZero();
+        assertThat(run.output()).contains("DONE").doesNotContain("dlopen failed");
+        Map<String, String> truth = new LinkedHashMap<>();
+        Map<String, String> jompd = new LinkedHashMap<>();
+        Map<String, String> llvm = new LinkedHashMap<>();
+        List<String> printed = new ArrayList<>();
+        for (String line : run.output().lines().toList()) {
+            if (line.startsWith("PRINT ")) {
+                printed.add(line.substring(6));
+            }
+            String[] parts = line.split(" ", 3);
+            if (parts.length < 2) {
+                continue;
+            }
+            String rest = parts.length > 2 ? parts[2] : "";
+            switch (parts[0]) {
+                case "TRUTH" -> truth.put(parts[1], rest);
+                case "L0" -> jompd.put(parts[1], rest);
+                case "L1" -> llvm.put(parts[1], rest);
+                default -> { }
+            }
+        }
+        return new Run(truth, jompd, llvm, printed);
+    }
+
+    @Test
+    void anEngineTooSlowToAnswerCostsTheCallAnErrorAndAMessageNeverAHang() throws IOException {
+        // 1 ms is less than any JVM needs to say hello: every call that needs the engine times out
+        Run run = run("201811", Map.of("JOMPD_LIBOMPD_TIMEOUT_MS", "1"), JOMPD_LIBRARY);
+        assertThat(run.jompd().get("api_version_null")).isEqualTo("3 -");
+        assertThat(run.jompd().get("initialize")).isEqualTo("0 -");
+        assertThat(run.jompd().get("process_initialize")).isEqualTo("4 -");
+        assertThat(run.printed()).anyMatch(line -> line.startsWith("jompd libompd: the engine (")
+                && line.contains("did not start: it timed out"));
+    }
+
+    @Test
+    void anOpenMp51DebuggerIsEnumeratedEveryIcvWithValuesAsTheProgramSays() throws IOException {
+        Run run = run("202011", JOMPD_LIBRARY);
+        Map<String, String> jompd = run.jompd();
+        assertThat(jompd.get("initialize")).isEqualTo("0 -");
+        assertThat(jompd.get("icv.37.name")).isEqualTo("0 teams-thread-limit-var scope 2");
+        assertThat(jompd.get("icv.36.name")).isEqualTo("0 nteams-var scope 2");
+        assertThat(jompd.get("icv.36.value")).isEqualTo("0 " + run.truth().get("nteams"));
+        assertThat(jompd.get("icv.37.value")).isEqualTo("0 " + run.truth().get("teams_thread_limit"));
+        assertThat(jompd.get("icv.10.value")).isEqualTo("0 " + run.truth().get("default_device"));
+        // an ICV libomp keeps where no breadcrumb describes it: unavailable in both forms, not a wrong value
+        assertThat(jompd.get("icv.33.name")).isEqualTo("0 place-partition-var scope 3");
+        assertThat(jompd.get("icv.33.value")).isEqualTo("1 -12345");
+        for (int id = 31; id <= 37; id++) {
+            if (id != 33) {
+                assertThat(jompd.get("icv." + id + ".string")).as("ICV " + id).startsWith("0 ");
+            }
+        }
+        assertThat(jompd).doesNotContainKey("icv.38.name");
+    }
+
+    @Test
+    void everyRoutineAnswersAsLlvmsLibraryWhereThatIsRightAndAsTheProgramSays() throws IOException {
+        Run run = run("201811", JOMPD_LIBRARY, runtime.resolve("lib/libompd.so"));
+        Map<String, String> truth = run.truth();
+        Map<String, String> jompd = run.jompd();
+        Map<String, String> llvm = run.llvm();
+        // which library answered: their own version strings
+        assertThat(jompd.get("library")).startsWith("jompd libompd");
+        assertThat(llvm.get("library")).startsWith("LLVM OpenMP");
+
+        List<String> differences = new ArrayList<>();
+        for (var entry : llvm.entrySet()) {
+            String key = entry.getKey();
+            String theirs = entry.getValue();
+            String ours = jompd.get(key);
+            if (key.equals("library") || theirs.equals(ours)) {
+                continue;
+            }
+            if (key.startsWith("state.")) {
+                continue; // below: LLVM's list is ours without two OpenMP 5.1 states
+            }
+            if (key.equals("task_frame")) {
+                // LLVM's library never reads the frame flags (always 0); the addresses agree, ours has a flag
+                assertThat(ours.replaceAll("/\\d+", "")).isEqualTo(theirs.replaceAll("/\\d+", ""));
+                assertThat(ours).containsPattern("exit 0x[0-9a-f]+/[1-9]");
+            } else if (key.matches("icv\\.\\d+\\.string") && theirs.equals("5 -")) {
+                // LLVM's has no string form for most ICVs: ours is the integer form, in words for booleans
+                String value = jompd.get(key.replace(".string", ".value"));
+                assertThat(value).as(key).startsWith("0 ");
+                String number = value.substring(2);
+                String text = ours.substring(2);
+                assertThat(ours).as(key).startsWith("0 ");
+                assertThat(text.equals(number) || (number.equals("0") && text.equals("false"))
+                        || (number.equals("1") && text.equals("true"))).as(key + ": " + text + " for " + number).isTrue();
+            } else if (key.equals("icv.18.string")) {
+                // bind-var: LLVM's gives the number of the policy, ours its name (proc_bind_false is 0)
+                assertThat(theirs).isEqualTo("0 0");
+                assertThat(ours).isEqualTo("0 false");
+            } else if (key.equals("icv.7.value")) {
+                // nthreads-var: LLVM's answers incomplete (an unsigned underflow when no list is set), same value
+                assertThat(theirs).startsWith("11 ");
+                assertThat(ours).isEqualTo("0 " + theirs.substring(3));
+            } else {
+                differences.add(key + ": jompd " + ours + ", LLVM " + theirs);
+            }
+        }
+        assertThat(differences).isEmpty();
+        List<String> ourStates = states(jompd);
+        List<String> theirStates = states(llvm);
+        assertThat(theirStates).isNotEmpty();
+        assertThat(ourStates.stream().filter(s -> !STATES_ONLY_JOMPD.contains(s)).toList()).isEqualTo(theirStates);
+
+        // the program's own answers
+        assertThat(jompd.get("parallel0.levels")).isEqualTo("0 " + truth.get("levels"));
+        assertThat(jompd.get("parallel0.team_size")).isEqualTo("0 " + truth.get("team_size"));
+        assertThat(jompd.get("parallel1.team_size")).isEqualTo("0 " + truth.get("outer_team_size"));
+        assertThat(jompd.get("thread_id_is_self")).isEqualTo("0 1");
+        for (int n = 0; n < Integer.parseInt(truth.get("team_size")); n++) {
+            assertThat(jompd.get("thread_in_parallel." + n)).startsWith("0 pthread_matches 1 compare_with_self "
+                    + (n == 0 ? "0" : "1"));
+        }
+        // bad input as the standard and LLVM's self-tests pin it
+        assertThat(jompd.get("thread_in_parallel.199")).isEqualTo("3 -");
+        assertThat(jompd.get("thread_in_parallel.-5")).startsWith("3 ");
+        assertThat(jompd.get("thread_handle_null_out")).isEqualTo("3 -");
+        assertThat(jompd.get("thread_id_lwp_kind")).isEqualTo("5 -");
+        assertThat(jompd.get("icv.unknown_id")).isEqualTo("3 -");
+        // what only jompd's survives: garbage handles, a release, calls after ompd_finalize
+        for (String key : Set.of("garbage_thread_handle", "garbage_icv_handle", "garbage_address_space")) {
+            assertThat(jompd.get(key)).as(key).isEqualTo("2 -");
+        }
+        assertThat(jompd.get("release")).isEqualTo("0 -");
+        assertThat(jompd.get("finalize")).isEqualTo("0 -");
+        assertThat(jompd.get("after_finalize.omp_version")).isEqualTo("4 -");
+        assertThat(jompd.get("after_finalize.omp_version_again")).isEqualTo(jompd.get("omp_version"));
+    }
+
+    private static List<String> states(Map<String, String> answers) {
+        List<String> names = new ArrayList<>();
+        for (int i = 0; answers.containsKey("state." + i); i++) {
+            names.add(answers.get("state." + i).split(" ")[2]);
+        }
+        return names;
+    }
+}
