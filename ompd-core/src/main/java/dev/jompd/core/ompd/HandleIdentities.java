@@ -3,10 +3,9 @@ package dev.jompd.core.ompd;
 import java.util.OptionalLong;
 
 /**
- * Handles of the current stop rebuilt from their identity (runtime addresses, gtid), for the OMPD library
- * (module libompd) whose handles outlive stops, as the standard wants. It lives in core's package because the
- * handles' constructors are package-private; core should grow this as public API (a split package only
- * works on the class path).
+ * Handles of the current stop rebuilt from their identity (runtime addresses, gtid): for a client whose
+ * handles outlive stops, as the standard's do (module libompd keeps each handle as its identity and rebuilds
+ * it here on every call, after the stop the previous call read has ended).
  */
 public final class HandleIdentities {
     private HandleIdentities() {}
