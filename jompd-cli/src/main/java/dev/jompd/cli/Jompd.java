@@ -10,6 +10,7 @@ import java.util.Optional;
 @Command(name = "jompd", mixinStandardHelpOptions = true, versionProvider = Jompd.Version.class,
         description = "Shows what an OpenMP program (LLVM libomp) is doing: teams, threads, tasks, ICVs.",
         subcommands = {InspectCommand.class, DiagnoseCommand.class, RunCommand.class, JobCommand.class, JobAgentCommand.class,
+                LibompdCommand.class,
                 CommandLine.HelpCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
