@@ -67,11 +67,11 @@ class LibompdGdbIT {
         assumeTrue(Files.isRegularFile(JOMPD_LIBRARY), JOMPD_LIBRARY + " is not built (mvn package builds it)");
     }
 
-    /** The OMPD-enabled libomp {@code version}'s lib/ when it is built (building one takes minutes: not here). */
+    /**
+     * The OMPD-enabled libomp {@code version}'s lib/, built on first use (the issue names 14, 16 and 19; CI
+     * builds 16 for this test alone: a minute or two on a fresh machine).
+     */
     private static Path runtimeLibraries(int version) {
-        Path prefix = Runtimes.cacheDirectory().resolve("llvm-" + version);
-        assumeTrue(Files.isRegularFile(prefix.resolve(".jompd-complete")) && Files.isRegularFile(prefix.resolve("lib/libompd.so")),
-                "libomp " + version + " with OMPD is not built (scripts/build-runtime.sh " + version + ")");
         return Runtimes.libraryDirectory(version);
     }
 
