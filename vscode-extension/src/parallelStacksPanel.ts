@@ -9,7 +9,9 @@
 // frame wanted. Which frame an item is comes from the stackTrace answers VS Code received (FrameIndex), and
 // so does when a move may be made: only once VS Code has fetched the stack after that stop (a move before it
 // fetches the rest a second time, and the later answer's frames replace those the focus is on: the next move
-// then lands on the first frame VS Code shows, not one further — the focus ended a frame short).
+// then lands on the first frame VS Code shows, not one further — the focus ended a frame short). The server
+// tells a thread other than the stopped one as paused, so VS Code focuses that thread's first frame it does
+// not de-emphasize, once, after the whole stack arrived (dap-server FocusThreadHandler says why).
 // callStackDown/Up pass over frames VS Code shows de-emphasized (no source): such a frame cannot be selected;
 // then the nearest one is, and the step's source (if jompd's unwinder has one) is opened.
 import * as fs from 'fs';
