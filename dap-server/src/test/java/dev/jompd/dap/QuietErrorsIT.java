@@ -76,6 +76,7 @@ class QuietErrorsIT {
             JsonObject again = client.event("stopped", STOP).getAsJsonObject("body");
             assertThat(again.get("threadId").getAsInt()).isEqualTo(other);
             assertThat(again.get("reason").getAsString()).isEqualTo("pause");
+            assertThat(again.get("description").getAsString()).isEqualTo("Paused");
             assertThat(again.has("hitBreakpointIds")).isFalse();
             assertThat(again.get("preserveFocusHint").getAsBoolean()).isFalse();
             client.body("jompd/focusThread", args("threadId", thread));

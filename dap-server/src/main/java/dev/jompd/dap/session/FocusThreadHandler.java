@@ -13,13 +13,13 @@ import java.util.List;
  * stop's handles stay valid, and no {@code jompd/openmpChanged} follows (the OpenMP picture did not change).
  * <p>
  * For the thread that stopped, the stop's own report is told. Any other thread stopped only because the
- * program did (all-stop): it is told as {@code pause} (as the server tells a pause), no breakpoint hit: the
- * breakpoint was not that thread's. The reason matters to the focus, not just to the label: for a breakpoint or
- * step reason VS Code (1.96 Thread.getTopStackFrame) focuses the top frame even when it is de-emphasized —
- * a waiting thread's libc frame, the only frame VS Code has fetched then — and focuses the top again once
- * the rest of the stack has arrived, a second focus no client can see happen and which can undo a move the
- * client made meanwhile. For {@code pause} it focuses the first frame it does not de-emphasize, once, after
- * the whole stack arrived.
+ * program did (all-stop): it is told as {@code pause}, described as "Paused" (the label VS Code gave it
+ * before; "Paused on pause" otherwise), no breakpoint hit: the breakpoint was not that thread's. The reason
+ * matters to the focus, not just to the label: for a breakpoint or step reason VS Code (1.96
+ * Thread.getTopStackFrame) focuses the top frame even when it is de-emphasized — a waiting thread's libc
+ * frame, the only frame VS Code has fetched then — and focuses the top again once the rest of the stack has
+ * arrived, a second focus no client can see happen and which can undo a move the client made meanwhile.
+ * For {@code pause} it focuses the first frame it does not de-emphasize, once, after the whole stack arrived.
  */
 final class FocusThreadHandler implements RequestHandler {
     @Override
@@ -36,7 +36,7 @@ final class FocusThreadHandler implements RequestHandler {
         }
         Debuggee.StopReport told = debuggee.stop().report;
         Debuggee.StopReport again = told != null && told.threadId() == threadId ? told
-                : new Debuggee.StopReport("pause", null, threadId, List.of());
+                : new Debuggee.StopReport("pause", "Paused", threadId, List.of());
         session.afterResponse(() -> session.stoppedAgain(again));
         return null;
     }
