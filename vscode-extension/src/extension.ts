@@ -6,7 +6,8 @@ import * as vscode from 'vscode';
 import { checkConfiguration } from './debugConfiguration';
 import { buildTree, ICONS, messageTree, noStopMessage, parseReport, startsExpanded, TreeNode } from './openmpTree';
 import { inspectJob, JobPanel } from './jobPanel';
-import { FrameIndex, ParallelStacksPanel } from './parallelStacksPanel';
+import { FrameIndex, StackFrameBody, StackTraceArguments, StoppedBody } from './frameIndex';
+import { ParallelStacksPanel } from './parallelStacksPanel';
 import { locateServer } from './serverLocator';
 
 const TYPE = 'jompd';
@@ -165,7 +166,7 @@ function trackRunState(tree: OpenMpTreeProvider, frames: FrameIndex): vscode.Deb
   return {
     createDebugAdapterTracker(session: vscode.DebugSession): vscode.DebugAdapterTracker {
       return {
-        onWillReceiveMessage(message: { type?: string; command?: string; seq?: number; arguments?: { threadId?: number; startFrame?: number } }): void {
+        onWillReceiveMessage(message: { type?: string; command?: string; seq?: number; arguments?: StackTraceArguments }): void {
           if (message.type === 'request' && ['continue', 'next', 'stepIn', 'stepOut', 'stepBack', 'reverseContinue',
             'goto'].includes(message.command ?? '')) {
             tree.setState(session, 'running');
@@ -175,11 +176,12 @@ function trackRunState(tree: OpenMpTreeProvider, frames: FrameIndex): vscode.Deb
           }
         },
         onDidSendMessage(message: { type?: string; event?: string; command?: string; request_seq?: number;
-          body?: { stackFrames?: { id: number }[] } }): void {
+          body?: { stackFrames?: StackFrameBody[]; totalFrames?: number } & StoppedBody }): void {
           if (message.type === 'response' && message.command === 'stackTrace' && typeof message.request_seq === 'number') {
             frames.response(session.id, message.request_seq, message.body);
           }
           if (message.type === 'event' && message.event === 'stopped') {
+            frames.stopped(session.id, message.body);
             tree.setState(session, 'stopped');
           } else if (message.type === 'event' && (message.event === 'continued' || message.event === 'terminated'
             || message.event === 'exited')) {

@@ -6,47 +6,22 @@
 // stacks webview like this one): the server's jompd/focusThread tells the current stop again for that thread
 // (a `stopped` event, which is what makes VS Code focus a thread), then the commands
 // workbench.action.debug.callStackDown/Up move the focus frame by frame until `activeStackItem` is the
-// frame wanted. Which frame an item is comes from the stackTrace answers VS Code received (FrameIndex).
+// frame wanted. Which frame an item is comes from the stackTrace answers VS Code received (FrameIndex), and
+// so does when a move may be made: only once VS Code has fetched the stack after that stop (a move before it
+// fetches the rest a second time, and the later answer's frames replace those the focus is on: the next move
+// then lands on the first frame VS Code shows, not one further — the focus ended a frame short). The server
+// tells a thread other than the stopped one as paused, so VS Code focuses that thread's first frame it does
+// not de-emphasize, once, after the whole stack arrived (dap-server FocusThreadHandler says why).
 // callStackDown/Up pass over frames VS Code shows de-emphasized (no source): such a frame cannot be selected;
 // then the nearest one is, and the step's source (if jompd's unwinder has one) is opened.
 import * as fs from 'fs';
 import * as crypto from 'crypto';
 import * as vscode from 'vscode';
+import { FrameIndex } from './frameIndex';
 import { frameSource, ParallelStacksAnswer, parseAnswer, renderHtml, selection, StacksError } from './parallelStacks';
 
 export const STACKS_REQUEST = 'jompd/parallelStacks';
 export const FOCUS_REQUEST = 'jompd/focusThread';
-
-/** The frames VS Code holds, by DAP frame id: learnt from the stackTrace answers passing the tracker. */
-export class FrameIndex {
-  private readonly frames = new Map<string, Map<number, { threadId: number; level: number }>>();
-  private readonly pending = new Map<string, Map<number, { threadId: number; startFrame: number }>>();
-
-  request(session: string, seq: number, args: { threadId?: number; startFrame?: number } | undefined): void {
-    if (typeof args?.threadId !== 'number') return;
-    const pending = this.pending.get(session) ?? new Map<number, { threadId: number; startFrame: number }>();
-    pending.set(seq, { threadId: args.threadId, startFrame: args.startFrame ?? 0 });
-    this.pending.set(session, pending);
-  }
-
-  response(session: string, requestSeq: number, body: { stackFrames?: { id: number }[] } | undefined): void {
-    const asked = this.pending.get(session)?.get(requestSeq);
-    if (!asked) return;
-    this.pending.get(session)?.delete(requestSeq);
-    const frames = this.frames.get(session) ?? new Map<number, { threadId: number; level: number }>();
-    (body?.stackFrames ?? []).forEach((frame, i) => frames.set(frame.id, { threadId: asked.threadId, level: asked.startFrame + i }));
-    this.frames.set(session, frames);
-  }
-
-  level(session: string, frameId: number): { threadId: number; level: number } | undefined {
-    return this.frames.get(session)?.get(frameId);
-  }
-
-  forget(session: string): void {
-    this.frames.delete(session);
-    this.pending.delete(session);
-  }
-}
 
 /** Polls {@code probe} until it answers (VS Code's focus changes arrive asynchronously), or gives up. */
 async function until<T>(probe: () => T | undefined, timeoutMs: number): Promise<T | undefined> {
@@ -58,40 +33,61 @@ async function until<T>(probe: () => T | undefined, timeoutMs: number): Promise<
   }
 }
 
+/** How long VS Code may take over a stop (its stack fetches and the focus) or over one move: seconds on a loaded machine. */
+const SETTLE_MS = 10_000;
+const MOVE_MS = 6_000;
+
 /**
  * Selects frame {@code level} of thread {@code threadId} in VS Code's debugger; answers the level reached
  * (undefined when VS Code did not focus the thread at all).
+ *
+ * Deterministic by waiting, never by sleeping: a move is made only once VS Code has fetched the thread's stack
+ * (FrameIndex.settled: no stackTrace request unanswered, the frames it fetches at a stop known) and focused a
+ * frame of it from that fetch; each move then waits for the frame VS Code's move lands on, which the frames
+ * and their hints tell beforehand (ThreadStack.next). A focus change that is not the move's (VS Code's own, late)
+ * is not taken for it: the walk goes on from wherever the focus is.
  */
 export async function focusFrame(session: vscode.DebugSession, threadId: number, level: number,
     frames: FrameIndex): Promise<number | undefined> {
-  const earlier = vscode.debug.activeStackItem;
-  const earlierFrame = earlier && 'frameId' in earlier ? earlier.frameId : undefined;
+  const stopsBefore = frames.stops(session.id);
   await session.customRequest(FOCUS_REQUEST, { threadId });
-  const focused = (): number | undefined => {
+  const stack = () => frames.stack(session.id, threadId);
+  /** The focused frame's id and level, when it is a frame of the thread's stack as VS Code holds it now. */
+  const focused = (): { id: number; level: number } | undefined => {
     const item = vscode.debug.activeStackItem;
     if (!item || item.session.id !== session.id || !('frameId' in item) || item.threadId !== threadId) return undefined;
-    return frames.level(session.id, item.frameId)?.level;
+    const at = stack().levelOf(item.frameId);
+    return at === undefined ? undefined : { id: item.frameId, level: at };
   };
-  // VS Code fetches the call stack again after the stopped event (new frame ids): wait for that focus, not
-  // the one from before it
-  let at = await until(() => {
-    const item = vscode.debug.activeStackItem;
-    return item && 'frameId' in item && item.frameId !== earlierFrame ? focused() : undefined;
-  }, 5000) ?? focused();
-  for (let moves = 0; at !== undefined && at !== level && moves < 512; moves++) {
-    const before: number = at;
-    await vscode.commands.executeCommand(before < level ? 'workbench.action.debug.callStackDown' : 'workbench.action.debug.callStackUp');
-    // a move waits for VS Code to fetch the frame's scopes and source: seconds on a loaded machine
-    const moved = await until(() => { const now = focused(); return now !== undefined && now !== before ? now : undefined; }, 6000);
-    if (moved === undefined) break; // nowhere to go
-    if (before < level ? moved < before : moved > before) {
-      at = moved; // wrapped round: the frame is past the end of the debugger's call stack
-      break;
+  const settled = () => frames.stops(session.id) > stopsBefore && frames.settled(session.id, threadId) ? focused() : undefined;
+  // the stopped event the request causes: VS Code fetches the stack (1 frame, then 19 more) and focuses its top
+  let at = await until(settled, SETTLE_MS) ?? focused();
+  let tries = 0; // moves made from the focused frame (VS Code's own late focus may undo one)
+  for (let moves = 0; at !== undefined && at.level !== level && moves < 512; moves++) {
+    const from: { id: number; level: number } = at;
+    const down = from.level < level;
+    const lands = stack().next(from.level, down);
+    if (lands === 'wrap') break; // no frame VS Code focuses that way: the wanted one is past the end, or passed over
+    await vscode.commands.executeCommand(down ? 'workbench.action.debug.callStackDown' : 'workbench.action.debug.callStackUp');
+    // where the move lands; a move down past the fetched frames fetches more first ('unknown': any new frame)
+    const moved = await until(() => {
+      if (stack().pending > 0) return undefined;
+      const now = focused();
+      return now !== undefined && now.id !== from.id && (lands === 'unknown' || now.level === lands) ? now : undefined;
+    }, MOVE_MS);
+    if (moved === undefined) {
+      // not where the move lands: VS Code moved the focus itself meanwhile, or is slower than MOVE_MS
+      at = focused() ?? from;
+      tries = at.id === from.id ? tries + 1 : 0;
+      if (tries >= 3) break;
+      continue;
     }
+    tries = 0;
     at = moved;
-    if ((before < level) !== (moved < level)) break; // passed over it: a frame VS Code does not focus
+    if (lands === 'unknown' && (down ? moved.level < from.level : moved.level > from.level)) break; // wrapped round: past the end
+    if (down ? moved.level > level : moved.level < level) break; // passed over it: a frame VS Code does not focus
   }
-  return at;
+  return at?.level;
 }
 
 export class ParallelStacksPanel {

@@ -360,8 +360,8 @@ public final class DapSession implements DapEndpoint {
     }
 
     /**
-     * The current stop told again for another thread (jompd/focusThread): VS Code focuses the thread a
-     * stopped event names. Not remembered as the stop's report and followed by no jompd/openmpChanged.
+     * The current stop told again for a thread (jompd/focusThread): VS Code focuses the thread a stopped
+     * event names. Not remembered as the stop's report and followed by no jompd/openmpChanged.
      */
     void stoppedAgain(Debuggee.StopReport report) {
         StoppedEventArguments stopped = stoppedEvent(report);

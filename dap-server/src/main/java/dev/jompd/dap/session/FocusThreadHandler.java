@@ -9,9 +9,17 @@ import java.util.List;
  * jompd/focusThread {threadId}: makes the client select that thread. DAP has no request for it and VS Code's
  * extension API cannot set the focused thread ({@code vscode.debug.activeStackItem} is read-only in 1.96);
  * what does make VS Code focus a thread is a {@code stopped} event naming it. So the server tells the
- * current stop again, with its own reason and description, for that thread and without
- * {@code preserveFocusHint}: the program does not move, the stop's handles stay valid, and no
- * {@code jompd/openmpChanged} follows (the OpenMP picture did not change).
+ * current stop again for that thread, without {@code preserveFocusHint}: the program does not move, the
+ * stop's handles stay valid, and no {@code jompd/openmpChanged} follows (the OpenMP picture did not change).
+ * <p>
+ * For the thread that stopped, the stop's own report is told. Any other thread stopped only because the
+ * program did (all-stop): it is told as {@code pause}, described as "Paused" (the label VS Code gave it
+ * before; "Paused on pause" otherwise), no breakpoint hit: the breakpoint was not that thread's. The reason
+ * matters to the focus, not just to the label: for a breakpoint or step reason VS Code (1.96
+ * Thread.getTopStackFrame) focuses the top frame even when it is de-emphasized — a waiting thread's libc
+ * frame, the only frame VS Code has fetched then — and focuses the top again once the rest of the stack has
+ * arrived, a second focus no client can see happen and which can undo a move the client made meanwhile.
+ * For {@code pause} it focuses the first frame it does not de-emphasize, once, after the whole stack arrived.
  */
 final class FocusThreadHandler implements RequestHandler {
     @Override
@@ -27,8 +35,8 @@ final class FocusThreadHandler implements RequestHandler {
             throw new DapException(ErrorId.STALE_HANDLE, command + ": no thread " + threadId);
         }
         Debuggee.StopReport told = debuggee.stop().report;
-        Debuggee.StopReport again = told == null ? new Debuggee.StopReport("pause", null, threadId, List.of())
-                : new Debuggee.StopReport(told.reason(), told.description(), threadId, told.hitBreakpoints());
+        Debuggee.StopReport again = told != null && told.threadId() == threadId ? told
+                : new Debuggee.StopReport("pause", "Paused", threadId, List.of());
         session.afterResponse(() -> session.stoppedAgain(again));
         return null;
     }
