@@ -54,16 +54,20 @@ per_rank_through_fan_out() { # JOB COMMAND...: COMMAND PID for every rank, each 
 
 jompd_log "$ranks ranks x $threads threads on $nodes emulated nodes: starting the job"
 big=$(start_job big "$ranks")
-"$jompd" job --slurm "$big" --json >/dev/null 2>&1 || true # first run: the JVM's caches on every node
-t=$(now); "$jompd" job --slurm "$big" --json >"$work/job.json" 2>"$work/job.err"; job_time=$(elapsed "$t")
+"$jompd" job --slurm "$big" --json --timeout 900 >/dev/null 2>&1 || true # first run: the JVM's caches on every node
+t=$(now); "$jompd" job --slurm "$big" --json --timeout 900 >"$work/job.json" 2>"$work/job.err"; job_time=$(elapsed "$t")
+# a picture with ranks missing is not the job's picture: its time means nothing
+grep -q "\"seen\":$ranks," "$work/job.json" \
+  || jompd_die "jompd job saw $(grep -o '"seen":[0-9]*' "$work/job.json" | head -1) of $ranks ranks: $(head -c 600 "$work/job.json")"
 t=$(now); per_rank_through_fan_out "$big" gdb -batch -nx -ex 'thread apply all bt' -p; gdb_time=$(elapsed "$t")
 t=$(now); per_rank_through_fan_out "$big" "$jompd" inspect --stacks --pid; inspect_time=$(elapsed "$t")
 scancel "$big"; sleep 3
 
 jompd_log "$small ranks x $threads threads on $nodes nodes: jompd job's cost per rank"
 little=$(start_job little "$small")
-"$jompd" job --slurm "$little" --json >/dev/null 2>&1 || true
-t=$(now); "$jompd" job --slurm "$little" --json >/dev/null 2>&1; small_time=$(elapsed "$t")
+"$jompd" job --slurm "$little" --json --timeout 900 >/dev/null 2>&1 || true
+t=$(now); "$jompd" job --slurm "$little" --json --timeout 900 >"$work/little.json" 2>&1; small_time=$(elapsed "$t")
+grep -q "\"seen\":$small," "$work/little.json" || jompd_die "jompd job saw fewer than $small ranks: $(head -c 600 "$work/little.json")"
 scancel "$little"
 
 printf '\n%-46s %10s %10s\n' "job picture of $ranks ranks x $threads threads, $nodes nodes" "seconds" "ratio"
