@@ -139,6 +139,12 @@ public final class Engine implements CallbackAddressSpace.Questions {
             return ok();
         }
         space.resumed(); // a fresh stop for every call: the target may have run since the last one
+        if (space.target() instanceof CallbackAddressSpace target && target.takeDoubtfulLookup()) {
+            // a symbol lookup failed in an earlier call and core's layout keeps absences: start it again
+            System.err.println("jompd libompd: address space " + processId + " made again after a failed symbol lookup");
+            space = Ompd.processInitialize(target);
+            processes.put(processId, space);
+        }
         return switch (routine) {
             case GET_OMP_VERSION -> ok().word(Ompd.ompVersion(space));
             case GET_OMP_VERSION_STRING -> ok().string(Ompd.ompVersionString(space));
