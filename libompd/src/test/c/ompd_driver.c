@@ -373,6 +373,11 @@ static void inspect(void *lib) {
     OUT("garbage_thread_handle", p_ompd_get_curr_parallel_handle((ompd_thread_handle_t *)garbage, &p), "%s", "-");
     OUT("garbage_icv_handle", p_ompd_get_icv_from_scope(garbage, ompd_scope_thread, 1, &word), "%s", "-");
     OUT("garbage_address_space", p_ompd_get_omp_version((ompd_address_space_handle_t *)garbage, &word), "%s", "-");
+    /* a live handle of the wrong kind: OpenMP 6.0's incompatible_handle (13) for a 6.0 debugger only */
+    OUT("wrong_kind_handle", p_ompd_get_curr_parallel_handle((ompd_thread_handle_t *)inner, &p), "%s", "-");
+    OUT("wrong_kind_icv_handle", p_ompd_get_icv_from_scope(th, ompd_scope_parallel, 29, &word), "%s", "-");
+    ompd_address_t tool_pointer = {0, 0};
+    OUT("wrong_kind_tool_data", p_ompd_get_tool_data(inner, ompd_scope_thread, &word, &tool_pointer), "%s", "-");
     ompd_thread_handle_t *released = NULL;
     p_ompd_get_thread_in_parallel(inner, 0, &released);
     OUT("release", p_ompd_rel_thread_handle(released), "%s", "-");

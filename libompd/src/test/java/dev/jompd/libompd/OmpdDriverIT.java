@@ -163,6 +163,33 @@ class OmpdDriverIT {
     }
 
     @Test
+    void anOpenMp60DebuggerIsEnumeratedThe60NamesAndAnsweredIncompatibleHandle() throws IOException {
+        Run run = run("202411", JOMPD_LIBRARY);
+        Map<String, String> jompd = run.jompd();
+        List<String> names = new ArrayList<>();
+        for (var entry : jompd.entrySet()) {
+            if (entry.getKey().matches("icv\\.\\d+\\.name")) {
+                names.add(entry.getValue().split(" ")[1]);
+            }
+        }
+        // 6.0 removed the ompd- aliases and implicit-task-var, and added explicit-task-var
+        assertThat(names).noneMatch(name -> name.startsWith("ompd-")).doesNotContain("implicit-task-var")
+                .contains("num-procs-var", "thread-num-var", "final-task-var", "team-size-var", "nteams-var");
+        assertThat(jompd.get("icv.38.name")).isEqualTo("0 explicit-task-var scope 6");
+        // the driver calls from the implicit task of the inner region (the body of a parallel construct)
+        assertThat(jompd.get("icv.38.value")).isEqualTo("0 0");
+        assertThat(jompd.get("icv.38.string")).isEqualTo("0 false");
+        assertThat(jompd.get("icv.21.value")).isEqualTo("0 " + run.truth().get("thread_num"));
+        // a live handle of the wrong kind: OpenMP 6.0's incompatible_handle
+        assertThat(jompd.get("wrong_kind_handle")).isEqualTo("13 -");
+        assertThat(jompd.get("wrong_kind_icv_handle")).isEqualTo("13 -");
+        assertThat(jompd.get("wrong_kind_tool_data")).isEqualTo("13 -");
+        // what was right stays so: an ICV of another scope than asked is bad input, garbage handles are stale
+        assertThat(jompd.get("icv.29.wrong_scope")).isEqualTo("3 -");
+        assertThat(jompd.get("garbage_thread_handle")).isEqualTo("2 -");
+    }
+
+    @Test
     void anOpenMp51DebuggerIsEnumeratedEveryIcvWithValuesAsTheProgramSays() throws IOException {
         Run run = run("202011", JOMPD_LIBRARY);
         Map<String, String> jompd = run.jompd();
@@ -255,6 +282,10 @@ class OmpdDriverIT {
             assertThat(jompd.get(key)).as(key).isEqualTo("2 -");
         }
         assertThat(jompd.get("release")).isEqualTo("0 -");
+        // a live handle of the wrong kind, to a 5.0 debugger: the rcs it knows (6.0's incompatible_handle is not)
+        assertThat(jompd.get("wrong_kind_handle")).isEqualTo("2 -");
+        assertThat(jompd.get("wrong_kind_icv_handle")).isEqualTo("3 -");
+        assertThat(jompd.get("wrong_kind_tool_data")).isEqualTo("3 -");
         assertThat(jompd.get("finalize")).isEqualTo("0 -");
         assertThat(jompd.get("after_finalize.omp_version")).isEqualTo("4 -");
         assertThat(jompd.get("after_finalize.omp_version_again")).isEqualTo(jompd.get("omp_version"));
