@@ -10,7 +10,8 @@
  * OMPD_DRIVER_API: the api version given to ompd_initialize (default 201811, what LLVM's gdb plugin asks).
  * OMPD_DRIVER_FAULTS (jompd's library only): the callbacks misbehave one way at a time (read_memory failing,
  * symbol_addr_lookup failing or answering ok with a garbage address, get_thread_context_for_thread_id failing,
- * read_memory answering garbage bytes for the __kmp_threads pointer), a fixed set of routines is called under each
+ * read_memory answering garbage bytes for the __kmp_threads pointer; a lookup failing in one call, then every read),
+ * a fixed set of routines is called under each
  * ("fault.MODE.ROUTINE rc value"), then again with the callbacks behaving ("recovered.MODE.ROUTINE rc value").
  * Output lines: "TRUTH key value" (from omp_* calls), "L<n> key rc value" (library n's answers). Checks that
  * only make sense on jompd's library (garbage handles, calls after ompd_finalize, which would crash LLVM's) run
@@ -41,9 +42,10 @@ static ompd_address_space_context_t process_context = {1};
 static ompd_thread_context_t self_context = {1};
 
 /* how the callbacks misbehave (OMPD_DRIVER_FAULTS) */
-enum fault { NO_FAULT, READ_FAILS, SYMBOL_FAILS, SYMBOL_GARBAGE, THREAD_CONTEXT_FAILS, GARBAGE_FIELD, FAULTS };
+enum fault { NO_FAULT, READ_FAILS, SYMBOL_FAILS, SYMBOL_GARBAGE, THREAD_CONTEXT_FAILS, GARBAGE_FIELD,
+             SYMBOL_THEN_READ_FAILS, FAULTS };
 static const char *const FAULT_NAMES[FAULTS] = {"none", "read_fails", "symbol_fails", "symbol_garbage",
-                                                "thread_context_fails", "garbage_field"};
+                                                "thread_context_fails", "garbage_field", "symbol_then_read_fails"};
 static enum fault fault;
 /* the field GARBAGE_FIELD answers garbage for: libomp's __kmp_threads (the pointer to the thread array) */
 static uintptr_t garbage_field;
@@ -81,7 +83,7 @@ static ompd_rc_t cb_read(ompd_address_space_context_t *c, ompd_thread_context_t 
                          ompd_size_t n, void *buffer) {
   (void)c;
   (void)t;
-  if (fault == READ_FAILS)
+  if (fault == READ_FAILS || fault == SYMBOL_THEN_READ_FAILS)
     return ompd_rc_error;
   ompd_rc_t rc = self_read(a->address, n, buffer);
   if (rc == ompd_rc_ok && fault == GARBAGE_FIELD && a->address < garbage_field + sizeof(void *) &&
@@ -395,8 +397,13 @@ static void inspect(void *lib) {
       snprintf(fresh_key, sizeof fresh_key, "fresh_address_space.%s", FAULT_NAMES[mode]);
       OUT(fresh_key, p_ompd_process_initialize(&fresh_context, &fresh), "%s", "-");
       for (int pass = 0; pass < 2; pass++) {
-        fault = pass == 0 ? (enum fault)mode : NO_FAULT;
         char key[96];
+        if (pass == 0 && mode == SYMBOL_THEN_READ_FAILS) {
+          /* a global's lookup fails in one call, every read in the next ones */
+          fault = SYMBOL_FAILS;
+          p_ompd_get_icv_from_scope(fresh, ompd_scope_address_space, 36, &word);
+        }
+        fault = pass == 0 ? (enum fault)mode : NO_FAULT;
 #define FAULT_OUT(routine, rc, fmt, ...)                                                                          \
   do {                                                                                                            \
     snprintf(key, sizeof key, "%s.%s.%s", pass == 0 ? "fault" : "recovered", FAULT_NAMES[mode], routine);        \

@@ -290,6 +290,11 @@ final class CallbackAddressSpace implements AddressSpace {
         return doubtful;
     }
 
+    /** Makes {@link #takeDoubtfulLookup} true again (the address space could not be made again). */
+    void doubtLookups() {
+        doubtfulLookup = true;
+    }
+
     long threadContext(long kind, byte[] id) {
         return questions.threadContext(kind, id);
     }

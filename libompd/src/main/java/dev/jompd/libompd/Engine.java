@@ -143,7 +143,12 @@ public final class Engine implements CallbackAddressSpace.Questions {
         if (space.target() instanceof CallbackAddressSpace target && target.takeDoubtfulLookup()) {
             // a symbol lookup failed in an earlier call and core's layout keeps absences: start it again
             System.err.println("jompd libompd: address space " + processId + " made again after a failed symbol lookup");
-            space = Ompd.processInitialize(target);
+            try {
+                space = Ompd.processInitialize(target);
+            } catch (RuntimeException stillFailing) {
+                target.doubtLookups(); // made again at the next call, not kept as it was
+                throw stillFailing;
+            }
             processes.put(processId, space);
         }
         return switch (routine) {

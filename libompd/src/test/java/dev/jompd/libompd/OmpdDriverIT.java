@@ -129,7 +129,7 @@ class OmpdDriverIT {
                 Map.entry("fresh_space_nteams", truth.get("nteams")),
                 Map.entry("fresh_space_teams_thread_limit", truth.get("teams_thread_limit")));
         List<String> modes = List.of("read_fails", "symbol_fails", "symbol_garbage", "thread_context_fails",
-                "garbage_field");
+                "garbage_field", "symbol_then_read_fails");
         for (String mode : modes) {
             assertThat(jompd.get("fresh_address_space." + mode)).isEqualTo("0 -");
             for (var routine : right.entrySet()) {
