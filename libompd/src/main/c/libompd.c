@@ -727,6 +727,11 @@ static ompd_rc_t handle_rc(const void *handle, uint32_t kind) {
     return (ompd_rc_t)OMPD_RC_INCOMPATIBLE_HANDLE;
   return ompd_rc_stale_handle;
 }
+/* A missing out-argument: bad_input for a live handle of `kind`, else what the handle is. */
+static ompd_rc_t bad_output(const void *handle, uint32_t kind) {
+  ompd_rc_t rc = handle_rc(handle, kind);
+  return rc == ompd_rc_ok ? ompd_rc_bad_input : rc;
+}
 #define CHECK_HANDLE(handle, kind)                                                                             \
   do {                                                                                                         \
     ompd_rc_t handle_check_ = handle_rc(handle, kind);                                                         \
@@ -1083,7 +1088,7 @@ static ompd_rc_t words_of(uint16_t routine, const void *handle, uint32_t kind, u
 
 EXPORT ompd_rc_t ompd_get_task_function(ompd_task_handle_t *task_handle, ompd_address_t *entry_point) {
   if (!entry_point)
-    return handle_rc(task_handle, ompd_scope_task) == ompd_rc_ok ? ompd_rc_bad_input : handle_rc(task_handle, ompd_scope_task);
+    return bad_output(task_handle, ompd_scope_task);
   uint64_t w[1];
   ompd_rc_t rc = words_of(R_GET_TASK_FUNCTION, task_handle, ompd_scope_task, w, 1);
   if (rc == ompd_rc_ok) {
@@ -1096,7 +1101,7 @@ EXPORT ompd_rc_t ompd_get_task_function(ompd_task_handle_t *task_handle, ompd_ad
 EXPORT ompd_rc_t ompd_get_task_frame(ompd_task_handle_t *task_handle, ompd_frame_info_t *exit_frame,
                                      ompd_frame_info_t *enter_frame) {
   if (!exit_frame || !enter_frame)
-    return handle_rc(task_handle, ompd_scope_task) == ompd_rc_ok ? ompd_rc_bad_input : handle_rc(task_handle, ompd_scope_task);
+    return bad_output(task_handle, ompd_scope_task);
   uint64_t w[4];
   ompd_rc_t rc = words_of(R_GET_TASK_FRAME, task_handle, ompd_scope_task, w, 4);
   if (rc == ompd_rc_ok) {
@@ -1112,7 +1117,7 @@ EXPORT ompd_rc_t ompd_get_task_frame(ompd_task_handle_t *task_handle, ompd_frame
 
 EXPORT ompd_rc_t ompd_get_state(ompd_thread_handle_t *thread_handle, ompd_word_t *state, ompd_wait_id_t *wait_id) {
   if (!state)
-    return handle_rc(thread_handle, ompd_scope_thread) == ompd_rc_ok ? ompd_rc_bad_input : handle_rc(thread_handle, ompd_scope_thread);
+    return bad_output(thread_handle, ompd_scope_thread);
   uint64_t w[2];
   ompd_rc_t rc = words_of(R_GET_STATE, thread_handle, ompd_scope_thread, w, 2);
   if (rc == ompd_rc_ok) {

@@ -142,7 +142,8 @@ public final class Engine implements CallbackAddressSpace.Questions {
         space.resumed(); // a fresh stop for every call: the target may have run since the last one
         if (space.target() instanceof CallbackAddressSpace target && target.takeDoubtfulLookup()) {
             // a symbol lookup failed in an earlier call and core's layout keeps absences: start it again
-            System.err.println("jompd libompd: address space " + processId + " made again after a failed symbol lookup");
+            System.err.println("jompd libompd: address space " + processId
+                    + " made again after a failed symbol lookup");
             try {
                 space = Ompd.processInitialize(target);
             } catch (RuntimeException stillFailing) {

@@ -144,7 +144,8 @@ class OmpdDriverIT {
                     assertThat(rc).as(mode + " " + routine.getKey()).isBetween(1, 12);
                 }
                 // the callbacks behave again: every answer is whole and right
-                assertThat(recovered).as("after " + mode + ": " + routine.getKey()).isEqualTo("0 " + routine.getValue());
+                assertThat(recovered).as("after " + mode + ": " + routine.getKey())
+                        .isEqualTo("0 " + routine.getValue());
             }
         }
         // the faults reach the routines that depend on them
