@@ -96,6 +96,8 @@ EXPORT ompd_rc_t ompd_get_device_from_thread(ompd_thread_handle_t *thread_handle
 #define PROTOCOL_VERSION 1
 #define API_VERSION 202011 /* OpenMP 5.1; 5.2's routines are here too */
 #define MIN_API_VERSION 201811
+#define API_VERSION_6_0 202411 /* OpenMP 6.0 (its date, as every OMPD api version): ompd_rc_incompatible_handle */
+#define OMPD_RC_INCOMPATIBLE_HANDLE 13 /* OpenMP 6.0's; omp-tools.h before LLVM 20 lacks it */
 static const char VERSION_STRING[] = "jompd libompd 0.1.0 (OMPD 5.1/5.2 for LLVM libomp; engine: jompd, Java)";
 
 enum { F_HELLO = 1, F_CALL = 2, F_QUESTION = 3, F_ANSWER = 4, F_RESULT = 5 };
@@ -714,6 +716,29 @@ static int valid(const void *handle, uint32_t kind) {
   return h && h->magic == HANDLE_MAGIC && h->kind == kind && h->aspace && h->aspace->magic == HANDLE_MAGIC;
 }
 
+/* ok for a live handle of `kind`; a live handle of another kind is OpenMP 6.0's incompatible_handle for debuggers
+   that asked for 6.0 (stale_handle for older ones, which have no better rc); anything else stale_handle. */
+static ompd_rc_t handle_rc(const void *handle, uint32_t kind) {
+  if (valid(handle, kind))
+    return ompd_rc_ok;
+  const struct jompd_handle *h = handle;
+  if (h && h->magic == HANDLE_MAGIC && h->aspace && h->aspace->magic == HANDLE_MAGIC &&
+      requested_api_version >= API_VERSION_6_0)
+    return (ompd_rc_t)OMPD_RC_INCOMPATIBLE_HANDLE;
+  return ompd_rc_stale_handle;
+}
+/* A missing out-argument: bad_input for a live handle of `kind`, else what the handle is. */
+static ompd_rc_t bad_output(const void *handle, uint32_t kind) {
+  ompd_rc_t rc = handle_rc(handle, kind);
+  return rc == ompd_rc_ok ? ompd_rc_bad_input : rc;
+}
+#define CHECK_HANDLE(handle, kind)                                                                             \
+  do {                                                                                                         \
+    ompd_rc_t handle_check_ = handle_rc(handle, kind);                                                         \
+    if (handle_check_ != ompd_rc_ok)                                                                           \
+      return handle_check_;                                                                                    \
+  } while (0)
+
 static ompd_rc_t register_aspace(struct jompd_handle *aspace);
 
 /* Starts a CALL for `aspace` (starting the engine, registering the address space with it when needed). */
@@ -769,8 +794,7 @@ static ompd_rc_t new_handle(uint32_t kind, struct jompd_handle *aspace, void **r
 /* handle -> new handle of kind `to`. */
 static ompd_rc_t navigate(uint16_t routine, const void *from, uint32_t from_kind, uint32_t to, void **result,
                           int has_number, int number) {
-  if (!valid(from, from_kind))
-    return ompd_rc_stale_handle;
+  CHECK_HANDLE(from, from_kind);
   if (!result)
     return ompd_rc_bad_input;
   struct jompd_handle *h = (struct jompd_handle *)from;
@@ -787,8 +811,7 @@ static ompd_rc_t navigate(uint16_t routine, const void *from, uint32_t from_kind
 }
 
 static ompd_rc_t release(void *handle, uint32_t kind) {
-  if (!valid(handle, kind))
-    return ompd_rc_stale_handle;
+  CHECK_HANDLE(handle, kind);
   if (!cb)
     return ompd_rc_error;
   ((struct jompd_handle *)handle)->magic = RELEASED_MAGIC;
@@ -796,8 +819,8 @@ static ompd_rc_t release(void *handle, uint32_t kind) {
 }
 
 static ompd_rc_t compare(const void *h1, const void *h2, uint32_t kind, int *cmp_value) {
-  if (!valid(h1, kind) || !valid(h2, kind))
-    return ompd_rc_stale_handle;
+  CHECK_HANDLE(h1, kind);
+  CHECK_HANDLE(h2, kind);
   if (!cmp_value)
     return ompd_rc_bad_input;
   const struct jompd_handle *x = h1, *y = h2;
@@ -882,16 +905,14 @@ EXPORT ompd_rc_t ompd_device_initialize(ompd_address_space_handle_t *process_han
                                         ompd_size_t sizeof_id, void *id,
                                         ompd_address_space_handle_t **device_handle) {
   (void)kind;
-  if (!valid(process_handle, ompd_scope_address_space))
-    return ompd_rc_stale_handle;
+  CHECK_HANDLE(process_handle, ompd_scope_address_space);
   if (!device_context || !id || !sizeof_id || !device_handle)
     return ompd_rc_bad_input;
   return ompd_rc_unsupported; /* jompd reads the host runtime only (no libomptarget) */
 }
 
 EXPORT ompd_rc_t ompd_rel_address_space_handle(ompd_address_space_handle_t *handle) {
-  if (!valid(handle, ompd_scope_address_space))
-    return ompd_rc_stale_handle;
+  CHECK_HANDLE(handle, ompd_scope_address_space);
   struct jompd_handle *h = (struct jompd_handle *)handle;
   /* A release may come while another call is being served (a callback of the debugger collecting garbage):
      the engine is not told then; it forgets address spaces with its process. */
@@ -904,8 +925,7 @@ EXPORT ompd_rc_t ompd_rel_address_space_handle(ompd_address_space_handle_t *hand
 }
 
 EXPORT ompd_rc_t ompd_get_omp_version(ompd_address_space_handle_t *address_space, ompd_word_t *omp_version) {
-  if (!valid(address_space, ompd_scope_address_space))
-    return ompd_rc_stale_handle;
+  CHECK_HANDLE(address_space, ompd_scope_address_space);
   if (!omp_version)
     return ompd_rc_bad_input;
   ompd_rc_t rc = begin_call(R_GET_OMP_VERSION, (struct jompd_handle *)address_space);
@@ -922,8 +942,7 @@ EXPORT ompd_rc_t ompd_get_omp_version(ompd_address_space_handle_t *address_space
 }
 
 EXPORT ompd_rc_t ompd_get_omp_version_string(ompd_address_space_handle_t *address_space, const char **string) {
-  if (!valid(address_space, ompd_scope_address_space))
-    return ompd_rc_stale_handle;
+  CHECK_HANDLE(address_space, ompd_scope_address_space);
   if (!string)
     return ompd_rc_bad_input;
   ompd_rc_t rc = begin_call(R_GET_OMP_VERSION_STRING, (struct jompd_handle *)address_space);
@@ -947,8 +966,7 @@ EXPORT ompd_rc_t ompd_get_thread_in_parallel(ompd_parallel_handle_t *parallel_ha
 EXPORT ompd_rc_t ompd_get_thread_handle(ompd_address_space_handle_t *handle, ompd_thread_id_t kind,
                                         ompd_size_t sizeof_thread_id, const void *thread_id,
                                         ompd_thread_handle_t **thread_handle) {
-  if (!valid(handle, ompd_scope_address_space))
-    return ompd_rc_stale_handle;
+  CHECK_HANDLE(handle, ompd_scope_address_space);
   if (!thread_id || !thread_handle || sizeof_thread_id == 0 || sizeof_thread_id > 64)
     return ompd_rc_bad_input;
   struct jompd_handle *h = (struct jompd_handle *)handle;
@@ -975,8 +993,7 @@ EXPORT ompd_rc_t ompd_thread_handle_compare(ompd_thread_handle_t *thread_handle_
 
 EXPORT ompd_rc_t ompd_get_thread_id(ompd_thread_handle_t *thread_handle, ompd_thread_id_t kind,
                                     ompd_size_t sizeof_thread_id, void *thread_id) {
-  if (!valid(thread_handle, ompd_scope_thread))
-    return ompd_rc_stale_handle;
+  CHECK_HANDLE(thread_handle, ompd_scope_thread);
   if (!thread_id)
     return ompd_rc_bad_input;
   struct jompd_handle *h = (struct jompd_handle *)thread_handle;
@@ -1054,8 +1071,7 @@ EXPORT ompd_rc_t ompd_task_handle_compare(ompd_task_handle_t *task_handle_1, omp
 
 /* A call on one handle whose results are words: up to `count` of them into `words`. */
 static ompd_rc_t words_of(uint16_t routine, const void *handle, uint32_t kind, uint64_t *words, int count) {
-  if (!valid(handle, kind))
-    return ompd_rc_stale_handle;
+  CHECK_HANDLE(handle, kind);
   const struct jompd_handle *h = handle;
   ompd_rc_t rc = begin_call(routine, h->aspace);
   if (rc == ompd_rc_ok) {
@@ -1072,7 +1088,7 @@ static ompd_rc_t words_of(uint16_t routine, const void *handle, uint32_t kind, u
 
 EXPORT ompd_rc_t ompd_get_task_function(ompd_task_handle_t *task_handle, ompd_address_t *entry_point) {
   if (!entry_point)
-    return valid(task_handle, ompd_scope_task) ? ompd_rc_bad_input : ompd_rc_stale_handle;
+    return bad_output(task_handle, ompd_scope_task);
   uint64_t w[1];
   ompd_rc_t rc = words_of(R_GET_TASK_FUNCTION, task_handle, ompd_scope_task, w, 1);
   if (rc == ompd_rc_ok) {
@@ -1085,7 +1101,7 @@ EXPORT ompd_rc_t ompd_get_task_function(ompd_task_handle_t *task_handle, ompd_ad
 EXPORT ompd_rc_t ompd_get_task_frame(ompd_task_handle_t *task_handle, ompd_frame_info_t *exit_frame,
                                      ompd_frame_info_t *enter_frame) {
   if (!exit_frame || !enter_frame)
-    return valid(task_handle, ompd_scope_task) ? ompd_rc_bad_input : ompd_rc_stale_handle;
+    return bad_output(task_handle, ompd_scope_task);
   uint64_t w[4];
   ompd_rc_t rc = words_of(R_GET_TASK_FRAME, task_handle, ompd_scope_task, w, 4);
   if (rc == ompd_rc_ok) {
@@ -1101,7 +1117,7 @@ EXPORT ompd_rc_t ompd_get_task_frame(ompd_task_handle_t *task_handle, ompd_frame
 
 EXPORT ompd_rc_t ompd_get_state(ompd_thread_handle_t *thread_handle, ompd_word_t *state, ompd_wait_id_t *wait_id) {
   if (!state)
-    return valid(thread_handle, ompd_scope_thread) ? ompd_rc_bad_input : ompd_rc_stale_handle;
+    return bad_output(thread_handle, ompd_scope_thread);
   uint64_t w[2];
   ompd_rc_t rc = words_of(R_GET_STATE, thread_handle, ompd_scope_thread, w, 2);
   if (rc == ompd_rc_ok) {
@@ -1115,8 +1131,7 @@ EXPORT ompd_rc_t ompd_get_state(ompd_thread_handle_t *thread_handle, ompd_word_t
 EXPORT ompd_rc_t ompd_enumerate_states(ompd_address_space_handle_t *address_space_handle,
                                        ompd_word_t current_state, ompd_word_t *next_state,
                                        const char **next_state_name, ompd_word_t *more_enums) {
-  if (!valid(address_space_handle, ompd_scope_address_space))
-    return ompd_rc_stale_handle;
+  CHECK_HANDLE(address_space_handle, ompd_scope_address_space);
   if (!next_state || !next_state_name || !more_enums)
     return ompd_rc_bad_input;
   ompd_rc_t rc = begin_call(R_ENUMERATE_STATES, (struct jompd_handle *)address_space_handle);
@@ -1141,8 +1156,7 @@ EXPORT ompd_rc_t ompd_enumerate_states(ompd_address_space_handle_t *address_spac
 
 EXPORT ompd_rc_t ompd_get_display_control_vars(ompd_address_space_handle_t *address_space_handle,
                                                const char *const **control_vars) {
-  if (!valid(address_space_handle, ompd_scope_address_space))
-    return ompd_rc_stale_handle;
+  CHECK_HANDLE(address_space_handle, ompd_scope_address_space);
   if (!control_vars)
     return ompd_rc_bad_input;
   ompd_rc_t rc = begin_call(R_GET_DISPLAY_CONTROL_VARS, (struct jompd_handle *)address_space_handle);
@@ -1196,8 +1210,7 @@ EXPORT ompd_rc_t ompd_rel_display_control_vars(const char *const **control_vars)
 EXPORT ompd_rc_t ompd_enumerate_icvs(ompd_address_space_handle_t *handle, ompd_icv_id_t current,
                                      ompd_icv_id_t *next_id, const char **next_icv_name,
                                      ompd_scope_t *next_scope, int *more) {
-  if (!valid(handle, ompd_scope_address_space))
-    return ompd_rc_stale_handle;
+  CHECK_HANDLE(handle, ompd_scope_address_space);
   if (!next_id || !next_icv_name || !next_scope || !more)
     return ompd_rc_bad_input;
   ompd_rc_t rc = begin_call(R_ENUMERATE_ICVS, (struct jompd_handle *)handle);
@@ -1288,8 +1301,7 @@ EXPORT ompd_rc_t ompd_get_tool_data(void *handle, ompd_scope_t scope, ompd_word_
 EXPORT ompd_rc_t ompd_get_device_thread_id_kinds(ompd_address_space_handle_t *device_handle,
                                                  ompd_thread_id_t **kinds, ompd_size_t **thread_id_sizes,
                                                  int *count) {
-  if (!valid(device_handle, ompd_scope_address_space))
-    return ompd_rc_stale_handle;
+  CHECK_HANDLE(device_handle, ompd_scope_address_space);
   if (!kinds || !thread_id_sizes || !count)
     return ompd_rc_bad_input;
   if (!cb)
@@ -1312,8 +1324,7 @@ EXPORT ompd_rc_t ompd_get_device_thread_id_kinds(ompd_address_space_handle_t *de
 
 EXPORT ompd_rc_t ompd_get_device_from_thread(ompd_thread_handle_t *thread_handle,
                                              ompd_address_space_handle_t **device) {
-  if (!valid(thread_handle, ompd_scope_thread))
-    return ompd_rc_stale_handle;
+  CHECK_HANDLE(thread_handle, ompd_scope_thread);
   if (!device)
     return ompd_rc_bad_input;
   /* host threads only: their device is the address space they belong to */

@@ -8,6 +8,11 @@
  * __tls_get_addr: the calling thread is the only one with a context) and allocate with malloc.
  *
  * OMPD_DRIVER_API: the api version given to ompd_initialize (default 201811, what LLVM's gdb plugin asks).
+ * OMPD_DRIVER_FAULTS (jompd's library only): the callbacks misbehave one way at a time (read_memory failing,
+ * symbol_addr_lookup failing or answering ok with a garbage address, get_thread_context_for_thread_id failing,
+ * read_memory answering garbage bytes for the __kmp_threads pointer; a lookup failing in one call, then every read),
+ * a fixed set of routines is called under each
+ * ("fault.MODE.ROUTINE rc value"), then again with the callbacks behaving ("recovered.MODE.ROUTINE rc value").
  * Output lines: "TRUTH key value" (from omp_* calls), "L<n> key rc value" (library n's answers). Checks that
  * only make sense on jompd's library (garbage handles, calls after ompd_finalize, which would crash LLVM's) run
  * when the library's version string starts with "jompd".
@@ -35,6 +40,16 @@ struct _ompd_aspace_cont { int id; };
 struct _ompd_thread_cont { int id; };
 static ompd_address_space_context_t process_context = {1};
 static ompd_thread_context_t self_context = {1};
+
+/* how the callbacks misbehave (OMPD_DRIVER_FAULTS) */
+enum fault { NO_FAULT, READ_FAILS, SYMBOL_FAILS, SYMBOL_GARBAGE, THREAD_CONTEXT_FAILS, GARBAGE_FIELD,
+             SYMBOL_THEN_READ_FAILS, FAULTS };
+static const char *const FAULT_NAMES[FAULTS] = {"none", "read_fails", "symbol_fails", "symbol_garbage",
+                                                "thread_context_fails", "garbage_field", "symbol_then_read_fails"};
+static enum fault fault;
+/* the field GARBAGE_FIELD answers garbage for: libomp's __kmp_threads (the pointer to the thread array) */
+static uintptr_t garbage_field;
+static const uintptr_t GARBAGE_ADDRESS = 0x5a5a5a5a000; /* mapped nowhere in this process */
 
 /* ---- callbacks over this process ---- */
 
@@ -68,7 +83,13 @@ static ompd_rc_t cb_read(ompd_address_space_context_t *c, ompd_thread_context_t 
                          ompd_size_t n, void *buffer) {
   (void)c;
   (void)t;
-  return self_read(a->address, n, buffer);
+  if (fault == READ_FAILS || fault == SYMBOL_THEN_READ_FAILS)
+    return ompd_rc_error;
+  ompd_rc_t rc = self_read(a->address, n, buffer);
+  if (rc == ompd_rc_ok && fault == GARBAGE_FIELD && a->address < garbage_field + sizeof(void *) &&
+      garbage_field < a->address + n)
+    memset(buffer, 0xa5, n);
+  return rc;
 }
 static ompd_rc_t cb_read_string(ompd_address_space_context_t *c, ompd_thread_context_t *t,
                                 const ompd_address_t *a, ompd_size_t n, void *buffer) {
@@ -138,6 +159,13 @@ static ompd_rc_t cb_symbol(ompd_address_space_context_t *c, ompd_thread_context_
   (void)file;
   if (t && t != &self_context)
     return ompd_rc_bad_input;
+  if (fault == SYMBOL_FAILS)
+    return ompd_rc_error;
+  if (fault == SYMBOL_GARBAGE) {
+    out->segment = 0;
+    out->address = GARBAGE_ADDRESS;
+    return ompd_rc_ok;
+  }
   struct lookup l = {name, 0, 0};
   dl_iterate_phdr(look_in_object, &l);
   if (!l.found)
@@ -150,6 +178,8 @@ static ompd_rc_t cb_symbol(ompd_address_space_context_t *c, ompd_thread_context_
 static ompd_rc_t cb_thread_context(ompd_address_space_context_t *c, ompd_thread_id_t kind, ompd_size_t size,
                                    const void *id, ompd_thread_context_t **out) {
   (void)c;
+  if (fault == THREAD_CONTEXT_FAILS)
+    return ompd_rc_error;
   if (kind == 0 && size == 8 && *(const uint64_t *)id == (uint64_t)pthread_self()) {
     *out = &self_context;
     return ompd_rc_ok;
@@ -193,7 +223,7 @@ static void inspect(void *lib) {
   FN(ompd_get_icv_from_scope); FN(ompd_get_icv_string_from_scope); FN(ompd_get_display_control_vars);
   FN(ompd_rel_display_control_vars); FN(ompd_get_tool_data); FN(ompd_rel_thread_handle);
   FN(ompd_rel_parallel_handle); FN(ompd_rel_task_handle); 
-  FN(ompd_get_omp_version_string);
+  FN(ompd_get_omp_version_string); FN(ompd_rel_address_space_handle);
   ompd_rc_t rc;
   const char *version = "";
   p_ompd_get_version_string(&version);
@@ -345,9 +375,101 @@ static void inspect(void *lib) {
     OUT("garbage_thread_handle", p_ompd_get_curr_parallel_handle((ompd_thread_handle_t *)garbage, &p), "%s", "-");
     OUT("garbage_icv_handle", p_ompd_get_icv_from_scope(garbage, ompd_scope_thread, 1, &word), "%s", "-");
     OUT("garbage_address_space", p_ompd_get_omp_version((ompd_address_space_handle_t *)garbage, &word), "%s", "-");
+    /* a live handle of the wrong kind: OpenMP 6.0's incompatible_handle (13) for a 6.0 debugger only */
+    OUT("wrong_kind_handle", p_ompd_get_curr_parallel_handle((ompd_thread_handle_t *)inner, &p), "%s", "-");
+    OUT("wrong_kind_icv_handle", p_ompd_get_icv_from_scope(th, ompd_scope_parallel, 29, &word), "%s", "-");
+    ompd_address_t tool_pointer = {0, 0};
+    OUT("wrong_kind_tool_data", p_ompd_get_tool_data(inner, ompd_scope_thread, &word, &tool_pointer), "%s", "-");
     ompd_thread_handle_t *released = NULL;
     p_ompd_get_thread_in_parallel(inner, 0, &released);
     OUT("release", p_ompd_rel_thread_handle(released), "%s", "-");
+  }
+  if (jompd && getenv("OMPD_DRIVER_FAULTS")) {
+    /* each misbehaviour, then the same calls with the callbacks behaving again: an rc, never a crash or hang */
+    struct lookup threads_symbol = {"__kmp_threads", 0, 0};
+    dl_iterate_phdr(look_in_object, &threads_symbol);
+    garbage_field = threads_symbol.address;
+    for (int mode = READ_FAILS; mode < FAULTS; mode++) {
+      /* an address space that has not yet looked up the globals of nteams-var and teams-thread-limit-var */
+      static ompd_address_space_context_t fresh_context = {3};
+      ompd_address_space_handle_t *fresh = NULL;
+      char fresh_key[64];
+      snprintf(fresh_key, sizeof fresh_key, "fresh_address_space.%s", FAULT_NAMES[mode]);
+      OUT(fresh_key, p_ompd_process_initialize(&fresh_context, &fresh), "%s", "-");
+      for (int pass = 0; pass < 2; pass++) {
+        char key[96];
+        if (pass == 0 && mode == SYMBOL_THEN_READ_FAILS) {
+          /* a global's lookup fails in one call, every read in the next ones */
+          fault = SYMBOL_FAILS;
+          p_ompd_get_icv_from_scope(fresh, ompd_scope_address_space, 36, &word);
+        }
+        fault = pass == 0 ? (enum fault)mode : NO_FAULT;
+#define FAULT_OUT(routine, rc, fmt, ...)                                                                          \
+  do {                                                                                                            \
+    snprintf(key, sizeof key, "%s.%s.%s", pass == 0 ? "fault" : "recovered", FAULT_NAMES[mode], routine);        \
+    OUT(key, rc, fmt, __VA_ARGS__);                                                                               \
+  } while (0)
+        word = -1;
+        rc = p_ompd_get_omp_version(ah, &word);
+        FAULT_OUT("omp_version", rc, "%ld", (long)word);
+        ompd_thread_handle_t *again = NULL;
+        cmp = 99;
+        rc = p_ompd_get_thread_handle(ah, 0, sizeof self, &self, &again);
+        if (rc == ompd_rc_ok) {
+          p_ompd_thread_handle_compare(again, th, &cmp);
+          p_ompd_rel_thread_handle(again);
+        }
+        FAULT_OUT("thread_handle_is_self", rc, "%d", cmp);
+        ompd_parallel_handle_t *current = NULL;
+        cmp = 99;
+        rc = p_ompd_get_curr_parallel_handle(th, &current);
+        if (rc == ompd_rc_ok) {
+          p_ompd_parallel_handle_compare(current, inner, &cmp);
+          p_ompd_rel_parallel_handle(current);
+        }
+        FAULT_OUT("curr_parallel_is_inner", rc, "%d", cmp);
+        word = -1;
+        rc = p_ompd_get_icv_from_scope(inner, ompd_scope_parallel, 29, &word);
+        FAULT_OUT("team_size", rc, "%ld", (long)word);
+        word = -1;
+        rc = p_ompd_get_icv_from_scope(inner, ompd_scope_parallel, 14, &word);
+        FAULT_OUT("levels", rc, "%ld", (long)word);
+        word = -1;
+        rc = p_ompd_get_icv_from_scope(th, ompd_scope_thread, 21, &word);
+        FAULT_OUT("thread_num", rc, "%ld", (long)word);
+        word = -1;
+        rc = p_ompd_get_state(th, &word, &wait);
+        FAULT_OUT("state_known", rc, "%d", word >= 0 && word < 0x200);
+        ompd_thread_handle_t *member = NULL;
+        uint64_t member_id = 0;
+        rc = p_ompd_get_thread_in_parallel(inner, 1, &member);
+        if (rc == ompd_rc_ok) {
+          p_ompd_get_thread_id(member, 0, 8, &member_id);
+          p_ompd_rel_thread_handle(member);
+        }
+        FAULT_OUT("thread_in_parallel_1_is_its_pthread", rc, "%d", member_id == (uint64_t)pthreads[1]);
+        /* a second address space made under the fault: its symbols are looked up now */
+        static ompd_address_space_context_t second_context = {2};
+        ompd_address_space_handle_t *second = NULL;
+        rc = p_ompd_process_initialize(&second_context, &second);
+        word = -1;
+        if (rc == ompd_rc_ok) {
+          rc = p_ompd_get_omp_version(second, &word);
+          p_ompd_rel_address_space_handle(second);
+        }
+        FAULT_OUT("new_address_space_omp_version", rc, "%ld", (long)word);
+        word = -1;
+        rc = fresh ? p_ompd_get_icv_from_scope(fresh, ompd_scope_address_space, 36, &word) : ompd_rc_stale_handle;
+        FAULT_OUT("fresh_space_nteams", rc, "%ld", (long)word);
+        word = -1;
+        rc = fresh ? p_ompd_get_icv_from_scope(fresh, ompd_scope_address_space, 37, &word) : ompd_rc_stale_handle;
+        FAULT_OUT("fresh_space_teams_thread_limit", rc, "%ld", (long)word);
+#undef FAULT_OUT
+      }
+      if (fresh)
+        p_ompd_rel_address_space_handle(fresh);
+    }
+    fault = NO_FAULT;
   }
   p_ompd_rel_task_handle(task);
   p_ompd_rel_parallel_handle(inner);
@@ -381,8 +503,8 @@ int main(int argc, char **argv) {
           sched_yield();
         printf("TRUTH levels %d\nTRUTH team_size %d\nTRUTH outer_team_size %d\nTRUTH omp_version %d\n",
                omp_get_level(), omp_get_team_size(2), omp_get_team_size(1), _OPENMP);
-        printf("TRUTH nteams %d\nTRUTH teams_thread_limit %d\nTRUTH default_device %d\n", omp_get_max_teams(),
-               omp_get_teams_thread_limit(), omp_get_default_device());
+        printf("TRUTH nteams %d\nTRUTH teams_thread_limit %d\nTRUTH default_device %d\nTRUTH thread_num %d\n",
+               omp_get_max_teams(), omp_get_teams_thread_limit(), omp_get_default_device(), omp_get_thread_num());
         for (int i = 1; i < argc; i++) {
           void *lib = dlopen(argv[i], RTLD_NOW | RTLD_LOCAL);
           lib_index = i - 1;

@@ -38,6 +38,8 @@ final class CallbackAddressSpace implements AddressSpace {
     private static final int PAGE = 4096;
     private static final int MAX_LINK_MAP_ENTRIES = 4096;
     private static final int MAX_PATH = 4096;
+    /** ELF symbol type of thread-local symbols (their value is an offset in the TLS block). */
+    private static final int STT_TLS = 6;
 
     /**
      * The refusal of a page read, made once: core's typed memory catches it and reads the exact range, so
@@ -64,6 +66,11 @@ final class CallbackAddressSpace implements AddressSpace {
     private Optional<ElfFile> runtimeFile;
     private long runtimeBias;
     private boolean walkingLinkMap;
+    /**
+     * A lookup of this address space failed or was contradicted (not kept here), but core's layout may have
+     * kept its absence: the engine makes the address space's handle again before the next call.
+     */
+    private boolean doubtfulLookup;
 
     /** The questions the shim answers with the debugger's callbacks; a callback's failure throws its rc. */
     interface Questions {
@@ -144,10 +151,13 @@ final class CallbackAddressSpace implements AddressSpace {
     public Optional<TargetSymbol> lookupSymbol(String name) {
         Optional<TargetSymbol> known = symbols.get(name);
         if (known == null) {
-            known = lookup(0, name);
-            symbols.put(name, known);
-            if (WRITTEN_AT_START_UP.contains(name)) {
-                known.ifPresent(symbol -> constantAddresses.add(symbol.address()));
+            Lookup found = lookup(0, name);
+            known = found.symbol();
+            if (found.definitive()) { // a failed or contradicted lookup is asked again next time
+                symbols.put(name, known);
+                if (WRITTEN_AT_START_UP.contains(name)) {
+                    known.ifPresent(symbol -> constantAddresses.add(symbol.address()));
+                }
             }
         }
         return known;
@@ -161,23 +171,54 @@ final class CallbackAddressSpace implements AddressSpace {
 
     /** A thread-local symbol's address in the thread of {@code threadContext}: never cached. */
     long threadLocalAddress(long threadContext, String name) {
-        return lookup(threadContext, name).orElseThrow(() -> new OmpdException(OmpdRc.UNAVAILABLE,
+        return lookup(threadContext, name).symbol().orElseThrow(() -> new OmpdException(OmpdRc.UNAVAILABLE,
                 "the debugger finds no " + name + " in that thread")).address();
     }
 
-    private Optional<TargetSymbol> lookup(long threadContext, String name) {
+    /**
+     * One answer of the debugger's symbol lookup; {@code definitive} when it may be kept for the process (the
+     * debugger answered, and nothing contradicts it): a failing callback or an address the runtime's own
+     * symbol table contradicts is not kept, so the next call asks again.
+     */
+    private record Lookup(Optional<TargetSymbol> symbol, boolean definitive) {}
+
+    private Lookup lookup(long threadContext, String name) {
         long address;
         try {
             address = questions.symbol(threadContext, name);
         } catch (CallbackException e) {
-            return Optional.empty();
+            doubtfulLookup |= threadContext == 0;
+            return new Lookup(Optional.empty(), false);
         }
         // a debugger may answer ok with 0 or -1 for a symbol it does not know (LLVM's gdb plugin does)
         if (address == 0 || address == -1) {
-            return Optional.empty();
+            return new Lookup(Optional.empty(), true);
         }
-        return Optional.of(new TargetSymbol(name, address, threadContext != 0 ? 0 : sizeOf(name, address),
-                runtimeModuleName(), threadContext != 0));
+        if (threadContext == 0) {
+            long expected = fileAddress(name);
+            if (expected != 0 && expected != address) {
+                System.err.printf("jompd libompd: the debugger looked %s up at 0x%x, the runtime's symbol table "
+                        + "puts it at 0x%x: not used%n", name, address, expected);
+                doubtfulLookup = true;
+                return new Lookup(Optional.empty(), false);
+            }
+        }
+        return new Lookup(Optional.of(new TargetSymbol(name, address, threadContext != 0 ? 0 : sizeOf(name, address),
+                runtimeModuleName(), threadContext != 0)), true);
+    }
+
+    /** Where the runtime's symbol table on disk puts a global of the runtime in this process; 0 when unknown. */
+    private long fileAddress(String name) {
+        if (!runtimeFileKnown()) {
+            return 0;
+        }
+        try {
+            return runtimeFile.get().symbolTable().lookup(name)
+                    .filter(symbol -> symbol.value() != 0 && symbol.sectionIndex() != 0 && symbol.type() != STT_TLS)
+                    .map(symbol -> symbol.value() + runtimeBias).orElse(0L);
+        } catch (RuntimeException unreadable) {
+            return 0;
+        }
     }
 
     /**
@@ -185,9 +226,23 @@ final class CallbackAddressSpace implements AddressSpace {
      * lies where the debugger found it); 0 when unknown. Some ICVs are read at their symbol's size.
      */
     private long sizeOf(String name, long address) {
+        if (!runtimeFileKnown()) {
+            return 0;
+        }
+        try {
+            return runtimeFile.get().symbolTable().lookup(name)
+                    .filter(symbol -> symbol.value() + runtimeBias == address)
+                    .map(ElfSymbol::size).orElse(0L);
+        } catch (RuntimeException unreadable) {
+            return 0;
+        }
+    }
+
+    /** Whether the runtime's file on disk is open (opened once the link map names the runtime). */
+    private boolean runtimeFileKnown() {
         if (runtimeFile == null) {
             if (walkingLinkMap || runtimeModuleName() == null || runtimeModule == null) {
-                return 0; // not known yet: no size now, asked again later
+                return false; // not known yet: asked again later
             }
             runtimeFile = Optional.empty();
             String module = runtimeModule;
@@ -203,16 +258,7 @@ final class CallbackAddressSpace implements AddressSpace {
                 }
             }
         }
-        if (runtimeFile.isEmpty()) {
-            return 0;
-        }
-        try {
-            return runtimeFile.get().symbolTable().lookup(name)
-                    .filter(symbol -> symbol.value() + runtimeBias == address)
-                    .map(ElfSymbol::size).orElse(0L);
-        } catch (RuntimeException unreadable) {
-            return 0;
-        }
+        return runtimeFile.isPresent();
     }
 
     @Override
@@ -235,6 +281,18 @@ final class CallbackAddressSpace implements AddressSpace {
             }
         }
         return "libomp.so";
+    }
+
+    /** Whether a global's lookup failed since the last call of this (and so core may keep a wrong absence). */
+    boolean takeDoubtfulLookup() {
+        boolean doubtful = doubtfulLookup;
+        doubtfulLookup = false;
+        return doubtful;
+    }
+
+    /** Makes {@link #takeDoubtfulLookup} true again (the address space could not be made again). */
+    void doubtLookups() {
+        doubtfulLookup = true;
     }
 
     long threadContext(long kind, byte[] id) {

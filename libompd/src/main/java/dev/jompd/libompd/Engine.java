@@ -54,11 +54,11 @@ public final class Engine implements CallbackAddressSpace.Questions {
     private final Wire wire;
     /** Time this call spent waiting for the shim's answers (trace only). */
     private long waitedNanos;
-    /** The OMPD version OpenMP 5.1 defined: debuggers asking for an older one see LLVM's catalogue. */
-    static final long API_5_1 = 202011;
     private final Map<Long, AddressSpaceHandle> processes = new HashMap<>();
-    /** The ICVs ompd_enumerate_icvs walks, by the api version the debugger asked for. */
-    private List<Icv> enumerated = Icv.ALL;
+    /** The OpenMP version of the api the debugger asked for. */
+    private Icv.OpenMpVersion debuggerVersion = Icv.OpenMpVersion.V5_0;
+    /** The ICVs ompd_enumerate_icvs walks: the rows of the debugger's version. */
+    private List<Icv> enumerated = Icv.enumeratedIn(debuggerVersion);
 
     Engine(Wire wire) {
         this.wire = wire;
@@ -122,10 +122,11 @@ public final class Engine implements CallbackAddressSpace.Questions {
 
     private Wire.Frame answer(int routine, long processId, Wire.Received call) {
         if (routine == PROCESS_INITIALIZE) {
-            long apiVersion = call.word();
-            // An OMPD 5.0 debugger (api 201811: LLVM's gdb plugin) knows the 30 ICVs of LLVM's library by
-            // number and cannot list one whose integer form fails: it sees that catalogue; 5.1 and later all.
-            enumerated = apiVersion >= API_5_1 ? Icv.ALL : Icv.ALL.stream().filter(Icv::inReference).toList();
+            // the names a debugger is enumerated are those of its version (the catalogue's rows say which):
+            // an OMPD 5.0 debugger (api 201811: LLVM's gdb plugin) knows the 30 ICVs of LLVM's library by
+            // number and cannot list one whose integer form fails; 6.0 removed the ompd- aliases
+            debuggerVersion = Icv.OpenMpVersion.ofApiVersion(call.word());
+            enumerated = Icv.enumeratedIn(debuggerVersion);
             AddressSpaceHandle space = Ompd.processInitialize(new CallbackAddressSpace(this));
             processes.put(processId, space);
             return ok();
@@ -139,6 +140,18 @@ public final class Engine implements CallbackAddressSpace.Questions {
             return ok();
         }
         space.resumed(); // a fresh stop for every call: the target may have run since the last one
+        if (space.target() instanceof CallbackAddressSpace target && target.takeDoubtfulLookup()) {
+            // a symbol lookup failed in an earlier call and core's layout keeps absences: start it again
+            System.err.println("jompd libompd: address space " + processId
+                    + " made again after a failed symbol lookup");
+            try {
+                space = Ompd.processInitialize(target);
+            } catch (RuntimeException stillFailing) {
+                target.doubtLookups(); // made again at the next call, not kept as it was
+                throw stillFailing;
+            }
+            processes.put(processId, space);
+        }
         return switch (routine) {
             case GET_OMP_VERSION -> ok().word(Ompd.ompVersion(space));
             case GET_OMP_VERSION_STRING -> ok().string(Ompd.ompVersionString(space));
@@ -180,17 +193,21 @@ public final class Engine implements CallbackAddressSpace.Questions {
                 OmpdHandle handle = scoped(space, call);
                 Scope scope = scope(call.word());
                 Icv icv = icv(call.word());
+                requireHandleOfScope(handle, scope, icv.scope() == scope);
                 Icvs.IcvValue value = Icvs.value(handle, scope, icv);
                 yield new Wire.Frame(Wire.RESULT).word(value.rc().code()).string("").word(value.value());
             }
             case GET_ICV_STRING_FROM_SCOPE -> {
                 OmpdHandle handle = scoped(space, call);
                 Scope scope = scope(call.word());
-                yield ok().string(Icvs.string(handle, scope, icv(call.word())));
+                Icv icv = icv(call.word());
+                requireHandleOfScope(handle, scope, icv.scope() == scope);
+                yield ok().string(Icvs.string(handle, scope, icv));
             }
             case GET_TOOL_DATA -> {
                 OmpdHandle handle = scoped(space, call);
                 Scope scope = scope(call.word());
+                requireHandleOfScope(handle, scope, true);
                 if (handle.scope() != scope) {
                     throw new OmpdException(OmpdRc.BAD_INPUT, "a " + handle.scope().cName() + " handle for scope "
                             + scope.cName());
@@ -205,6 +222,18 @@ public final class Engine implements CallbackAddressSpace.Questions {
             }
             default -> throw new OmpdException(OmpdRc.UNSUPPORTED, "routine " + routine + " is not known to this engine");
         };
+    }
+
+    /**
+     * A handle of another kind than the scope asked (an ICV of that scope, or tool data): OpenMP 6.0's
+     * {@code incompatible_handle} for debuggers that asked for 6.0; older ones are answered {@code bad_input}
+     * as LLVM's library does (by core's checks, after this one).
+     */
+    private void requireHandleOfScope(OmpdHandle handle, Scope scope, boolean scopeFits) {
+        if (scopeFits && handle.scope() != scope && debuggerVersion.compareTo(Icv.OpenMpVersion.V6_0) >= 0) {
+            throw new OmpdException(OmpdRc.INCOMPATIBLE_HANDLE, "a " + handle.scope().cName() + " handle for scope "
+                    + scope.cName());
+        }
     }
 
     private static int number(Wire.Received call) {

@@ -113,6 +113,84 @@ class OmpdDriverIT {
     }
 
     @Test
+    void failingOrGarbageAnsweringCallbacksCostAStandardRcNeverAWrongValueAndTheLibraryRecovers() throws IOException {
+        Run run = run("201811", Map.of("OMPD_DRIVER_FAULTS", "1"), JOMPD_LIBRARY);
+        Map<String, String> truth = run.truth();
+        Map<String, String> jompd = run.jompd();
+        String ompVersion = jompd.get("omp_version").substring(2);
+        // what each routine of the fault script answers when right: the program's own omp_* answers (the
+        // runtime's version: the unfaulted call, which the other test checks against LLVM's library)
+        Map<String, String> right = Map.ofEntries(Map.entry("omp_version", ompVersion),
+                Map.entry("thread_handle_is_self", "0"), Map.entry("curr_parallel_is_inner", "0"),
+                Map.entry("team_size", truth.get("team_size")), Map.entry("levels", truth.get("levels")),
+                Map.entry("thread_num", truth.get("thread_num")), Map.entry("state_known", "1"),
+                Map.entry("thread_in_parallel_1_is_its_pthread", "1"),
+                Map.entry("new_address_space_omp_version", ompVersion),
+                Map.entry("fresh_space_nteams", truth.get("nteams")),
+                Map.entry("fresh_space_teams_thread_limit", truth.get("teams_thread_limit")));
+        List<String> modes = List.of("read_fails", "symbol_fails", "symbol_garbage", "thread_context_fails",
+                "garbage_field", "symbol_then_read_fails");
+        for (String mode : modes) {
+            assertThat(jompd.get("fresh_address_space." + mode)).isEqualTo("0 -");
+            for (var routine : right.entrySet()) {
+                String faulted = jompd.get("fault." + mode + "." + routine.getKey());
+                String recovered = jompd.get("recovered." + mode + "." + routine.getKey());
+                assertThat(faulted).as(mode + " " + routine.getKey()).isNotNull();
+                int rc = Integer.parseInt(faulted.split(" ")[0]);
+                // a standard rc other than ok, or ok with the right value: never ok with a wrong one
+                if (rc == 0) {
+                    assertThat(faulted).as(mode + " " + routine.getKey()).isEqualTo("0 " + routine.getValue());
+                } else {
+                    assertThat(rc).as(mode + " " + routine.getKey()).isBetween(1, 12);
+                }
+                // the callbacks behave again: every answer is whole and right
+                assertThat(recovered).as("after " + mode + ": " + routine.getKey())
+                        .isEqualTo("0 " + routine.getValue());
+            }
+        }
+        // the faults reach the routines that depend on them
+        right.keySet().forEach(routine -> assertThat(jompd.get("fault.read_fails." + routine)).as(routine)
+                .startsWith("8 "));
+        assertThat(jompd.get("fault.thread_context_fails.thread_handle_is_self")).isEqualTo("4 99"); // its own rc
+        for (String mode : List.of("symbol_fails", "symbol_garbage")) {
+            for (String routine : List.of("thread_handle_is_self", "new_address_space_omp_version",
+                    "fresh_space_nteams", "fresh_space_teams_thread_limit")) {
+                assertThat(jompd.get("fault." + mode + "." + routine)).as(mode + " " + routine).doesNotStartWith("0 ");
+            }
+        }
+        for (String routine : List.of("thread_handle_is_self", "curr_parallel_is_inner", "thread_num")) {
+            assertThat(jompd.get("fault.garbage_field." + routine)).as(routine).doesNotStartWith("0 ");
+        }
+    }
+
+    @Test
+    void anOpenMp60DebuggerIsEnumeratedThe60NamesAndAnsweredIncompatibleHandle() throws IOException {
+        Run run = run("202411", JOMPD_LIBRARY);
+        Map<String, String> jompd = run.jompd();
+        List<String> names = new ArrayList<>();
+        for (var entry : jompd.entrySet()) {
+            if (entry.getKey().matches("icv\\.\\d+\\.name")) {
+                names.add(entry.getValue().split(" ")[1]);
+            }
+        }
+        // 6.0 removed the ompd- aliases and implicit-task-var, and added explicit-task-var
+        assertThat(names).noneMatch(name -> name.startsWith("ompd-")).doesNotContain("implicit-task-var")
+                .contains("num-procs-var", "thread-num-var", "final-task-var", "team-size-var", "nteams-var");
+        assertThat(jompd.get("icv.38.name")).isEqualTo("0 explicit-task-var scope 6");
+        // the driver calls from the implicit task of the inner region (the body of a parallel construct)
+        assertThat(jompd.get("icv.38.value")).isEqualTo("0 0");
+        assertThat(jompd.get("icv.38.string")).isEqualTo("0 false");
+        assertThat(jompd.get("icv.21.value")).isEqualTo("0 " + run.truth().get("thread_num"));
+        // a live handle of the wrong kind: OpenMP 6.0's incompatible_handle
+        assertThat(jompd.get("wrong_kind_handle")).isEqualTo("13 -");
+        assertThat(jompd.get("wrong_kind_icv_handle")).isEqualTo("13 -");
+        assertThat(jompd.get("wrong_kind_tool_data")).isEqualTo("13 -");
+        // what was right stays so: an ICV of another scope than asked is bad input, garbage handles are stale
+        assertThat(jompd.get("icv.29.wrong_scope")).isEqualTo("3 -");
+        assertThat(jompd.get("garbage_thread_handle")).isEqualTo("2 -");
+    }
+
+    @Test
     void anOpenMp51DebuggerIsEnumeratedEveryIcvWithValuesAsTheProgramSays() throws IOException {
         Run run = run("202011", JOMPD_LIBRARY);
         Map<String, String> jompd = run.jompd();
@@ -205,6 +283,10 @@ class OmpdDriverIT {
             assertThat(jompd.get(key)).as(key).isEqualTo("2 -");
         }
         assertThat(jompd.get("release")).isEqualTo("0 -");
+        // a live handle of the wrong kind, to a 5.0 debugger: the rcs it knows (6.0's incompatible_handle is not)
+        assertThat(jompd.get("wrong_kind_handle")).isEqualTo("2 -");
+        assertThat(jompd.get("wrong_kind_icv_handle")).isEqualTo("3 -");
+        assertThat(jompd.get("wrong_kind_tool_data")).isEqualTo("3 -");
         assertThat(jompd.get("finalize")).isEqualTo("0 -");
         assertThat(jompd.get("after_finalize.omp_version")).isEqualTo("4 -");
         assertThat(jompd.get("after_finalize.omp_version_again")).isEqualTo(jompd.get("omp_version"));

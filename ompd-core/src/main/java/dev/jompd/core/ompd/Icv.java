@@ -22,14 +22,45 @@ import java.util.Optional;
  * (which gives its scope, how it is read and its string form). Adding an ICV is adding one row here and to
  * {@link #ALL}. Ids 1–30 are exactly the reference libompd's (names, ids and scopes, including the OMPD 5.0
  * {@code ompd-*} aliases), so tools written for it keep working; ids from 31 are the OpenMP 5.1 ICVs libomp
- * keeps that the reference does not expose.
+ * keeps that the reference does not expose, 38 OpenMP 6.0's explicit-task-var.
+ * <p>
+ * Which debuggers see a row is data of the row: {@link #since()} (the ids from 31 from OpenMP 5.1, since
+ * debuggers of 5.0 — LLVM's gdb plugin — know the reference's 30 by number) and {@link #until()} (OpenMP 6.0
+ * removed the {@code ompd-*} aliases and implicit-task-var); {@link #enumeratedIn} lists a version's.
  * <p>
  * {@link #name()} is the reference libompd's name. Where a later OpenMP version names an ICV differently, a
  * row says so with {@link #renamedIn}, and {@link #nameIn} gives the name a version's tools expect.
  */
 public final class Icv {
-    /** OpenMP versions, for ICV names that changed between versions of the OMPD chapter. */
-    public enum OpenMpVersion { V5_0, V5_1, V5_2, V6_0 }
+    /**
+     * OpenMP versions, for ICV names that changed between versions of the OMPD chapter, with the api version
+     * (the spec's date, {@code _OPENMP}) a debugger gives {@code ompd_initialize} for each.
+     */
+    public enum OpenMpVersion {
+        V5_0(201811), V5_1(202011), V5_2(202111), V6_0(202411);
+
+        private final long apiVersion;
+
+        OpenMpVersion(long apiVersion) {
+            this.apiVersion = apiVersion;
+        }
+
+        /** The api version (yyyymm) of this version's OMPD chapter. */
+        public long apiVersion() {
+            return apiVersion;
+        }
+
+        /** The latest version whose api version is at most {@code apiVersion} (5.0 for anything older). */
+        public static OpenMpVersion ofApiVersion(long apiVersion) {
+            OpenMpVersion known = V5_0;
+            for (OpenMpVersion version : values()) {
+                if (version.apiVersion <= apiVersion) {
+                    known = version;
+                }
+            }
+            return known;
+        }
+    }
 
     private static final String CONTROL = "kmp_internal_control_t";
 
@@ -73,39 +104,61 @@ public final class Icv {
     public static final Icv BIND_VAR = new Icv(18, "bind-var", levels(TASK, Icvs::bindList, Icvs.PROC_BIND));
     public static final Icv NUM_PROCS_VAR = new Icv(19, "num-procs-var",
             number(PROCESS, s -> Icvs.globalInt(s, "__kmp_avail_proc", BREADCRUMB), IcvForm.NUMBER));
-    public static final Icv OMPD_NUM_PROCS_VAR = new Icv(20, "ompd-num-procs-var", NUM_PROCS_VAR.reader);
+    public static final Icv OMPD_NUM_PROCS_VAR = new Icv(20, "ompd-num-procs-var", NUM_PROCS_VAR.reader)
+            .removedIn(OpenMpVersion.V6_0);
     public static final Icv THREAD_NUM_VAR = new Icv(21, "thread-num-var",
             number(THREAD, ThreadHandle::threadNum, IcvForm.NUMBER));
-    public static final Icv OMPD_THREAD_NUM_VAR = new Icv(22, "ompd-thread-num-var", THREAD_NUM_VAR.reader);
+    public static final Icv OMPD_THREAD_NUM_VAR = new Icv(22, "ompd-thread-num-var", THREAD_NUM_VAR.reader)
+            .removedIn(OpenMpVersion.V6_0);
     public static final Icv FINAL_TASK_VAR = new Icv(23, "final-task-var",
             number(TASK, k -> k.flags().isFinal() ? 1 : 0, IcvForm.BOOLEAN));
-    public static final Icv OMPD_FINAL_VAR = new Icv(24, "ompd-final-var", FINAL_TASK_VAR.reader);
-    public static final Icv OMPD_FINAL_TASK_VAR = new Icv(25, "ompd-final-task-var", FINAL_TASK_VAR.reader);
+    public static final Icv OMPD_FINAL_VAR = new Icv(24, "ompd-final-var", FINAL_TASK_VAR.reader)
+            .removedIn(OpenMpVersion.V6_0);
+    public static final Icv OMPD_FINAL_TASK_VAR = new Icv(25, "ompd-final-task-var", FINAL_TASK_VAR.reader)
+            .removedIn(OpenMpVersion.V6_0);
+    // OpenMP 6.0 removed implicit-task-var for explicit-task-var (its negation, id 38)
     public static final Icv IMPLICIT_TASK_VAR = new Icv(26, "implicit-task-var",
-            number(TASK, k -> k.flags().implicit() ? 1 : 0, IcvForm.BOOLEAN));
-    public static final Icv OMPD_IMPLICIT_VAR = new Icv(27, "ompd-implicit-var", IMPLICIT_TASK_VAR.reader);
-    public static final Icv OMPD_IMPLICIT_TASK_VAR = new Icv(28, "ompd-implicit-task-var", IMPLICIT_TASK_VAR.reader);
+            number(TASK, k -> k.flags().implicit() ? 1 : 0, IcvForm.BOOLEAN)).removedIn(OpenMpVersion.V6_0);
+    public static final Icv OMPD_IMPLICIT_VAR = new Icv(27, "ompd-implicit-var", IMPLICIT_TASK_VAR.reader)
+            .removedIn(OpenMpVersion.V6_0);
+    public static final Icv OMPD_IMPLICIT_TASK_VAR = new Icv(28, "ompd-implicit-task-var", IMPLICIT_TASK_VAR.reader)
+            .removedIn(OpenMpVersion.V6_0);
     public static final Icv TEAM_SIZE_VAR = new Icv(29, "team-size-var",
             number(PARALLEL, ParallelHandle::teamSize, IcvForm.NUMBER));
-    public static final Icv OMPD_TEAM_SIZE_VAR = new Icv(30, "ompd-team-size-var", TEAM_SIZE_VAR.reader);
+    public static final Icv OMPD_TEAM_SIZE_VAR = new Icv(30, "ompd-team-size-var", TEAM_SIZE_VAR.reader)
+            .removedIn(OpenMpVersion.V6_0);
     // OpenMP 5.1 ICVs libomp keeps and the reference omits: process-wide settings in libomp's globals, which
     // have no breadcrumb (their symbol-table size; absent in older runtimes: unsupported).
     public static final Icv DEF_SCHED_VAR = new Icv(31, "def-sched-var",
-            number(PROCESS, s -> Icvs.globalInt(s, "__kmp_static", SYMBOL), IcvForm.SCHEDULE_KIND));
+            number(PROCESS, s -> Icvs.globalInt(s, "__kmp_static", SYMBOL), IcvForm.SCHEDULE_KIND))
+            .enumeratedFrom(OpenMpVersion.V5_1);
     public static final Icv WAIT_POLICY_VAR = new Icv(32, "wait-policy-var",
-            number(PROCESS, s -> Icvs.globalInt(s, "__kmp_library", SYMBOL), IcvForm.WAIT_POLICY));
+            number(PROCESS, s -> Icvs.globalInt(s, "__kmp_library", SYMBOL), IcvForm.WAIT_POLICY))
+            .enumeratedFrom(OpenMpVersion.V5_1);
     public static final Icv PLACE_PARTITION_VAR = new Icv(33, "place-partition-var", unavailable(THREAD,
-            "place-partition-var lives in th_first_place/th_last_place, which libomp's OMPD breadcrumbs do not describe"));
+            "place-partition-var lives in th_first_place/th_last_place, which libomp's OMPD breadcrumbs do not describe"))
+            .enumeratedFrom(OpenMpVersion.V5_1);
     public static final Icv TARGET_OFFLOAD_VAR = new Icv(34, "target-offload-var",
-            number(PROCESS, s -> Icvs.globalInt(s, "__kmp_target_offload", SYMBOL), IcvForm.TARGET_OFFLOAD));
+            number(PROCESS, s -> Icvs.globalInt(s, "__kmp_target_offload", SYMBOL), IcvForm.TARGET_OFFLOAD))
+            .enumeratedFrom(OpenMpVersion.V5_1);
     public static final Icv DEF_ALLOCATOR_VAR = new Icv(35, "def-allocator-var",
-            number(PROCESS, s -> Icvs.globalPointer(s, "__kmp_def_allocator"), IcvForm.ALLOCATOR));
+            number(PROCESS, s -> Icvs.globalPointer(s, "__kmp_def_allocator"), IcvForm.ALLOCATOR))
+            .enumeratedFrom(OpenMpVersion.V5_1);
     public static final Icv NTEAMS_VAR = new Icv(36, "nteams-var",
-            number(PROCESS, s -> Icvs.globalInt(s, "__kmp_nteams", SYMBOL), IcvForm.NUMBER));
+            number(PROCESS, s -> Icvs.globalInt(s, "__kmp_nteams", SYMBOL), IcvForm.NUMBER))
+            .enumeratedFrom(OpenMpVersion.V5_1);
     public static final Icv TEAMS_THREAD_LIMIT_VAR = new Icv(37, "teams-thread-limit-var",
-            number(PROCESS, s -> Icvs.globalInt(s, "__kmp_teams_thread_limit", SYMBOL), IcvForm.NUMBER));
+            number(PROCESS, s -> Icvs.globalInt(s, "__kmp_teams_thread_limit", SYMBOL), IcvForm.NUMBER))
+            .enumeratedFrom(OpenMpVersion.V5_1);
 
-    /** Every ICV, in id order: what ompd_enumerate_icvs walks. */
+    // OpenMP 6.0: whether the task is an explicit one (libomp: td_flags.tasktype, the implicit flag's negation)
+    public static final Icv EXPLICIT_TASK_VAR = new Icv(38, "explicit-task-var",
+            number(TASK, k -> k.flags().implicit() ? 0 : 1, IcvForm.BOOLEAN)).enumeratedFrom(OpenMpVersion.V6_0);
+
+    /**
+     * The ICVs jompd's own doors show, in id order (explicit-task-var, implicit-task-var's negation, left out:
+     * they say the same).
+     */
     public static final List<Icv> ALL = List.of(DYN_VAR, RUN_SCHED_VAR, STACKSIZE_VAR, CANCEL_VAR,
             MAX_TASK_PRIORITY_VAR, DEBUG_VAR, NTHREADS_VAR, DISPLAY_AFFINITY_VAR, AFFINITY_FORMAT_VAR,
             DEFAULT_DEVICE_VAR, TOOL_VAR, TOOL_LIBRARIES_VAR, TOOL_VERBOSE_INIT_VAR, LEVELS_VAR, ACTIVE_LEVELS_VAR,
@@ -115,25 +168,67 @@ public final class Icv {
             WAIT_POLICY_VAR, PLACE_PARTITION_VAR, TARGET_OFFLOAD_VAR, DEF_ALLOCATOR_VAR, NTEAMS_VAR,
             TEAMS_THREAD_LIMIT_VAR);
 
+    /** Every row, in id order: what ompd_enumerate_icvs walks, for each version the rows it has. */
+    public static final List<Icv> CATALOGUE = java.util.stream.Stream.concat(ALL.stream(),
+            java.util.stream.Stream.of(EXPLICIT_TASK_VAR)).toList();
+
     private final int id;
     private final String name;
     private final IcvReader reader;
     /** Names later OpenMP versions give this ICV, from the version that introduced each. */
     private final Map<OpenMpVersion, String> renames;
+    /** The first version whose debuggers ompd_enumerate_icvs shows this ICV. */
+    private final OpenMpVersion since;
+    /** The first version that no longer has it; null: still there. */
+    private final OpenMpVersion until;
 
     private Icv(int id, String name, IcvReader reader) {
-        this(id, name, reader, Map.of());
+        this(id, name, reader, Map.of(), OpenMpVersion.V5_0, null);
     }
 
-    private Icv(int id, String name, IcvReader reader, Map<OpenMpVersion, String> renames) {
+    private Icv(int id, String name, IcvReader reader, Map<OpenMpVersion, String> renames, OpenMpVersion since,
+                OpenMpVersion until) {
         this.id = id;
         this.name = name;
         this.reader = reader;
         this.renames = renames;
+        this.since = since;
+        this.until = until;
     }
 
+    /** A row of the catalogue by id, whatever version has it (every ICV stays readable by id). */
     public static Optional<Icv> byId(long id) {
-        return ALL.stream().filter(icv -> icv.id == id).findFirst();
+        return CATALOGUE.stream().filter(icv -> icv.id == id).findFirst();
+    }
+
+    /** The ICVs a debugger of OpenMP {@code version} is enumerated, in id order. */
+    public static List<Icv> enumeratedIn(OpenMpVersion version) {
+        return CATALOGUE.stream().filter(icv -> icv.existsIn(version)).toList();
+    }
+
+    /** Whether debuggers of OpenMP {@code version} know this ICV by this name. */
+    public boolean existsIn(OpenMpVersion version) {
+        return since.compareTo(version) <= 0 && (until == null || version.compareTo(until) < 0);
+    }
+
+    /** The first version whose debuggers are enumerated this ICV. */
+    public OpenMpVersion since() {
+        return since;
+    }
+
+    /** The first version without it, if one removed it. */
+    public Optional<OpenMpVersion> until() {
+        return Optional.ofNullable(until);
+    }
+
+    /** This row, enumerated from OpenMP {@code version} on (for a row of the table). */
+    Icv enumeratedFrom(OpenMpVersion version) {
+        return new Icv(id, name, reader, renames, version, until);
+    }
+
+    /** This row, gone from OpenMP {@code version} on (for a row of the table). */
+    Icv removedIn(OpenMpVersion version) {
+        return new Icv(id, name, reader, renames, since, version);
     }
 
     public static Optional<Icv> byName(String name) {
@@ -175,7 +270,7 @@ public final class Icv {
         Map<OpenMpVersion, String> more = new EnumMap<>(OpenMpVersion.class);
         more.putAll(renames);
         more.put(since, newName);
-        return new Icv(id, name, reader, Collections.unmodifiableMap(more)); // EnumMap: in version order
+        return new Icv(id, name, reader, Collections.unmodifiableMap(more), since, until); // EnumMap: in version order
     }
 
     /** Whether the reference libompd knows this ICV (ids 1–30). */

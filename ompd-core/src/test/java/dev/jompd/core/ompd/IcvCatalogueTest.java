@@ -33,6 +33,8 @@ class IcvCatalogueTest {
     @Test
     void theOpenMp51AdditionsFollowWithUniqueNames() {
         assertThat(Icv.ALL).extracting(Icv::id).containsExactlyElementsOf(IntStream.rangeClosed(1, 37).boxed().toList());
+        assertThat(Icv.CATALOGUE).extracting(Icv::id).containsExactlyElementsOf(IntStream.rangeClosed(1, 38).boxed().toList());
+        assertThat(Icv.CATALOGUE).extracting(Icv::name).doesNotHaveDuplicates();
         assertThat(Icv.ALL).extracting(Icv::name).doesNotHaveDuplicates()
                 .contains("def-sched-var", "wait-policy-var", "place-partition-var", "target-offload-var",
                         "def-allocator-var", "nteams-var", "teams-thread-limit-var");
@@ -52,11 +54,41 @@ class IcvCatalogueTest {
     }
 
     @Test
+    void eachVersionsDebuggersAreEnumeratedTheNamesOfThatVersion() {
+        // 5.0 (LLVM's gdb plugin): exactly the reference's 30
+        assertThat(Icv.enumeratedIn(Icv.OpenMpVersion.V5_0)).extracting(Icv::id)
+                .containsExactlyElementsOf(IntStream.rangeClosed(1, 30).boxed().toList());
+        // 5.1 and 5.2: jompd's 37
+        assertThat(Icv.enumeratedIn(Icv.OpenMpVersion.V5_1)).isEqualTo(Icv.ALL);
+        assertThat(Icv.enumeratedIn(Icv.OpenMpVersion.V5_2)).isEqualTo(Icv.ALL);
+        // 6.0: no ompd- alias, no implicit-task-var, explicit-task-var instead
+        List<String> six = Icv.enumeratedIn(Icv.OpenMpVersion.V6_0).stream().map(Icv::name).toList();
+        assertThat(six).noneMatch(name -> name.startsWith("ompd-")).doesNotContain("implicit-task-var")
+                .contains("explicit-task-var", "num-procs-var", "thread-num-var", "final-task-var", "team-size-var");
+        assertThat(six).hasSize(37 - 7 - 1 + 1);
+        assertThat(Icv.EXPLICIT_TASK_VAR.scope()).isEqualTo(Icv.IMPLICIT_TASK_VAR.scope());
+        // every row stays readable by id whatever a version enumerates
+        assertThat(Icv.byId(38)).contains(Icv.EXPLICIT_TASK_VAR);
+        assertThat(Icv.byId(28)).contains(Icv.OMPD_IMPLICIT_TASK_VAR);
+    }
+
+    @Test
+    void apiVersionsMapToTheSpecThatDefinedThem() {
+        assertThat(Icv.OpenMpVersion.ofApiVersion(201811)).isEqualTo(Icv.OpenMpVersion.V5_0);
+        assertThat(Icv.OpenMpVersion.ofApiVersion(202011)).isEqualTo(Icv.OpenMpVersion.V5_1);
+        assertThat(Icv.OpenMpVersion.ofApiVersion(202111)).isEqualTo(Icv.OpenMpVersion.V5_2);
+        assertThat(Icv.OpenMpVersion.ofApiVersion(202410)).isEqualTo(Icv.OpenMpVersion.V5_2);
+        assertThat(Icv.OpenMpVersion.ofApiVersion(202411)).isEqualTo(Icv.OpenMpVersion.V6_0);
+        assertThat(Icv.OpenMpVersion.ofApiVersion(0)).isEqualTo(Icv.OpenMpVersion.V5_0);
+    }
+
+    @Test
     void statesAndReturnCodesCarryTheirSpecValues() {
         assertThat(ThreadState.of(0x14)).contains(ThreadState.WAIT_BARRIER_EXPLICIT);
         assertThat(ThreadState.WAIT_BARRIER_EXPLICIT.cName()).isEqualTo("ompt_state_wait_barrier_explicit");
         assertThat(ThreadState.of(0x999)).isEmpty();
         assertThat(OmpdRc.CALLBACK_ERROR.code()).isEqualTo(12);
+        assertThat(OmpdRc.INCOMPATIBLE_HANDLE.code()).isEqualTo(13);
         assertThat(OmpdRc.STALE_HANDLE.cName()).isEqualTo("ompd_rc_stale_handle");
         assertThat(Scope.TASK.code()).isEqualTo(6);
     }
