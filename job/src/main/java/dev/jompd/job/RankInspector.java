@@ -6,6 +6,7 @@ import dev.jompd.core.ompd.OmpdException;
 import dev.jompd.core.ompd.OmpdRc;
 import dev.jompd.core.target.AddressSpace;
 import dev.jompd.core.target.Symbolizer;
+import dev.jompd.core.unwind.DebugInfoCache;
 import dev.jompd.core.target.TargetException;
 import dev.jompd.core.target.core.CoreFileAddressSpace;
 import dev.jompd.core.target.live.AttachException;
@@ -70,15 +71,23 @@ public final class RankInspector {
 
     /** Every target, read concurrently ({@code parallelism} at a time), each once; the results in the targets' order. */
     public List<RankInspection> inspectAll(List<Target> targets) {
+        // The ranks of a job run the same executable and libraries: their symbol tables, call frame information
+        // and line tables are parsed once for all of them (the cache is keyed by file identity and thread-safe).
+        try (DebugInfoCache modules = new DebugInfoCache()) {
+            return inspectAll(targets, modules);
+        }
+    }
+
+    private List<RankInspection> inspectAll(List<Target> targets, DebugInfoCache modules) {
         if (targets.size() <= 1 || parallelism == 1) {
-            return targets.stream().map(this::inspect).toList();
+            return targets.stream().map(target -> inspect(target, modules)).toList();
         }
         List<RankInspection> results = new ArrayList<>();
         try (ExecutorService readers = Executors.newFixedThreadPool(Math.min(parallelism, targets.size()),
                 Thread.ofPlatform().name("jompd-rank-", 0).daemon().factory())) {
             List<Future<RankInspection>> futures = new ArrayList<>();
             for (Target target : targets) {
-                futures.add(readers.submit(() -> inspect(target)));
+                futures.add(readers.submit(() -> inspect(target, modules)));
             }
             for (int i = 0; i < futures.size(); i++) {
                 try {
@@ -99,10 +108,16 @@ public final class RankInspector {
 
     /** One target; never throws for what the target is or does. */
     public RankInspection inspect(Target target) {
-        return target.core().isPresent() ? inspectCore(target) : inspectLive(target.id());
+        try (DebugInfoCache modules = new DebugInfoCache()) {
+            return inspect(target, modules);
+        }
     }
 
-    private RankInspection inspectLive(RankId id) {
+    private RankInspection inspect(Target target, DebugInfoCache modules) {
+        return target.core().isPresent() ? inspectCore(target, modules) : inspectLive(target.id(), modules);
+    }
+
+    private RankInspection inspectLive(RankId id, DebugInfoCache modules) {
         long pid = id.pid();
         if (!Files.isDirectory(Path.of("/proc/" + pid))) {
             return missing(id, RankInspection.MissingReason.EXITED, "process " + pid + " no longer exists (the rank exited)");
@@ -116,7 +131,7 @@ public final class RankInspector {
             return gone(id) ? exited(id, e) : missing(id, RankInspection.MissingReason.UNREADABLE, e.getMessage());
         }
         try (space) {
-            return read(id, space, "pid", Long.toString(pid));
+            return read(id, space, "pid", Long.toString(pid), modules);
         } catch (OmpdException e) {
             return ompdFailed(id, e);
         } catch (RuntimeException e) {
@@ -125,7 +140,7 @@ public final class RankInspector {
         }
     }
 
-    private RankInspection inspectCore(Target target) {
+    private RankInspection inspectCore(Target target, DebugInfoCache modules) {
         RankId id = target.id();
         Path core = target.core().orElseThrow();
         Optional<String> damage = CoreFiles.truncation(core);
@@ -141,7 +156,7 @@ public final class RankInspector {
             return missing(id, RankInspection.MissingReason.DAMAGED_CORE, "core " + core + " cannot be read: " + describe(e));
         }
         try (space) {
-            return read(id, space, "core", core.toString());
+            return read(id, space, "core", core.toString(), modules);
         } catch (OmpdException e) {
             return ompdFailed(id, e);
         } catch (RuntimeException e) {
@@ -150,8 +165,8 @@ public final class RankInspector {
     }
 
     /** The picture, stacks and diagnosis of an opened rank: what jompd inspect --stacks and jompd diagnose take. */
-    private static RankInspection read(RankId id, AddressSpace space, String kind, String name) {
-        try (Symbolizer symbols = new Symbolizer(space); CodeNames names = new CodeNames(symbols);
+    private static RankInspection read(RankId id, AddressSpace space, String kind, String name, DebugInfoCache modules) {
+        try (Symbolizer symbols = new Symbolizer(space); CodeNames names = new CodeNames(symbols, modules);
              Unwinder unwinder = new Unwinder(space, names.debugInfo())) {
             AddressSpaceHandle process = Ompd.processInitialize(space);
             TargetDescription description = new TargetDescription(kind, name, space.name(),

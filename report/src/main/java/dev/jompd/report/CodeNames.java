@@ -23,12 +23,27 @@ import java.util.Optional;
 public final class CodeNames implements AutoCloseable {
     private final FunctionNames functions;
     private final Symbolizer symbols;
-    private final DebugInfoCache debugInfo = new DebugInfoCache();
+    private final DebugInfoCache debugInfo;
+    private final boolean ownsDebugInfo;
     private final Map<String, CodeLocation> named = new HashMap<>();
     private final Map<Long, Optional<String>> lines = new HashMap<>();
     private SourceLocator locator;
 
     public CodeNames(Symbolizer symbols) {
+        this(symbols, new DebugInfoCache(), true);
+    }
+
+    /**
+     * Names over {@code shared} debug data, which the caller owns and closes: targets that map the same files
+     * (the ranks of one job) parse each file once.
+     */
+    public CodeNames(Symbolizer symbols, DebugInfoCache shared) {
+        this(symbols, shared, false);
+    }
+
+    private CodeNames(Symbolizer symbols, DebugInfoCache debugInfo, boolean ownsDebugInfo) {
+        this.debugInfo = debugInfo;
+        this.ownsDebugInfo = ownsDebugInfo;
         this.functions = new FunctionNames(symbols, debugInfo);
         this.symbols = symbols;
     }
@@ -91,6 +106,8 @@ public final class CodeNames implements AutoCloseable {
     @Override
     public void close() {
         functions.close();
-        debugInfo.close();
+        if (ownsDebugInfo) {
+            debugInfo.close();
+        }
     }
 }
