@@ -44,6 +44,7 @@ export interface InspectThread {
 
 export interface InspectRegion {
   id: string; level: number; activeLevel: number; teamSize: number; serialized: boolean;
+  ended: boolean; // the encountering thread has gone on: libomp keeps the team for the next region
   enclosing: string | null;
   teamPath?: number[]; // report module
   function?: InspectFunction; // report module
@@ -317,7 +318,7 @@ export function buildTree(report: InspectReport, stoppedLwp?: number): TreeNode[
     const nested = depth > 64 ? [] : (children.get(region.id) ?? []).map((r) => regionNode(r, depth + 1));
     return {
       id, kind: 'region',
-      label: `level ${region.level}${region.serialized ? ' (serialized)' : ''} · team of ${region.teamSize}`,
+      label: `level ${region.level}${region.serialized ? ' (serialized)' : ''} · team of ${region.teamSize}${region.ended ? ' · ended' : ''}`,
       description: `${threads.length} thread${threads.length === 1 ? '' : 's'} innermost here`,
       tooltip: icvTooltip(`Parallel region ${region.id}, level ${region.level}, active level ${region.activeLevel}`,
         region.icvs, [`tool data value ${region.toolData.value}, ptr ${region.toolData.ptr}`]),

@@ -87,7 +87,7 @@ public record RankView(List<ThreadView> threads, List<String> findings, Optional
                     + task.function().map(f -> " " + f.describe()).orElse("")
                     + (task.status() == OpenMpPicture.TaskStatus.UNKNOWN ? "" : ", " + task.status().words())).toList();
             Optional<String> region = thread.region().flatMap(picture::region)
-                    .flatMap(r -> r.function().map(f -> "parallel region " + f.describe()));
+                    .flatMap(r -> r.function().map(f -> "parallel region " + f.describe() + (r.ended() ? ", ended" : "")));
             threads.add(new ThreadView(name, thread.state().map(Text::shortState).orElse("unknown"), region,
                     tasks, List.copyOf(stack), List.copyOf(roles.getOrDefault(thread.gtid(), List.of()))));
         }

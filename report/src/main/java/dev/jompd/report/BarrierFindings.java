@@ -29,8 +29,8 @@ final class BarrierFindings {
     static List<Finding> of(OpenMpPicture picture, Map<Long, ThreadWait> waits) {
         List<Finding> findings = new ArrayList<>();
         for (ParallelRegion region : picture.regions()) {
-            if (region.level() == 0 || region.teamSize() <= 1) {
-                continue; // the initial task's level, a serialized region: nobody to wait for
+            if (region.level() == 0 || region.teamSize() <= 1 || region.ended()) {
+                continue; // the initial task's level, a serialized region, a region over: nobody to wait for
             }
             List<ThreadWait> members = picture.members(Optional.of(region.id())).stream()
                     .map(t -> waits.get(t.gtid())).toList();

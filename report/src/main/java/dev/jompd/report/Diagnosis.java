@@ -1,6 +1,7 @@
 package dev.jompd.report;
 
 import dev.jompd.report.OpenMpPicture.OpenMpThread;
+import dev.jompd.report.OpenMpPicture.ParallelRegion;
 import dev.jompd.report.ParallelStacks.ThreadStack;
 
 import java.util.ArrayList;
@@ -103,7 +104,7 @@ public final class Diagnosis {
         Map<Long, ThreadWait> waits = new LinkedHashMap<>();
         for (OpenMpThread thread : picture.threads()) {
             waits.put(thread.gtid(), ThreadWait.of(thread, Optional.ofNullable(stackByGtid.get(thread.gtid())),
-                    picture.target().runtime()));
+                    picture.target().runtime(), thread.region().flatMap(picture::region).filter(ParallelRegion::ended)));
         }
         List<Finding> findings = new ArrayList<>(BarrierFindings.of(picture, waits));
         findings.addAll(TaskwaitFindings.of(picture, waits));

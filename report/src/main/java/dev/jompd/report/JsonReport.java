@@ -167,6 +167,7 @@ public final class JsonReport {
             json.addProperty("activeLevel", region.activeLevel());
             json.addProperty("teamSize", region.teamSize());
             json.addProperty("serialized", region.serialized());
+            json.addProperty("ended", region.ended());
             json.add("enclosing", id(region.enclosing()));
             json.add("teamPath", numbers(region.teamPath()));
             region.function().ifPresent(function -> json.add("function", function(function)));

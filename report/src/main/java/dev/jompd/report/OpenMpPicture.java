@@ -20,10 +20,12 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.OptionalLong;
 
 /**
@@ -93,6 +95,13 @@ public final class OpenMpPicture {
         for (RegionKey key : snapshot.regions().keySet()) { // a cycle left over by corrupt memory: still named
             idByKey.putIfAbsent(key, "r" + idByKey.size());
         }
+        // Which threads are where: a region has ended once the thread that encountered it is back in the
+        // enclosing region (libomp keeps an ended region's team, its "hot team", for the next region: its workers
+        // wait in the fork barrier still showing the ended region as theirs, with the state of its implicit barrier)
+        Set<RegionPlace> occupied = new HashSet<>();
+        for (ProcessSnapshot.ThreadView thread : snapshot.threads()) {
+            thread.region().ifPresent(region -> occupied.add(new RegionPlace(region, thread.threadNum())));
+        }
         Map<String, ParallelRegion> byId = new LinkedHashMap<>();
         Map<RegionKey, List<Long>> pathByKey = new HashMap<>();
         for (Map.Entry<RegionKey, String> entry : idByKey.entrySet()) {
@@ -100,8 +109,11 @@ public final class OpenMpPicture {
             List<Long> path = teamPath(view, snapshot, pathByKey, 0);
             Optional<CodeLocation> function = view.function().isPresent() && view.level() > 0
                     && view.lightweightTeam() == 0 ? names.name(view.function().getAsLong()) : Optional.empty();
+            boolean ended = view.level() > 0 && view.teamSize() > 1 && view.lightweightTeam() == 0
+                    && view.encounteringThreadNum() >= 0 && view.enclosing().filter(enclosing ->
+                    occupied.contains(new RegionPlace(enclosing, view.encounteringThreadNum()))).isPresent();
             byId.put(entry.getValue(), new ParallelRegion(entry.getValue(), view.level(), view.activeLevel(),
-                    view.teamSize(), view.level() > 0 && view.teamSize() == 1,
+                    view.teamSize(), view.level() > 0 && view.teamSize() == 1, ended,
                     view.enclosing().map(idByKey::get), path, view.toolData(), function, view.icvs()));
         }
         this.regionsById = byId;
@@ -379,14 +391,30 @@ public final class OpenMpPicture {
 
     /** A parallel region (or a serialized level). */
     public record ParallelRegion(String id, long level, long activeLevel, long teamSize, boolean serialized,
-                                 Optional<String> enclosing, List<Long> teamPath, ToolData toolData,
+                                 boolean ended, Optional<String> enclosing, List<Long> teamPath, ToolData toolData,
                                  Optional<CodeLocation> function, Map<String, IcvReading> icvs) {
-        /** "level 2 region, team of 4" (", serialized" for a team of one inside another region). */
+        /**
+         * "level 2 region, team of 4" (", serialized" for a team of one inside another region; ", ended" for a
+         * region whose encountering thread has gone on in the enclosing region: libomp keeps its team, whose
+         * workers wait for the next region).
+         */
         public String describe() {
             if (level == 0) {
                 return "level 0 (implicit parallel region of the initial task)";
             }
-            return "level " + level + " region, team of " + teamSize + (serialized ? ", serialized" : "");
+            return "level " + level + " region, team of " + teamSize + (serialized ? ", serialized" : "")
+                    + (ended ? ", ended" : "");
+        }
+
+        /** Why a region counts as ended, in words (empty for one that has not): who has gone on, and what is left. */
+        public String endedBecause() {
+            if (!ended) {
+                return "";
+            }
+            long encountering = teamPath.isEmpty() ? 0 : teamPath.getLast();
+            return "thread " + encountering + " of " + enclosing.orElse("the enclosing region")
+                    + ", which encountered it, is back in " + enclosing.orElse("that region")
+                    + "; libomp keeps the team for the next region, its workers wait in the fork barrier";
         }
 
         /** The team path as text: {@code 1.0}. */
@@ -394,6 +422,9 @@ public final class OpenMpPicture {
             return pathText(teamPath);
         }
     }
+
+    /** A thread number of a region's team, as the threads of a snapshot occupy them. */
+    private record RegionPlace(RegionKey region, long threadNum) {}
 
     /**
      * An OpenMP thread: identities, its place (innermost region, team path, number), state, tool data,

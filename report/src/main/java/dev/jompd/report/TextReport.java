@@ -297,6 +297,9 @@ public final class TextReport {
         if (region.toolData().value() != 0) {
             out.append(", tool data ").append(Long.toUnsignedString(region.toolData().value()));
         }
+        if (region.ended()) {
+            out.append('\n').append(indent).append("  (ended: ").append(region.endedBecause()).append(')');
+        }
         out.append('\n');
         threads(picture.members(Optional.of(region.id())), depth + 1);
         for (ParallelRegion child : picture.children(region)) {

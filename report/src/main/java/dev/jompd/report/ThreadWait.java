@@ -66,6 +66,20 @@ record ThreadWait(OpenMpThread thread, Kind kind, String evidence, Optional<Plac
         return innermost.map(p -> "in " + p.describe()).orElse("(no user code on its stack)");
     }
 
+    /**
+     * What {@code thread} waits for. {@code ended}: its region has ended ({@link OpenMpPicture.ParallelRegion#ended()}),
+     * so a worker still showing that region's implicit barrier waits for the next region in libomp's pool.
+     */
+    static ThreadWait of(OpenMpThread thread, Optional<ThreadStack> stack, String runtimeModule,
+                         Optional<OpenMpPicture.ParallelRegion> ended) {
+        ThreadWait wait = of(thread, stack, runtimeModule);
+        if (ended.isPresent() && (wait.kind() == Kind.IMPLICIT_BARRIER || wait.kind() == Kind.BARRIER)) {
+            return new ThreadWait(thread, Kind.IDLE, wait.evidence() + " of region " + ended.get().id() + ", which has ended: "
+                    + ended.get().endedBecause(), wait.at(), wait.innermost());
+        }
+        return wait;
+    }
+
     static ThreadWait of(OpenMpThread thread, Optional<ThreadStack> stack, String runtimeModule) {
         Optional<StackReading> reading = stack.map(s -> StackReading.of(s, runtimeModule));
         Optional<Place> at = reading.flatMap(StackReading::at);

@@ -90,6 +90,7 @@ class OpenMpPictureIT {
         StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.NESTED, "2", "3", "4"));
         withPicture(fixture, picture -> {
             List<ParallelRegion> regions = picture.regions();
+            assertThat(regions).as("every region of the program is active").noneMatch(ParallelRegion::ended);
             assertThat(regions.getFirst().id()).isEqualTo("r0");
             assertThat(regions.getFirst().level()).isZero();
             for (ParallelRegion region : regions) {
@@ -110,6 +111,46 @@ class OpenMpPictureIT {
                     .isEqualTo(picture.threads().stream().filter(t -> t.region().isPresent()).count());
             return null;
         });
+    }
+
+    /**
+     * A program back in serial code after a parallel region ({@code serial 3 after}: the program says it is at
+     * level 0, in no parallel region). libomp keeps the region's team with its workers, which still show the
+     * region (and, with OMP_DEBUG, its implicit barrier's state): the picture says the region has ended, every
+     * door shows it, and the diagnosis finds no thread waiting at a barrier.
+     */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"enabled", "disabled"})
+    void aRegionTheProgramHasLeftIsEndedAndNoBarrierWaitsForIt(String ompDebug) throws IOException {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.SERIAL, "3", "after")
+                .withEnvironment("OMP_DEBUG", ompDebug));
+        Facts facts = fixture.facts();
+        assertThat(facts.thread(0).level()).as("the program's own level at the marker").isZero();
+        List<Diagnosis.Finding> findings = DiagnosisIT.diagnose(fixture);
+        withPicture(fixture, picture -> {
+            String text = TextReport.render(picture, TextReport.Options.commandLine(false, false));
+            assertThat(picture.threadByLwp(facts.thread(0).lwp()).orElseThrow().level()).as(text).isZero();
+            List<ParallelRegion> kept = picture.regions().stream().filter(r -> r.level() > 0).toList();
+            // libomp keeps the team (without it there is nothing to prove here)
+            assertThat(kept).as(text).hasSize(1);
+            ParallelRegion region = kept.getFirst();
+            assertThat(region.teamSize()).isEqualTo(facts.number("ended_region.team_size"));
+            // (its code is not named: libomp clears the team's microtask when the region ends)
+            assertThat(picture.members(java.util.Optional.of(region.id()))).as(text).hasSize((int) region.teamSize() - 1);
+            assertThat(region.ended()).as(text).isTrue();
+            assertThat(text).contains(region.id() + " level 1 region, team of 3, ended")
+                    .contains("(ended: thread 0 of r0, which encountered it, is back in r0;");
+            try {
+                JsonNode regions = JSON.readTree(JsonReport.render(picture)).get("regions");
+                assertThat(regions.get(1).get("ended").asBoolean()).isTrue();
+                assertThat(regions.get(0).get("ended").asBoolean()).isFalse();
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            return null;
+        });
+        assertThat(findings).as(TextReport.diagnosis(findings))
+                .noneMatch(f -> f.kind() == Diagnosis.FindingKind.BARRIER);
     }
 
     @ParameterizedTest

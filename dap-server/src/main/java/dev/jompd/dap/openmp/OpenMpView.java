@@ -150,6 +150,9 @@ public final class OpenMpView {
         rows.add(OmpVariable.leaf("active level", String.valueOf(region.activeLevel()), "int"));
         rows.add(OmpVariable.leaf("team size", String.valueOf(region.teamSize()), "int"));
         rows.add(OmpVariable.leaf("serialized", String.valueOf(region.serialized()), "bool"));
+        if (region.ended()) {
+            rows.add(OmpVariable.leaf("ended", region.endedBecause(), ""));
+        }
         if (!region.teamPath().isEmpty()) {
             rows.add(OmpVariable.leaf("team path", region.path(), "ancestor thread numbers"));
         }
