@@ -14,7 +14,7 @@
  * ICV at its scope with both forms, and calls with bad arguments. The transcript is canonical: no addresses.
  * Regions and tasks are named P<n>/T<n> in the order they are first met (handles compared with the library's
  * own *_handle_compare), threads t<k> by their place in the LWP order; code addresses as symbol+offset, stack
- * addresses relative to the thread's stack pointer, other addresses H<n> in order of appearance.
+ * addresses from the top of the thread's stack mapping, other addresses H<n> in order of appearance.
  * Lines: "THREAD t<k> lwp <lwp>" (the target), "R key rc value" (the library's answers), "DONE".
  *
  * OMPD_TARGET_API: the api version given to ompd_initialize (default 201811, what LLVM's gdb plugin asks).
@@ -67,6 +67,7 @@ struct thread {
   pid_t lwp;
   struct user_regs_struct regs;
   int attached;
+  uint64_t stack_low, stack_high; /* the mapping its stack pointer is in */
 };
 struct module {
   char path[PATH_MAX];
@@ -313,8 +314,10 @@ static void attach(pid_t pid) {
   while (fgets(line, sizeof line, maps)) {
     unsigned long start, end, offset;
     char file[PATH_MAX] = "";
-    if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %4095s", &start, &end, &offset, file) == 4 && file[0] == '/' &&
-        offset == 0)
+    int fields = sscanf(line, "%lx-%lx %*s %lx %*s %*s %4095s", &start, &end, &offset, file);
+    if (fields >= 3 && segment_count < MAX_SEGMENTS)
+      segments[segment_count++] = (struct segment){start, end, 0, 0}; /* for stacks only: read through /proc */
+    if (fields == 4 && file[0] == '/' && offset == 0)
       add_module(file, start);
   }
   fclose(maps);
@@ -577,7 +580,7 @@ static const ompd_callbacks_t callbacks = {cb_alloc, cb_free, cb_print, cb_sizes
 static uint64_t others[MAX_OTHER];
 static int other_count;
 
-/* an address without the address: code and data as symbol+offset, a stack address relative to the stack pointer
+/* an address without the address: code and data as symbol+offset, a stack address from the top of the stack
  * of the thread whose stack it is in, anything else as H<n> in order of first appearance */
 static const char *canonical(uint64_t address) {
   static char text[8][300];
@@ -589,9 +592,9 @@ static const char *canonical(uint64_t address) {
   if (out[0])
     return out;
   for (int i = 0; i < thread_count; i++) {
-    uint64_t sp = threads[i].regs.rsp;
-    if (address + 4096 >= sp && address < sp + (8 << 20)) {
-      snprintf(out, 300, "sp(t%d)%+ld", i, (long)(address - sp));
+    /* from the top of the stack: the same wherever the thread was stopped */
+    if (address >= threads[i].stack_low && address < threads[i].stack_high) {
+      snprintf(out, 300, "stack(t%d)-0x%lx", i, (unsigned long)(threads[i].stack_high - address));
       return out;
     }
   }
@@ -1033,8 +1036,14 @@ int main(int argc, char **argv) {
   else
     attach(pid);
   find_link_maps();
-  for (int i = 0; i < thread_count; i++)
+  for (int i = 0; i < thread_count; i++) {
     contexts[i].thread = &threads[i];
+    for (int k = 0; k < segment_count; k++)
+      if (threads[i].regs.rsp >= segments[k].start && threads[i].regs.rsp < segments[k].end) {
+        threads[i].stack_low = segments[k].start;
+        threads[i].stack_high = segments[k].end;
+      }
+  }
   if (td_init() != TD_OK || td_ta_new(&process_handle, &thread_agent) != TD_OK)
     thread_agent = NULL;
   printf("TARGET threads %d modules %d thread_db %s\n", thread_count, module_count, thread_agent ? "yes" : "no");

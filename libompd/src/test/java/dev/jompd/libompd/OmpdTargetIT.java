@@ -61,12 +61,18 @@ class OmpdTargetIT {
     }
 
     static Stream<Arguments> targets() {
-        return Stream.of(Arguments.of(FixtureRun.of(Fixture.NESTED, "2", "3").onRuntime(19)),
-                Arguments.of(FixtureRun.of(Fixture.TASKS).onRuntime(19)),
-                Arguments.of(FixtureRun.of(Fixture.LOCK_DEADLOCK).onRuntime(19)),
-                Arguments.of(FixtureRun.of(Fixture.CRITICAL_BARRIER).onRuntime(19)),
-                Arguments.of(FixtureRun.of(Fixture.NESTED, "2", "3").onRuntime(16)),
-                Arguments.of(FixtureRun.of(Fixture.NESTED, "2", "3").onRuntime(14)));
+        return Stream.of(FixtureRun.of(Fixture.NESTED, "2", "3").onRuntime(19),
+                FixtureRun.of(Fixture.TASKS).onRuntime(19),
+                FixtureRun.of(Fixture.LOCK_DEADLOCK).onRuntime(19),
+                FixtureRun.of(Fixture.CRITICAL_BARRIER).onRuntime(19),
+                FixtureRun.of(Fixture.WAITS).onRuntime(19),
+                FixtureRun.of(Fixture.TASKWAIT_BLOCKED).onRuntime(19),
+                FixtureRun.of(Fixture.BARRIER_STRAGGLER).onRuntime(19),
+                FixtureRun.of(Fixture.NESTED_HANG).onRuntime(19),
+                FixtureRun.of(Fixture.OMPT_TOOL).onRuntime(19),
+                FixtureRun.of(Fixture.SERIALIZED).onRuntime(19),
+                FixtureRun.of(Fixture.NESTED, "2", "3").onRuntime(16),
+                FixtureRun.of(Fixture.NESTED, "2", "3").onRuntime(14)).map(Arguments::of);
     }
 
     /** One walk: the target's threads (t<k> → LWP) and the library's answers (key → "rc value"). */
@@ -141,14 +147,65 @@ class OmpdTargetIT {
         assertThat(jompdLive.library()).startsWith("jompd libompd");
         assertThat(llvmLive.library()).startsWith("LLVM OpenMP");
         // the core holds the state the live process was in: the same answers, from either library
-        assertThat(jompdCore.answers()).isEqualTo(jompdLive.answers());
-        assertThat(llvmCore.answers()).isEqualTo(llvmLive.answers());
+        assertThat(differences(jompdCore, jompdLive)).as("jompd's library: core against live").isEmpty();
+        assertThat(differences(llvmCore, llvmLive)).as("LLVM's library: core against live").isEmpty();
         assertThat(jompdCore.lwps()).isEqualTo(jompdLive.lwps());
 
-        int compared = compareWithLlvm(jompdLive, llvmLive);
+        if (run.fixture() == Fixture.SERIALIZED) {
+            // LLVM's library walks a chain of serialized (lightweight) regions wrongly: the enclosing region of the
+            // innermost one is at its own level again, and the levels between are skipped (for DEPTH 3 it gives
+            // levels 4, 4, 1, 0 where the program is at 4 in 4, 3, 2, 1, 0); regions and tasks then differ in
+            // number and order, so only the answers about threads and the address space are compared
+            String marker = "t0";
+            List<Integer> expected = new ArrayList<>();
+            for (int level = facts.thread(0).level(); level >= 0; level--) {
+                expected.add(level);
+            }
+            assertThat(levelsChain(jompdLive, marker)).isEqualTo(expected);
+            assertThat(levelsChain(llvmLive, marker)).as("LLVM's lightweight-region defect").isNotEqualTo(expected)
+                    .startsWith(expected.get(0), expected.get(0));
+        }
+        int compared = run.fixture() == Fixture.SERIALIZED
+                ? compareWithLlvm(threadsAndSpace(jompdLive), threadsAndSpace(llvmLive))
+                : compareWithLlvm(jompdLive, llvmLive);
         checkAgainstFacts(jompdLive, facts, run);
         System.out.printf("%s: %d threads, %s, %d answers compared with LLVM's library%n", run.label(),
                 jompdLive.lwps().size(), jompdLive.regions(), compared);
+    }
+
+    private static List<String> differences(Transcript core, Transcript live) {
+        List<String> differences = new ArrayList<>();
+        for (String key : new java.util.TreeSet<>(core.answers().keySet())) {
+            if (!core.get(key).equals(live.get(key))) {
+                differences.add(key + ": core " + core.get(key) + ", live " + live.get(key));
+            }
+        }
+        live.answers().keySet().stream().filter(key -> !core.answers().containsKey(key))
+                .forEach(key -> differences.add(key + ": only live"));
+        return differences;
+    }
+
+    /** The levels-var of the current region of thread t and of each region around it, outwards. */
+    private static List<Integer> levelsChain(Transcript transcript, String t) {
+        List<Integer> levels = new ArrayList<>();
+        String answer = transcript.get(t + ".curr_parallel");
+        for (int i = 0; answer.startsWith("0 ") && i < 20; i++) {
+            String region = answer.substring(2);
+            levels.add(Integer.parseInt(transcript.get(region + ".icv.14.value").substring(2)));
+            answer = transcript.get(region + ".enclosing");
+        }
+        return levels;
+    }
+
+    /** Only the answers about threads (their own, not the labels of their regions and tasks) and the address space. */
+    private static Transcript threadsAndSpace(Transcript transcript) {
+        Map<String, String> kept = new LinkedHashMap<>();
+        transcript.answers().forEach((key, value) -> {
+            if (!key.matches("[PT]\\d+\\..*|t\\d+\\.curr_(parallel|task)")) {
+                kept.put(key, value);
+            }
+        });
+        return new Transcript(transcript.library(), transcript.lwps(), kept, transcript.regions());
     }
 
     /** Every answer of LLVM's library is jompd's, except LLVM's known defects, each checked on its own. */
@@ -171,6 +228,14 @@ class OmpdTargetIT {
             } else if (key.equals("omp_version_string")) {
                 // implementation-defined text: LLVM's the bare number, jompd's names the runtime too
                 assertThat(ours).startsWith("0 ").endsWith(" " + theirs.substring(2));
+            } else if (key.matches("t\\d+\\.(icv\\.\\d+\\.(value|string)|curr_parallel|curr_task)")
+                    && (theirs.equals("4 -") || theirs.equals("5 -")) && ours.equals("1 -")) {
+                // a thread in libomp's pool (no team, no current task; jompd: unavailable, as LLVM's API tests
+                // say for a thread not part of a team): LLVM's library fails reading through the null team
+                // pointer (error, or unsupported)
+                String thread = key.substring(0, key.indexOf('.'));
+                assertThat(jompd.get(thread + ".curr_parallel")).as(key).isEqualTo("1 -");
+                assertThat(jompd.get(thread + ".curr_task")).as(key).isEqualTo("1 -");
             } else if (key.endsWith(".frame")) {
                 // LLVM's library never reads the frame flags (always 0); the addresses agree
                 assertThat(ours.replaceAll("/\\d+", "")).as(key).isEqualTo(theirs.replaceAll("/\\d+", ""));
@@ -308,15 +373,24 @@ class OmpdTargetIT {
             assertThat(jompd.get(region + ".icv." + icvIds.get("levels-var") + ".value")).as(what).isEqualTo("0 0");
             assertThat(jompd.get(region + ".enclosing")).as(what).isEqualTo("1 -");
 
+            String region0 = label(jompd.get(t + ".curr_parallel"));
+            thread.find("tool.thread_data").ifPresent(value -> assertThat(jompd.get(t + ".tool_data")).as(what)
+                    .startsWith("0 " + value + " "));
+            thread.find("tool.parallel_data").ifPresent(value -> assertThat(jompd.get(region0 + ".tool_data"))
+                    .as(what).startsWith("0 " + value + " "));
+            thread.find("tool.task_data").ifPresent(value -> assertThat(jompd.get(task + ".tool_data")).as(what)
+                    .startsWith("0 " + value + " "));
             String state = jompd.get(t + ".state");
             thread.find("omp_state").ifPresent(name -> assertThat(state).as(what).startsWith("0 ompt_state_" + name + " "));
             String role = thread.role();
-            if (role.equals("cycle") || role.equals("waiter")) {
+            boolean lockHang = run.fixture() == Fixture.LOCK_DEADLOCK || run.fixture() == Fixture.CRITICAL_BARRIER;
+            if (lockHang && (role.equals("cycle") || role.equals("waiter"))) {
                 // waiting for an omp_lock_t or to enter a critical section: libomp's queuing lock
                 assertThat(state).as(what).startsWith("0 ompt_state_wait_lock wait H");
                 lockWaitIds.add(state.substring(state.lastIndexOf(' ') + 1));
-            } else if (role.equals("holder")) {
-                // an orphaned barrier (explicit) inside the critical section; before 19 libomp says wait_barrier
+            } else if (List.of("holder", "barrier", "outer_barrier").contains(role)) {
+                // at an explicit barrier (critical_barrier's holder: an orphaned one inside the critical section);
+                // before 19 libomp says wait_barrier
                 assertThat(state).as(what).isEqualTo(run.runtimeVersion() >= 19
                         ? "0 ompt_state_wait_barrier_explicit wait 0" : "0 ompt_state_wait_barrier wait 0");
             }
