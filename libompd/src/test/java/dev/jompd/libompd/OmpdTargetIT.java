@@ -38,6 +38,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 class OmpdTargetIT {
     private static final Path JOMPD_LIBRARY = Path.of("target/lib/libompd.so").toAbsolutePath();
     private static final Path DRIVER_SOURCE = Path.of("src/test/c/ompd_target.c").toAbsolutePath();
+    /** A loaded 2-core machine can take longer than the default 30 s to start the engine's JVM. */
+    private static final Map<String, String> JOMPD_ENVIRONMENT = Map.of("JOMPD_LIBOMPD_TIMEOUT_MS", "120000");
     /** OpenMP 5.1 states libomp's header has and LLVM's library does not enumerate. */
     private static final List<String> STATES_ONLY_JOMPD = List.of("ompt_state_wait_barrier_implementation",
             "ompt_state_wait_barrier_teams");
@@ -104,6 +106,7 @@ class OmpdTargetIT {
                 default -> { }
             }
         }
+        assertThat(answers.get("process_initialize")).as(run.output()).isEqualTo("0 -");
         return new Transcript(name, lwps, answers, regions);
     }
 
@@ -125,7 +128,7 @@ class OmpdTargetIT {
         try (LiveFixture live = Fixtures.live(run)) {
             facts = live.facts();
             List<String> pid = List.of("--pid", Long.toString(live.pid()));
-            jompdLive = inspect(pid, JOMPD_LIBRARY, Map.of(), directory);
+            jompdLive = inspect(pid, JOMPD_LIBRARY, JOMPD_ENVIRONMENT, directory);
             llvmLive = inspect(pid, llvmLibrary, llvmEnvironment, directory);
             // gdb's core of the same held process
             Path prefix = directory.resolve("core");
@@ -136,7 +139,7 @@ class OmpdTargetIT {
             assertThat(core).as(gcore.output()).isRegularFile();
             List<String> target = List.of("--core", core.toString(), "--exe",
                     Fixtures.executable(run).toString());
-            jompdCore = inspect(target, JOMPD_LIBRARY, Map.of(), directory);
+            jompdCore = inspect(target, JOMPD_LIBRARY, JOMPD_ENVIRONMENT, directory);
             llvmCore = inspect(target, llvmLibrary, llvmEnvironment, directory);
             Files.delete(core);
             // we only read: the program goes on and finishes as it would have
