@@ -159,7 +159,9 @@ class OmpdTargetIT {
             // innermost one is at its own level again, and the levels between are skipped (for DEPTH 3 it gives
             // levels 4, 4, 1, 0 where the program is at 4 in 4, 3, 2, 1, 0); regions and tasks then differ in
             // number and order, so only the answers about threads and the address space are compared
-            String marker = "t0";
+            long markerLwp = facts.thread(0).lwp();
+            String marker = jompdLive.lwps().entrySet().stream().filter(e -> e.getValue() == markerLwp)
+                    .map(Map.Entry::getKey).findFirst().orElseThrow();
             List<Integer> expected = new ArrayList<>();
             for (int level = facts.thread(0).level(); level >= 0; level--) {
                 expected.add(level);
