@@ -773,6 +773,16 @@ static ompd_rc_t register_aspace(struct jompd_handle *aspace) {
   return rc;
 }
 
+/* Ends a call begun with begin_call (`begun`: its answer; the arguments are put since): sends it and waits for
+   its RESULT, whose words stay in `in`; the debugger's context is then no longer the current one. (A routine
+   whose result becomes a new handle keeps the context until new_handle has read `in`: an address-space release
+   during its alloc_memory callback then does not call the engine over that result.) */
+static ompd_rc_t end_call(ompd_rc_t begun, uint16_t routine) {
+  ompd_rc_t rc = begun == ompd_rc_ok ? exchange(routine) : begun;
+  current_context = NULL;
+  return rc;
+}
+
 /* A new handle from alloc_memory with the identity words of the result in `in`. */
 static ompd_rc_t new_handle(uint32_t kind, struct jompd_handle *aspace, void **result) {
   uint64_t a = get_word(&in), b = get_word(&in);
@@ -917,9 +927,7 @@ EXPORT ompd_rc_t ompd_rel_address_space_handle(ompd_address_space_handle_t *hand
   /* A release may come while another call is being served (a callback of the debugger collecting garbage):
      the engine is not told then; it forgets address spaces with its process. */
   if (cb && engine_pid > 0 && h->registered_generation == engine_generation && current_context == NULL) {
-    if (begin_call(R_RELEASE_ADDRESS_SPACE, h) == ompd_rc_ok)
-      exchange(R_RELEASE_ADDRESS_SPACE);
-    current_context = NULL;
+    end_call(begin_call(R_RELEASE_ADDRESS_SPACE, h), R_RELEASE_ADDRESS_SPACE);
   }
   return release(handle, ompd_scope_address_space);
 }
@@ -928,10 +936,7 @@ EXPORT ompd_rc_t ompd_get_omp_version(ompd_address_space_handle_t *address_space
   CHECK_HANDLE(address_space, ompd_scope_address_space);
   if (!omp_version)
     return ompd_rc_bad_input;
-  ompd_rc_t rc = begin_call(R_GET_OMP_VERSION, (struct jompd_handle *)address_space);
-  if (rc == ompd_rc_ok)
-    rc = exchange(R_GET_OMP_VERSION);
-  current_context = NULL;
+  ompd_rc_t rc = end_call(begin_call(R_GET_OMP_VERSION, (struct jompd_handle *)address_space), R_GET_OMP_VERSION);
   if (rc != ompd_rc_ok)
     return rc;
   uint64_t v = get_word(&in);
@@ -946,9 +951,7 @@ EXPORT ompd_rc_t ompd_get_omp_version_string(ompd_address_space_handle_t *addres
   if (!string)
     return ompd_rc_bad_input;
   ompd_rc_t rc = begin_call(R_GET_OMP_VERSION_STRING, (struct jompd_handle *)address_space);
-  if (rc == ompd_rc_ok)
-    rc = exchange(R_GET_OMP_VERSION_STRING);
-  current_context = NULL;
+  rc = end_call(rc, R_GET_OMP_VERSION_STRING);
   return rc != ompd_rc_ok ? rc : get_owned_string(&in, string);
 }
 
@@ -1002,9 +1005,8 @@ EXPORT ompd_rc_t ompd_get_thread_id(ompd_thread_handle_t *thread_handle, ompd_th
     put_handle(&out, h);
     put_word(&out, kind);
     put_word(&out, sizeof_thread_id);
-    rc = exchange(R_GET_THREAD_ID);
   }
-  current_context = NULL;
+  rc = end_call(rc, R_GET_THREAD_ID);
   if (rc != ompd_rc_ok)
     return rc;
   uint32_t n;
@@ -1074,11 +1076,9 @@ static ompd_rc_t words_of(uint16_t routine, const void *handle, uint32_t kind, u
   CHECK_HANDLE(handle, kind);
   const struct jompd_handle *h = handle;
   ompd_rc_t rc = begin_call(routine, h->aspace);
-  if (rc == ompd_rc_ok) {
+  if (rc == ompd_rc_ok)
     put_handle(&out, h);
-    rc = exchange(routine);
-  }
-  current_context = NULL;
+  rc = end_call(rc, routine);
   if (rc != ompd_rc_ok)
     return rc;
   for (int i = 0; i < count; i++)
@@ -1135,11 +1135,9 @@ EXPORT ompd_rc_t ompd_enumerate_states(ompd_address_space_handle_t *address_spac
   if (!next_state || !next_state_name || !more_enums)
     return ompd_rc_bad_input;
   ompd_rc_t rc = begin_call(R_ENUMERATE_STATES, (struct jompd_handle *)address_space_handle);
-  if (rc == ompd_rc_ok) {
+  if (rc == ompd_rc_ok)
     put_word(&out, (uint64_t)current_state);
-    rc = exchange(R_ENUMERATE_STATES);
-  }
-  current_context = NULL;
+  rc = end_call(rc, R_ENUMERATE_STATES);
   if (rc != ompd_rc_ok)
     return rc;
   uint64_t next = get_word(&in);
@@ -1160,9 +1158,7 @@ EXPORT ompd_rc_t ompd_get_display_control_vars(ompd_address_space_handle_t *addr
   if (!control_vars)
     return ompd_rc_bad_input;
   ompd_rc_t rc = begin_call(R_GET_DISPLAY_CONTROL_VARS, (struct jompd_handle *)address_space_handle);
-  if (rc == ompd_rc_ok)
-    rc = exchange(R_GET_DISPLAY_CONTROL_VARS);
-  current_context = NULL;
+  rc = end_call(rc, R_GET_DISPLAY_CONTROL_VARS);
   if (rc != ompd_rc_ok)
     return rc;
   uint64_t count = get_word(&in);
@@ -1214,11 +1210,9 @@ EXPORT ompd_rc_t ompd_enumerate_icvs(ompd_address_space_handle_t *handle, ompd_i
   if (!next_id || !next_icv_name || !next_scope || !more)
     return ompd_rc_bad_input;
   ompd_rc_t rc = begin_call(R_ENUMERATE_ICVS, (struct jompd_handle *)handle);
-  if (rc == ompd_rc_ok) {
+  if (rc == ompd_rc_ok)
     put_word(&out, current);
-    rc = exchange(R_ENUMERATE_ICVS);
-  }
-  current_context = NULL;
+  rc = end_call(rc, R_ENUMERATE_ICVS);
   if (rc != ompd_rc_ok)
     return rc;
   uint64_t next = get_word(&in);
@@ -1254,10 +1248,8 @@ static ompd_rc_t scoped_call(uint16_t routine, void *handle, ompd_scope_t scope,
     put_word(&out, (uint64_t)scope);
     if (has_icv)
       put_word(&out, icv_id);
-    rc = exchange(routine);
   }
-  current_context = NULL;
-  return rc;
+  return end_call(rc, routine);
 }
 
 EXPORT ompd_rc_t ompd_get_icv_from_scope(void *handle, ompd_scope_t scope, ompd_icv_id_t icv_id,
