@@ -29,6 +29,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The engine behind jompd's libompd.so: a child process of the debugger's shim (src/main/c/libompd.c) that
@@ -232,12 +233,12 @@ public final class Engine implements CallbackAddressSpace.Questions {
      * the debugger's callbacks at every call: what is handed over is the runtime's layout, never a value.
      */
     private static Wire.Frame handOver(Wire.Frame result, AddressSpaceHandle space) {
-        java.util.Optional<ThreadHandle.StateFields> fields;
+        Optional<ThreadHandle.StateFields> fields;
         try {
             fields = ThreadHandle.stateFields(space);
         } catch (RuntimeException unreadable) {
             System.err.println("jompd libompd: ompd_get_state goes through the engine: " + unreadable.getMessage());
-            fields = java.util.Optional.empty();
+            fields = Optional.empty();
         }
         if (fields.isPresent() && integerSize(fields.get().stateSize()) && integerSize(fields.get().waitIdSize())) {
             ThreadHandle.StateFields f = fields.get();
