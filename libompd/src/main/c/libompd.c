@@ -13,10 +13,10 @@
  * one. Handles carry their identity (runtime addresses, gtid), not an engine reference, so they survive a
  * new engine; the address space is registered again with the new engine before its first call there.
  *
- * PROTOCOL (jompd-libompd/1; both ends: this file and dev.jompd.libompd.Wire). Little endian.
+ * PROTOCOL (jompd-libompd/2; both ends: this file and dev.jompd.libompd.Wire). Little endian.
  *   frame    = u32 length (of type + payload) | u8 type | payload
  *   word     = u64;  blob = u32 length | bytes (strings: UTF-8, no NUL)
- *   HELLO    (engine -> shim, type 1): word protocol version (1) | blob engine description
+ *   HELLO    (engine -> shim, type 1): word protocol version (2) | blob engine description
  *   CALL     (shim -> engine, type 2): u16 routine | word address-space id | arguments (per routine, below)
  *   QUESTION (engine -> shim, type 3): u8 question | arguments;  answered by one ANSWER
  *   ANSWER   (shim -> engine, type 4): word rc | results
@@ -30,6 +30,13 @@
  *   Routines (arguments -> results):
  *     1 process_initialize          word api version      the CALL's address-space id is the new handle's;
  *                                                         the version the debugger gave ompd_initialize
+ *                                   -> word F (0 or 2) | F x (word offset, word size) | word N | word start |
+ *                                      N x (word code, blob name): the hand-over (data only) for what the shim
+ *                                      answers alone:
+ *                                      F = 2: ompd_get_state's state and wait id lie at a thread handle's
+ *                                      identity a + offset, of that size (unsigned); F = 0: get_state goes to
+ *                                      the engine. The N states are those ompd_enumerate_states walks, in order,
+ *                                      from the code `start` (the undefined state).
  *     2 get_omp_version             -> word
  *     3 get_omp_version_string      -> blob
  *     4 get_thread_in_parallel      handle, word n -> thread
@@ -93,7 +100,7 @@ EXPORT ompd_rc_t ompd_get_device_from_thread(ompd_thread_handle_t *thread_handle
                                              ompd_address_space_handle_t **device);
 
 #define SEGMENT_UNSPECIFIED 0 /* OMPD_SEGMENT_UNSPECIFIED (LLVM names it in its own ompd-types.h) */
-#define PROTOCOL_VERSION 1
+#define PROTOCOL_VERSION 2
 #define API_VERSION 202011 /* OpenMP 5.1; 5.2's routines are here too */
 #define MIN_API_VERSION 201811
 #define API_VERSION_6_0 202411 /* OpenMP 6.0 (its date, as every OMPD api version): ompd_rc_incompatible_handle */
@@ -124,6 +131,9 @@ struct jompd_handle {
   ompd_address_space_context_t *context; /* address-space handles only */
   uint64_t id; /* address-space handles: the engine's name for it */
   uint64_t registered_generation; /* address-space handles: the engine it was registered with */
+  /* address-space handles: the fields ompd_get_state reads itself (from the engine's hand-over, see PROTOCOL):
+     offsets from a thread handle's identity a and sizes; state_fields 0 when get_state goes to the engine */
+  uint64_t state_fields, state_offset, state_size, wait_offset, wait_size;
   uint64_t a, b;
 };
 struct _ompd_aspace_handle { struct jompd_handle h; };
@@ -141,6 +151,13 @@ static ompd_address_space_context_t *current_context; /* the address space of th
 static ompd_thread_context_t *thread_contexts[MAX_THREAD_CONTEXTS];
 static int thread_context_count;
 static int tracing; /* JOMPD_LIBOMPD_TRACE: each call, question and time on stderr */
+/* the states ompd_enumerate_states walks, in order, as the engine handed them over (jompd's catalogue, not the
+   target's: the same for every address space); 0 until a registration brought them */
+#define MAX_STATES 128
+#define MAX_STATE_NAME 64
+static struct { uint64_t code; char name[MAX_STATE_NAME]; } states[MAX_STATES];
+static int state_count;
+static uint64_t states_start; /* the code that starts the walk */
 
 /* ---- messages ---------------------------------------------------------------------------------------- */
 
@@ -762,14 +779,51 @@ static ompd_rc_t begin_call(uint16_t routine, struct jompd_handle *aspace) {
   return ompd_rc_ok;
 }
 
+/* The hand-over in a process_initialize RESULT (see PROTOCOL): get_state's fields into the address space,
+   the states into `states`. A malformed one is kept from neither (the routines then go to the engine). */
+static void take_hand_over(struct jompd_handle *aspace) {
+  uint64_t fields = get_word(&in);
+  uint64_t plan[4] = {0, 0, 0, 0};
+  if (fields == 2)
+    for (int i = 0; i < 4; i++)
+      plan[i] = get_word(&in);
+  int sizes_ok = fields == 2 && plan[1] >= 1 && plan[1] <= 8 && plan[3] >= 1 && plan[3] <= 8;
+  if (!in.bad && (fields == 0 || sizes_ok)) {
+    aspace->state_fields = fields;
+    aspace->state_offset = plan[0];
+    aspace->state_size = plan[1];
+    aspace->wait_offset = plan[2];
+    aspace->wait_size = plan[3];
+  }
+  uint64_t n = get_word(&in), start = get_word(&in);
+  if (in.bad || n > MAX_STATES)
+    return;
+  int count = 0;
+  for (uint64_t i = 0; i < n; i++) {
+    uint64_t code = get_word(&in);
+    uint32_t length;
+    const unsigned char *name = get_blob(&in, &length);
+    if (in.bad || !name || length == 0 || length >= MAX_STATE_NAME)
+      return;
+    states[count].code = code;
+    memcpy(states[count].name, name, length);
+    states[count].name[length] = 0;
+    count++;
+  }
+  states_start = start;
+  state_count = count;
+}
+
 static ompd_rc_t register_aspace(struct jompd_handle *aspace) {
   ompd_rc_t rc = begin_call(R_PROCESS_INITIALIZE, aspace);
   if (rc != ompd_rc_ok)
     return rc;
   put_word(&out, (uint64_t)requested_api_version);
   rc = exchange(R_PROCESS_INITIALIZE);
-  if (rc == ompd_rc_ok)
+  if (rc == ompd_rc_ok) {
     aspace->registered_generation = engine_generation;
+    take_hand_over(aspace);
+  }
   return rc;
 }
 
@@ -1115,9 +1169,46 @@ EXPORT ompd_rc_t ompd_get_task_frame(ompd_task_handle_t *task_handle, ompd_frame
   return rc;
 }
 
+/* An unsigned integer of `size` bytes (1..8, little endian) at `address`, read with the debugger's callback. */
+static ompd_rc_t read_field(const struct jompd_handle *aspace, uint64_t address, uint64_t size, uint64_t *value) {
+  ompd_address_t at = {SEGMENT_UNSPECIFIED, address};
+  unsigned char bytes[8] = {0};
+  ompd_rc_t rc = cb->read_memory(aspace->context, NULL, &at, size, bytes);
+  if (tracing)
+    fprintf(stderr, "jompd libompd: read %lu bytes at 0x%lx (in the shim) -> rc %d\n", (unsigned long)size,
+            (unsigned long)address, (int)rc);
+  if (rc != ompd_rc_ok)
+    return ompd_rc_device_read_error; /* as the engine answers a refused read */
+  uint64_t v = 0;
+  memcpy(&v, bytes, 8); /* x86-64: little endian; the bytes past `size` are 0 */
+  *value = v;
+  return ompd_rc_ok;
+}
+
+/* ompd_get_state: in the shim when the engine handed over where the fields lie (the runtime's layout), with the
+   debugger's callbacks at every call, the reads LLVM's library makes (the state, then the wait id when asked)
+   and no more; else in the engine. */
 EXPORT ompd_rc_t ompd_get_state(ompd_thread_handle_t *thread_handle, ompd_word_t *state, ompd_wait_id_t *wait_id) {
   if (!state)
     return bad_output(thread_handle, ompd_scope_thread);
+  CHECK_HANDLE(thread_handle, ompd_scope_thread);
+  const struct jompd_handle *h = (const struct jompd_handle *)thread_handle;
+  if (!cb)
+    return ompd_rc_error;
+  if (h->aspace->state_fields == 2) {
+    if (h->a == 0)
+      return ompd_rc_stale_handle; /* a handle with no runtime address, as the engine answers */
+    uint64_t s = 0, w = 0;
+    ompd_rc_t rc = read_field(h->aspace, h->a + h->aspace->state_offset, h->aspace->state_size, &s);
+    if (rc == ompd_rc_ok && wait_id)
+      rc = read_field(h->aspace, h->a + h->aspace->wait_offset, h->aspace->wait_size, &w);
+    if (rc != ompd_rc_ok)
+      return rc;
+    *state = (ompd_word_t)s;
+    if (wait_id)
+      *wait_id = w;
+    return ompd_rc_ok;
+  }
   uint64_t w[2];
   ompd_rc_t rc = words_of(R_GET_STATE, thread_handle, ompd_scope_thread, w, 2);
   if (rc == ompd_rc_ok) {
@@ -1134,6 +1225,28 @@ EXPORT ompd_rc_t ompd_enumerate_states(ompd_address_space_handle_t *address_spac
   CHECK_HANDLE(address_space_handle, ompd_scope_address_space);
   if (!next_state || !next_state_name || !more_enums)
     return ompd_rc_bad_input;
+  if (!cb)
+    return ompd_rc_error;
+  if (state_count > 0) { /* the engine's list, handed over: the undefined state starts the walk */
+    int next = -1;
+    if (current_state == (ompd_word_t)states_start)
+      next = 0;
+    else
+      for (int i = 0; i + 1 < state_count; i++)
+        if ((ompd_word_t)states[i].code == current_state)
+          next = i + 1;
+    if (next < 0)
+      return ompd_rc_bad_input;
+    size_t length = strlen(states[next].name);
+    char *name = NULL;
+    if (cb->alloc_memory(length + 1, (void **)&name) != ompd_rc_ok || !name)
+      return ompd_rc_nomem;
+    memcpy(name, states[next].name, length + 1);
+    *next_state = (ompd_word_t)states[next].code;
+    *next_state_name = name;
+    *more_enums = next + 1 < state_count;
+    return ompd_rc_ok;
+  }
   ompd_rc_t rc = begin_call(R_ENUMERATE_STATES, (struct jompd_handle *)address_space_handle);
   if (rc == ompd_rc_ok)
     put_word(&out, (uint64_t)current_state);

@@ -13,6 +13,11 @@
  * read_memory answering garbage bytes for the __kmp_threads pointer; a lookup failing in one call, then every read),
  * a fixed set of routines is called under each
  * ("fault.MODE.ROUTINE rc value"), then again with the callbacks behaving ("recovered.MODE.ROUTINE rc value").
+ * Before each library's inspection, a watch: the driver's two team mates change state while the same thread
+ * handles are asked ompd_get_state again and again (spinning in user code, then waiting for a lock the driver
+ * holds, then waiting in an explicit barrier, then spinning again): each state as the phase the program put them
+ * in says ("L<n> watch.PHASE rc reached wait-ids"), and the reads ompd_get_state made: its last call's
+ * ("watch.reads_last"), the most of any call ("watch.reads_most").
  * Output lines: "TRUTH key value" (from omp_* calls), "L<n> key rc value" (library n's answers). Checks that
  * only make sense on jompd's library (garbage handles, calls after ompd_finalize, which would crash LLVM's) run
  * when the library's version string starts with "jompd".
@@ -79,10 +84,12 @@ static ompd_rc_t self_read(uint64_t address, size_t n, void *buffer) {
   struct iovec local = {buffer, n}, remote = {(void *)(uintptr_t)address, n};
   return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)n ? ompd_rc_ok : ompd_rc_error;
 }
+static long read_calls; /* every read_memory callback, for the watch's count */
 static ompd_rc_t cb_read(ompd_address_space_context_t *c, ompd_thread_context_t *t, const ompd_address_t *a,
                          ompd_size_t n, void *buffer) {
   (void)c;
   (void)t;
+  read_calls++;
   if (fault == READ_FAILS || fault == SYMBOL_THEN_READ_FAILS)
     return ompd_rc_error;
   ompd_rc_t rc = self_read(a->address, n, buffer);
@@ -484,10 +491,86 @@ static void inspect(void *lib) {
   }
 }
 
+/* ---- the watch: states that change under the same handles ---- */
+
+static omp_lock_t watch_lock;
+static volatile int watch_stage; /* 2 * round + 1: the team mates go for the lock, then into a barrier */
+
+/* ompd_get_state on both team mates until both are in `expected` (bounded: 10 s, or the first rc other than ok);
+   prints whether they got there and their wait ids; the reads of the last call go to *last_reads, the most any
+   call made to *most_reads */
+static void watch_phase(void *lib, const char *phase, ompd_thread_handle_t **mates, ompd_word_t expected,
+                        long *last_reads, long *most_reads) {
+  FN(ompd_get_state);
+  ompd_rc_t rc = ompd_rc_ok;
+  ompd_word_t state[2] = {-1, -1};
+  ompd_wait_id_t wait[2] = {0, 0};
+  for (int attempt = 0; attempt < 10000; attempt++) {
+    int there = 0;
+    for (int m = 0; m < 2 && rc == ompd_rc_ok; m++) {
+      long before = read_calls;
+      rc = mates[m] ? p_ompd_get_state(mates[m], &state[m], &wait[m]) : ompd_rc_stale_handle;
+      *last_reads = read_calls - before;
+      if (*last_reads > *most_reads)
+        *most_reads = *last_reads;
+      there += rc == ompd_rc_ok && state[m] == expected;
+    }
+    if (rc != ompd_rc_ok || there == 2)
+      break;
+    usleep(1000);
+  }
+  char key[64];
+  snprintf(key, sizeof key, "watch.%s", phase);
+  OUT(key, rc, "reached %d same_wait_id %d wait_id_nonzero %d", state[0] == expected && state[1] == expected,
+      wait[0] == wait[1], wait[0] != 0);
+}
+
+/* Run by the driver's thread, while its two team mates follow the stages (see main). Every library goes through
+   all of it, whatever it answers, so that the team's barriers stay matched. */
+static void watch(void *lib, int round) {
+  FN(ompd_initialize); FN(ompd_process_initialize); FN(ompd_get_thread_handle); FN(ompd_get_curr_parallel_handle);
+  FN(ompd_get_thread_in_parallel); FN(ompd_rel_thread_handle); FN(ompd_rel_parallel_handle);
+  FN(ompd_rel_address_space_handle);
+  static ompd_address_space_context_t watch_context = {4};
+  const char *api = getenv("OMPD_DRIVER_API");
+  ompd_address_space_handle_t *ah = NULL;
+  ompd_thread_handle_t *self_handle = NULL, *mates[2] = {NULL, NULL};
+  ompd_parallel_handle_t *team = NULL;
+  pthread_t self = pthread_self();
+  if (p_ompd_initialize(api ? atol(api) : 201811, &callbacks) == ompd_rc_ok &&
+      p_ompd_process_initialize(&watch_context, &ah) == ompd_rc_ok &&
+      p_ompd_get_thread_handle(ah, 0, sizeof self, &self, &self_handle) == ompd_rc_ok &&
+      p_ompd_get_curr_parallel_handle(self_handle, &team) == ompd_rc_ok) {
+    p_ompd_get_thread_in_parallel(team, 1, &mates[0]);
+    p_ompd_get_thread_in_parallel(team, 2, &mates[1]);
+  }
+  long last_reads = -1, most_reads = -1;
+  watch_phase(lib, "spinning", mates, ompt_state_work_parallel, &last_reads, &most_reads);
+  omp_set_lock(&watch_lock);
+  __atomic_store_n(&watch_stage, 2 * round + 1, __ATOMIC_SEQ_CST);
+  watch_phase(lib, "waiting_for_lock", mates, ompt_state_wait_lock, &last_reads, &most_reads);
+  omp_unset_lock(&watch_lock);
+  watch_phase(lib, "in_barrier", mates, ompt_state_wait_barrier_explicit, &last_reads, &most_reads);
+#pragma omp barrier
+  watch_phase(lib, "spinning_again", mates, ompt_state_work_parallel, &last_reads, &most_reads);
+  OUT("watch.reads_last", ompd_rc_ok, "%ld", last_reads);
+  OUT("watch.reads_most", ompd_rc_ok, "%ld", most_reads);
+  for (int m = 0; m < 2; m++)
+    if (mates[m])
+      p_ompd_rel_thread_handle(mates[m]);
+  if (team)
+    p_ompd_rel_parallel_handle(team);
+  if (self_handle)
+    p_ompd_rel_thread_handle(self_handle);
+  if (ah)
+    p_ompd_rel_address_space_handle(ah);
+}
+
 int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   omp_set_dynamic(0);
   omp_set_max_active_levels(2);
+  omp_init_lock(&watch_lock);
   static volatile int arrived, done;
 #pragma omp parallel num_threads(2)
   {
@@ -510,11 +593,26 @@ int main(int argc, char **argv) {
           lib_index = i - 1;
           if (!lib) {
             printf("L%d dlopen failed %s\n", lib_index, dlerror());
+            /* the team mates still go through this round */
+            omp_set_lock(&watch_lock);
+            __atomic_store_n(&watch_stage, 2 * (i - 1) + 1, __ATOMIC_SEQ_CST);
+            omp_unset_lock(&watch_lock);
+#pragma omp barrier
             continue;
           }
+          watch(lib, i - 1);
           inspect(lib);
         }
         __atomic_store_n(&done, 1, __ATOMIC_SEQ_CST);
+      } else if (outer == 0) {
+        /* the watch, once per library: spin in user code; for the lock the driver holds; into a barrier */
+        for (int round = 0; round < argc - 1; round++) {
+          while (__atomic_load_n(&watch_stage, __ATOMIC_SEQ_CST) < 2 * round + 1)
+            sched_yield();
+          omp_set_lock(&watch_lock);
+          omp_unset_lock(&watch_lock);
+#pragma omp barrier
+        }
       }
       while (!__atomic_load_n(&done, __ATOMIC_SEQ_CST))
         sched_yield();

@@ -29,10 +29,11 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The engine behind jompd's libompd.so: a child process of the debugger's shim (src/main/c/libompd.c) that
- * answers the OMPD routines over a pipe (protocol jompd-libompd/1, described in the shim and in {@link Wire}).
+ * answers the OMPD routines over a pipe (protocol jompd-libompd/2, described in the shim and in {@link Wire}).
  * Each routine is one small handler over core's {@code Ompd} and handles. Handles arrive as their identity
  * (runtime addresses, gtid) and are rebuilt for every call: each call starts a fresh stop (the target may have
  * run since the previous one), so no cache outlives a call; only process constants (the runtime's layout,
@@ -129,7 +130,7 @@ public final class Engine implements CallbackAddressSpace.Questions {
             enumerated = Icv.enumeratedIn(debuggerVersion);
             AddressSpaceHandle space = Ompd.processInitialize(new CallbackAddressSpace(this));
             processes.put(processId, space);
-            return ok();
+            return handOver(ok(), space);
         }
         AddressSpaceHandle space = processes.get(processId);
         if (space == null) {
@@ -222,6 +223,38 @@ public final class Engine implements CallbackAddressSpace.Questions {
             }
             default -> throw new OmpdException(OmpdRc.UNSUPPORTED, "routine " + routine + " is not known to this engine");
         };
+    }
+
+    /**
+     * What the shim answers alone, handed over with each address space's registration (data only: the shim
+     * knows nothing of OpenMP): where ompd_get_state's fields lie from a thread handle's identity (core's
+     * breadcrumbs, the fields {@link ThreadHandle#state()} reads; none when the runtime tracks no states or the
+     * layout could not be read now), and the states ompd_enumerate_states walks. The shim reads the fields with
+     * the debugger's callbacks at every call: what is handed over is the runtime's layout, never a value.
+     */
+    private static Wire.Frame handOver(Wire.Frame result, AddressSpaceHandle space) {
+        Optional<ThreadHandle.StateFields> fields;
+        try {
+            fields = ThreadHandle.stateFields(space);
+        } catch (RuntimeException unreadable) {
+            System.err.println("jompd libompd: ompd_get_state goes through the engine: " + unreadable.getMessage());
+            fields = Optional.empty();
+        }
+        if (fields.isPresent() && integerSize(fields.get().stateSize()) && integerSize(fields.get().waitIdSize())) {
+            ThreadHandle.StateFields f = fields.get();
+            result.word(2).word(f.stateOffset()).word(f.stateSize()).word(f.waitIdOffset()).word(f.waitIdSize());
+        } else {
+            result.word(0);
+        }
+        result.word(STATES.size()).word(ThreadState.UNDEFINED.code());
+        for (ThreadState state : STATES) {
+            result.word(state.code()).string(state.cName());
+        }
+        return result;
+    }
+
+    private static boolean integerSize(long size) {
+        return size == 1 || size == 2 || size == 4 || size == 8;
     }
 
     /**

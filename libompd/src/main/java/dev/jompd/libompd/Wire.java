@@ -9,12 +9,12 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The engine's end of the pipe protocol jompd-libompd/1 (the full description is at the top of
+ * The engine's end of the pipe protocol jompd-libompd/2 (the full description is at the top of
  * src/main/c/libompd.c, the shim's end; keep both in step). Little-endian frames: u32 length (of type and
  * payload), u8 type, payload; words are u64, blobs u32 length + bytes.
  */
 final class Wire {
-    static final int PROTOCOL_VERSION = 1;
+    static final int PROTOCOL_VERSION = 2;
     static final int HELLO = 1, CALL = 2, QUESTION = 3, ANSWER = 4, RESULT = 5;
     static final int Q_READ = 1, Q_READ_STRING = 2, Q_SYMBOL = 3, Q_THREAD_CONTEXT = 4, Q_SIZEOF = 5;
     /** Bound on one frame: a larger length means the stream is corrupt. */

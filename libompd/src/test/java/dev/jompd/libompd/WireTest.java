@@ -13,7 +13,7 @@ import java.nio.ByteOrder;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** The engine's end of protocol jompd-libompd/1: frames as the shim (src/main/c/libompd.c) writes and reads them. */
+/** The engine's end of protocol jompd-libompd/2: frames as the shim (src/main/c/libompd.c) writes and reads them. */
 class WireTest {
     @Test
     void aFrameIsItsLengthTypeAndLittleEndianWordsAndBlobs() throws IOException {

@@ -122,6 +122,26 @@ public final class ThreadHandle implements OmpdHandle {
         return new ThreadStateInfo(code, ThreadState.of(code), waitId);
     }
 
+    /**
+     * Where {@link #state()}'s two fields lie, as offsets from a thread's {@code kmp_base_info_t} and sizes (the
+     * same breadcrumbs {@link #state()} reads through): for a client that reads them itself, as libompd's shim
+     * does for {@code ompd_get_state}. Empty when the runtime tracks no thread states ({@code ompd_state} 0).
+     */
+    public static Optional<StateFields> stateFields(AddressSpaceHandle space) {
+        if (space.ompdState() == 0) {
+            return Optional.empty();
+        }
+        RuntimeLayout layout = space.layout();
+        // libomp: __kmp_threads[gtid]->th.ompt_thread_info.{state,wait_id}
+        long info = layout.offset("kmp_base_info_t", "ompt_thread_info");
+        return Optional.of(new StateFields(info + layout.offset("ompt_thread_info_t", "state"),
+                layout.fieldSize("ompt_thread_info_t", "state"), info + layout.offset("ompt_thread_info_t", "wait_id"),
+                layout.fieldSize("ompt_thread_info_t", "wait_id")));
+    }
+
+    /** The state's and the wait id's offsets from a thread's {@code kmp_base_info_t}, and their sizes. */
+    public record StateFields(long stateOffset, long stateSize, long waitIdOffset, long waitIdSize) {}
+
     /** ompd_get_tool_data for the thread scope: {@code th.ompt_thread_info.thread_data}. */
     public ToolData toolData() {
         return ToolData.read(th().field("kmp_base_info_t", "ompt_thread_info")
