@@ -63,25 +63,8 @@ class VscodeJobIT {
         Path artifacts = work.resolve("artifacts");
         deleteRecursively(artifacts);
         Files.createDirectories(artifacts);
-        Path codeServer = Path.of(output(List.of("bash", repository.resolve("scripts/install-code-server.sh").toString()),
-                repository, 1200).strip().lines().reduce((first, last) -> last).orElseThrow());
-        assertThat(codeServer.resolve("out/node/entry.js")).exists();
-        // the package VscodeExtensionIT builds (the command line does the job's work, not the bundled server)
-        run(List.of("bash", extension.resolve("build.sh").toString()), extension, 900);
-        Path vsix = extension.resolve("jompd-openmp.vsix");
-
-        // the same node packages as VscodeBrowserIT (playwright-core from the committed lock file)
-        Path node = Files.createDirectories(Path.of("target", "vscode-browser", "node").toAbsolutePath());
-        Path sources = Path.of("src", "test", "browser").toAbsolutePath();
-        for (String file : List.of("package.json", "package-lock.json", "job.test.mjs")) {
-            Files.copy(sources.resolve(file), node.resolve(file), StandardCopyOption.REPLACE_EXISTING);
-        }
-        if (!Files.isDirectory(node.resolve("node_modules/playwright-core"))) {
-            run(List.of("npm", "ci", "--no-audit", "--no-fund"), node, 600);
-        }
-        Path workspace = Files.createDirectories(work.resolve("workspace"));
-
-        // the job: started by sh, so that mpirun is not this JVM's child (the JDK's reaper would take its ptrace stops)
+        // the job first, so that it starts while the extension builds; started by sh, so that mpirun is not this
+        // JVM's child (the JDK's reaper would take its ptrace stops)
         Path facts = work.resolve("facts");
         deleteRecursively(facts);
         Files.createDirectories(facts);
@@ -92,6 +75,24 @@ class VscodeJobIT {
                 + " </dev/null >" + work.resolve("job.out") + " 2>&1 & echo $!"), Map.of(), work, Duration.ofSeconds(30));
         long mpirun = Long.parseLong(started.output().strip());
         try {
+            Path codeServer = Path.of(output(List.of("bash", repository.resolve("scripts/install-code-server.sh").toString()),
+                    repository, 1200).strip().lines().reduce((first, last) -> last).orElseThrow());
+            assertThat(codeServer.resolve("out/node/entry.js")).exists();
+            // the package VscodeExtensionIT builds (the command line does the job's work, not the bundled server)
+            run(List.of("bash", extension.resolve("build.sh").toString()), extension, 900);
+            Path vsix = extension.resolve("jompd-openmp.vsix");
+
+            // the same node packages as VscodeBrowserIT (playwright-core from the committed lock file)
+            Path node = Files.createDirectories(Path.of("target", "vscode-browser", "node").toAbsolutePath());
+            Path sources = Path.of("src", "test", "browser").toAbsolutePath();
+            for (String file : List.of("package.json", "package-lock.json", "job.test.mjs")) {
+                Files.copy(sources.resolve(file), node.resolve(file), StandardCopyOption.REPLACE_EXISTING);
+            }
+            if (!Files.isDirectory(node.resolve("node_modules/playwright-core"))) {
+                run(List.of("npm", "ci", "--no-audit", "--no-fund"), node, 600);
+            }
+            Path workspace = Files.createDirectories(work.resolve("workspace"));
+
             List<Facts> ranks = MpiFixture.awaitFacts(facts, RANKS, Duration.ofMinutes(2), ProcessHandle.of(mpirun).orElseThrow());
             assertThat(ranks.get(CULPRIT).get("mpi.role")).as("the fixture's culprit").isEqualTo("culprit");
 
