@@ -9,21 +9,19 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
+import static dev.jompd.dap.BrowserTools.deleteRecursively;
+import static dev.jompd.dap.BrowserTools.freePort;
+import static dev.jompd.dap.BrowserTools.output;
+import static dev.jompd.dap.BrowserTools.run;
+import static dev.jompd.dap.BrowserTools.runProcess;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -75,9 +73,7 @@ class VscodeJobIT {
                 + " </dev/null >" + work.resolve("job.out") + " 2>&1 & echo $!"), Map.of(), work, Duration.ofSeconds(30));
         long mpirun = Long.parseLong(started.output().strip());
         try {
-            Path codeServer = Path.of(output(List.of("bash", repository.resolve("scripts/install-code-server.sh").toString()),
-                    repository, 1200).strip().lines().reduce((first, last) -> last).orElseThrow());
-            assertThat(codeServer.resolve("out/node/entry.js")).exists();
+            Path codeServer = BrowserTools.codeServer(repository);
             // the package VscodeExtensionIT builds (the command line does the job's work, not the bundled server):
             // built again unless it is newer than everything it is built from (in mvn verify, that IT ran just before)
             Path vsix = extension.resolve("jompd-openmp.vsix");
@@ -85,15 +81,7 @@ class VscodeJobIT {
                 run(List.of("bash", extension.resolve("build.sh").toString()), extension, 900);
             }
 
-            // the same node packages as VscodeBrowserIT (playwright-core from the committed lock file)
-            Path node = Files.createDirectories(Path.of("target", "vscode-browser", "node").toAbsolutePath());
-            Path sources = Path.of("src", "test", "browser").toAbsolutePath();
-            for (String file : List.of("package.json", "package-lock.json", "job.test.mjs")) {
-                Files.copy(sources.resolve(file), node.resolve(file), StandardCopyOption.REPLACE_EXISTING);
-            }
-            if (!Files.isDirectory(node.resolve("node_modules/playwright-core"))) {
-                run(List.of("npm", "ci", "--no-audit", "--no-fund"), node, 600);
-            }
+            Path node = BrowserTools.nodeDirectory("job.test.mjs"); // beside VscodeBrowserIT's scenario
             Path workspace = Files.createDirectories(work.resolve("workspace"));
 
             List<Facts> ranks = MpiFixture.awaitFacts(facts, RANKS, Duration.ofMinutes(2), ProcessHandle.of(mpirun).orElseThrow());
@@ -146,59 +134,5 @@ class VscodeJobIT {
             }
         }
         return true;
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
-    }
-
-    private static void run(List<String> command, Path directory, int timeoutSeconds) throws Exception {
-        int exit = runProcess(new ProcessBuilder(command).directory(directory.toFile()).redirectErrorStream(true),
-                timeoutSeconds, System.out);
-        assertThat(exit).as(String.join(" ", command)).isZero();
-    }
-
-    /** The command's standard output (its standard error goes to the test's output). */
-    private static String output(List<String> command, Path directory, int timeoutSeconds) throws Exception {
-        Process process = new ProcessBuilder(command).directory(directory.toFile())
-                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        byte[] out = process.getInputStream().readAllBytes();
-        if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-            process.destroyForcibly();
-            throw new AssertionError(command + " did not finish within " + timeoutSeconds + " s");
-        }
-        assertThat(process.exitValue()).as(String.join(" ", command)).isZero();
-        return new String(out, StandardCharsets.UTF_8);
-    }
-
-    private static int runProcess(ProcessBuilder builder, int timeoutSeconds, OutputStream sink) throws Exception {
-        Process process = builder.start();
-        Thread pump = Thread.ofPlatform().start(() -> {
-            try (InputStream in = process.getInputStream()) {
-                in.transferTo(sink);
-            } catch (IOException ignored) {
-                // process ended
-            }
-        });
-        if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-            process.descendants().forEach(ProcessHandle::destroyForcibly);
-            process.destroyForcibly();
-            throw new AssertionError(builder.command() + " did not finish within " + timeoutSeconds + " s");
-        }
-        pump.join(5000);
-        return process.exitValue();
-    }
-
-    private static void deleteRecursively(Path directory) throws IOException {
-        if (!Files.exists(directory)) {
-            return;
-        }
-        try (var paths = Files.walk(directory)) {
-            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(path);
-            }
-        }
     }
 }
