@@ -27,6 +27,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -229,7 +230,7 @@ class JobCommand implements Callable<Integer> {
             }
         }
         // a node whose agent did not answer is named as a whole (every rank of that node missing, SlurmFanOut)
-        Set<String> silent = new java.util.HashSet<>();
+        Set<String> silent = new HashSet<>();
         for (JobSummary.MissingRanks missing : reached.map(JobSummary::missing).orElse(List.of())) {
             found = found.union(missing.ranks());
             missing.unnumbered().forEach(id -> silent.add(id.host()));
