@@ -117,7 +117,10 @@ export function renderJobHtml(doc: JobDocument, title: string): string {
   const missing = doc.missing.length === 0 ? '' : `<section class="diagnosis"><h2>Missing ranks</h2><ul>${doc.missing.map((m) =>
     `<li>${escapeHtml(m.ranks.length > 0 ? `ranks ${m.ranks}` : m.unnumbered.map((u) => `pid ${u.pid} on ${u.host}`).join(', '))}: `
     + `${escapeHtml(m.words)}: ${escapeHtml(m.detail)}</li>`).join('')}</ul></section>`;
-  return `<section class="diagnosis"><h2>${escapeHtml(title)}</h2><ul>${diagnosis}</ul></section>${missing}`
+  const classes = `<section class="classes"><h2>Classes of ranks</h2><ul>${doc.classes.map((c) =>
+    `<li data-ranks="${escapeHtml(c.ranks)}">${escapeHtml(c.who)} (${c.count} rank${c.count === 1 ? '' : 's'}, shown: `
+    + `${escapeHtml(shownRank(c.representative))}): ${escapeHtml(threadStates(c.threads))}</li>`).join('')}</ul></section>`;
+  return `<section class="diagnosis"><h2>${escapeHtml(title)}</h2><ul>${diagnosis}</ul></section>${missing}${classes}`
     + `<p class="summary">${doc.ranks.total} ranks: ${doc.ranks.seen} seen in ${doc.classes.length} class${doc.classes.length === 1 ? '' : 'es'}`
     + `${doc.ranks.missing > 0 ? `, ${doc.ranks.missing} missing` : ''} · outliers marked · click a frame for its ranks and threads</p>`
     + `<div class="scroll"><div class="graph" data-width="${placed.width}" data-height="${placed.height}">`
@@ -147,6 +150,19 @@ function majorityRanks(doc: JobDocument): [number, number][] {
   if (doc.classes.length < 2) return [];
   const biggest = doc.classes.reduce((a, b) => (b.count > a.count ? b : a));
   return parseRanks(biggest.ranks);
+}
+
+/** A class's threads by state, most first: "4 threads: 2 wait_barrier_explicit, 1 wait_lock, 1 work_serial". */
+function threadStates(threads: JobThread[]): string {
+  const counts = new Map<string, number>();
+  for (const t of threads) counts.set(t.state, (counts.get(t.state) ?? 0) + 1);
+  const states = [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  return `${threads.length} thread${threads.length === 1 ? '' : 's'}: ${states.map(([state, n]) => `${n} ${state}`).join(', ')}`;
+}
+
+/** The rank a class shows: "rank 3 on n2 (pid 4711)". */
+function shownRank(id: JobRankId): string {
+  return `${id.rank !== undefined ? `rank ${id.rank}` : id.source} on ${id.host} (pid ${id.pid})`;
 }
 
 function ellipsis(text: string, max: number): string {

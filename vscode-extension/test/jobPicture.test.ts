@@ -94,6 +94,10 @@ test('the page shows the diagnosis, the outliers, the missing ranks, and escapes
   assert.match(html, /rank 3 never arrives: omp 0\/2 waits for lock <code>guard<\/code>/);
   assert.match(html, /33 ranks: 32 seen in 2 classes, 1 missing/);
   assert.match(html, /ranks 32: exited: the process exited while it was read/);
+  // one row per class: its ranks as ranges, how many, the rank shown and its hang
+  assert.deepEqual([...html.matchAll(/<li data-ranks="([^"]*)">([^<]*)/g)].map((m) => [m[1], m[2]]),
+    [['3', 'rank 3 (1 rank, shown: rank 3 on n1 (pid 40)): 2 threads: 2 wait_lock'],
+      ['0-2,4-31', 'ranks 0-2,4-31 (31 ranks, shown: rank 0 on n1 (pid 37)): 2 threads: 1 idle, 1 work_serial']]);
   // the outlier boxes (rank 3 only) are marked, the common ones not
   const marked = [...html.matchAll(/<div class="box stopped" id="(j\d+)"/g)].map((m) => m[1]);
   assert.deepEqual(marked, ['j2', 'j3', 'j4']);

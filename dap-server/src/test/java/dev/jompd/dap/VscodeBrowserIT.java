@@ -8,20 +8,17 @@ import dev.jompd.testkit.FixtureBuilder;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
+import static dev.jompd.dap.BrowserTools.deleteRecursively;
+import static dev.jompd.dap.BrowserTools.freePort;
+import static dev.jompd.dap.BrowserTools.output;
+import static dev.jompd.dap.BrowserTools.run;
+import static dev.jompd.dap.BrowserTools.runProcess;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -55,22 +52,13 @@ class VscodeBrowserIT {
         Path artifacts = work.resolve("artifacts");
         deleteRecursively(artifacts);
         Files.createDirectories(artifacts);
-        Path codeServer = Path.of(output(List.of("bash", repository.resolve("scripts/install-code-server.sh").toString()),
-                repository, 1200).strip().lines().reduce((first, last) -> last).orElseThrow());
-        assertThat(codeServer.resolve("out/node/entry.js")).exists();
+        Path codeServer = BrowserTools.codeServer(repository);
 
         // the platform package users install: the server inside with its own Java runtime (no JDK needed)
         run(List.of("bash", extension.resolve("build.sh").toString(), "--platform", "linux-x64"), extension, 900);
         Path vsix = extension.resolve("jompd-openmp-linux-x64.vsix");
 
-        Path node = Files.createDirectories(work.resolve("node"));
-        Path sources = Path.of("src", "test", "browser").toAbsolutePath();
-        for (String file : List.of("package.json", "package-lock.json", "vscode.test.mjs")) {
-            Files.copy(sources.resolve(file), node.resolve(file), StandardCopyOption.REPLACE_EXISTING);
-        }
-        if (!Files.isDirectory(node.resolve("node_modules/playwright-core"))) {
-            run(List.of("npm", "ci", "--no-audit", "--no-fund"), node, 600);
-        }
+        Path node = BrowserTools.nodeDirectory("vscode.test.mjs");
 
         Path program = FixtureBuilder.executable(Fixture.NESTED);
         Path workspace = work.resolve("workspace");
@@ -137,59 +125,5 @@ class VscodeBrowserIT {
                 .filter(directory -> !directory.startsWith("/usr/lib/jvm")).toList()));
         int exit = runProcess(test, 600, System.out);
         assertThat(exit).as("node --test exit code (its report is above; screenshots in " + artifacts + ")").isZero();
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
-    }
-
-    private static void run(List<String> command, Path directory, int timeoutSeconds) throws Exception {
-        int exit = runProcess(new ProcessBuilder(command).directory(directory.toFile()).redirectErrorStream(true),
-                timeoutSeconds, System.out);
-        assertThat(exit).as(String.join(" ", command)).isZero();
-    }
-
-    /** The command's standard output (its standard error goes to the test's output). */
-    private static String output(List<String> command, Path directory, int timeoutSeconds) throws Exception {
-        Process process = new ProcessBuilder(command).directory(directory.toFile())
-                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        byte[] out = process.getInputStream().readAllBytes();
-        if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-            process.destroyForcibly();
-            throw new AssertionError(command + " did not finish within " + timeoutSeconds + " s");
-        }
-        assertThat(process.exitValue()).as(String.join(" ", command)).isZero();
-        return new String(out, StandardCharsets.UTF_8);
-    }
-
-    private static int runProcess(ProcessBuilder builder, int timeoutSeconds, OutputStream sink) throws Exception {
-        Process process = builder.start();
-        Thread pump = Thread.ofPlatform().start(() -> {
-            try (InputStream in = process.getInputStream()) {
-                in.transferTo(sink);
-            } catch (IOException ignored) {
-                // process ended
-            }
-        });
-        if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-            process.descendants().forEach(ProcessHandle::destroyForcibly);
-            process.destroyForcibly();
-            throw new AssertionError(builder.command() + " did not finish within " + timeoutSeconds + " s");
-        }
-        pump.join(5000);
-        return process.exitValue();
-    }
-
-    private static void deleteRecursively(Path directory) throws IOException {
-        if (!Files.exists(directory)) {
-            return;
-        }
-        try (var paths = Files.walk(directory)) {
-            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(path);
-            }
-        }
     }
 }

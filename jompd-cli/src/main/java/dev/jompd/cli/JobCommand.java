@@ -10,6 +10,7 @@ import dev.jompd.job.RankEnvironment;
 import dev.jompd.job.RankId;
 import dev.jompd.job.RankInspection;
 import dev.jompd.job.RankInspector;
+import dev.jompd.job.RankSet;
 import dev.jompd.job.SlurmFanOut;
 import dev.jompd.core.target.TargetException;
 import picocli.CommandLine.ArgGroup;
@@ -25,10 +26,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 
 /** {@code jompd job}: every rank of an MPI+OpenMP job at once, live (Slurm, mpirun) or from its cores. */
@@ -150,33 +155,102 @@ class JobCommand implements Callable<Integer> {
         return NodeAgent.summarize(inspector.inspectAll(targets));
     }
 
+    /**
+     * The ranks of the launcher's MPIR table: those on this host read here; the others, when the launcher runs in a
+     * Slurm allocation (mpirun starts its orted daemons as a step of the job, the ranks under them), through that
+     * step's agents on their nodes, checked against the table (a rank the agents did not find is named missing, a
+     * class shown by a process the table does not name is refused); outside an allocation they are named missing.
+     * jompd runs where the launcher runs (it reads the table with ptrace): ranks that mpirun started on its own node
+     * (outside any step, as Open MPI does there) are local.
+     */
     private Optional<JobSummary> fromLauncher(long launcher, RankInspector inspector, Duration timeout, PrintWriter err)
             throws IOException {
         List<MpirProctable.Entry> table = MpirProctable.read(launcher);
         Set<String> local = localNames();
-        boolean allLocal = table.stream().allMatch(entry -> local.contains(entry.host()));
-        if (!allLocal) {
-            String job = RankEnvironment.of(launcher).get("SLURM_JOB_ID");
-            if (job != null) {
-                // mpirun inside a Slurm allocation: the ranks are the processes of the job's step that runs orted
-                return fromSlurm(SlurmFanOut.resolve(job), timeout, err);
-            }
-        }
         List<RankInspector.Target> targets = new ArrayList<>();
-        List<RankInspection> remote = new ArrayList<>();
+        List<MpirProctable.Entry> remote = new ArrayList<>();
         for (MpirProctable.Entry entry : table) {
-            RankId id = new RankId(OptionalInt.of(entry.rank()), entry.host(), entry.pid(), "pid " + entry.pid());
             if (local.contains(entry.host())) {
-                targets.add(RankInspector.Target.live(id));
+                targets.add(RankInspector.Target.live(new RankId(OptionalInt.of(entry.rank()), entry.host(), entry.pid(),
+                        "pid " + entry.pid())));
             } else {
-                remote.add(new RankInspection.Missing(id, RankInspection.MissingReason.NO_ANSWER, "rank " + entry.rank()
-                        + " runs on host " + entry.host() + ", and the launcher is not in a Slurm allocation: run jompd "
-                        + "job --mpirun there, or inside the job's allocation"));
+                remote.add(entry);
             }
         }
         List<RankInspection> all = new ArrayList<>(inspector.inspectAll(targets));
-        all.addAll(remote);
-        return NodeAgent.summarize(all);
+        Optional<JobSummary> summary = NodeAgent.summarize(all);
+        if (remote.isEmpty()) {
+            return summary;
+        }
+        String job = RankEnvironment.of(launcher).get("SLURM_JOB_ID");
+        if (job == null) {
+            List<RankInspection> missing = remote.stream().<RankInspection>map(entry -> new RankInspection.Missing(
+                    idOf(entry), RankInspection.MissingReason.NO_ANSWER, "rank " + entry.rank() + " runs on host "
+                    + entry.host() + ", and the launcher is not in a Slurm allocation: run jompd job --mpirun there, or "
+                    + "inside the job's allocation")).toList();
+            return merge(summary, NodeAgent.summarize(missing));
+        }
+        return merge(summary, fromAllocation(job, remote, timeout, err));
+    }
+
+    /** The launcher's ranks on other nodes of Slurm job {@code job}: through its first step (mpirun's orted daemons). */
+    private Optional<JobSummary> fromAllocation(String job, List<MpirProctable.Entry> remote, Duration timeout,
+                                                PrintWriter err) throws IOException {
+        SlurmFanOut.Step daemons = SlurmFanOut.resolve(job);
+        Map<String, List<MpirProctable.Entry>> byHost = new TreeMap<>();
+        remote.forEach(entry -> byHost.computeIfAbsent(entry.host(), h -> new ArrayList<>()).add(entry));
+        List<String> nodes = byHost.keySet().stream().filter(daemons.nodes()::contains).toList();
+        List<RankInspection> unreached = new ArrayList<>();
+        byHost.forEach((host, entries) -> {
+            if (!nodes.contains(host)) {
+                entries.forEach(entry -> unreached.add(new RankInspection.Missing(idOf(entry),
+                        RankInspection.MissingReason.NO_ANSWER, "rank " + entry.rank() + " runs on host " + host
+                        + ", which is not a node of job " + job + "'s step " + daemons.name() + " ("
+                        + String.join(",", daemons.nodes()) + "): give the step that runs mpirun's daemons, jompd job --slurm JOBID.STEP")));
+            }
+        });
+        Optional<JobSummary> reached = nodes.isEmpty() ? Optional.empty()
+                : fromSlurm(new SlurmFanOut.Step(daemons.jobId(), daemons.stepId(), nodes), timeout, err);
+        // what the agents found must be the launcher's own ranks: each class shown by a process the table names
+        Map<Integer, MpirProctable.Entry> byRank = new HashMap<>();
+        remote.forEach(entry -> byRank.put(entry.rank(), entry));
+        RankSet found = RankSet.empty();
+        if (reached.isPresent()) {
+            for (JobSummary.RankClass rankClass : reached.get().classes()) {
+                RankId shown = rankClass.representative();
+                MpirProctable.Entry expected = shown.rank().isPresent() ? byRank.get(shown.rank().getAsInt()) : null;
+                if (expected == null || expected.pid() != shown.pid()) {
+                    throw new IllegalStateException("job " + job + "'s step " + daemons.name() + " runs other ranks "
+                            + "than this launcher's: on " + shown.host() + " pid " + shown.pid() + " is rank "
+                            + (shown.rank().isPresent() ? shown.rank().getAsInt() : "?") + ", which the launcher's MPIR table "
+                            + (expected == null ? "does not name" : "names as pid " + expected.pid() + " on " + expected.host())
+                            + ": give the step that runs this mpirun's daemons, jompd job --slurm JOBID.STEP");
+                }
+                found = found.union(rankClass.ranks());
+            }
+        }
+        // a node whose agent did not answer is named as a whole (every rank of that node missing, SlurmFanOut)
+        Set<String> silent = new HashSet<>();
+        for (JobSummary.MissingRanks missing : reached.map(JobSummary::missing).orElse(List.of())) {
+            found = found.union(missing.ranks());
+            missing.unnumbered().forEach(id -> silent.add(id.host()));
+        }
+        for (MpirProctable.Entry entry : remote) {
+            if (nodes.contains(entry.host()) && !silent.contains(entry.host()) && !found.contains(entry.rank())) {
+                unreached.add(new RankInspection.Missing(idOf(entry), RankInspection.MissingReason.NO_ANSWER,
+                        "rank " + entry.rank() + " (pid " + entry.pid() + " on " + entry.host() + ") is in the launcher's "
+                        + "MPIR table, but its node's agent did not find it among step " + daemons.name() + "'s ranks"));
+            }
+        }
+        return merge(reached, NodeAgent.summarize(unreached));
+    }
+
+    private static RankId idOf(MpirProctable.Entry entry) {
+        return new RankId(OptionalInt.of(entry.rank()), entry.host(), entry.pid(), "pid " + entry.pid());
+    }
+
+    private static Optional<JobSummary> merge(Optional<JobSummary> a, Optional<JobSummary> b) {
+        return a.isEmpty() ? b : b.isEmpty() ? a : Optional.of(a.get().merge(b.get()));
     }
 
     private Optional<JobSummary> fromSlurm(SlurmFanOut.Step step, Duration timeout, PrintWriter err) throws IOException {

@@ -327,6 +327,110 @@ class JobIT {
         }
     }
 
+    /**
+     * Open MPI's mpirun inside a batch job of 2 nodes (2 ranks each): mpirun starts its orted daemons through srun,
+     * the ranks run under them; {@code jompd job --mpirun PID} reads the launcher's MPIR table, finds the launcher
+     * in an allocation and reaches the ranks through the job (srun --overlap). Every rank is in the picture, the
+     * culprit (on the second node) a class of its own whose diagnosis names its lock wait, each class's
+     * representative the rank its facts say (pid, node).
+     */
+    @Test
+    void mpirunInsideABatchJobIsReachedThroughTheAllocation() throws Exception {
+        int nodes = 2;
+        int perNode = 2;
+        int ranks = nodes * perNode;
+        int culprit = 3;
+        Path facts = Files.createDirectories(work.resolve("mpirun-in-batch-facts"));
+        Path launcherPid = work.resolve("mpirun-in-batch.pid");
+        Path script = work.resolve("mpirun-in-batch.sh");
+        StringBuilder body = new StringBuilder("#!/bin/sh\n");
+        MpiFixture.rankEnvironment(facts).forEach((name, value) -> body.append("export ").append(name).append("='")
+                .append(value).append("'\n"));
+        // each emulated node its own shared-memory directory (the segments are named by host name, one host here)
+        body.append("mpirun --allow-run-as-root -np ").append(ranks).append(" --map-by ppr:").append(perNode)
+                .append(":node sh -c 'export OMPI_MCA_btl_vader_backing_directory=/dev/shm/'")
+                .append(cluster.directory().getFileName()).append("'-ompi-$SLURM_JOB_ID-$SLURMD_NODENAME; ")
+                .append("mkdir -p $OMPI_MCA_btl_vader_backing_directory; exec \"$@\"' rank ").append(executable)
+                .append(" lock_barrier 2 ").append(culprit).append(" </dev/null &\n")
+                .append("echo $! > ").append(launcherPid).append("\nwait\n");
+        Files.writeString(script, body);
+        Commands.Result submitted = cluster.client(List.of("sbatch", "-J", "mpirun-in-batch", "-N", Integer.toString(nodes),
+                "--ntasks-per-node=" + perNode, "-o", work.resolve("mpirun-in-batch.out").toString(), script.toString()));
+        assertThat(submitted.exitCode()).as(submitted.output()).isZero();
+        String jobId = submitted.output().replaceAll("(?s).*Submitted batch job (\\d+).*", "$1");
+        try {
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (!(Files.isRegularFile(launcherPid) && Files.readString(launcherPid).strip().matches("\\d+"))) {
+                assertThat(System.nanoTime() - deadline).as("the batch job started mpirun within 60 s").isNegative();
+                Thread.sleep(100);
+            }
+            long mpirun = Long.parseLong(Files.readString(launcherPid).strip());
+            List<Facts> byRank = MpiFixture.awaitFacts(facts, ranks, Duration.ofMinutes(2), ProcessHandle.of(mpirun).orElseThrow());
+            assertThat(byRank.get(culprit).get("mpi.role")).isEqualTo("culprit");
+            assertThat(byRank.stream().map(f -> f.get("mpi.host")).distinct().count()).as("ranks on 2 nodes").isEqualTo(nodes);
+
+            InspectCommandIT.Result job = distribution("job", "--mpirun", Long.toString(mpirun), "--json", "--timeout", "60");
+            assertThat(job.exitCode()).as(job.err()).isZero();
+            JsonObject picture = JsonParser.parseString(job.out()).getAsJsonObject();
+            assertThat(picture.getAsJsonObject("ranks").get("total").getAsInt()).as(job.out()).isEqualTo(ranks);
+            assertThat(picture.getAsJsonObject("ranks").get("seen").getAsInt()).as(job.out()).isEqualTo(ranks);
+            long covered = 0;
+            for (var element : picture.getAsJsonArray("classes")) {
+                JsonObject rankClass = element.getAsJsonObject();
+                dev.jompd.job.RankSet members = dev.jompd.job.RankSet.parse(rankClass.get("ranks").getAsString());
+                covered += members.size();
+                JsonObject shown = rankClass.getAsJsonObject("representative");
+                Facts representative = byRank.get(shown.get("rank").getAsInt());
+                assertThat(shown.get("pid").getAsLong()).as("representative %s", shown).isEqualTo(representative.number("pid"));
+                assertThat(shown.get("host").getAsString()).as("representative %s", shown).isEqualTo(representative.get("mpi.host"));
+                if (members.contains(culprit)) {
+                    assertThat(members.size()).as("the culprit's class: %s", rankClass.get("ranks")).isEqualTo(1);
+                    assertThat(rankClass.getAsJsonArray("findings").toString()).as("the culprit's diagnosis")
+                            .contains("waits for lock `" + byRank.get(culprit).thread(0).get("waits_for") + "`")
+                            .contains("mpi_hybrid.c:" + byRank.get(culprit).thread(0).get("wait_line"));
+                } else {
+                    for (int r = 0; r < ranks; r++) {
+                        if (members.contains(r)) {
+                            assertThat(byRank.get(r).get("mpi.role")).as("rank %d in %s", r, rankClass.get("ranks"))
+                                    .isEqualTo("waiting");
+                        }
+                    }
+                }
+            }
+            assertThat(covered).as("the classes cover every rank once").isEqualTo(ranks);
+
+            // n2's agent answers but finds none of mpirun's ranks (it looks at its own tool step): each of n2's ranks
+            // is named missing with its pid, from the launcher's table; the other node's ranks are in the picture
+            Path blind = work.resolve("blind-agent.sh");
+            Files.writeString(blind, "#!/bin/sh\n[ \"$SLURMD_NODENAME\" = n2 ] && exec " + agentScript()
+                    + " job-agent --step \"$SLURM_JOB_ID.$SLURM_STEP_ID\"\nexec " + agentScript() + " \"$@\"\n");
+            blind.toFile().setExecutable(true);
+            InspectCommandIT.Result partial = distribution("job", "--mpirun", Long.toString(mpirun), "--json",
+                    "--timeout", "60", "--agent", blind.toString());
+            assertThat(partial.exitCode()).as(partial.err()).isZero();
+            JsonObject half = JsonParser.parseString(partial.out()).getAsJsonObject();
+            List<Integer> onN2 = java.util.stream.IntStream.range(0, ranks).filter(r -> byRank.get(r).get("mpi.host").equals("n2"))
+                    .boxed().toList();
+            assertThat(onN2).as("ranks on n2").isNotEmpty();
+            assertThat(half.getAsJsonObject("ranks").get("total").getAsInt()).as(partial.out()).isEqualTo(ranks);
+            assertThat(half.getAsJsonObject("ranks").get("seen").getAsInt()).as(partial.out()).isEqualTo(ranks - onN2.size());
+            List<Integer> named = new ArrayList<>();
+            for (var element : half.getAsJsonArray("missing")) {
+                JsonObject missing = element.getAsJsonObject();
+                dev.jompd.job.RankSet members = dev.jompd.job.RankSet.parse(missing.get("ranks").getAsString());
+                assertThat(members.size()).as("one rank per entry: %s", missing).isEqualTo(1);
+                int r = (int) members.first();
+                named.add(r);
+                assertThat(missing.get("reason").getAsString()).isEqualTo("no_answer");
+                assertThat(missing.get("detail").getAsString()).as("rank %d", r)
+                        .contains("pid " + byRank.get(r).number("pid") + " on n2").contains("launcher's MPIR table");
+            }
+            assertThat(named).as("the ranks named missing").containsExactlyInAnyOrderElementsOf(onN2);
+        } finally {
+            cluster.client(List.of("scancel", jobId));
+        }
+    }
+
     @Test
     void aRankStuckInATaskwaitNeverReachesMpi() throws Exception {
         RunningJob running = launch("taskwaitjob", "taskwait", Integer.toString(THREADS), "2");
