@@ -146,6 +146,13 @@ class JobIT {
                             .filter(s -> s.stack().lwp() == lwp).findFirst().orElseThrow();
                     assertThat(functions(main)).as("rank %d's main thread", r).contains("wait_in_allreduce", "main");
                     assertThat(picture.threads()).as("rank %d: the pool of %d threads", r, THREADS).hasSize(THREADS);
+                    // the program is back in serial code (its facts: level 0): the region its pool last ran has
+                    // ended, and nothing waits at a barrier (libomp's kept team still shows that region's barrier)
+                    assertThat(facts.thread(0).level()).isZero();
+                    assertThat(picture.regions()).as("rank %d", r).filteredOn(region -> region.level() > 0)
+                            .isNotEmpty().allMatch(OpenMpPicture.ParallelRegion::ended);
+                    assertThat(seen.findings()).as("rank %d waits in MPI, not at a barrier", r)
+                            .noneMatch(f -> f.kind() == dev.jompd.report.Diagnosis.FindingKind.BARRIER);
                 }
             }
 
