@@ -5,6 +5,7 @@ import dev.jompd.core.ompd.Ompd;
 import dev.jompd.core.ompd.OmpdException;
 import dev.jompd.core.ompd.OmpdRc;
 import dev.jompd.core.target.AddressSpace;
+import dev.jompd.core.target.ModuleFileCache;
 import dev.jompd.core.target.Symbolizer;
 import dev.jompd.core.unwind.DebugInfoCache;
 import dev.jompd.core.target.TargetException;
@@ -84,12 +85,15 @@ public final class RankInspector {
     public List<RankInspection> inspectAll(List<Target> targets) {
         // The ranks of a job run the same executable and libraries: their symbol tables, call frame information
         // and line tables are parsed once for all of them (the caches are keyed by file identity and thread-safe).
-        try (DebugInfoCache modules = new DebugInfoCache()) {
-            return inspectAll(targets, modules);
+        try (ModuleFileCache files = new ModuleFileCache(); DebugInfoCache debugInfo = new DebugInfoCache()) {
+            return inspectAll(targets, new Shared(files, debugInfo));
         }
     }
 
-    private List<RankInspection> inspectAll(List<Target> targets, DebugInfoCache modules) {
+    /** What the ranks of one inspection share: their modules' files with their symbols, and their debug data. */
+    private record Shared(ModuleFileCache files, DebugInfoCache debugInfo) {}
+
+    private List<RankInspection> inspectAll(List<Target> targets, Shared modules) {
         long live = targets.stream().filter(target -> target.core().isEmpty()).count();
         if (targets.size() <= 1 || (parallelism == 1 && live <= 1)) {
             return targets.stream().map(target -> inspect(target, modules)).toList();
@@ -130,7 +134,7 @@ public final class RankInspector {
                     window.acquireUninterruptibly();
                     attachers.execute(() -> {
                         try {
-                            attached.complete(attach(id));
+                            attached.complete(attach(id, modules));
                         } finally {
                             // an Error (out of memory) while attaching: the reader must still not wait forever
                             attached.complete(Held.failed(missing(id, RankInspection.MissingReason.UNREADABLE,
@@ -165,17 +169,17 @@ public final class RankInspector {
 
     /** One target; never throws for what the target is or does. */
     public RankInspection inspect(Target target) {
-        try (DebugInfoCache modules = new DebugInfoCache()) {
-            return inspect(target, modules);
+        try (ModuleFileCache files = new ModuleFileCache(); DebugInfoCache debugInfo = new DebugInfoCache()) {
+            return inspect(target, new Shared(files, debugInfo));
         }
     }
 
-    private RankInspection inspect(Target target, DebugInfoCache modules) {
+    private RankInspection inspect(Target target, Shared modules) {
         return target.core().isPresent() ? inspectCore(target, modules) : inspectLive(target.id(), modules);
     }
 
-    private RankInspection inspectLive(RankId id, DebugInfoCache modules) {
-        return read(id, attach(id), modules);
+    private RankInspection inspectLive(RankId id, Shared modules) {
+        return read(id, attach(id, modules), modules);
     }
 
     /** A live rank attached (every thread in a ptrace stop), or why it could not be. */
@@ -201,14 +205,15 @@ public final class RankInspector {
     }
 
     /** Attaches a live rank; never throws for what the rank is or does. */
-    private Held attach(RankId id) {
+    private Held attach(RankId id, Shared modules) {
         long pid = id.pid();
         try {
             if (!Files.isDirectory(Path.of("/proc/" + pid))) {
                 return Held.failed(missing(id, RankInspection.MissingReason.EXITED,
                         "process " + pid + " no longer exists (the rank exited)"));
             }
-            return Held.attached(LiveProcessAddressSpace.builder(pid).withStopTimeout(stopTimeout).attach());
+            return Held.attached(LiveProcessAddressSpace.builder(pid).withStopTimeout(stopTimeout)
+                    .withSharedFiles(modules.files()).attach());
         } catch (AttachException e) {
             return Held.failed(attachFailed(id, e));
         } catch (TargetException | IllegalArgumentException e) {
@@ -219,7 +224,7 @@ public final class RankInspector {
     }
 
     /** Reads an attached rank and detaches it. */
-    private static RankInspection read(RankId id, Held held, DebugInfoCache modules) {
+    private static RankInspection read(RankId id, Held held, Shared modules) {
         if (held.failure().isPresent()) {
             return held.failure().get();
         }
@@ -234,7 +239,7 @@ public final class RankInspector {
         }
     }
 
-    private RankInspection inspectCore(Target target, DebugInfoCache modules) {
+    private RankInspection inspectCore(Target target, Shared modules) {
         RankId id = target.id();
         Path core = target.core().orElseThrow();
         Optional<String> damage = CoreFiles.truncation(core);
@@ -259,8 +264,9 @@ public final class RankInspector {
     }
 
     /** The picture, stacks and diagnosis of an opened rank: what jompd inspect --stacks and jompd diagnose take. */
-    private static RankInspection read(RankId id, AddressSpace space, String kind, String name, DebugInfoCache modules) {
-        try (Symbolizer symbols = new Symbolizer(space); CodeNames names = new CodeNames(symbols, modules);
+    private static RankInspection read(RankId id, AddressSpace space, String kind, String name, Shared modules) {
+        try (Symbolizer symbols = new Symbolizer(space, modules.files());
+             CodeNames names = new CodeNames(symbols, modules.debugInfo());
              Unwinder unwinder = new Unwinder(space, names.debugInfo())) {
             AddressSpaceHandle process = Ompd.processInitialize(space);
             TargetDescription description = new TargetDescription(kind, name, space.name(),
