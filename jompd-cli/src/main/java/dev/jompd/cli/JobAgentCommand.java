@@ -17,12 +17,15 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.Callable;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
 
 /**
  * {@code jompd job-agent}: what {@code jompd job --slurm} runs on each node, inside the job (srun --overlap):
@@ -87,6 +90,39 @@ class JobAgentCommand implements Callable<Integer> {
         }
     }
 
+    /**
+     * Every class of jompd's own jars, loaded (not initialised): what reads an OpenMP rank — the runtime's layout,
+     * the OMPD walk, the unwinder, the report — is not on the training's path (its processes are no OpenMP programs),
+     * yet belongs in the cache, or a cache would start the agent no faster than the class-data archive the JVM makes
+     * on a first real run.
+     */
+    private static int loadOwnClasses() {
+        int loaded = 0;
+        ClassLoader loader = JobAgentCommand.class.getClassLoader();
+        for (String entry : System.getProperty("java.class.path", "").split(File.pathSeparator)) {
+            String name = Path.of(entry).getFileName() == null ? "" : Path.of(entry).getFileName().toString();
+            if (!name.startsWith("jompd-") && !name.startsWith("ompd-core") && !name.startsWith("libompd")) {
+                continue;
+            }
+            try (JarFile jar = new JarFile(entry)) {
+                for (JarEntry classFile : java.util.Collections.list(jar.entries())) {
+                    String path = classFile.getName();
+                    if (path.endsWith(".class") && !path.contains("module-info") && !path.contains("-")) {
+                        try {
+                            Class.forName(path.substring(0, path.length() - 6).replace('/', '.'), false, loader);
+                            loaded++;
+                        } catch (ClassNotFoundException | LinkageError e) {
+                            // not loadable here: left out of the cache
+                        }
+                    }
+                }
+            } catch (IOException e) {
+                // a jar that cannot be read: its classes are left out
+            }
+        }
+        return loaded;
+    }
+
     /** What an agent and its front end do, over two processes that are not OpenMP programs (each rank "missing"). */
     private int train(PrintWriter out) {
         // grandchildren of this JVM (a JVM cannot trace its own children: its process reaper waits on them)
@@ -120,6 +156,7 @@ class JobAgentCommand implements Callable<Integer> {
                 out.println(picture.toJson());
                 out.print(picture.text());
             }
+            out.println(loadOwnClasses() + " classes loaded");
             out.flush();
             return ExitCode.OK;
         } catch (IOException | RuntimeException e) {
