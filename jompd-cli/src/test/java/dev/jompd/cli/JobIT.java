@@ -260,20 +260,48 @@ class JobIT {
         }
     }
 
-    /** A rank another tracer holds, a rank that is gone: named, and the others read. */
-    private void faultsOfALiveJob(RunningJob running) {
+    /**
+     * A rank another tracer holds, a rank that is gone: named, and the others read — one at a time and all at once
+     * (inspectAll attaches every rank before it reads any); afterwards no rank is left traced or stopped.
+     */
+    private void faultsOfALiveJob(RunningJob running) throws IOException {
         RankId rank0 = idOf(running.facts().get(0));
+        RankId gone = new RankId(OptionalInt.of(99), "n1", ProcessHandle.current().pid() + 4_000_000, "pid");
         try (LiveProcessAddressSpace held = LiveProcessAddressSpace.attach(rank0.pid())) {
             RankInspection traced = new RankInspector().inspect(RankInspector.Target.live(rank0));
             assertThat(traced).isInstanceOfSatisfying(RankInspection.Missing.class, m -> {
                 assertThat(m.reason()).isEqualTo(RankInspection.MissingReason.ALREADY_TRACED);
                 assertThat(m.detail()).contains("already traced");
             });
+            List<RankInspector.Target> targets = new ArrayList<>(running.facts().stream()
+                    .map(f -> RankInspector.Target.live(idOf(f))).toList());
+            targets.add(2, RankInspector.Target.live(gone));
+            List<RankInspection> all = new RankInspector(RankInspector.DEFAULT_STOP_TIMEOUT, 1).inspectAll(targets);
+            assertThat(all).hasSize(RANKS + 1);
+            assertThat(all.get(0)).isInstanceOfSatisfying(RankInspection.Missing.class,
+                    m -> assertThat(m.reason()).isEqualTo(RankInspection.MissingReason.ALREADY_TRACED));
+            assertThat(all.get(2)).isInstanceOfSatisfying(RankInspection.Missing.class,
+                    m -> assertThat(m.reason()).isEqualTo(RankInspection.MissingReason.EXITED));
+            for (int i = 0; i < all.size(); i++) {
+                if (i != 0 && i != 2) {
+                    assertThat(all.get(i)).as("target %d", i).isInstanceOf(RankInspection.Seen.class);
+                    assertThat(all.get(i).id()).isEqualTo(targets.get(i).id());
+                }
+            }
         }
-        RankId gone = new RankId(OptionalInt.of(99), "n1", ProcessHandle.current().pid() + 4_000_000, "pid");
         RankInspection exited = new RankInspector().inspect(RankInspector.Target.live(gone));
         assertThat(exited).isInstanceOfSatisfying(RankInspection.Missing.class,
                 m -> assertThat(m.reason()).isEqualTo(RankInspection.MissingReason.EXITED));
+        for (Facts facts : running.facts()) {
+            long pid = facts.number("pid");
+            try (var tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
+                for (Path task : tasks.toList()) {
+                    String status = Files.readString(task.resolve("status"));
+                    assertThat(status).as("pid %d task %s after inspectAll", pid, task.getFileName())
+                            .contains("TracerPid:\t0\n").doesNotContainPattern("State:\\s+t");
+                }
+            }
+        }
     }
 
     /** An agent that never answers (node n2's sleeps): the job's picture names n2 as missing, the others are in it. */

@@ -33,9 +33,20 @@ public final class Symbolizer implements AutoCloseable {
 
     private final List<LoadedModule> modules;
     private final Map<LoadedModule, List<Function>> functions = new HashMap<>();
+    private final Optional<ModuleFileCache> shared;
 
     public Symbolizer(AddressSpace target) {
         this.modules = target.modules();
+        this.shared = Optional.empty();
+    }
+
+    /**
+     * A symbolizer whose function tables come from {@code shared}, which the caller owns: targets that map the same
+     * files (the ranks of one job) read each file's symbol table once.
+     */
+    public Symbolizer(AddressSpace target, ModuleFileCache shared) {
+        this.modules = target.modules();
+        this.shared = Optional.of(shared);
     }
 
     /** The target's modules this symbolizer reads. */
@@ -49,7 +60,7 @@ public final class Symbolizer implements AutoCloseable {
             return Optional.empty(); // NULL: not worth opening every module's symbol table
         }
         for (LoadedModule module : modules) {
-            List<Function> table = functions.computeIfAbsent(module, Symbolizer::load);
+            List<Function> table = functions.computeIfAbsent(module, this::table);
             long fileAddress = address - module.loadBias();
             Function best = null;
             int low = 0;
@@ -113,10 +124,14 @@ public final class Symbolizer implements AutoCloseable {
         return Optional.empty();
     }
 
+    private List<Function> table(LoadedModule module) {
+        return shared.isPresent() ? shared.get().derived(module.file(), "functions", () -> load(module)) : load(module);
+    }
+
     private static List<Function> load(LoadedModule module) {
         List<Function> table = new ArrayList<>();
         if (!Files.isRegularFile(module.file())) {
-            return table;
+            return List.of();
         }
         try (ElfFile elf = ElfFile.open(module.file())) {
             for (ElfSymbolTable symbols : List.of(elf.symbolTable(), elf.dynamicSymbolTable())) {
@@ -130,7 +145,7 @@ public final class Symbolizer implements AutoCloseable {
                 }
             }
         } catch (IOException | TargetException unreadable) {
-            return table; // a module we cannot read simply names nothing
+            return List.of(); // a module we cannot read simply names nothing
         }
         // Aliases at one address: the greatest name wins, as in gdb's minimal symbols (clone3, not __clone3).
         // (a lambda of ours, not Comparator.comparingLong(…).thenComparing(…): the ahead-of-time cache holds
@@ -139,7 +154,7 @@ public final class Symbolizer implements AutoCloseable {
             int byStart = Long.compare(a.start(), b.start());
             return byStart != 0 ? byStart : a.name().compareTo(b.name());
         });
-        return table;
+        return List.copyOf(table);
     }
 
     @Override

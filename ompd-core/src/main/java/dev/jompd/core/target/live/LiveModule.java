@@ -5,6 +5,7 @@ import dev.jompd.core.elf.ElfFormatException;
 import dev.jompd.core.target.LoadedModule;
 import dev.jompd.core.target.BuildIdMismatchException;
 import dev.jompd.core.target.LinkMap;
+import dev.jompd.core.target.ModuleFileCache;
 import dev.jompd.core.target.ModuleFiles;
 import dev.jompd.core.target.TargetSymbol;
 import dev.jompd.core.target.debug.DebugFileSearch;
@@ -38,6 +39,8 @@ final class LiveModule implements LinkMap.Module, AutoCloseable {
     private final OptionalLong dynamicSectionAddress;
     private final List<Path> fileCandidates;
     private final DebugFileSearch debugFileSearch;
+    /** Files shared with other processes' modules (their owner closes them), when the caller gave a cache. */
+    private final Optional<ModuleFileCache> shared;
 
     private boolean opened;
     private Optional<ElfFile> file = Optional.empty();
@@ -46,13 +49,14 @@ final class LiveModule implements LinkMap.Module, AutoCloseable {
     private final List<ElfFile> toClose = new ArrayList<>();
 
     LiveModule(int pid, String targetPath, List<ProcFs.Mapping> mappings, long loadBias, Optional<String> memoryBuildId,
-               OptionalLong dynamicSectionAddress, DebugFileSearch debugFileSearch) {
+               OptionalLong dynamicSectionAddress, DebugFileSearch debugFileSearch, Optional<ModuleFileCache> shared) {
         this.targetPath = targetPath;
         this.mappings = List.copyOf(mappings);
         this.loadBias = loadBias;
         this.memoryBuildId = memoryBuildId;
         this.dynamicSectionAddress = dynamicSectionAddress;
         this.debugFileSearch = debugFileSearch;
+        this.shared = shared;
         this.fileCandidates = fileCandidates(pid, targetPath, mappings);
     }
 
@@ -125,10 +129,10 @@ final class LiveModule implements LinkMap.Module, AutoCloseable {
             Optional<String> fileBuildId = ModuleFiles.buildIdOf(elf.get());
             if (memoryBuildId.isEmpty() || memoryBuildId.equals(fileBuildId)) {
                 file = elf;
-                toClose.add(elf.get());
+                closeLater(elf.get());
                 break;
             }
-            elf.get().close();
+            closeNow(elf.get());
             mismatches.add(new BuildIdMismatchException.Candidate(candidate, fileBuildId));
         }
         if (file.isEmpty() && !mismatches.isEmpty()) {
@@ -143,6 +147,9 @@ final class LiveModule implements LinkMap.Module, AutoCloseable {
         if (!Files.isReadable(path)) {
             return Optional.empty();
         }
+        if (shared.isPresent()) {
+            return shared.get().open(path);
+        }
         try {
             return Optional.of(ElfFile.open(path));
         } catch (IOException | ElfFormatException | SecurityException e) {
@@ -151,9 +158,26 @@ final class LiveModule implements LinkMap.Module, AutoCloseable {
     }
 
     private Optional<ElfFile> findDebugFile(Optional<String> buildId) {
-        Optional<ElfFile> debug = ModuleFiles.findDebugFile(debugFileSearch, file, buildId, this::openElf, ElfFile::close);
-        debug.ifPresent(toClose::add);
+        if (shared.isPresent() && file.isPresent()) {
+            // once per module file and build-id for every process that maps it (a search may read many files)
+            return shared.get().derived(file.get().path(), "debug file " + buildId.orElse("-"),
+                    () -> ModuleFiles.findDebugFile(debugFileSearch, file, buildId, this::openElf, this::closeNow));
+        }
+        Optional<ElfFile> debug = ModuleFiles.findDebugFile(debugFileSearch, file, buildId, this::openElf, this::closeNow);
+        debug.ifPresent(this::closeLater);
         return debug;
+    }
+
+    private void closeLater(ElfFile elf) {
+        if (shared.isEmpty()) {
+            toClose.add(elf);
+        }
+    }
+
+    private void closeNow(ElfFile elf) {
+        if (shared.isEmpty()) {
+            elf.close();
+        }
     }
 
     @Override

@@ -6,6 +6,7 @@ import dev.jompd.core.target.AddressSpace;
 import dev.jompd.core.target.LinkMap;
 import dev.jompd.core.target.LoadedModule;
 import dev.jompd.core.target.MemoryReadException;
+import dev.jompd.core.target.ModuleFileCache;
 import dev.jompd.core.target.TargetArchitecture;
 import dev.jompd.core.target.TargetException;
 import dev.jompd.core.target.TargetSymbol;
@@ -94,6 +95,7 @@ public final class LiveProcessAddressSpace implements AddressSpace {
     private final Tracer tracer;
     private final Cleaner.Cleanable cleanable;
     private final DebugFileSearch debugFileDirectories;
+    private final Optional<ModuleFileCache> sharedFiles;
     private List<TargetThread> threads = List.of();
     /** Where {@link #threads()} comes from when the caller knows the threads (read-only mode), else null. */
     private Supplier<List<TargetThread>> threadSource;
@@ -109,6 +111,7 @@ public final class LiveProcessAddressSpace implements AddressSpace {
         private DebugFileSearch debugFileDirectories = DebugFileSearch.standard();
         private Duration stopTimeout = DEFAULT_STOP_TIMEOUT;
         private Supplier<List<TargetThread>> threadsFromCaller;
+        private Optional<ModuleFileCache> sharedFiles = Optional.empty();
 
         private Builder(long pid) {
             this.pid = pid;
@@ -128,6 +131,15 @@ public final class LiveProcessAddressSpace implements AddressSpace {
          */
         public Builder withThreadsFrom(Supplier<List<TargetThread>> threads) {
             this.threadsFromCaller = Objects.requireNonNull(threads);
+            return this;
+        }
+
+        /**
+         * Reads the modules' files through {@code files}, which the caller owns and closes after this space: processes
+         * that map the same files (the ranks of one job) open and index each file once.
+         */
+        public Builder withSharedFiles(ModuleFileCache files) {
+            this.sharedFiles = Optional.of(files);
             return this;
         }
 
@@ -164,7 +176,7 @@ public final class LiveProcessAddressSpace implements AddressSpace {
                 long start = System.nanoTime();
                 List<Tracer.StoppedThread> stopped = tracer.attach(stopTimeout);
                 Duration stopDuration = Duration.ofNanos(System.nanoTime() - start);
-                space = new LiveProcessAddressSpace(id, Mode.ATTACHED, tracer, debugFileDirectories);
+                space = new LiveProcessAddressSpace(id, Mode.ATTACHED, tracer, debugFileDirectories, sharedFiles);
                 space.stopDuration = stopDuration;
                 space.threads = stopped.stream().map(LiveProcessAddressSpace::toTargetThread).toList();
                 space.discoverModules();
@@ -198,7 +210,8 @@ public final class LiveProcessAddressSpace implements AddressSpace {
                                     + "stopped; attach with LiveProcessAddressSpace.attach(%d) instead").formatted(tid, pid, state.get(), pid));
                 }
             }
-            LiveProcessAddressSpace space = new LiveProcessAddressSpace(id, Mode.READ_ONLY, null, debugFileDirectories);
+            LiveProcessAddressSpace space = new LiveProcessAddressSpace(id, Mode.READ_ONLY, null, debugFileDirectories,
+                    sharedFiles);
             try {
                 space.discoverModules();
                 space.threads = threadsFromCaller != null ? List.of() : space.readOnlyThreads(tids);
@@ -244,13 +257,15 @@ public final class LiveProcessAddressSpace implements AddressSpace {
         return (int) pid;
     }
 
-    private LiveProcessAddressSpace(int pid, Mode mode, Tracer tracer, DebugFileSearch debugFileDirectories) {
+    private LiveProcessAddressSpace(int pid, Mode mode, Tracer tracer, DebugFileSearch debugFileDirectories,
+                                    Optional<ModuleFileCache> sharedFiles) {
         this.pid = pid;
         this.mode = mode;
         this.name = mode == Mode.ATTACHED ? "pid:" + pid : "pid:" + pid + " (read-only)";
         this.memory = new ProcessMemory(pid, name);
         this.tracer = tracer;
         this.debugFileDirectories = debugFileDirectories;
+        this.sharedFiles = sharedFiles;
         // Forgotten without close(): detach anyway once unreachable. The action holds only the tracer.
         this.cleanable = tracer == null ? null : CLEANER.register(this, tracer::detach);
     }
@@ -406,7 +421,7 @@ public final class LiveProcessAddressSpace implements AddressSpace {
                 continue; // a data file (locale archive, font cache), not a module
             }
             LiveModule module = new LiveModule(pid, entry.getKey(), entry.getValue(), layout.get().loadBias(),
-                    layout.get().buildId(), layout.get().dynamicSectionAddress(), debugFileDirectories);
+                    layout.get().buildId(), layout.get().dynamicSectionAddress(), debugFileDirectories, sharedFiles);
             found.add(module);
             if (executablePath.isPresent() && executablePath.get().equals(entry.getKey())) {
                 executableModule = module;
