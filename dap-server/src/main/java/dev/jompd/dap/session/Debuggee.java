@@ -270,6 +270,10 @@ final class Debuggee implements Gdb.Listener {
 
     @Override
     public void onAsync(MiRecord.AsyncRecord record) {
+        // Queued before the run signal releases a worker blocked on it (attach, end): the stop is handled before
+        // any request the client sends after that request's answer. Signalled first, a loaded machine could let
+        // configurationDone in ahead of an attach's stop, which then reached the client twice.
+        session.post(() -> handleAsync(record));
         if (record.kind() == MiRecord.AsyncKind.EXEC) {
             if (record.asyncClass().equals("running")) {
                 gdbRun.running();
@@ -277,7 +281,6 @@ final class Debuggee implements Gdb.Listener {
                 gdbRun.stopped(); // read at once by attach and end, which block the worker
             }
         }
-        session.post(() -> handleAsync(record));
     }
 
     @Override
