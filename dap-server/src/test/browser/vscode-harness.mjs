@@ -98,11 +98,24 @@ export async function errorNotifications() {
 
 /** Runs a command from the command palette (F1), the row whose label is the title exactly. */
 export async function command(title) {
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget .quick-input-box input').first();
-  await input.waitFor({ state: 'visible' });
-  await input.fill(`>${title}`);
-  await page.locator('.quick-input-list .monaco-list-row .label-name', { hasText: title }).first().waitFor();
+  // The palette lists the commands VS Code knows when it opens: an extension's contributions can come later
+  // on a loaded machine (seen in CI: the palette opened before the extension host had scanned ours), so a
+  // palette without the command is closed and opened again.
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press('F1');
+    const input = page.locator('.quick-input-widget .quick-input-box input').first();
+    await input.waitFor({ state: 'visible' });
+    await input.fill(`>${title}`);
+    try {
+      await page.locator('.quick-input-list .monaco-list-row .label-name', { hasText: title }).first()
+        .waitFor({ timeout: attempt < 5 ? 15000 : 60000 });
+      break;
+    } catch (notListed) {
+      if (attempt >= 5) throw notListed;
+      await page.keyboard.press('Escape');
+      await page.waitForTimeout(2000);
+    }
+  }
   await page.waitForTimeout(300); // the list settles (recently used rows first)
   for (let row = 0; row < 10; row++) {
     const focused = (await page.locator('.quick-input-list .monaco-list-row.focused .label-name').first().textContent()) ?? '';
