@@ -13,7 +13,6 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -21,7 +20,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -94,21 +92,7 @@ class NodeClientIT {
     }
 
     private static int runProcess(ProcessBuilder builder, int timeoutSeconds) throws Exception {
-        Process process = builder.start();
-        Thread pump = Thread.ofPlatform().start(() -> {
-            try (InputStream in = process.getInputStream()) {
-                in.transferTo(System.out);
-            } catch (IOException ignored) {
-                // process ended
-            }
-        });
-        if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-            process.descendants().forEach(ProcessHandle::destroyForcibly);
-            process.destroyForcibly();
-            throw new AssertionError(builder.command() + " did not finish within " + timeoutSeconds + " s");
-        }
-        pump.join(5000);
-        return process.exitValue();
+        return BrowserTools.runProcess(builder, timeoutSeconds, System.out);
     }
 
 
