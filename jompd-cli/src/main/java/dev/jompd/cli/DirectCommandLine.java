@@ -12,12 +12,16 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.function.IntSupplier;
 
 /**
- * The plain {@code inspect} and {@code diagnose} command lines, read without picocli: building picocli's model
+ * The plain {@code inspect} and {@code diagnose} command lines, and the {@code job-agent} line {@code jompd job}
+ * starts on every node, read without picocli: building picocli's model
  * of jompd's commands (reflection over their annotations, proxies, some 180 classes that the ahead-of-time
  * cache cannot hold because picocli is Java 5 bytecode) costs a cold {@code jompd inspect} about 200 ms of
- * its ~450. Only what this class fully understands is taken — {@code --core FILE} or {@code --pid PID}, {@code
+ * its ~450, and each node agent ~0.25 CPU-s (measured: an agent that fails at once, 0.70 against 0.44 CPU-s),
+ * which a job pays once per node — on emulated nodes sharing a host, sixteen times over. Only what this class fully understands is taken — {@code --core FILE} or {@code --pid PID}, {@code
  * --exe}, {@code --solib-search-path}, {@code --json}, {@code --all}, {@code --stacks}, {@code --color},
  * {@code --history}, each
  * at most once, as {@code --name value} or {@code --name=value} — with the values picocli would give the
@@ -32,15 +36,67 @@ final class DirectCommandLine {
 
     private DirectCommandLine() {}
 
-    /** The command {@code args} asks for, with its fields set as picocli would set them; empty: ask picocli. */
-    static Optional<InspectCommand> parse(String... args) {
-        if (args.length < 2 || !(args[0].equals("inspect") || args[0].equals("diagnose"))) {
+    /** What the command line asks for when this class fully understands it; empty: ask picocli. */
+    static Optional<IntSupplier> command(String... args) {
+        if (args.length > 0 && args[0].equals("job-agent")) {
+            return parseJobAgent(args).map(agent -> () -> execute(agent));
+        }
+        return parse(args).map(inspect -> () -> execute(inspect));
+    }
+
+    /**
+     * {@code job-agent --step JOBID.STEP}, optionally with {@code --node NODE} (each at most once, as {@code --name
+     * value} or {@code --name=value}): the line {@code jompd job} starts on every node; anything else to picocli.
+     */
+    static Optional<JobAgentCommand> parseJobAgent(String... args) {
+        if (args.length < 2 || !args[0].equals("job-agent") || picocliIsConfigured()) {
             return Optional.empty();
         }
+        JobAgentCommand agent = new JobAgentCommand();
+        agent.stopTimeout = JobAgentCommand.DEFAULT_STOP_TIMEOUT_SECONDS;
+        Set<String> seen = new HashSet<>();
+        for (int i = 1; i < args.length; i++) {
+            String name = args[i];
+            String value = null;
+            int equals = name.indexOf('=');
+            if (name.startsWith("--") && equals > 0) {
+                value = name.substring(equals + 1);
+                name = name.substring(0, equals);
+            }
+            if (!seen.add(name) || !(name.equals("--step") || name.equals("--node"))) {
+                return Optional.empty();
+            }
+            if (value == null) {
+                if (i + 1 == args.length) {
+                    return Optional.empty();
+                }
+                value = args[++i];
+            }
+            if (value.isEmpty() || value.startsWith("-") || value.startsWith("@") || value.contains("\0")) {
+                return Optional.empty();
+            }
+            if (name.equals("--step")) {
+                agent.step = value;
+            } else {
+                agent.node = value;
+            }
+        }
+        return agent.step == null ? Optional.empty() : Optional.of(agent);
+    }
+
+    private static boolean picocliIsConfigured() {
         for (String name : System.getProperties().stringPropertyNames()) {
             if (name.startsWith("picocli.")) {
-                return Optional.empty(); // picocli's own settings (tracing, quotes, end of options...)
+                return true; // picocli's own settings (tracing, quotes, end of options...)
             }
+        }
+        return false;
+    }
+
+    /** The command {@code args} asks for, with its fields set as picocli would set them; empty: ask picocli. */
+    static Optional<InspectCommand> parse(String... args) {
+        if (args.length < 2 || !(args[0].equals("inspect") || args[0].equals("diagnose")) || picocliIsConfigured()) {
+            return Optional.empty();
         }
         InspectCommand command = args[0].equals("diagnose") ? new DiagnoseCommand() : new InspectCommand();
         command.color = "auto";
@@ -134,15 +190,34 @@ final class DirectCommandLine {
      * makes them, its exit code returned, an exception it throws reported as Jompd's handler reports it.
      */
     static int execute(InspectCommand command) {
-        PrintWriter err = printWriter(System.err, charset(System.getProperty("sun.stderr.encoding")));
-        command.directOut = printWriter(System.out, charset(System.getProperty("sun.stdout.encoding")));
+        PrintWriter err = standardError();
+        command.directOut = standardOutput();
         command.directErr = err;
+        return execute(command, err);
+    }
+
+    static int execute(JobAgentCommand command) {
+        PrintWriter err = standardError();
+        command.directOut = standardOutput();
+        command.directErr = err;
+        return execute(command, err);
+    }
+
+    private static int execute(Callable<Integer> command, PrintWriter err) {
         try {
             Integer code = command.call();
             return code == null ? 0 : code;
         } catch (Exception exception) {
             return Jompd.internalError(exception, err);
         }
+    }
+
+    private static PrintWriter standardOutput() {
+        return printWriter(System.out, charset(System.getProperty("sun.stdout.encoding")));
+    }
+
+    private static PrintWriter standardError() {
+        return printWriter(System.err, charset(System.getProperty("sun.stderr.encoding")));
     }
 
     /** picocli's CommandLine.newPrintWriter: buffered, flushed at each println. */

@@ -49,7 +49,9 @@ class JobAgentCommand implements Callable<Integer> {
     @Option(names = "--node", paramLabel = "NODE", description = "the Slurm node name (default: SLURMD_NODENAME)")
     String node;
 
-    @Option(names = "--stop-timeout", paramLabel = "SECONDS", defaultValue = "5")
+    static final double DEFAULT_STOP_TIMEOUT_SECONDS = 5;
+
+    @Option(names = "--stop-timeout", paramLabel = "SECONDS", defaultValue = "" + DEFAULT_STOP_TIMEOUT_SECONDS)
     double stopTimeout;
 
     @Option(names = "--parallel", paramLabel = "N")
@@ -58,10 +60,14 @@ class JobAgentCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    /** The output and error streams when DirectCommandLine read the command line (else picocli's). */
+    PrintWriter directOut;
+    PrintWriter directErr;
+
     @Override
     public Integer call() {
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
+        PrintWriter out = spec != null ? spec.commandLine().getOut() : directOut;
+        PrintWriter err = spec != null ? spec.commandLine().getErr() : directErr;
         if (aotTraining) {
             return train(out);
         }

@@ -5,6 +5,7 @@ import picocli.CommandLine.Command;
 
 import java.io.PrintWriter;
 import java.util.Optional;
+import java.util.function.IntSupplier;
 
 /** The {@code jompd} command: OpenMP debugging from the command line. */
 @Command(name = "jompd", mixinStandardHelpOptions = true, versionProvider = Jompd.Version.class,
@@ -29,10 +30,11 @@ public final class Jompd {
 
     /** Runs the command line and answers its exit code (for tests and embedding). */
     public static int run(String... args) {
-        // inspect and diagnose as they are usually written, without picocli's start-up cost (DirectCommandLine)
-        Optional<InspectCommand> direct = DirectCommandLine.parse(args);
+        // inspect, diagnose and the node agent as they are usually written, without picocli's start-up cost
+        // (DirectCommandLine)
+        Optional<IntSupplier> direct = DirectCommandLine.command(args);
         if (direct.isPresent()) {
-            return DirectCommandLine.execute(direct.get());
+            return direct.get().getAsInt();
         }
         CommandLine commandLine = new CommandLine(new Jompd());
         // jompd run PROGRAM --its-options: everything from PROGRAM on belongs to the program.

@@ -79,4 +79,34 @@ class DirectCommandLineTest {
             byPicocli(args); // throws when picocli would reject it
         }
     }
+
+    /** What a parsed agent would do: every option's value. */
+    private static List<Object> agentFields(JobAgentCommand agent) {
+        return List.of(Optional.ofNullable(agent.step), Optional.ofNullable(agent.node), agent.stopTimeout,
+                Optional.ofNullable(agent.parallel), agent.aotTraining);
+    }
+
+    private static JobAgentCommand agentByPicocli(String... args) {
+        CommandLine.ParseResult result = new CommandLine(new Jompd()).parseArgs(args);
+        return (JobAgentCommand) result.subcommand().commandSpec().userObject();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"job-agent --step 12.0", "job-agent --step=12.3 --node n7", "job-agent --node=n1 --step 4.0"})
+    void readsTheNodeAgentAsPicocliReadsIt(String commandLine) {
+        String[] args = commandLine.split(" ");
+        Optional<JobAgentCommand> direct = DirectCommandLine.parseJobAgent(args);
+        assertThat(direct).as(commandLine).isPresent();
+        assertThat(agentFields(direct.get())).as(commandLine).isEqualTo(agentFields(agentByPicocli(args)));
+        assertThat(DirectCommandLine.command(args)).as(commandLine).isPresent();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"job-agent", "job-agent --node n1", "job-agent --step", "job-agent --step -1",
+            "job-agent --step 1.0 --step 2.0", "job-agent --step 1.0 --parallel 2", "job-agent --step 1.0 --stop-timeout 9",
+            "job-agent --step 1.0 --aot-training", "job-agent --aot-training", "job-agent --step 1.0 --help",
+            "job-agent --step @args", "job-agent --step 1.0 extra", "job-agent --step= "})
+    void leavesEveryOtherAgentLineToPicocli(String commandLine) {
+        assertThat(DirectCommandLine.parseJobAgent(commandLine.split(" "))).as(commandLine).isEmpty();
+    }
 }
