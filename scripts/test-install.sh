@@ -96,6 +96,21 @@ missing = [l for l in lwps if not re.search(r"\b%s\b" % l, text)]
 sys.exit("gdb's ompd threads lacks LWPs %s" % missing if missing or not lwps else 0)
 PY
 ok "gdb: ompd threads lists every LWP ($BRIDGE)"
+# jompd as a standard OMPD library: the one `jompd libompd` names is this distribution's own, its engine's classes
+# beside it, and it loads as an OMPD library that says it is jompd's (without starting its engine)
+lib=$("$JOMPD" libompd --path)
+case "$lib" in "$(dirname "$(dirname "$(readlink -f "$(command -v "$JOMPD")")")")"/lib/libompd.so) ;;
+  *) fail "jompd libompd --path names $lib, not this distribution's lib/libompd.so" ;; esac
+[ -f "$lib" ] && [ -f "$(dirname "$lib")/libompd.jar" ] || fail "no $lib with libompd.jar beside it"
+api=$(python3 - "$lib" <<'PY') || fail "$lib does not load as jompd's OMPD library"
+import ctypes, sys
+lib = ctypes.CDLL(sys.argv[1])
+version, name = ctypes.c_uint64(), ctypes.c_char_p()
+assert lib.ompd_get_api_version(ctypes.byref(version)) == 0 and version.value >= 201811, version.value
+assert lib.ompd_get_version_string(ctypes.byref(name)) == 0 and name.value.startswith(b"jompd"), name.value
+print(version.value)
+PY
+ok "jompd libompd: $lib loads as an OMPD library (api $api)"
 echo >&"$keep" 2>/dev/null || true
 wait "$pid" || true
 grep -q "JOMPD_RESULT ok" nested.out || fail "nested did not finish well after the inspections"
