@@ -67,14 +67,14 @@ public final class NodeAgent {
         }
     }
 
-    /** Inspects the ranks of {@code step} on {@code node} and reduces them to the node's summary. */
-    public static Optional<JobSummary> inspectNode(String step, String node, Duration stopTimeout, int parallelism)
+    /** The inspections of the ranks of {@code step} on {@code node}, in the order Slurm lists them. */
+    public static List<RankInspection> inspectRanks(String step, String node, Duration stopTimeout, int parallelism)
             throws IOException {
         List<StepProcess> processes = ranksOnNode(step, node);
         List<RankInspector.Target> targets = processes.stream()
                 .map(p -> RankInspector.Target.live(new RankId(p.rank(), node, p.pid(), "pid " + p.pid())))
                 .toList();
-        return summarize(new RankInspector(stopTimeout, parallelism).inspectAll(targets));
+        return new RankInspector(stopTimeout, parallelism).inspectAll(targets);
     }
 
     /** The merge of each inspection's summary; empty when there was none. */

@@ -5,6 +5,7 @@ import dev.jompd.job.JobSummary;
 import dev.jompd.job.NodeAgent;
 import dev.jompd.job.NodeMessages;
 import dev.jompd.job.RankId;
+import dev.jompd.job.RankInspection;
 import dev.jompd.job.RankInspector;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -82,8 +83,10 @@ class JobAgentCommand implements Callable<Integer> {
         }
         int readers = parallel != null ? parallel : Math.max(2, Runtime.getRuntime().availableProcessors());
         try {
-            Optional<JobSummary> summary = NodeAgent.inspectNode(step, nodeName,
+            List<RankInspection> inspections = NodeAgent.inspectRanks(step, nodeName,
                     Duration.ofMillis((long) (stopTimeout * 1000)), readers);
+            JobTraining.rememberRuntime(inspections);
+            Optional<JobSummary> summary = NodeAgent.summarize(inspections);
             NodeMessages.answer(nodeName, summary).forEach(out::println);
             out.flush();
             return ExitCode.OK;
@@ -129,7 +132,10 @@ class JobAgentCommand implements Callable<Integer> {
         return loaded;
     }
 
-    /** What an agent and its front end do, over two processes that are not OpenMP programs (each rank "missing"). */
+    /**
+     * What an agent and its front end do, over two processes that are not OpenMP programs (each rank "missing")
+     * and, where a job's ranks used a libomp this host has, a team of OpenMP threads on it ({@link JobTraining}).
+     */
     private int train(PrintWriter out) {
         // grandchildren of this JVM (a JVM cannot trace its own children: its process reaper waits on them)
         ProcessBuilder builder = new ProcessBuilder("sh", "-c", "sleep 60 & echo $!; sleep 60 & echo $!; wait")
@@ -137,6 +143,7 @@ class JobAgentCommand implements Callable<Integer> {
                 .redirectError(ProcessBuilder.Redirect.DISCARD);
         Process shell = null;
         List<Long> pids = new ArrayList<>();
+        Optional<JobTraining.Team> team = JobTraining.startTeam();
         try {
             shell = builder.start();
             var lines = new BufferedReader(new InputStreamReader(shell.getInputStream(), StandardCharsets.UTF_8));
@@ -147,6 +154,7 @@ class JobAgentCommand implements Callable<Integer> {
                 }
             }
             List<RankInspector.Target> targets = new ArrayList<>();
+            team.ifPresent(openMp -> pids.add(openMp.pid()));
             for (int i = 0; i < pids.size(); i++) {
                 targets.add(RankInspector.Target.live(new RankId(OptionalInt.of(i), "training",
                         pids.get(i), "pid " + pids.get(i))));
@@ -168,6 +176,7 @@ class JobAgentCommand implements Callable<Integer> {
         } catch (IOException | RuntimeException e) {
             return ExitCode.BAD_INPUT;
         } finally {
+            team.ifPresent(JobTraining.Team::close);
             pids.forEach(pid -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroy));
             if (shell != null) {
                 shell.destroy();

@@ -97,7 +97,7 @@ class JobCommand implements Callable<Integer> {
             if (source.cores != null) {
                 summary = fromCores(inspector);
             } else if (source.pids != null) {
-                summary = NodeAgent.summarize(inspector.inspectAll(source.pids.stream()
+                summary = NodeAgent.summarize(inspect(inspector, source.pids.stream()
                         .map(pid -> RankInspector.Target.live(new RankId(RankEnvironment.rankOf(pid), localHost(), pid,
                                 "pid " + pid))).toList()));
             } else if (source.mpirun != null) {
@@ -152,7 +152,14 @@ class JobCommand implements Callable<Integer> {
             targets.add(RankInspector.Target.core(new RankId(rank.rank(), "", 0, core.toString()), core,
                     Optional.ofNullable(executable)));
         }
-        return NodeAgent.summarize(inspector.inspectAll(targets));
+        return NodeAgent.summarize(inspect(inspector, targets));
+    }
+
+    /** The ranks read here; a runtime they used is remembered for the training of the job's cache (JobTraining). */
+    private static List<RankInspection> inspect(RankInspector inspector, List<RankInspector.Target> targets) {
+        List<RankInspection> inspections = inspector.inspectAll(targets);
+        JobTraining.rememberRuntime(inspections);
+        return inspections;
     }
 
     /**
@@ -177,7 +184,7 @@ class JobCommand implements Callable<Integer> {
                 remote.add(entry);
             }
         }
-        List<RankInspection> all = new ArrayList<>(inspector.inspectAll(targets));
+        List<RankInspection> all = new ArrayList<>(inspect(inspector, targets));
         Optional<JobSummary> summary = NodeAgent.summarize(all);
         if (remote.isEmpty()) {
             return summary;
