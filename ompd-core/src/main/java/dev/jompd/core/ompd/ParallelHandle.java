@@ -117,6 +117,29 @@ public final class ParallelHandle implements OmpdHandle {
     public record Teams(long teamNumber, long leagueSize, long threadsPerTeam, long teamsBody) {}
 
     /**
+     * A serialized level that is libomp's record of a team's implicit parallel region, as that region's handle;
+     * any other handle is itself. With OMPT on, the first parallel region inside team k of a league reuses the
+     * team libomp made for team k and links a lightweight team holding the team's region's OMPT data
+     * ({@code __kmp_fork_in_teams}, {@code __ompt_lw_taskteam_link}): the last level on the team's chain, at the
+     * league's level, with the league as the team's parent.
+     */
+    ParallelHandle asTeamRecord() {
+        if (!isSerializedLevel() || lightweightParent(lightweight) != 0) {
+            return this;
+        }
+        long parent = t().field("kmp_base_team_t", "t_parent").pointerValue();
+        if (parent == 0) {
+            return this;
+        }
+        ParallelHandle league = new ParallelHandle(stop, parent + space().layout().offset("kmp_team_p", "t"), 0);
+        if (!TeamsRegions.runsTeamsMaster(space(), league.t()) || league.level() != level()) {
+            return this;
+        }
+        ParallelHandle seen = league.asSeenBy(t().field("kmp_base_team_t", "t_master_tid").asLong());
+        return seen.isTeamOfLeague() ? seen : this;
+    }
+
+    /**
      * The handle of this region as OpenMP sees it: a league's own team becomes team {@code threadNum}'s implicit
      * parallel region (a thread or an implicit task there is in its own team's region), when the runtime's
      * teams state says it is a league; any other region is itself.
@@ -196,7 +219,7 @@ public final class ParallelHandle implements OmpdHandle {
         // A lightweight level's enclosing level is the next on the chain; past the chain, t_parent.
         long nextLightweight = isTeamOfLeague() ? 0 : lightweight == 0 ? chainHead() : lightweightParent(lightweight);
         if (nextLightweight != 0) {
-            return new ParallelHandle(stop, team, nextLightweight);
+            return new ParallelHandle(stop, team, nextLightweight).asTeamRecord();
         }
         long parent = t().field("kmp_base_team_t", "t_parent").pointerValue();
         if (parent == 0) {
@@ -273,6 +296,10 @@ public final class ParallelHandle implements OmpdHandle {
         long enclosingLightweight = isTeamOfLeague() ? 0 : lightweight == 0 ? chainHead() : lightweightParent(lightweight);
         if (enclosingLightweight != 0) {
             return 0;
+        }
+        if (!isTeamOfLeague() && t().field("kmp_base_team_t", "t_parent").pointerValue() != 0
+                && enclosing().isTeamOfLeague()) {
+            return 0; // team k's initial thread is thread 0 of its team's implicit parallel region (t_master_tid is k)
         }
         return t().field("kmp_base_team_t", "t_master_tid").asLong();
     }

@@ -69,7 +69,10 @@ public final class TaskHandle implements OmpdHandle {
     public ParallelHandle parallel() {
         RemoteValue team = teamBase();
         ParallelHandle region = new ParallelHandle(stop, team.address(), lightweight);
-        if (lightweight != 0 || !TeamsRegions.runsTeamsMaster(space(), team)) {
+        if (lightweight != 0) {
+            return region.asTeamRecord(); // the implicit task of a team's region as libomp's OMPT records it
+        }
+        if (!TeamsRegions.runsTeamsMaster(space(), team)) {
             return region;
         }
         // An implicit task of a league's team: team k's initial task is in team k's implicit parallel region
