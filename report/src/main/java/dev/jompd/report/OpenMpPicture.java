@@ -3,6 +3,7 @@ package dev.jompd.report;
 import dev.jompd.core.ompd.AddressSpaceHandle;
 import dev.jompd.core.ompd.IcvReading;
 import dev.jompd.core.ompd.OmpdException;
+import dev.jompd.core.ompd.ParallelHandle;
 import dev.jompd.core.ompd.ProcessSnapshot;
 import dev.jompd.core.ompd.LockNames;
 import dev.jompd.core.ompd.RegionKey;
@@ -107,14 +108,15 @@ public final class OpenMpPicture {
         for (Map.Entry<RegionKey, String> entry : idByKey.entrySet()) {
             ProcessSnapshot.RegionView view = snapshot.regions().get(entry.getKey());
             List<Long> path = teamPath(view, snapshot, pathByKey, 0);
-            Optional<CodeLocation> function = view.function().isPresent() && view.level() > 0
-                    && view.lightweightTeam() == 0 ? names.name(view.function().getAsLong()) : Optional.empty();
+            Optional<CodeLocation> function = view.function().isPresent()
+                    && (view.level() > 0 && view.lightweightTeam() == 0 || view.teams().isPresent())
+                    ? names.name(view.function().getAsLong()) : Optional.empty();
             boolean ended = view.level() > 0 && view.teamSize() > 1 && view.lightweightTeam() == 0
                     && view.encounteringThreadNum() >= 0 && view.enclosing().filter(enclosing ->
                     occupied.contains(new RegionPlace(enclosing, view.encounteringThreadNum()))).isPresent();
             byId.put(entry.getValue(), new ParallelRegion(entry.getValue(), view.level(), view.activeLevel(),
                     view.teamSize(), view.level() > 0 && view.teamSize() == 1, ended,
-                    view.enclosing().map(idByKey::get), path, view.toolData(), function, view.icvs()));
+                    view.enclosing().map(idByKey::get), path, view.toolData(), function, view.icvs(), view.teams()));
         }
         this.regionsById = byId;
         this.regions = List.copyOf(byId.values());
@@ -392,13 +394,19 @@ public final class OpenMpPicture {
     /** A parallel region (or a serialized level). */
     public record ParallelRegion(String id, long level, long activeLevel, long teamSize, boolean serialized,
                                  boolean ended, Optional<String> enclosing, List<Long> teamPath, ToolData toolData,
-                                 Optional<CodeLocation> function, Map<String, IcvReading> icvs) {
+                                 Optional<CodeLocation> function, Map<String, IcvReading> icvs,
+                                 Optional<ParallelHandle.Teams> teams) {
         /**
          * "level 2 region, team of 4" (", serialized" for a team of one inside another region; ", ended" for a
          * region whose encountering thread has gone on in the enclosing region: libomp keeps its team, whose
-         * workers wait for the next region).
+         * workers wait for the next region); a teams construct's team: "level 0 (implicit parallel region of team 1
+         * of a league of 2: teams construct)".
          */
         public String describe() {
+            if (teams.isPresent()) {
+                return "level " + level + " (implicit parallel region of team " + teams.get().teamNumber()
+                        + " of a league of " + teams.get().leagueSize() + ": teams construct)";
+            }
             if (level == 0) {
                 return "level 0 (implicit parallel region of the initial task)";
             }
