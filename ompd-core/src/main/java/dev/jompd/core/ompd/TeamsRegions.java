@@ -17,7 +17,7 @@ import java.util.Optional;
  * thread), at the construct's level: {@link ParallelHandle#isTeamOfLeague()}. None of these members has a
  * breadcrumb: their places come from {@link TeamsLayout}, chosen by the breadcrumbs, and what is read through
  * them is believed only when it fits: the league's team runs {@code __kmp_teams_master} (by the runtime's own
- * symbol), its initial threads have a teams microtask, their teams level is the league's level, their nteams
+ * symbol; a stripped runtime, which does not name it, by the rest alone), its initial threads have a teams microtask, their teams level is the league's level, their nteams
  * the league's size, their threads per team in range, and team k's initial thread is the league's thread k.
  */
 final class TeamsRegions {
@@ -36,14 +36,26 @@ final class TeamsRegions {
      */
     record League(long leagueSize, long threadsPerTeam, long level, long microtask) {}
 
-    /** Whether {@code team} is a league: its {@code t_pkfn} is {@code __kmp_teams_master}. No teams layout needed. */
+    /**
+     * Whether {@code team} is a league: its {@code t_pkfn} is {@code __kmp_teams_master} where the runtime names that
+     * function; in a stripped runtime, which does not, whether its first thread's teams state fits it as a league's
+     * ({@link #league}: a teams microtask, the league's level and size). Any read failing: not a league.
+     */
     static boolean runsTeamsMaster(AddressSpaceHandle space, RemoteValue team) {
-        Optional<Long> master = space.layout().symbol(TeamsLayout.shipped().leagueFunction()).map(s -> s.address());
-        if (master.isEmpty()) {
+        try {
+            long pkfn = team.field("kmp_base_team_t", "t_pkfn").pointerValue();
+            if (pkfn == 0) {
+                return false;
+            }
+            Optional<Long> master = space.layout().symbol(TeamsLayout.shipped().leagueFunction()).map(s -> s.address());
+            if (master.isPresent()) {
+                return pkfn == master.get();
+            }
+            league(space, team, -1);
+            return true;
+        } catch (OmpdException notRead) {
             return false;
         }
-        long pkfn = team.field("kmp_base_team_t", "t_pkfn").pointerValue();
-        return pkfn != 0 && pkfn == master.get();
     }
 
     /**
@@ -55,11 +67,9 @@ final class TeamsRegions {
      */
     static League league(AddressSpaceHandle space, RemoteValue team, long teamNumber) {
         String where = team.path();
-        if (space.layout().symbol(TeamsLayout.shipped().leagueFunction()).isEmpty()) {
-            throw new OmpdException(OmpdRc.UNAVAILABLE, "the runtime does not name " + TeamsLayout.shipped().leagueFunction()
-                    + " (a stripped libomp): a teams construct's league cannot be told from a parallel region");
-        }
-        if (!runsTeamsMaster(space, team)) {
+        long pkfn = team.field("kmp_base_team_t", "t_pkfn").pointerValue();
+        Optional<Long> master = space.layout().symbol(TeamsLayout.shipped().leagueFunction()).map(s -> s.address());
+        if (pkfn == 0 || master.isPresent() && pkfn != master.get()) {
             throw new OmpdException(OmpdRc.UNAVAILABLE, where + " is not a teams construct's league (its t_pkfn is not "
                     + TeamsLayout.shipped().leagueFunction() + ")");
         }
@@ -70,6 +80,11 @@ final class TeamsRegions {
             throw new OmpdException(OmpdRc.UNAVAILABLE, where + ".t_nproc " + nproc + " is no league size");
         }
         League league = initialThread(space, team, 0, group, nproc, level);
+        if (master.isEmpty() && league.microtask() == pkfn) {
+            // a stripped runtime: the league runs __kmp_teams_master, never the teams body itself
+            throw new OmpdException(OmpdRc.UNAVAILABLE, where + " runs its threads' teams microtask: a team inside a "
+                    + "teams construct, not its league");
+        }
         if (teamNumber > 0) {
             if (teamNumber >= nproc) {
                 throw new OmpdException(OmpdRc.UNAVAILABLE, "team " + teamNumber + " outside a league of " + nproc);
