@@ -157,7 +157,8 @@ public final class OpenMpPicture {
                     thread.waitId(), region.map(ParallelRegion::id),
                     region.map(ParallelRegion::teamPath).orElse(List.of()),
                     region.map(ParallelRegion::level).orElse(-1L), region.map(ParallelRegion::teamSize).orElse(-1L),
-                    thread.toolData(), thread.icvs(), List.copyOf(chain), List.copyOf(stack)));
+                    thread.toolData(), thread.icvs(), List.copyOf(chain), List.copyOf(stack),
+                    region.map(r -> teamOf(r, byId)).orElse(OptionalLong.empty())));
         }
         this.tasks = taskMap;
         this.threads = List.copyOf(threadList);
@@ -238,6 +239,18 @@ public final class OpenMpPicture {
      * The thread numbers of a region's ancestors from level 1 inward, ending with the number of the thread
      * that encountered the region: {@code [1]} for a level-2 team started by thread 1 of its level-1 team.
      */
+    /** The number of the team of a teams construct that {@code region} is in (itself or around it), if any. */
+    private static OptionalLong teamOf(ParallelRegion region, Map<String, ParallelRegion> byId) {
+        ParallelRegion at = region;
+        for (int depth = 0; at != null && depth <= byId.size(); depth++) {
+            if (at.teams().isPresent()) {
+                return OptionalLong.of(at.teams().get().teamNumber());
+            }
+            at = at.enclosing().map(byId::get).orElse(null);
+        }
+        return OptionalLong.empty();
+    }
+
     private static List<Long> teamPath(ProcessSnapshot.RegionView region, ProcessSnapshot snapshot,
                                        Map<RegionKey, List<Long>> memo, int depth) {
         List<Long> known = memo.get(region.key());
@@ -444,15 +457,26 @@ public final class OpenMpPicture {
                                OptionalLong stateCode, long waitId,
                                Optional<String> region, List<Long> teamPath, long level, long teamSize,
                                ToolData toolData, Map<String, IcvReading> icvs, List<String> taskIds,
-                               List<String> stackTaskIds) {
+                               List<String> stackTaskIds, OptionalLong team) {
+        /** A thread in no teams construct. */
+        public OpenMpThread(long gtid, OptionalLong lwp, long pthread, long threadNum, Optional<ThreadState> state,
+                            OptionalLong stateCode, long waitId, Optional<String> region, List<Long> teamPath, long level,
+                            long teamSize, ToolData toolData, Map<String, IcvReading> icvs, List<String> taskIds,
+                            List<String> stackTaskIds) {
+            this(gtid, lwp, pthread, threadNum, state, stateCode, waitId, region, teamPath, level, teamSize, toolData,
+                    icvs, taskIds, stackTaskIds, OptionalLong.empty());
+        }
+
         /**
          * The name every door gives the thread: {@code omp 1 · 2/4 · level 2 · wait_barrier_implicit} — the
          * team path (ancestor thread numbers from level 1 inward, left out at level 1), the thread's number
-         * and team size, the level, the state.
+         * and team size, the level, the state; inside a teams construct the team's number first
+         * ({@code omp team 1 · 0/2 · level 1 · …}), so threads of different teams never share a name.
          */
         public String name() {
             StringBuilder name = new StringBuilder("omp ");
             if (region.isPresent()) {
+                team.ifPresent(number -> name.append("team ").append(number).append(" · "));
                 if (!teamPath.isEmpty()) {
                     name.append(path()).append(" · ");
                 }

@@ -145,6 +145,13 @@ class OpenMpPictureIT {
                         + thread.number("team_num") + " of a league of 3: teams construct)");
             }
             assertThat(teamRegions).hasSize(3);
+            // threads of different teams never share a name: the team's number comes first
+            for (Facts.ThreadFacts thread : facts.threads()) {
+                assertThat(picture.threadByLwp(thread.lwp()).orElseThrow().name()).startsWith("omp team "
+                        + thread.number("team_num") + " · " + thread.threadNum() + "/" + thread.teamSize() + " · level 1");
+            }
+            assertThat(picture.threads().stream().filter(t -> t.region().isPresent()).map(OpenMpThread::name).distinct()
+                    .count()).isEqualTo(picture.threads().stream().filter(t -> t.region().isPresent()).count());
             assertThat(java.util.Set.copyOf(teamRegions.values())).hasSize(3);
             try {
                 JsonNode document = JSON.readTree(JsonReport.render(picture));
