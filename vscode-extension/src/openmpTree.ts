@@ -45,6 +45,7 @@ export interface InspectThread {
 export interface InspectRegion {
   id: string; level: number; activeLevel: number; teamSize: number; serialized: boolean;
   ended: boolean; // the encountering thread has gone on: libomp keeps the team for the next region
+  teams?: { teamNumber: number; leagueSize: number }; // a teams construct's team: its implicit parallel region
   enclosing: string | null;
   teamPath?: number[]; // report module
   function?: InspectFunction; // report module
@@ -318,7 +319,8 @@ export function buildTree(report: InspectReport, stoppedLwp?: number): TreeNode[
     const nested = depth > 64 ? [] : (children.get(region.id) ?? []).map((r) => regionNode(r, depth + 1));
     return {
       id, kind: 'region',
-      label: `level ${region.level}${region.serialized ? ' (serialized)' : ''} · team of ${region.teamSize}${region.ended ? ' · ended' : ''}`,
+      label: `level ${region.level}${region.serialized ? ' (serialized)' : ''} · team of ${region.teamSize}${region.ended ? ' · ended' : ''}`
+        + (region.teams ? ` · teams: team ${region.teams.teamNumber} of ${region.teams.leagueSize}` : ''),
       description: `${threads.length} thread${threads.length === 1 ? '' : 's'} innermost here`,
       tooltip: icvTooltip(`Parallel region ${region.id}, level ${region.level}, active level ${region.activeLevel}`,
         region.icvs, [`tool data value ${region.toolData.value}, ptr ${region.toolData.ptr}`]),

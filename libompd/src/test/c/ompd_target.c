@@ -730,6 +730,8 @@ static void describe_region(int n) {
   char prefix[32], key[160];
   snprintf(prefix, sizeof prefix, "P%d", n);
   icvs_of(prefix, p, ompd_scope_parallel);
+  /* OpenMP 6.0's teams scope (7: not in LLVM 19's omp-tools.h): its ICVs, when the library enumerated any */
+  icvs_of(prefix, p, (ompd_scope_t)7);
   tool_data(prefix, p, ompd_scope_parallel);
   ompd_parallel_handle_t *enclosing = NULL;
   ompd_rc_t rc = p_ompd_get_enclosing_parallel_handle(p, &enclosing);

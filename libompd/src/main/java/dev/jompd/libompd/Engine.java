@@ -209,7 +209,7 @@ public final class Engine implements CallbackAddressSpace.Questions {
                 OmpdHandle handle = scoped(space, call);
                 Scope scope = scope(call.word());
                 requireHandleOfScope(handle, scope, true);
-                if (handle.scope() != scope) {
+                if (!handle.serves(scope)) {
                     throw new OmpdException(OmpdRc.BAD_INPUT, "a " + handle.scope().cName() + " handle for scope "
                             + scope.cName());
                 }
@@ -263,7 +263,7 @@ public final class Engine implements CallbackAddressSpace.Questions {
      * as LLVM's library does (by core's checks, after this one).
      */
     private void requireHandleOfScope(OmpdHandle handle, Scope scope, boolean scopeFits) {
-        if (scopeFits && handle.scope() != scope && debuggerVersion.compareTo(Icv.OpenMpVersion.V6_0) >= 0) {
+        if (scopeFits && !handle.serves(scope) && debuggerVersion.compareTo(Icv.OpenMpVersion.V6_0) >= 0) {
             throw new OmpdException(OmpdRc.INCOMPATIBLE_HANDLE, "a " + handle.scope().cName() + " handle for scope "
                     + scope.cName());
         }

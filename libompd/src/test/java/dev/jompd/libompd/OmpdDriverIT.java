@@ -181,6 +181,11 @@ class OmpdDriverIT {
         assertThat(jompd.get("icv.38.value")).isEqualTo("0 0");
         assertThat(jompd.get("icv.38.string")).isEqualTo("0 false");
         assertThat(jompd.get("icv.21.value")).isEqualTo("0 " + run.truth().get("thread_num"));
+        // 6.0's teams scope: enumerated with scope 7; the driver (no teams construct) has no handle for it
+        assertThat(jompd.get("icv.39.name")).isEqualTo("0 team-num-var scope 7");
+        assertThat(jompd.get("icv.40.name")).isEqualTo("0 league-size-var scope 7");
+        assertThat(jompd.get("icv.41.name")).isEqualTo("0 team-generator-var scope 7");
+        assertThat(jompd.get("icv.39.value")).startsWith("13 ");
         // a live handle of the wrong kind: OpenMP 6.0's incompatible_handle
         assertThat(jompd.get("wrong_kind_handle")).isEqualTo("13 -");
         assertThat(jompd.get("wrong_kind_icv_handle")).isEqualTo("13 -");
@@ -208,7 +213,7 @@ class OmpdDriverIT {
                 assertThat(jompd.get("icv." + id + ".string")).as("ICV " + id).startsWith("0 ");
             }
         }
-        assertThat(jompd).doesNotContainKey("icv.38.name");
+        assertThat(jompd).doesNotContainKey("icv.38.name").doesNotContainKey("icv.39.name");
     }
 
     @Test

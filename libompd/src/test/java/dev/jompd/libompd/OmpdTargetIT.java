@@ -40,6 +40,9 @@ class OmpdTargetIT {
     private static final Path DRIVER_SOURCE = Path.of("src/test/c/ompd_target.c").toAbsolutePath();
     /** A loaded 2-core machine can take longer than the default 30 s to start the engine's JVM. */
     private static final Map<String, String> JOMPD_ENVIRONMENT = Map.of("JOMPD_LIBOMPD_TIMEOUT_MS", "120000");
+    /** The same, for a debugger of OpenMP 6.0. */
+    private static final Map<String, String> API_6_0_ENVIRONMENT = Map.of("JOMPD_LIBOMPD_TIMEOUT_MS", "120000",
+            "OMPD_TARGET_API", "202411");
     /** OpenMP 5.1 states libomp's header has and LLVM's library does not enumerate. */
     private static final List<String> STATES_ONLY_JOMPD = List.of("ompt_state_wait_barrier_implementation",
             "ompt_state_wait_barrier_teams");
@@ -91,7 +94,10 @@ class OmpdTargetIT {
                 FixtureRun.of(Fixture.HANG_FORTRAN).onRuntime(19),
                 // built by gcc for GCC's libgomp, run on libomp as jompd run does
                 FixtureRun.of(Fixture.NESTED_GCC, "2", "3").onRuntime(19)
-                        .withEnvironment("LD_LIBRARY_PATH", Runtimes.gompAliasDirectory(19).toString()))
+                        .withEnvironment("LD_LIBRARY_PATH", Runtimes.gompAliasDirectory(19).toString()),
+                // a teams construct: a league of 2 (3) teams, a parallel region of 2 threads in each
+                FixtureRun.of(Fixture.TEAMS, "2", "2").onRuntime(19),
+                FixtureRun.of(Fixture.TEAMS, "3", "2").onRuntime(19))
                 .map(Arguments::of);
     }
 
@@ -142,12 +148,19 @@ class OmpdTargetIT {
         Transcript llvmLive;
         Transcript jompdCore;
         Transcript llvmCore;
+        Transcript jompd60Live = null;
+        Transcript jompd60Core = null;
+        boolean teams = run.fixture() == Fixture.TEAMS;
         Facts facts;
         try (LiveFixture live = Fixtures.live(run)) {
             facts = live.facts();
             List<String> pid = List.of("--pid", Long.toString(live.pid()));
             jompdLive = inspect(pid, JOMPD_LIBRARY, JOMPD_ENVIRONMENT, directory);
             llvmLive = inspect(pid, llvmLibrary, llvmEnvironment, directory);
+            if (teams) {
+                // OpenMP 6.0's teams scope: only a debugger that asked for 6.0 is enumerated its ICVs
+                jompd60Live = inspect(pid, JOMPD_LIBRARY, API_6_0_ENVIRONMENT, directory);
+            }
             // gdb's core of the same held process
             Path prefix = directory.resolve("core");
             Path core = directory.resolve("core." + live.pid());
@@ -159,6 +172,9 @@ class OmpdTargetIT {
                     Fixtures.executable(run).toString());
             jompdCore = inspect(target, JOMPD_LIBRARY, JOMPD_ENVIRONMENT, directory);
             llvmCore = inspect(target, llvmLibrary, llvmEnvironment, directory);
+            if (teams) {
+                jompd60Core = inspect(target, JOMPD_LIBRARY, API_6_0_ENVIRONMENT, directory);
+            }
             Files.delete(core);
             // we only read: the program goes on and finishes as it would have
             String output = live.release();
@@ -171,6 +187,9 @@ class OmpdTargetIT {
         assertThat(differences(jompdCore, jompdLive)).as("jompd's library: core against live").isEmpty();
         assertThat(differences(llvmCore, llvmLive)).as("LLVM's library: core against live").isEmpty();
         assertThat(jompdCore.lwps()).isEqualTo(jompdLive.lwps());
+        if (teams) {
+            assertThat(differences(jompd60Core, jompd60Live)).as("jompd's library, api 6.0: core against live").isEmpty();
+        }
 
         if (run.fixture() == Fixture.SERIALIZED) {
             // LLVM's library walks a chain of serialized (lightweight) regions wrongly: the enclosing region of the
@@ -188,12 +207,94 @@ class OmpdTargetIT {
             assertThat(levelsChain(llvmLive, marker)).as("LLVM's lightweight-region defect").isNotEqualTo(expected)
                     .startsWith(expected.get(0), expected.get(0));
         }
-        int compared = run.fixture() == Fixture.SERIALIZED
+        if (teams) {
+            checkLlvmsTeamSize(jompdLive, llvmLive, facts);
+        }
+        // (teams: jompd's regions are OpenMP's, one implicit parallel region per team; LLVM's walk goes through
+        // libomp's league team and its OMPT records: the regions differ, so only threads and the address space)
+        int compared = run.fixture() == Fixture.SERIALIZED || teams
                 ? compareWithLlvm(threadsAndSpace(jompdLive), threadsAndSpace(llvmLive))
                 : compareWithLlvm(jompdLive, llvmLive);
         checkAgainstFacts(jompdLive, facts, run);
+        if (teams) {
+            checkTeamsScope(jompd60Live, facts);
+        }
         System.out.printf("%s: %d threads, %s, %d answers compared with LLVM's library%n", run.label(),
                 jompdLive.lwps().size(), jompdLive.regions(), compared);
+    }
+
+    /**
+     * LLVM's known defect on teams, checked on its own: for the parallel region inside a team its library answers
+     * team-size-var 1 where the program says (and jompd's answers) 2. libomp's OMPT links a lightweight team on the
+     * team it reuses for that region ({@code __kmp_fork_in_teams}); LLVM's library takes the thread's team for a
+     * serialized level then.
+     */
+    private static void checkLlvmsTeamSize(Transcript jompd, Transcript llvm, Facts facts) {
+        Map<String, String> jompdIds = icvIds(jompd);
+        Map<String, String> llvmIds = icvIds(llvm);
+        for (Facts.ThreadFacts thread : facts.threads()) {
+            String t = jompd.lwps().entrySet().stream().filter(e -> e.getValue() == thread.lwp())
+                    .map(Map.Entry::getKey).findFirst().orElseThrow();
+            String what = thread + " = " + t;
+            assertThat(thread.teamSize()).as(what).isGreaterThan(1);
+            assertThat(jompd.get(label(jompd.get(t + ".curr_parallel")) + ".icv." + jompdIds.get("team-size-var")
+                    + ".value")).as(what).isEqualTo("0 " + thread.teamSize());
+            assertThat(llvm.get(label(llvm.get(t + ".curr_parallel")) + ".icv." + llvmIds.get("team-size-var")
+                    + ".value")).as(what + ": LLVM's team-size defect (fixed? then compare it)").isEqualTo("0 1");
+        }
+    }
+
+    /**
+     * jompd's library for a debugger of OpenMP 6.0 (api 202411): the parallel region of each team is nested in
+     * that team's implicit parallel region, a parallel handle of the teams scope whose team-num-var and
+     * league-size-var are what the program's threads recorded (omp_get_team_num, omp_get_num_teams), whose
+     * team-generator-var libomp does not keep (unsupported); any other region's handle is incompatible with
+     * the teams scope; the team's region is a team of one, its initial thread, at level 0, in the program's
+     * initial region.
+     */
+    private static void checkTeamsScope(Transcript jompd, Facts facts) {
+        assertThat(jompd.get("api_version")).isEqualTo("0 202011");
+        Map<String, String> ids = icvIds(jompd);
+        String teamNum = ids.get("team-num-var");
+        String leagueSize = ids.get("league-size-var");
+        String generator = ids.get("team-generator-var");
+        assertThat(teamNum).isNotNull();
+        assertThat(leagueSize).isNotNull();
+        assertThat(generator).isNotNull();
+        assertThat(jompd.get("icv." + teamNum + ".name")).endsWith(" 7");
+        java.util.Set<String> teamRegions = new HashSet<>();
+        for (Facts.ThreadFacts thread : facts.threads()) {
+            String t = jompd.lwps().entrySet().stream().filter(e -> e.getValue() == thread.lwp())
+                    .map(Map.Entry::getKey).findFirst().orElseThrow();
+            String what = thread + " = " + t;
+            String inner = label(jompd.get(t + ".curr_parallel"));
+            assertThat(jompd.get(inner + ".icv." + teamNum + ".value")).as(what).isEqualTo("13 -");
+            assertThat(jompd.get(inner + ".icv." + leagueSize + ".string")).as(what).isEqualTo("13 -");
+            String team = label(jompd.get(inner + ".enclosing"));
+            teamRegions.add(team);
+            assertThat(jompd.get(team + ".icv." + teamNum + ".value")).as(what).isEqualTo("0 " + thread.get("team_num"));
+            assertThat(jompd.get(team + ".icv." + teamNum + ".string")).as(what).isEqualTo("0 " + thread.get("team_num"));
+            assertThat(jompd.get(team + ".icv." + leagueSize + ".value")).as(what).isEqualTo("0 " + thread.get("num_teams"));
+            assertThat(jompd.get(team + ".icv." + generator + ".value")).as(what).isEqualTo("5 -");
+            assertThat(jompd.get(team + ".icv." + ids.get("team-size-var") + ".value")).as(what).isEqualTo("0 1");
+            assertThat(jompd.get(team + ".icv." + ids.get("levels-var") + ".value")).as(what).isEqualTo("0 0");
+            assertThat(jompd.get(team + ".thread_in_parallel.0")).as(what)
+                    .isEqualTo(jompd.get(inner + ".thread_in_parallel.0"));
+            String initial = label(jompd.get(team + ".enclosing"));
+            assertThat(jompd.get(initial + ".icv." + teamNum + ".value")).as(what).isEqualTo("13 -");
+            assertThat(jompd.get(initial + ".enclosing")).as(what).isEqualTo("1 -");
+        }
+        assertThat(teamRegions).hasSize((int) facts.number("requested_teams"));
+    }
+
+    private static Map<String, String> icvIds(Transcript transcript) {
+        Map<String, String> ids = new LinkedHashMap<>();
+        transcript.answers().forEach((key, value) -> {
+            if (key.matches("icv\\.\\d+\\.name")) {
+                ids.put(value.split(" ")[1], key.split("\\.")[1]);
+            }
+        });
+        return ids;
     }
 
     private static List<String> differences(Transcript core, Transcript live) {
@@ -411,8 +512,15 @@ class OmpdTargetIT {
                 inner = region;
                 region = label(jompd.get(region + ".enclosing"));
             }
-            // the outermost: the initial implicit region, which nothing encloses
+            // the outermost: the initial implicit region, which nothing encloses (teams: the team's implicit
+            // parallel region at level 0, of its initial thread alone, in the program's initial region)
             assertThat(jompd.get(region + ".icv." + icvIds.get("levels-var") + ".value")).as(what).isEqualTo("0 0");
+            if (run.fixture() == Fixture.TEAMS) {
+                assertThat(jompd.get(region + ".icv." + icvIds.get("team-size-var") + ".value")).as(what)
+                        .isEqualTo("0 1");
+                region = label(jompd.get(region + ".enclosing"));
+                assertThat(jompd.get(region + ".icv." + icvIds.get("levels-var") + ".value")).as(what).isEqualTo("0 0");
+            }
             assertThat(jompd.get(region + ".enclosing")).as(what).isEqualTo("1 -");
 
             String region0 = label(jompd.get(t + ".curr_parallel"));

@@ -170,6 +170,12 @@ public final class JsonReport {
             json.addProperty("ended", region.ended());
             json.add("enclosing", id(region.enclosing()));
             json.add("teamPath", numbers(region.teamPath()));
+            region.teams().ifPresent(teams -> {
+                JsonObject league = new JsonObject();
+                league.addProperty("teamNumber", teams.teamNumber());
+                league.addProperty("leagueSize", teams.leagueSize());
+                json.add("teams", league);
+            });
             region.function().ifPresent(function -> json.add("function", function(function)));
             json.add("toolData", toolData(region.toolData()));
             json.add("icvs", strings(region.icvs()));

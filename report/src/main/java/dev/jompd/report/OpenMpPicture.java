@@ -3,6 +3,7 @@ package dev.jompd.report;
 import dev.jompd.core.ompd.AddressSpaceHandle;
 import dev.jompd.core.ompd.IcvReading;
 import dev.jompd.core.ompd.OmpdException;
+import dev.jompd.core.ompd.ParallelHandle;
 import dev.jompd.core.ompd.ProcessSnapshot;
 import dev.jompd.core.ompd.LockNames;
 import dev.jompd.core.ompd.RegionKey;
@@ -107,14 +108,15 @@ public final class OpenMpPicture {
         for (Map.Entry<RegionKey, String> entry : idByKey.entrySet()) {
             ProcessSnapshot.RegionView view = snapshot.regions().get(entry.getKey());
             List<Long> path = teamPath(view, snapshot, pathByKey, 0);
-            Optional<CodeLocation> function = view.function().isPresent() && view.level() > 0
-                    && view.lightweightTeam() == 0 ? names.name(view.function().getAsLong()) : Optional.empty();
+            Optional<CodeLocation> function = view.function().isPresent()
+                    && (view.level() > 0 && view.lightweightTeam() == 0 || view.teams().isPresent())
+                    ? names.name(view.function().getAsLong()) : Optional.empty();
             boolean ended = view.level() > 0 && view.teamSize() > 1 && view.lightweightTeam() == 0
                     && view.encounteringThreadNum() >= 0 && view.enclosing().filter(enclosing ->
                     occupied.contains(new RegionPlace(enclosing, view.encounteringThreadNum()))).isPresent();
             byId.put(entry.getValue(), new ParallelRegion(entry.getValue(), view.level(), view.activeLevel(),
                     view.teamSize(), view.level() > 0 && view.teamSize() == 1, ended,
-                    view.enclosing().map(idByKey::get), path, view.toolData(), function, view.icvs()));
+                    view.enclosing().map(idByKey::get), path, view.toolData(), function, view.icvs(), view.teams()));
         }
         this.regionsById = byId;
         this.regions = List.copyOf(byId.values());
@@ -155,7 +157,8 @@ public final class OpenMpPicture {
                     thread.waitId(), region.map(ParallelRegion::id),
                     region.map(ParallelRegion::teamPath).orElse(List.of()),
                     region.map(ParallelRegion::level).orElse(-1L), region.map(ParallelRegion::teamSize).orElse(-1L),
-                    thread.toolData(), thread.icvs(), List.copyOf(chain), List.copyOf(stack)));
+                    thread.toolData(), thread.icvs(), List.copyOf(chain), List.copyOf(stack),
+                    region.map(r -> teamOf(r, byId)).orElse(OptionalLong.empty())));
         }
         this.tasks = taskMap;
         this.threads = List.copyOf(threadList);
@@ -236,6 +239,18 @@ public final class OpenMpPicture {
      * The thread numbers of a region's ancestors from level 1 inward, ending with the number of the thread
      * that encountered the region: {@code [1]} for a level-2 team started by thread 1 of its level-1 team.
      */
+    /** The number of the team of a teams construct that {@code region} is in (itself or around it), if any. */
+    private static OptionalLong teamOf(ParallelRegion region, Map<String, ParallelRegion> byId) {
+        ParallelRegion at = region;
+        for (int depth = 0; at != null && depth <= byId.size(); depth++) {
+            if (at.teams().isPresent()) {
+                return OptionalLong.of(at.teams().get().teamNumber());
+            }
+            at = at.enclosing().map(byId::get).orElse(null);
+        }
+        return OptionalLong.empty();
+    }
+
     private static List<Long> teamPath(ProcessSnapshot.RegionView region, ProcessSnapshot snapshot,
                                        Map<RegionKey, List<Long>> memo, int depth) {
         List<Long> known = memo.get(region.key());
@@ -392,13 +407,19 @@ public final class OpenMpPicture {
     /** A parallel region (or a serialized level). */
     public record ParallelRegion(String id, long level, long activeLevel, long teamSize, boolean serialized,
                                  boolean ended, Optional<String> enclosing, List<Long> teamPath, ToolData toolData,
-                                 Optional<CodeLocation> function, Map<String, IcvReading> icvs) {
+                                 Optional<CodeLocation> function, Map<String, IcvReading> icvs,
+                                 Optional<ParallelHandle.Teams> teams) {
         /**
          * "level 2 region, team of 4" (", serialized" for a team of one inside another region; ", ended" for a
          * region whose encountering thread has gone on in the enclosing region: libomp keeps its team, whose
-         * workers wait for the next region).
+         * workers wait for the next region); a teams construct's team: "level 0 (implicit parallel region of team 1
+         * of a league of 2: teams construct)".
          */
         public String describe() {
+            if (teams.isPresent()) {
+                return "level " + level + " (implicit parallel region of team " + teams.get().teamNumber()
+                        + " of a league of " + teams.get().leagueSize() + ": teams construct)";
+            }
             if (level == 0) {
                 return "level 0 (implicit parallel region of the initial task)";
             }
@@ -436,15 +457,26 @@ public final class OpenMpPicture {
                                OptionalLong stateCode, long waitId,
                                Optional<String> region, List<Long> teamPath, long level, long teamSize,
                                ToolData toolData, Map<String, IcvReading> icvs, List<String> taskIds,
-                               List<String> stackTaskIds) {
+                               List<String> stackTaskIds, OptionalLong team) {
+        /** A thread in no teams construct. */
+        public OpenMpThread(long gtid, OptionalLong lwp, long pthread, long threadNum, Optional<ThreadState> state,
+                            OptionalLong stateCode, long waitId, Optional<String> region, List<Long> teamPath, long level,
+                            long teamSize, ToolData toolData, Map<String, IcvReading> icvs, List<String> taskIds,
+                            List<String> stackTaskIds) {
+            this(gtid, lwp, pthread, threadNum, state, stateCode, waitId, region, teamPath, level, teamSize, toolData,
+                    icvs, taskIds, stackTaskIds, OptionalLong.empty());
+        }
+
         /**
          * The name every door gives the thread: {@code omp 1 · 2/4 · level 2 · wait_barrier_implicit} — the
          * team path (ancestor thread numbers from level 1 inward, left out at level 1), the thread's number
-         * and team size, the level, the state.
+         * and team size, the level, the state; inside a teams construct the team's number first
+         * ({@code omp team 1 · 0/2 · level 1 · …}), so threads of different teams never share a name.
          */
         public String name() {
             StringBuilder name = new StringBuilder("omp ");
             if (region.isPresent()) {
+                team.ifPresent(number -> name.append("team ").append(number).append(" · "));
                 if (!teamPath.isEmpty()) {
                     name.append(path()).append(" · ");
                 }

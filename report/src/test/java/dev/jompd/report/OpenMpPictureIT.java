@@ -49,7 +49,8 @@ class OpenMpPictureIT {
         return Stream.of(FixtureRun.of(Fixture.NESTED, "2", "3", "4"), FixtureRun.of(Fixture.TASKS, "200"),
                 FixtureRun.of(Fixture.SERIALIZED, "3", "3"), FixtureRun.of(Fixture.WAITS),
                 FixtureRun.of(Fixture.OMPT_TOOL, "3"), FixtureRun.of(Fixture.NESTED_FORTRAN),
-                FixtureRun.of(Fixture.PARALLEL, "2").withEnvironment("OMP_DEBUG", "disabled"));
+                FixtureRun.of(Fixture.PARALLEL, "2").withEnvironment("OMP_DEBUG", "disabled"),
+                FixtureRun.of(Fixture.TEAMS, "2", "2"));
     }
 
     static <T> T withPicture(StoppedFixture fixture, Function<OpenMpPicture, T> use) {
@@ -109,6 +110,65 @@ class OpenMpPictureIT {
             // every thread of the 2x3x4 program has a name of its own
             assertThat(picture.threads().stream().map(OpenMpThread::name).distinct().count())
                     .isEqualTo(picture.threads().stream().filter(t -> t.region().isPresent()).count());
+            return null;
+        });
+    }
+
+    /**
+     * A teams construct ({@code teams 3 2}: a league of 3 teams, a parallel region of 2 threads in each): each
+     * team's parallel region is nested in that team's implicit parallel region (OpenMP 6.0's teams scope), which
+     * carries the team's number and the league's size the program's threads recorded (omp_get_team_num,
+     * omp_get_num_teams), in the picture, the text and the JSON. Before, the parallel regions were nested in
+     * libomp's league team, a level 0 region of 3 threads with nothing said about teams.
+     */
+    @Test
+    void eachTeamOfATeamsConstructIsARegionWithItsNumberAndTheLeaguesSize() throws IOException {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.TEAMS, "3", "2"));
+        Facts facts = fixture.facts();
+        withPicture(fixture, picture -> {
+            String text = TextReport.render(picture, TextReport.Options.commandLine(false, false));
+            java.util.Map<Long, String> teamRegions = new java.util.HashMap<>();
+            for (Facts.ThreadFacts thread : facts.threads()) {
+                OpenMpThread seen = picture.threadByLwp(thread.lwp()).orElseThrow();
+                ParallelRegion inner = picture.region(seen.region().orElseThrow()).orElseThrow();
+                assertThat(inner.level()).as(text).isEqualTo(thread.level()).isEqualTo(1);
+                assertThat(inner.teams()).isEmpty();
+                ParallelRegion team = picture.region(inner.enclosing().orElseThrow()).orElseThrow();
+                assertThat(team.teams()).as(text).isPresent();
+                assertThat(team.teams().get().teamNumber()).as(thread + "\n" + text).isEqualTo(thread.number("team_num"));
+                assertThat(team.teams().get().leagueSize()).isEqualTo(thread.number("num_teams")).isEqualTo(3);
+                assertThat(team.level()).isZero();
+                assertThat(team.teamSize()).as("omp_get_team_size(0)").isEqualTo(1);
+                assertThat(teamRegions.putIfAbsent(thread.number("team_num"), team.id()))
+                        .as("one region per team").isIn(null, team.id());
+                assertThat(text).contains(team.id() + " level 0 (implicit parallel region of team "
+                        + thread.number("team_num") + " of a league of 3: teams construct)");
+            }
+            assertThat(teamRegions).hasSize(3);
+            // threads of different teams never share a name: the team's number comes first
+            for (Facts.ThreadFacts thread : facts.threads()) {
+                assertThat(picture.threadByLwp(thread.lwp()).orElseThrow().name()).startsWith("omp team "
+                        + thread.number("team_num") + " · " + thread.threadNum() + "/" + thread.teamSize() + " · level 1");
+            }
+            assertThat(picture.threads().stream().filter(t -> t.region().isPresent()).map(OpenMpThread::name).distinct()
+                    .count()).isEqualTo(picture.threads().stream().filter(t -> t.region().isPresent()).count());
+            assertThat(java.util.Set.copyOf(teamRegions.values())).hasSize(3);
+            try {
+                JsonNode document = JSON.readTree(JsonReport.render(picture));
+                assertThat(schema().validate(document)).isEmpty();
+                int withTeams = 0;
+                for (JsonNode region : document.get("regions")) {
+                    if (region.has("teams")) {
+                        withTeams++;
+                        assertThat(teamRegions).containsEntry(region.get("teams").get("teamNumber").asLong(),
+                                region.get("id").asText());
+                        assertThat(region.get("teams").get("leagueSize").asLong()).isEqualTo(3);
+                    }
+                }
+                assertThat(withTeams).isEqualTo(3);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
             return null;
         });
     }

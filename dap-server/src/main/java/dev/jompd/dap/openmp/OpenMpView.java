@@ -153,6 +153,10 @@ public final class OpenMpView {
         if (region.ended()) {
             rows.add(OmpVariable.leaf("ended", region.endedBecause(), ""));
         }
+        region.teams().ifPresent(teams -> {
+            rows.add(OmpVariable.leaf("team number", String.valueOf(teams.teamNumber()), "int"));
+            rows.add(OmpVariable.leaf("league size", String.valueOf(teams.leagueSize()), "int"));
+        });
         if (!region.teamPath().isEmpty()) {
             rows.add(OmpVariable.leaf("team path", region.path(), "ancestor thread numbers"));
         }

@@ -3,11 +3,13 @@ package dev.jompd.core.ompd;
 import static dev.jompd.core.ompd.IcvReader.PARALLEL;
 import static dev.jompd.core.ompd.IcvReader.PROCESS;
 import static dev.jompd.core.ompd.IcvReader.TASK;
+import static dev.jompd.core.ompd.IcvReader.TEAMS;
 import static dev.jompd.core.ompd.IcvReader.THREAD;
 import static dev.jompd.core.ompd.IcvReader.levels;
 import static dev.jompd.core.ompd.IcvReader.number;
 import static dev.jompd.core.ompd.IcvReader.text;
 import static dev.jompd.core.ompd.IcvReader.unavailable;
+import static dev.jompd.core.ompd.IcvReader.unsupported;
 import static dev.jompd.core.ompd.Icvs.GlobalSize.BREADCRUMB;
 import static dev.jompd.core.ompd.Icvs.GlobalSize.SYMBOL;
 
@@ -155,6 +157,19 @@ public final class Icv {
     public static final Icv EXPLICIT_TASK_VAR = new Icv(38, "explicit-task-var",
             number(TASK, k -> k.flags().implicit() ? 0 : 1, IcvForm.BOOLEAN)).enumeratedFrom(OpenMpVersion.V6_0);
 
+    // OpenMP 6.0, teams scope (a parallel handle of a teams construct's team): omp_get_team_num(), the team's
+    // number (libomp: the league's thread k is team k's initial thread), and omp_get_num_teams(), the league's
+    // size (libomp: the league team's t_nproc, checked against th_teams_size.nteams); TeamsRegions reads them
+    public static final Icv TEAM_NUM_VAR = new Icv(39, "team-num-var",
+            number(TEAMS, p -> p.teams().teamNumber(), IcvForm.NUMBER)).enumeratedFrom(OpenMpVersion.V6_0);
+    public static final Icv LEAGUE_SIZE_VAR = new Icv(40, "league-size-var",
+            number(TEAMS, p -> p.teams().leagueSize(), IcvForm.NUMBER)).enumeratedFrom(OpenMpVersion.V6_0);
+    // OpenMP 6.0: which construct generated the team (ompd_team_generator_t). libomp keeps no such variable;
+    // it is enumerated so that a 6.0 debugger sees the ICV exists, and answers unsupported
+    public static final Icv TEAM_GENERATOR_VAR = new Icv(41, "team-generator-var",
+            unsupported(TEAMS, "libomp keeps no team-generator-var (which construct generated a team)"))
+            .enumeratedFrom(OpenMpVersion.V6_0);
+
     /**
      * The ICVs jompd's own doors show, in id order (explicit-task-var, implicit-task-var's negation, left out:
      * they say the same).
@@ -170,7 +185,7 @@ public final class Icv {
 
     /** Every row, in id order: what ompd_enumerate_icvs walks, for each version the rows it has. */
     public static final List<Icv> CATALOGUE = java.util.stream.Stream.concat(ALL.stream(),
-            java.util.stream.Stream.of(EXPLICIT_TASK_VAR)).toList();
+            java.util.stream.Stream.of(EXPLICIT_TASK_VAR, TEAM_NUM_VAR, LEAGUE_SIZE_VAR, TEAM_GENERATOR_VAR)).toList();
 
     private final int id;
     private final String name;

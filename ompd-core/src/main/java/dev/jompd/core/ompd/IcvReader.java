@@ -28,6 +28,8 @@ sealed interface IcvReader {
     Of<ThreadHandle> THREAD = new Of<>(Scope.THREAD, ThreadHandle.class);
     Of<ParallelHandle> PARALLEL = new Of<>(Scope.PARALLEL, ParallelHandle.class);
     Of<TaskHandle> TASK = new Of<>(Scope.TASK, TaskHandle.class);
+    /** OpenMP 6.0's teams scope: parallel handles of a teams construct's team ({@link ParallelHandle#teams()}). */
+    Of<ParallelHandle> TEAMS = new Of<>(Scope.TEAMS, ParallelHandle.class);
 
     /** An integer ICV, shown in {@code form}. */
     static <H extends OmpdHandle> IcvReader number(Of<H> of, ToLongFunction<H> read, IcvForm form) {
@@ -47,6 +49,23 @@ sealed interface IcvReader {
     /** An ICV libomp keeps where jompd cannot read it: both forms answer {@code unavailable} with why. */
     static IcvReader unavailable(Of<?> of, String why) {
         return new Unavailable(of.scope(), why);
+    }
+
+    /** An ICV the runtime does not keep: both forms answer {@code unsupported} with why. */
+    static IcvReader unsupported(Of<?> of, String why) {
+        return new Unsupported(of.scope(), why);
+    }
+
+    record Unsupported(Scope scope, String why) implements IcvReader {
+        @Override
+        public IcvValue value(OmpdHandle handle, Icv icv) {
+            throw new OmpdException(OmpdRc.UNSUPPORTED, why);
+        }
+
+        @Override
+        public String string(OmpdHandle handle, Icv icv) {
+            throw new OmpdException(OmpdRc.UNSUPPORTED, why);
+        }
     }
 
     record Number(Scope scope, ToLongFunction<OmpdHandle> read, IcvForm form) implements IcvReader {

@@ -56,9 +56,9 @@ public final class Icvs {
             throw new OmpdException(OmpdRc.BAD_INPUT, icv + " has scope " + icv.scope().cName() + ", not "
                     + scope.cName());
         }
-        if (handle.scope() != scope) {
+        if (!handle.serves(scope)) {
             throw new OmpdException(OmpdRc.BAD_INPUT, "a " + handle.scope().cName() + " handle for scope "
-                    + scope.cName());
+                    + scope.cName() + (scope == Scope.TEAMS ? " (not a teams construct's team)" : ""));
         }
     }
 

@@ -8,6 +8,14 @@ public sealed interface OmpdHandle permits AddressSpaceHandle, ThreadHandle, Par
     /** The scope this handle stands for. */
     Scope scope();
 
+    /**
+     * Whether this handle is one that {@code scope} takes (OpenMP 6.0's table of scopes and handles): its own
+     * scope; a parallel handle also serves {@link Scope#TEAMS} when it names a team's implicit parallel region.
+     */
+    default boolean serves(Scope scope) {
+        return scope() == scope;
+    }
+
     /** The address space it belongs to ({@code stale_handle} once its stop has ended). */
     AddressSpaceHandle space();
 }

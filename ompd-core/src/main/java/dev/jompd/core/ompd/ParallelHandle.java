@@ -14,10 +14,18 @@ import java.util.Set;
  * {@code ompt_lw_taskteam_t} pushed on {@code t.ompt_serialized_team_info}. So {@code lightweight == 0}
  * means "the team's own, innermost level", and a lightweight team {@code L} at depth d of that chain
  * holds level {@code t_level - d}.
+ *
+ * <p>A teams construct's league ({@link TeamsRegions}) is one libomp team for what OpenMP sees as one implicit
+ * parallel region per team: the handle of team k's region is the league's team with {@link #TEAM_OF_LEAGUE}
+ * and k in place of a lightweight team (no lightweight team is ever at such an address: user space ends far
+ * below bit 63). It is what OpenMP 6.0's {@code ompd_scope_teams} takes.
  */
 public final class ParallelHandle implements OmpdHandle {
     /** Bound on lightweight-team chains and team-parent walks: far beyond any real nesting. */
     static final int MAX_NESTING = 4096;
+
+    /** The tag of a team-of-a-league identity in the lightweight word: the team number is in the low bits. */
+    static final long TEAM_OF_LEAGUE = 1L << 63;
 
     private final Stop stop;
     private final long team;
@@ -32,6 +40,11 @@ public final class ParallelHandle implements OmpdHandle {
     @Override
     public Scope scope() {
         return Scope.PARALLEL;
+    }
+
+    @Override
+    public boolean serves(Scope scope) {
+        return scope == Scope.PARALLEL || scope == Scope.TEAMS && isTeamOfLeague();
     }
 
     @Override
@@ -51,7 +64,96 @@ public final class ParallelHandle implements OmpdHandle {
     }
 
     public boolean isSerializedLevel() {
-        return lightweight != 0;
+        return lightweight != 0 && !isTeamOfLeague();
+    }
+
+    /**
+     * Whether this handle names the implicit parallel region of one team of a teams construct (its identity
+     * says so; {@link #teams()} checks the league behind it).
+     */
+    public boolean isTeamOfLeague() {
+        return (lightweight & TEAM_OF_LEAGUE) != 0;
+    }
+
+    /** The team number of a team-of-a-league handle. */
+    long leagueTeamNumber() {
+        return lightweight & ~TEAM_OF_LEAGUE;
+    }
+
+    /** Team {@code k}'s implicit parallel region of the league {@code league} (a team's kmp_base_team_t). */
+    static ParallelHandle teamOfLeague(Stop stop, long league, long k) {
+        return new ParallelHandle(stop, league, TEAM_OF_LEAGUE | k);
+    }
+
+    /**
+     * What OpenMP 6.0's teams scope says of this region: its team number and the league's size, read and checked
+     * through {@link TeamsRegions}.
+     *
+     * @throws OmpdException {@code incompatible_handle} when this is not the implicit parallel region of a
+     *                       team of a teams construct; {@code unsupported}/{@code unavailable} when the runtime's
+     *                       teams state cannot be read with certainty, with why
+     */
+    public Teams teams() {
+        if (!isTeamOfLeague()) {
+            throw new OmpdException(OmpdRc.INCOMPATIBLE_HANDLE, this + " is not the implicit parallel region of a teams "
+                    + "construct's team");
+        }
+        TeamsRegions.League league = TeamsRegions.league(space(), t(), leagueTeamNumber());
+        if (leagueTeamNumber() >= league.leagueSize()) {
+            throw new OmpdException(OmpdRc.STALE_HANDLE, "team " + leagueTeamNumber() + " outside the league of "
+                    + league.leagueSize() + " at 0x" + Long.toHexString(team));
+        }
+        return new Teams(leagueTeamNumber(), league.leagueSize(), league.threadsPerTeam(), league.microtask());
+    }
+
+    /**
+     * OpenMP 6.0's teams-scope ICVs of a team's implicit parallel region, with what libomp keeps beside them.
+     *
+     * @param teamNumber     team-num-var: {@code omp_get_team_num()} in the team
+     * @param leagueSize     league-size-var: {@code omp_get_num_teams()}
+     * @param threadsPerTeam the construct's limit on each team's threads ({@code th_teams_size.nth})
+     * @param teamsBody      the user's outlined teams body ({@code th_teams_microtask})
+     */
+    public record Teams(long teamNumber, long leagueSize, long threadsPerTeam, long teamsBody) {}
+
+    /**
+     * A serialized level that is libomp's record of a team's implicit parallel region, as that region's handle;
+     * any other handle is itself. With OMPT on, the first parallel region inside team k of a league reuses the
+     * team libomp made for team k and links a lightweight team holding the team's region's OMPT data
+     * ({@code __kmp_fork_in_teams}, {@code __ompt_lw_taskteam_link}): the last level on the team's chain, at the
+     * league's level, with the league as the team's parent.
+     */
+    ParallelHandle asTeamRecord() {
+        if (!isSerializedLevel() || lightweightParent(lightweight) != 0) {
+            return this;
+        }
+        long parent = t().field("kmp_base_team_t", "t_parent").pointerValue();
+        if (parent == 0) {
+            return this;
+        }
+        ParallelHandle league = new ParallelHandle(stop, parent + space().layout().offset("kmp_team_p", "t"), 0);
+        if (!TeamsRegions.runsTeamsMaster(space(), league.t()) || league.level() != level()) {
+            return this;
+        }
+        ParallelHandle seen = league.asSeenBy(t().field("kmp_base_team_t", "t_master_tid").asLong());
+        return seen.isTeamOfLeague() ? seen : this;
+    }
+
+    /**
+     * The handle of this region as OpenMP sees it: a league's own team becomes team {@code threadNum}'s implicit
+     * parallel region (a thread or an implicit task there is in its own team's region), when the runtime's
+     * teams state says it is a league; any other region is itself.
+     */
+    ParallelHandle asSeenBy(long threadNum) {
+        if (lightweight != 0 || threadNum < 0 || !TeamsRegions.runsTeamsMaster(space(), t())) {
+            return this;
+        }
+        try {
+            TeamsRegions.League league = TeamsRegions.league(space(), t(), threadNum);
+            return threadNum < league.leagueSize() ? teamOfLeague(stop, team, threadNum) : this;
+        } catch (OmpdException notALeague) {
+            return this; // libomp's team as it is: the reason is in teams() of a team's handle
+        }
     }
 
     RemoteValue t() {
@@ -75,7 +177,7 @@ public final class ParallelHandle implements OmpdHandle {
 
     /** How far down this team's lightweight chain this handle's level is (0 for the team's own). */
     int lightweightDepth() {
-        if (lightweight == 0) {
+        if (lightweight == 0 || isTeamOfLeague()) {
             return 0;
         }
         Set<Long> seen = new HashSet<>();
@@ -107,7 +209,7 @@ public final class ParallelHandle implements OmpdHandle {
     /** team-size-var: 1 for a serialized level, else {@code t_nproc}. */
     public long teamSize() {
         if (lightweight != 0) {
-            return 1;
+            return 1; // a serialized level, or one team's implicit parallel region: its initial thread alone
         }
         return t().field("kmp_base_team_t", "t_nproc").asLong();
     }
@@ -115,9 +217,9 @@ public final class ParallelHandle implements OmpdHandle {
     /** ompd_get_enclosing_parallel_handle: the region this one is nested in. */
     public ParallelHandle enclosing() {
         // A lightweight level's enclosing level is the next on the chain; past the chain, t_parent.
-        long nextLightweight = lightweight == 0 ? chainHead() : lightweightParent(lightweight);
+        long nextLightweight = isTeamOfLeague() ? 0 : lightweight == 0 ? chainHead() : lightweightParent(lightweight);
         if (nextLightweight != 0) {
-            return new ParallelHandle(stop, team, nextLightweight);
+            return new ParallelHandle(stop, team, nextLightweight).asTeamRecord();
         }
         long parent = t().field("kmp_base_team_t", "t_parent").pointerValue();
         if (parent == 0) {
@@ -127,7 +229,13 @@ public final class ParallelHandle implements OmpdHandle {
         if (parentBase == team) {
             throw new OmpdException(OmpdRc.ERROR, "team 0x" + Long.toHexString(team) + " is its own parent");
         }
-        return new ParallelHandle(stop, parentBase, 0);
+        // A region inside team k of a league is nested in team k's implicit parallel region, not in the league's
+        // team as a whole (libomp: t_master_tid is k, __kmp_aux_get_team_num).
+        ParallelHandle parentRegion = new ParallelHandle(stop, parentBase, 0);
+        if (!isTeamOfLeague() && TeamsRegions.runsTeamsMaster(space(), parentRegion.t())) {
+            return parentRegion.asSeenBy(t().field("kmp_base_team_t", "t_master_tid").asLong());
+        }
+        return parentRegion;
     }
 
     /** ompd_get_thread_in_parallel: the thread with this OpenMP thread number in the team. */
@@ -135,6 +243,9 @@ public final class ParallelHandle implements OmpdHandle {
         long size = teamSize();
         if (threadNum < 0 || threadNum >= size) {
             throw new OmpdException(OmpdRc.BAD_INPUT, "thread number " + threadNum + " outside team of " + size);
+        }
+        if (isTeamOfLeague()) {
+            threadNum = Math.toIntExact(leagueTeamNumber()); // the team's initial thread is the league's thread k
         }
         // libomp: t.t_threads[threadNum]->th
         RemoteValue slot = t().field("kmp_base_team_t", "t_threads").deref(null)
@@ -152,18 +263,23 @@ public final class ParallelHandle implements OmpdHandle {
         if (threadNum < 0 || threadNum >= size) {
             throw new OmpdException(OmpdRc.BAD_INPUT, "thread number " + threadNum + " outside team of " + size);
         }
+        long taskLightweight = lightweight;
+        if (isTeamOfLeague()) {
+            threadNum = Math.toIntExact(leagueTeamNumber()); // the implicit task of the team's initial thread
+            taskLightweight = 0;
+        }
         // libomp: &t.t_implicit_task_taskdata[threadNum]
         long array = t().field("kmp_base_team_t", "t_implicit_task_taskdata").pointerValue();
         if (array == 0) {
             throw new OmpdException(OmpdRc.UNAVAILABLE, "team 0x" + Long.toHexString(team) + " has no implicit tasks");
         }
         long task = array + threadNum * space().layout().typeSize("kmp_taskdata_t");
-        return new TaskHandle(stop, task, lightweight);
+        return new TaskHandle(stop, task, taskLightweight);
     }
 
     /** ompd_get_tool_data for the parallel scope: {@code ompt_team_info.parallel_data}. */
     public ToolData toolData() {
-        RemoteValue info = lightweight != 0
+        RemoteValue info = isSerializedLevel()
                 ? lw().field("ompt_lw_taskteam_t", "ompt_team_info")
                 : t().field("kmp_base_team_t", "ompt_team_info");
         return ToolData.read(info.field("ompt_team_info_t", "parallel_data"));
@@ -177,9 +293,13 @@ public final class ParallelHandle implements OmpdHandle {
      * of the team was encountered by thread {@code t_master_tid} of the enclosing team.
      */
     public long encounteringThreadNum() {
-        long enclosingLightweight = lightweight == 0 ? chainHead() : lightweightParent(lightweight);
+        long enclosingLightweight = isTeamOfLeague() ? 0 : lightweight == 0 ? chainHead() : lightweightParent(lightweight);
         if (enclosingLightweight != 0) {
             return 0;
+        }
+        if (!isTeamOfLeague() && t().field("kmp_base_team_t", "t_parent").pointerValue() != 0
+                && enclosing().isTeamOfLeague()) {
+            return 0; // team k's initial thread is thread 0 of its team's implicit parallel region (t_master_tid is k)
         }
         return t().field("kmp_base_team_t", "t_master_tid").asLong();
     }
@@ -198,12 +318,15 @@ public final class ParallelHandle implements OmpdHandle {
      *                       with confidence (a serialized level, an unexpected layout)
      */
     public long outlinedFunction() {
+        if (isTeamOfLeague()) {
+            return teams().teamsBody(); // the league runs __kmp_teams_master, which calls the user's teams body
+        }
         long entry = function();
         java.util.Optional<String> wrapper = GnuWrappers.wrapperAt(space(), entry);
         if (wrapper.isEmpty()) {
             return entry;
         }
-        if (lightweight != 0) {
+        if (isSerializedLevel()) {
             throw new OmpdException(OmpdRc.UNAVAILABLE, "serialized region run by " + wrapper.get()
                     + ": libomp keeps no argument for it");
         }
@@ -229,6 +352,7 @@ public final class ParallelHandle implements OmpdHandle {
 
     @Override
     public String toString() {
-        return "parallel @0x" + Long.toHexString(team) + (lightweight != 0 ? "/lw 0x" + Long.toHexString(lightweight) : "");
+        return "parallel @0x" + Long.toHexString(team) + (isTeamOfLeague() ? "/team " + leagueTeamNumber()
+                : lightweight != 0 ? "/lw 0x" + Long.toHexString(lightweight) : "");
     }
 }

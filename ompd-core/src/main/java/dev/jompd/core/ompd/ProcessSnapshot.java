@@ -36,12 +36,15 @@ public record ProcessSnapshot(long ompVersion, Map<String, IcvReading> processIc
     /**
      * A parallel region (or serialized level): key, level, size, tool data, enclosing region's key, the
      * number of the thread that encountered it in the enclosing region (-1: unreadable), the user's outlined
-     * function its team runs (behind libomp's GOMP wrapper for gcc-built code), the lightweight team holding a serialized level (0: the team's own level).
+     * function its team runs (behind libomp's GOMP wrapper for gcc-built code; a team's teams body), the lightweight team holding a serialized level (0: the team's own level),
+     * and for the implicit parallel region of a teams construct's team its team number and the league's size
+     * (OpenMP 6.0's teams scope; empty for any other region, and for a team's region whose teams state could not
+     * be read with certainty: then the reason is among the snapshot's problems).
      */
     public record RegionView(RegionKey key, long level, long activeLevel, long teamSize, long lightweightTeam,
                              ToolData toolData,
                              Optional<RegionKey> enclosing, long encounteringThreadNum, OptionalLong function,
-                             Map<String, IcvReading> icvs) {}
+                             Map<String, IcvReading> icvs, Optional<ParallelHandle.Teams> teams) {}
 
     /**
      * A task: address, flags, entry point, frames, tool data, its region's key, task ICVs, and the user's
@@ -132,7 +135,8 @@ public record ProcessSnapshot(long ompVersion, Map<String, IcvReading> processIc
                     attempt(problems, region + " encountering thread", region::encounteringThreadNum).orElse(-1L),
                     attempt(problems, null, region::outlinedFunction).or(() -> attempt(problems, null, region::function))
                             .map(OptionalLong::of).orElse(OptionalLong.empty()),
-                    icvs(region, Scope.PARALLEL)));
+                    icvs(region, Scope.PARALLEL),
+                    region.isTeamOfLeague() ? attempt(problems, region + " teams", region::teams) : Optional.empty()));
             at = enclosing.orElse(null);
         }
         return key;

@@ -2,7 +2,9 @@ package dev.jompd.core.ompd;
 
 /** OMPD scopes ({@code ompd_scope_t}) with their numeric values. */
 public enum Scope {
-    GLOBAL(1), ADDRESS_SPACE(2), THREAD(3), PARALLEL(4), IMPLICIT_TASK(5), TASK(6);
+    GLOBAL(1), ADDRESS_SPACE(2), THREAD(3), PARALLEL(4), IMPLICIT_TASK(5), TASK(6),
+    /** OpenMP 6.0: a parallel handle of the implicit parallel region of a teams construct's team. */
+    TEAMS(7);
 
     private final int code;
 

@@ -67,7 +67,21 @@ public final class TaskHandle implements OmpdHandle {
 
     /** ompd_get_task_parallel_handle: the region this task belongs to. */
     public ParallelHandle parallel() {
-        return new ParallelHandle(stop, teamBase().address(), lightweight);
+        RemoteValue team = teamBase();
+        ParallelHandle region = new ParallelHandle(stop, team.address(), lightweight);
+        if (lightweight != 0) {
+            return region.asTeamRecord(); // the implicit task of a team's region as libomp's OMPT records it
+        }
+        if (!TeamsRegions.runsTeamsMaster(space(), team)) {
+            return region;
+        }
+        // An implicit task of a league's team: team k's initial task is in team k's implicit parallel region
+        // (libomp: &t_implicit_task_taskdata[k]).
+        long array = team.field("kmp_base_team_t", "t_implicit_task_taskdata").pointerValue();
+        long size = space().layout().typeSize("kmp_taskdata_t");
+        long index = array == 0 || Long.compareUnsigned(taskdata, array) < 0 || (taskdata - array) % size != 0
+                ? -1 : (taskdata - array) / size;
+        return region.asSeenBy(index);
     }
 
     /**

@@ -99,7 +99,9 @@ public final class ThreadHandle implements OmpdHandle {
             throw new OmpdException(OmpdRc.UNAVAILABLE, "thread " + this + " is in no team (idle in the pool)");
         }
         RemoteValue team = teamPointer.deref("kmp_team_p").field("kmp_team_p", "t");
-        return new ParallelHandle(stop, team.address(), 0);
+        ParallelHandle region = new ParallelHandle(stop, team.address(), 0);
+        // A league's team: the thread is in its own team's implicit parallel region (its number in the league).
+        return TeamsRegions.runsTeamsMaster(space(), team) ? region.asSeenBy(threadNum()) : region;
     }
 
     /** ompd_get_curr_task_handle: the task this thread is executing. */

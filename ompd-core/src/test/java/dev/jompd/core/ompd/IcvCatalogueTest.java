@@ -33,7 +33,7 @@ class IcvCatalogueTest {
     @Test
     void theOpenMp51AdditionsFollowWithUniqueNames() {
         assertThat(Icv.ALL).extracting(Icv::id).containsExactlyElementsOf(IntStream.rangeClosed(1, 37).boxed().toList());
-        assertThat(Icv.CATALOGUE).extracting(Icv::id).containsExactlyElementsOf(IntStream.rangeClosed(1, 38).boxed().toList());
+        assertThat(Icv.CATALOGUE).extracting(Icv::id).containsExactlyElementsOf(IntStream.rangeClosed(1, 41).boxed().toList());
         assertThat(Icv.CATALOGUE).extracting(Icv::name).doesNotHaveDuplicates();
         assertThat(Icv.ALL).extracting(Icv::name).doesNotHaveDuplicates()
                 .contains("def-sched-var", "wait-policy-var", "place-partition-var", "target-offload-var",
@@ -64,8 +64,13 @@ class IcvCatalogueTest {
         // 6.0: no ompd- alias, no implicit-task-var, explicit-task-var instead
         List<String> six = Icv.enumeratedIn(Icv.OpenMpVersion.V6_0).stream().map(Icv::name).toList();
         assertThat(six).noneMatch(name -> name.startsWith("ompd-")).doesNotContain("implicit-task-var")
-                .contains("explicit-task-var", "num-procs-var", "thread-num-var", "final-task-var", "team-size-var");
-        assertThat(six).hasSize(37 - 7 - 1 + 1);
+                .contains("explicit-task-var", "num-procs-var", "thread-num-var", "final-task-var", "team-size-var",
+                        "team-num-var", "league-size-var", "team-generator-var");
+        assertThat(six).hasSize(37 - 7 - 1 + 1 + 3);
+        // 6.0's teams scope: read with a parallel handle of a teams construct's team
+        assertThat(List.of(Icv.TEAM_NUM_VAR, Icv.LEAGUE_SIZE_VAR, Icv.TEAM_GENERATOR_VAR)).extracting(Icv::scope)
+                .containsOnly(Scope.TEAMS);
+        assertThat(Icv.enumeratedIn(Icv.OpenMpVersion.V5_2)).doesNotContain(Icv.TEAM_NUM_VAR, Icv.LEAGUE_SIZE_VAR);
         assertThat(Icv.EXPLICIT_TASK_VAR.scope()).isEqualTo(Icv.IMPLICIT_TASK_VAR.scope());
         // every row stays readable by id whatever a version enumerates
         assertThat(Icv.byId(38)).contains(Icv.EXPLICIT_TASK_VAR);
@@ -91,5 +96,7 @@ class IcvCatalogueTest {
         assertThat(OmpdRc.INCOMPATIBLE_HANDLE.code()).isEqualTo(13);
         assertThat(OmpdRc.STALE_HANDLE.cName()).isEqualTo("ompd_rc_stale_handle");
         assertThat(Scope.TASK.code()).isEqualTo(6);
+        assertThat(Scope.TEAMS.code()).isEqualTo(7);
+        assertThat(Scope.TEAMS.cName()).isEqualTo("ompd_scope_teams");
     }
 }

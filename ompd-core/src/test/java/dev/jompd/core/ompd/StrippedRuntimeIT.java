@@ -55,6 +55,51 @@ class StrippedRuntimeIT {
         }
     }
 
+    /**
+     * A teams construct on a stripped runtime, which does not name {@code __kmp_teams_master}: the league is known by
+     * its threads' teams state alone (the teams layout chosen by the breadcrumbs the profile found), and the
+     * snapshot, each team's implicit parallel region with its number and the league's size, is the one the
+     * symbols give.
+     */
+    @ParameterizedTest(name = "our libomp {0}, stripped: teams 2 2")
+    @MethodSource("dev.jompd.testkit.SupportedRuntimes#tested")
+    void aTeamsConstructReadsOnAStrippedBuildAsOnTheUnstrippedOne(int version) throws IOException {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.TEAMS, "2", "2").onRuntime(version));
+        ProcessSnapshot bySymbols;
+        try (AddressSpace unstripped = CoreFileAddressSpace.open(fixture.core())) {
+            bySymbols = ProcessSnapshot.take(Ompd.processInitialize(unstripped));
+        }
+        assertThat(bySymbols.regions().values().stream().filter(r -> r.teams().isPresent())
+                .map(r -> r.teams().get().teamNumber())).as(bySymbols.problems().toString()).containsExactlyInAnyOrder(0L, 1L);
+        try (AddressSpace stripped = CoreFileAddressSpace.builder(fixture.core())
+                .withSolibSearchPath(List.of(StockRuntimes.strippedCopy(version))).open()) {
+            AddressSpaceHandle process = Ompd.processInitialize(stripped);
+            assertThat(process.layout().reading().source()).isEqualTo(RuntimeReading.Source.PROFILE);
+            assertThat(process.layout().symbol("__kmp_teams_master")).isEmpty();
+            assertThat(ProcessSnapshot.take(process)).isEqualTo(bySymbols);
+        }
+    }
+
+    /** A teams construct on Debian's own stripped libomp5-NN: each team's region as the program's threads say. */
+    @ParameterizedTest(name = "Debian libomp5-{0}: teams 3 2", allowZeroInvocations = true)
+    @MethodSource("dev.jompd.testkit.SupportedRuntimes#testedWithStockBuild")
+    void debiansStockRuntimeShowsEachTeamAsTheProgramSawIt(int version) {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.TEAMS, "3", "2").onRuntime(version)
+                .withEnvironment("LD_LIBRARY_PATH", StockRuntimes.debian(version).toString()));
+        try (AddressSpace target = CoreFileAddressSpace.open(fixture.core())) {
+            AddressSpaceHandle process = Ompd.processInitialize(target);
+            assertThat(process.layout().reading().toString()).startsWith("profile libomp " + version + ".");
+            for (Facts.ThreadFacts thread : fixture.facts().threads()) {
+                ParallelHandle inner = Ompd.threadHandle(process, ThreadIdKind.LWP, thread.lwp()).currentParallel();
+                ParallelHandle team = inner.enclosing();
+                assertThat(team.teams().teamNumber()).as(thread.toString()).isEqualTo(thread.number("team_num"));
+                assertThat(team.teams().leagueSize()).isEqualTo(thread.number("num_teams")).isEqualTo(3);
+                assertThat(team.teamSize()).isEqualTo(1);
+                assertThat(inner.teamSize()).isEqualTo(thread.teamSize());
+            }
+        }
+    }
+
     // none when the run tests no runtime with a stock build here (JOMPD_RUNTIMES=21,22, say)
     @ParameterizedTest(name = "Debian libomp5-{0}", allowZeroInvocations = true)
     @MethodSource("dev.jompd.testkit.SupportedRuntimes#testedWithStockBuild")
