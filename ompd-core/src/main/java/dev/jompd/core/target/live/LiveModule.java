@@ -33,11 +33,13 @@ final class LiveModule implements LinkMap.Module, AutoCloseable {
     private static final String DELETED_SUFFIX = " (deleted)";
 
     private final String targetPath;
+    /** Asked of every module at each symbol look-up by module name. */
+    private final String fileName;
     private final List<ProcFs.Mapping> mappings;
     private final long loadBias;
     private final Optional<String> memoryBuildId;
     private final OptionalLong dynamicSectionAddress;
-    private final List<Path> fileCandidates;
+    private final int pid;
     private final DebugFileSearch debugFileSearch;
     /** Files shared with other processes' modules (their owner closes them), when the caller gave a cache. */
     private final Optional<ModuleFileCache> shared;
@@ -51,13 +53,14 @@ final class LiveModule implements LinkMap.Module, AutoCloseable {
     LiveModule(int pid, String targetPath, List<ProcFs.Mapping> mappings, long loadBias, Optional<String> memoryBuildId,
                OptionalLong dynamicSectionAddress, DebugFileSearch debugFileSearch, Optional<ModuleFileCache> shared) {
         this.targetPath = targetPath;
+        this.fileName = fileNameOf(targetPath);
         this.mappings = List.copyOf(mappings);
         this.loadBias = loadBias;
         this.memoryBuildId = memoryBuildId;
         this.dynamicSectionAddress = dynamicSectionAddress;
         this.debugFileSearch = debugFileSearch;
         this.shared = shared;
-        this.fileCandidates = fileCandidates(pid, targetPath, mappings);
+        this.pid = pid;
     }
 
     private static List<Path> fileCandidates(int pid, String targetPath, List<ProcFs.Mapping> mappings) {
@@ -79,6 +82,10 @@ final class LiveModule implements LinkMap.Module, AutoCloseable {
     /** The module's file name, as symbols and messages name modules ("libomp.so"). */
     @Override
     public String fileName() {
+        return fileName;
+    }
+
+    private static String fileNameOf(String targetPath) {
         String path = targetPath.endsWith(DELETED_SUFFIX)
                 ? targetPath.substring(0, targetPath.length() - DELETED_SUFFIX.length()) : targetPath;
         int slash = path.lastIndexOf('/');
@@ -92,7 +99,12 @@ final class LiveModule implements LinkMap.Module, AutoCloseable {
 
     @Override
     public boolean contains(long address) {
-        return mappings.stream().anyMatch(mapping -> mapping.contains(address));
+        for (ProcFs.Mapping mapping : mappings) {
+            if (mapping.contains(address)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     LoadedModule toLoadedModule() {
@@ -121,7 +133,8 @@ final class LiveModule implements LinkMap.Module, AutoCloseable {
         }
         opened = true;
         List<BuildIdMismatchException.Candidate> mismatches = new ArrayList<>();
-        for (Path candidate : fileCandidates) {
+        // made when the file is first needed, not with every module of every rank
+        for (Path candidate : fileCandidates(pid, targetPath, mappings)) {
             Optional<ElfFile> elf = openElf(candidate);
             if (elf.isEmpty()) {
                 continue;

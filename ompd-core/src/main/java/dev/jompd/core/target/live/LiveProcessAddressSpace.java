@@ -19,6 +19,7 @@ import java.lang.ref.Cleaner;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -412,11 +413,17 @@ public final class LiveProcessAddressSpace implements AddressSpace {
         List<LiveModule> found = new ArrayList<>();
         LiveModule executableModule = null;
         for (Map.Entry<String, List<ProcFs.Mapping>> entry : byPath.entrySet()) {
-            Optional<ProcFs.Mapping> header = entry.getValue().stream().filter(m -> m.offset() == 0).findFirst();
-            if (header.isEmpty()) {
+            ProcFs.Mapping header = null;
+            for (ProcFs.Mapping mapping : entry.getValue()) {
+                if (mapping.offset() == 0) {
+                    header = mapping;
+                    break;
+                }
+            }
+            if (header == null) {
                 continue; // ld.so maps every ELF file from offset 0: this is not one
             }
-            Optional<InMemoryElf.Layout> layout = layoutInMemory(header.get().start());
+            Optional<InMemoryElf.Layout> layout = layoutInMemory(header);
             if (layout.isEmpty()) {
                 continue; // a data file (locale archive, font cache), not a module
             }
@@ -431,9 +438,28 @@ public final class LiveProcessAddressSpace implements AddressSpace {
         this.modules = List.copyOf(LinkMap.inLoadOrder(executable, found, this::readLong));
     }
 
-    /** The layout the ELF headers at {@code headerAddress} in the process's memory describe, with the build-id. */
-    private Optional<InMemoryElf.Layout> layoutInMemory(long headerAddress) {
+    /**
+     * The layout the ELF headers at the start of {@code header} (a file's offset 0) in the process's memory describe,
+     * with the build-id. The mapping's first page is read at once (a mapping is whole pages): it holds the ELF header
+     * and, as linkers lay files out, the program headers and the build-id note, which are then taken from it instead of
+     * being read one by one (three system calls per module become one; a rank maps some sixty files). What lies
+     * beyond that page is read from the process as before.
+     */
+    private Optional<InMemoryElf.Layout> layoutInMemory(ProcFs.Mapping header) {
+        long start = header.start();
+        int firstPageLength = (int) Math.min(X86_64.PAGE_SIZE, header.end() - start);
+        byte[] firstPage = new byte[firstPageLength];
+        try {
+            memory.read(start, firstPage, 0, firstPageLength);
+        } catch (MemoryReadException e) {
+            firstPage = null; // each part is read (and found unreadable) on its own
+        }
+        byte[] page = firstPage;
         return InMemoryElf.read((address, length) -> {
+            long offset = address - start;
+            if (page != null && offset >= 0 && offset <= page.length - length) {
+                return Optional.of(Arrays.copyOfRange(page, (int) offset, (int) offset + length));
+            }
             try {
                 byte[] bytes = new byte[length];
                 memory.read(address, bytes, 0, length);
@@ -441,7 +467,7 @@ public final class LiveProcessAddressSpace implements AddressSpace {
             } catch (MemoryReadException e) {
                 return Optional.empty(); // unreadable headers: not a module we can use
             }
-        }, headerAddress, name);
+        }, start, name);
     }
 
     private long readLong(long address) {

@@ -163,35 +163,68 @@ final class ProcFs {
 
     /** The mappings of {@code /proc/PID/maps}, in address order. */
     static List<Mapping> mappings(int pid) throws IOException {
-        List<Mapping> mappings = new ArrayList<>();
         // Paths are bytes: decode leniently, a path that is not UTF-8 must not lose the whole table.
-        String maps = new String(readBytes(processDirectory(pid).resolve("maps")), StandardCharsets.UTF_8);
-        for (String line : maps.lines().toList()) {
-            parseMapping(line).ifPresent(mappings::add);
+        return parseMappings(new String(readBytes(processDirectory(pid).resolve("maps")), StandardCharsets.UTF_8));
+    }
+
+    /** The mappings of a {@code /proc/PID/maps} text, one per line; lines that are no mapping are left out. */
+    static List<Mapping> parseMappings(String maps) {
+        List<Mapping> mappings = new ArrayList<>();
+        int lineStart = 0;
+        while (lineStart < maps.length()) {
+            int newline = maps.indexOf('\n', lineStart);
+            int lineEnd = newline < 0 ? maps.length() : newline;
+            parseMapping(maps, lineStart, lineEnd).ifPresent(mappings::add);
+            lineStart = lineEnd + 1;
         }
         return mappings;
     }
 
     /** "start-end perms offset major:minor inode   path": the path may contain spaces. */
     static Optional<Mapping> parseMapping(String line) {
-        String[] fields = line.split("\\s+", 6);
-        if (fields.length < 5) {
-            return Optional.empty();
+        return parseMapping(line, 0, line.length());
+    }
+
+    /**
+     * The mapping of {@code text[from, to)}, one line: fields separated by blanks, the path the rest of the line
+     * (stripped). Parsed by hand: a rank's table has hundreds of lines and every rank of a node reads its own (a
+     * regular expression's split per line cost more than the rest of reading the modules' headers).
+     */
+    static Optional<Mapping> parseMapping(String text, int from, int to) {
+        int[] bounds = new int[10]; // start and end of the first five fields
+        int at = from;
+        for (int field = 0; field < 5; field++) {
+            at = skipBlanks(text, at, to);
+            if (at >= to) {
+                return Optional.empty();
+            }
+            bounds[2 * field] = at;
+            while (at < to && !Character.isWhitespace(text.charAt(at))) {
+                at++;
+            }
+            bounds[2 * field + 1] = at;
         }
-        int dash = fields[0].indexOf('-');
-        if (dash < 0) {
+        int dash = text.indexOf('-', bounds[0]);
+        if (dash < 0 || dash >= bounds[1]) {
             return Optional.empty();
         }
         try {
-            long start = Long.parseUnsignedLong(fields[0].substring(0, dash), 16);
-            long end = Long.parseUnsignedLong(fields[0].substring(dash + 1), 16);
-            long offset = Long.parseUnsignedLong(fields[2], 16);
-            long inode = Long.parseLong(fields[4]);
-            String path = fields.length == 6 ? fields[5].strip() : "";
-            return Optional.of(new Mapping(start, end, fields[1], offset, inode, path));
+            long start = Long.parseUnsignedLong(text, bounds[0], dash, 16);
+            long end = Long.parseUnsignedLong(text, dash + 1, bounds[1], 16);
+            long offset = Long.parseUnsignedLong(text, bounds[4], bounds[5], 16);
+            long inode = Long.parseLong(text, bounds[8], bounds[9], 10);
+            String path = text.substring(skipBlanks(text, at, to), to).strip();
+            return Optional.of(new Mapping(start, end, text.substring(bounds[2], bounds[3]), offset, inode, path));
         } catch (NumberFormatException e) {
             return Optional.empty();
         }
+    }
+
+    private static int skipBlanks(String text, int at, int to) {
+        while (at < to && Character.isWhitespace(text.charAt(at))) {
+            at++;
+        }
+        return at;
     }
 
     /**
