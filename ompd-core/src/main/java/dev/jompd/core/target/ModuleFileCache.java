@@ -23,6 +23,8 @@ import java.util.function.Supplier;
 public final class ModuleFileCache implements AutoCloseable {
     private final Map<Identity, Optional<ElfFile>> files = new ConcurrentHashMap<>();
     private final Map<Derived, Object> derived = new ConcurrentHashMap<>();
+    /** The identity each file was opened under (by the file object itself). */
+    private final Map<ElfFile, Identity> openedAs = new ConcurrentHashMap<>();
 
     /** A file on disk as the kernel knows it. */
     private record Identity(Object fileKey, long size, long modified) {
@@ -60,9 +62,11 @@ public final class ModuleFileCache implements AutoCloseable {
         if (identity.isEmpty()) {
             return Optional.empty();
         }
-        return files.computeIfAbsent(identity.get(), unused -> {
+        return files.computeIfAbsent(identity.get(), opened -> {
             try {
-                return Optional.of(ElfFile.open(path));
+                ElfFile file = ElfFile.open(path);
+                openedAs.put(file, opened);
+                return Optional.of(file);
             } catch (IOException | ElfFormatException | SecurityException e) {
                 return Optional.empty();
             }
@@ -82,6 +86,20 @@ public final class ModuleFileCache implements AutoCloseable {
         return (T) derived.computeIfAbsent(new Derived(identity.get(), kind), unused -> Objects.requireNonNull(derive.get()));
     }
 
+    /**
+     * What {@code derive} makes of {@code file}, one this cache opened: made once per file and {@code kind} while this
+     * cache lives, without looking at the disk again (the file is the one it was opened as, whatever its path names
+     * now). For a file this cache did not open, {@link #derived(Path, String, Supplier)} of its path.
+     */
+    @SuppressWarnings("unchecked")
+    public <T> T derived(ElfFile file, String kind, Supplier<T> derive) {
+        Identity identity = openedAs.get(file);
+        if (identity == null) {
+            return derived(file.path(), kind, derive);
+        }
+        return (T) derived.computeIfAbsent(new Derived(identity, kind), unused -> Objects.requireNonNull(derive.get()));
+    }
+
     private static Optional<Identity> identity(Path path) {
         try {
             BasicFileAttributes attributes = Files.readAttributes(path, BasicFileAttributes.class);
@@ -99,5 +117,6 @@ public final class ModuleFileCache implements AutoCloseable {
         files.values().forEach(file -> file.ifPresent(ElfFile::close));
         files.clear();
         derived.clear();
+        openedAs.clear();
     }
 }

@@ -157,11 +157,11 @@ final class LiveModule implements LinkMap.Module, AutoCloseable {
     }
 
     private Optional<ElfFile> openElf(Path path) {
+        if (shared.isPresent()) {
+            return shared.get().open(path); // opens nothing that is not a readable regular ELF file
+        }
         if (!Files.isReadable(path)) {
             return Optional.empty();
-        }
-        if (shared.isPresent()) {
-            return shared.get().open(path);
         }
         try {
             return Optional.of(ElfFile.open(path));
@@ -173,7 +173,7 @@ final class LiveModule implements LinkMap.Module, AutoCloseable {
     private Optional<ElfFile> findDebugFile(Optional<String> buildId) {
         if (shared.isPresent() && file.isPresent()) {
             // once per module file and build-id for every process that maps it (a search may read many files)
-            return shared.get().derived(file.get().path(), "debug file " + buildId.orElse("-"),
+            return shared.get().derived(file.get(), "debug file " + buildId.orElse("-"),
                     () -> ModuleFiles.findDebugFile(debugFileSearch, file, buildId, this::openElf, this::closeNow));
         }
         Optional<ElfFile> debug = ModuleFiles.findDebugFile(debugFileSearch, file, buildId, this::openElf, this::closeNow);
