@@ -2,6 +2,7 @@ package dev.jompd.core.target;
 
 import dev.jompd.core.elf.ElfFile;
 import dev.jompd.core.elf.ElfFormatException;
+import dev.jompd.core.elf.InMemoryElf;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -16,13 +17,15 @@ import java.util.function.Supplier;
 /**
  * Module files opened once for every target that maps them — the ranks of one job run the same executable and
  * libraries: ELF files by their identity on disk (device and inode, size, modification time), with their parsed
- * symbol tables, and what is derived from a file (a symbolizer's function table, a module's separate debug file).
+ * symbol tables, and what is derived from a file (a symbolizer's function table, a module's separate debug file); and
+ * the layouts of the modules' headers in the targets' memory ({@link #layoutsInMemory()}).
  * A file replaced on disk is another file. Thread-safe. Closing it unmaps every file it opened: it outlives the
  * targets that use it (whoever made it closes it, after them).
  */
 public final class ModuleFileCache implements AutoCloseable {
     private final Map<Identity, Optional<ElfFile>> files = new ConcurrentHashMap<>();
     private final Map<Derived, Object> derived = new ConcurrentHashMap<>();
+    private final InMemoryElf.Layouts layoutsInMemory = new InMemoryElf.Layouts();
     /** The identity each file was opened under (by the file object itself). */
     private final Map<ElfFile, Identity> openedAs = new ConcurrentHashMap<>();
 
@@ -98,6 +101,14 @@ public final class ModuleFileCache implements AutoCloseable {
             return derived(file.path(), kind, derive);
         }
         return (T) derived.computeIfAbsent(new Derived(identity, kind), unused -> Objects.requireNonNull(derive.get()));
+    }
+
+    /**
+     * The modules' ELF headers as the targets' memory holds them, remembered by their bytes: each target's own first
+     * page of a module is still read and compared (this remembers no file on disk).
+     */
+    public InMemoryElf.Layouts layoutsInMemory() {
+        return layoutsInMemory;
     }
 
     private static Optional<Identity> identity(Path path) {

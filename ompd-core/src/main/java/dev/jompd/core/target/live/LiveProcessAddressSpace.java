@@ -20,6 +20,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -435,7 +436,7 @@ public final class LiveProcessAddressSpace implements AddressSpace {
             }
         }
         this.executable = Optional.ofNullable(executableModule);
-        this.modules = List.copyOf(LinkMap.inLoadOrder(executable, found, this::readLong));
+        this.modules = List.copyOf(LinkMap.inLoadOrder(executable, found, pagedWords()));
     }
 
     /**
@@ -455,11 +456,7 @@ public final class LiveProcessAddressSpace implements AddressSpace {
             firstPage = null; // each part is read (and found unreadable) on its own
         }
         byte[] page = firstPage;
-        return InMemoryElf.read((address, length) -> {
-            long offset = address - start;
-            if (page != null && offset >= 0 && offset <= page.length - length) {
-                return Optional.of(Arrays.copyOfRange(page, (int) offset, (int) offset + length));
-            }
+        InMemoryElf.Memory process = (address, length) -> {
             try {
                 byte[] bytes = new byte[length];
                 memory.read(address, bytes, 0, length);
@@ -467,7 +464,51 @@ public final class LiveProcessAddressSpace implements AddressSpace {
             } catch (MemoryReadException e) {
                 return Optional.empty(); // unreadable headers: not a module we can use
             }
+        };
+        if (page != null && sharedFiles.isPresent()) {
+            // the other ranks' same module: the same page gives the same layout, without parsing it again
+            return sharedFiles.get().layoutsInMemory().read(header.path() + " inode " + header.inode(), page, process, start, name);
+        }
+        return InMemoryElf.read((address, length) -> {
+            long offset = address - start;
+            if (page != null && offset >= 0 && offset <= page.length - length) {
+                return Optional.of(Arrays.copyOfRange(page, (int) offset, (int) offset + length));
+            }
+            return process.read(address, length);
         }, start, name);
+    }
+
+    /**
+     * The process's words read a page at a time, for one walk: the link map's walk reads some two hundred words (the
+     * executable's dynamic entries, each loaded module's link map entry) that lie in a few pages. A page that cannot be
+     * read whole, and a word across two pages, are read word by word as before.
+     */
+    private LinkMap.WordReader pagedWords() {
+        int pageSize = (int) X86_64.PAGE_SIZE;
+        byte[] unreadable = new byte[0];
+        Map<Long, byte[]> pages = new HashMap<>();
+        return address -> {
+            int offset = (int) (address & (pageSize - 1));
+            if (offset <= pageSize - 8) {
+                byte[] page = pages.computeIfAbsent(address - offset, pageAddress -> {
+                    byte[] bytes = new byte[pageSize];
+                    try {
+                        memory.read(pageAddress, bytes, 0, pageSize);
+                        return bytes;
+                    } catch (MemoryReadException e) {
+                        return unreadable;
+                    }
+                });
+                if (page != unreadable) {
+                    long value = 0;
+                    for (int i = 7; i >= 0; i--) {
+                        value = value << 8 | (page[offset + i] & 0xffL);
+                    }
+                    return value;
+                }
+            }
+            return readLong(address);
+        };
     }
 
     private long readLong(long address) {
