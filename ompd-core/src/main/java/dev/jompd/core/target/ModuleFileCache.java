@@ -65,6 +65,10 @@ public final class ModuleFileCache implements AutoCloseable {
         if (identity.isEmpty()) {
             return Optional.empty();
         }
+        Optional<ElfFile> known = files.get(identity.get()); // without the bin's lock: every rank asks for every file
+        if (known != null) {
+            return known;
+        }
         return files.computeIfAbsent(identity.get(), opened -> {
             try {
                 ElfFile file = ElfFile.open(path);
@@ -80,13 +84,12 @@ public final class ModuleFileCache implements AutoCloseable {
      * What {@code derive} makes of the file at {@code path}, made once per file and {@code kind} while this cache
      * lives (made each time when the file cannot be looked at). {@code derive} must not use this method itself.
      */
-    @SuppressWarnings("unchecked")
     public <T> T derived(Path path, String kind, Supplier<T> derive) {
         Optional<Identity> identity = identity(path);
         if (identity.isEmpty()) {
             return derive.get();
         }
-        return (T) derived.computeIfAbsent(new Derived(identity.get(), kind), unused -> Objects.requireNonNull(derive.get()));
+        return derivedOnce(new Derived(identity.get(), kind), derive);
     }
 
     /**
@@ -94,13 +97,21 @@ public final class ModuleFileCache implements AutoCloseable {
      * cache lives, without looking at the disk again (the file is the one it was opened as, whatever its path names
      * now). For a file this cache did not open, {@link #derived(Path, String, Supplier)} of its path.
      */
-    @SuppressWarnings("unchecked")
     public <T> T derived(ElfFile file, String kind, Supplier<T> derive) {
         Identity identity = openedAs.get(file);
         if (identity == null) {
             return derived(file.path(), kind, derive);
         }
-        return (T) derived.computeIfAbsent(new Derived(identity, kind), unused -> Objects.requireNonNull(derive.get()));
+        return derivedOnce(new Derived(identity, kind), derive);
+    }
+
+    @SuppressWarnings("unchecked")
+    private <T> T derivedOnce(Derived key, Supplier<T> derive) {
+        Object known = derived.get(key); // without the bin's lock: every rank asks for every file
+        if (known != null) {
+            return (T) known;
+        }
+        return (T) derived.computeIfAbsent(key, unused -> Objects.requireNonNull(derive.get()));
     }
 
     /**

@@ -63,18 +63,31 @@ final class LiveModule implements LinkMap.Module, AutoCloseable {
         this.pid = pid;
     }
 
-    private static List<Path> fileCandidates(int pid, String targetPath, List<ProcFs.Mapping> mappings) {
-        List<Path> candidates = new ArrayList<>();
+    /** How many places {@link #fileCandidate} knows. */
+    private static final int FILE_CANDIDATES = 3;
+
+    /**
+     * Where the module's file may be, in order: the path the process mapped; the same path inside its mount namespace;
+     * the mapped inode itself. Made one at a time, when the ones before did not serve (a job's ranks open every module
+     * of every rank, almost always at the first place).
+     */
+    private Optional<Path> fileCandidate(int which) {
         boolean deleted = targetPath.endsWith(DELETED_SUFFIX);
         String path = deleted ? targetPath.substring(0, targetPath.length() - DELETED_SUFFIX.length()) : targetPath;
-        if (!deleted && path.startsWith("/") && path.indexOf('\0') < 0) {
-            candidates.add(Path.of(path));
-            candidates.add(ProcFs.processDirectory(pid).resolve("root").resolve(path.substring(1)));
+        boolean plainPath = !deleted && path.startsWith("/") && path.indexOf('\0') < 0;
+        if (which == 0) {
+            return plainPath ? Optional.of(Path.of(path)) : Optional.empty();
         }
-        mappings.stream().filter(mapping -> mapping.offset() == 0).findFirst().ifPresent(mapping ->
-                candidates.add(ProcFs.processDirectory(pid).resolve("map_files")
-                        .resolve(Long.toHexString(mapping.start()) + "-" + Long.toHexString(mapping.end()))));
-        return List.copyOf(candidates);
+        if (which == 1) {
+            return plainPath ? Optional.of(ProcFs.processDirectory(pid).resolve("root").resolve(path.substring(1))) : Optional.empty();
+        }
+        for (ProcFs.Mapping mapping : mappings) {
+            if (mapping.offset() == 0) {
+                return Optional.of(ProcFs.processDirectory(pid).resolve("map_files")
+                        .resolve(Long.toHexString(mapping.start()) + "-" + Long.toHexString(mapping.end())));
+            }
+        }
+        return Optional.empty();
     }
 
     String targetPath() { return targetPath; }
@@ -133,8 +146,12 @@ final class LiveModule implements LinkMap.Module, AutoCloseable {
         }
         opened = true;
         List<BuildIdMismatchException.Candidate> mismatches = new ArrayList<>();
-        // made when the file is first needed, not with every module of every rank
-        for (Path candidate : fileCandidates(pid, targetPath, mappings)) {
+        for (int which = 0; which < FILE_CANDIDATES; which++) {
+            Optional<Path> place = fileCandidate(which);
+            if (place.isEmpty()) {
+                continue;
+            }
+            Path candidate = place.get();
             Optional<ElfFile> elf = openElf(candidate);
             if (elf.isEmpty()) {
                 continue;
