@@ -96,31 +96,57 @@ public final class InMemoryElf {
          * @param key names the mapped file (path and inode, say): it only chooses which remembered page to compare with
          */
         public Optional<Layout> read(String key, byte[] firstPage, Memory memory, long headerAddress, String source) {
+            // no lambdas here: each would be spun at run time in every cold JVM that reads a live process
             Remembered known = byKey.get(key);
             if (known != null && Arrays.equals(known.page(), firstPage)) {
-                return known.layout().map(relative -> {
-                    long loadBias = headerAddress - relative.lowestPageVirtualAddress();
-                    return new Layout(loadBias, relative.dynamicSectionOffset().isPresent()
-                            ? OptionalLong.of(loadBias + relative.dynamicSectionOffset().getAsLong()) : OptionalLong.empty(),
-                            relative.buildId());
-                });
-            }
-            boolean[] beyondPage = {false};
-            Optional<Layout> layout = InMemoryElf.read((address, length) -> {
-                long offset = address - headerAddress;
-                if (offset >= 0 && offset <= firstPage.length - length) {
-                    return Optional.of(Arrays.copyOfRange(firstPage, (int) offset, (int) offset + length));
+                if (known.layout().isEmpty()) {
+                    return Optional.empty();
                 }
-                beyondPage[0] = true;
-                return memory.read(address, length);
-            }, headerAddress, source);
-            if (!beyondPage[0]) {
-                byKey.put(key, new Remembered(firstPage, layout.map(placed -> new Relative(headerAddress - placed.loadBias(),
-                        placed.dynamicSectionAddress().isPresent()
-                                ? OptionalLong.of(placed.dynamicSectionAddress().getAsLong() - placed.loadBias()) : OptionalLong.empty(),
-                        placed.buildId()))));
+                Relative relative = known.layout().get();
+                long loadBias = headerAddress - relative.lowestPageVirtualAddress();
+                return Optional.of(new Layout(loadBias, relative.dynamicSectionOffset().isPresent()
+                        ? OptionalLong.of(loadBias + relative.dynamicSectionOffset().getAsLong()) : OptionalLong.empty(),
+                        relative.buildId()));
+            }
+            PageFirst bytes = new PageFirst(firstPage, headerAddress, memory);
+            Optional<Layout> layout = InMemoryElf.read(bytes, headerAddress, source);
+            if (!bytes.beyondPage) {
+                Optional<Relative> relative = Optional.empty();
+                if (layout.isPresent()) {
+                    Layout placed = layout.get();
+                    relative = Optional.of(new Relative(headerAddress - placed.loadBias(),
+                            placed.dynamicSectionAddress().isPresent()
+                                    ? OptionalLong.of(placed.dynamicSectionAddress().getAsLong() - placed.loadBias())
+                                    : OptionalLong.empty(),
+                            placed.buildId()));
+                }
+                byKey.put(key, new Remembered(firstPage, relative));
             }
             return layout;
+        }
+
+        /** The first page's bytes where they suffice, else the process's memory (and then the layout is not remembered). */
+        private static final class PageFirst implements Memory {
+            private final byte[] page;
+            private final long pageAddress;
+            private final Memory memory;
+            private boolean beyondPage;
+
+            PageFirst(byte[] page, long pageAddress, Memory memory) {
+                this.page = page;
+                this.pageAddress = pageAddress;
+                this.memory = memory;
+            }
+
+            @Override
+            public Optional<byte[]> read(long address, int length) {
+                long offset = address - pageAddress;
+                if (offset >= 0 && offset <= page.length - length) {
+                    return Optional.of(Arrays.copyOfRange(page, (int) offset, (int) offset + length));
+                }
+                beyondPage = true;
+                return memory.read(address, length);
+            }
         }
     }
 

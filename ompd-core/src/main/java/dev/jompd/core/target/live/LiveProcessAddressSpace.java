@@ -19,7 +19,6 @@ import java.lang.ref.Cleaner;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -436,7 +435,7 @@ public final class LiveProcessAddressSpace implements AddressSpace {
             }
         }
         this.executable = Optional.ofNullable(executableModule);
-        this.modules = List.copyOf(LinkMap.inLoadOrder(executable, found, pagedWords()));
+        this.modules = List.copyOf(LinkMap.inLoadOrder(executable, found, new PagedWords()));
     }
 
     /**
@@ -453,10 +452,17 @@ public final class LiveProcessAddressSpace implements AddressSpace {
         try {
             memory.read(start, firstPage, 0, firstPageLength);
         } catch (MemoryReadException e) {
-            firstPage = null; // each part is read (and found unreadable) on its own
+            return InMemoryElf.read(new Bytes(), start, name); // each part read (and found unreadable) on its own
         }
-        byte[] page = firstPage;
-        InMemoryElf.Memory process = (address, length) -> {
+        // the other ranks' same module (a shared cache): the same page gives the same layout, without parsing it again
+        InMemoryElf.Layouts layouts = sharedFiles.isPresent() ? sharedFiles.get().layoutsInMemory() : new InMemoryElf.Layouts();
+        return layouts.read(header.path() + " inode " + header.inode(), firstPage, new Bytes(), start, name);
+    }
+
+    /** The process's bytes, empty where they cannot be read (no lambda: spun at run time in every cold JVM). */
+    private final class Bytes implements InMemoryElf.Memory {
+        @Override
+        public Optional<byte[]> read(long address, int length) {
             try {
                 byte[] bytes = new byte[length];
                 memory.read(address, bytes, 0, length);
@@ -464,18 +470,7 @@ public final class LiveProcessAddressSpace implements AddressSpace {
             } catch (MemoryReadException e) {
                 return Optional.empty(); // unreadable headers: not a module we can use
             }
-        };
-        if (page != null && sharedFiles.isPresent()) {
-            // the other ranks' same module: the same page gives the same layout, without parsing it again
-            return sharedFiles.get().layoutsInMemory().read(header.path() + " inode " + header.inode(), page, process, start, name);
         }
-        return InMemoryElf.read((address, length) -> {
-            long offset = address - start;
-            if (page != null && offset >= 0 && offset <= page.length - length) {
-                return Optional.of(Arrays.copyOfRange(page, (int) offset, (int) offset + length));
-            }
-            return process.read(address, length);
-        }, start, name);
     }
 
     /**
@@ -483,23 +478,27 @@ public final class LiveProcessAddressSpace implements AddressSpace {
      * executable's dynamic entries, each loaded module's link map entry) that lie in a few pages. A page that cannot be
      * read whole, and a word across two pages, are read word by word as before.
      */
-    private LinkMap.WordReader pagedWords() {
-        int pageSize = (int) X86_64.PAGE_SIZE;
-        byte[] unreadable = new byte[0];
-        Map<Long, byte[]> pages = new HashMap<>();
-        return address -> {
-            int offset = (int) (address & (pageSize - 1));
-            if (offset <= pageSize - 8) {
-                byte[] page = pages.computeIfAbsent(address - offset, pageAddress -> {
-                    byte[] bytes = new byte[pageSize];
+    private final class PagedWords implements LinkMap.WordReader {
+        private static final int PAGE = (int) X86_64.PAGE_SIZE;
+        private static final byte[] UNREADABLE = new byte[0];
+        private final Map<Long, byte[]> pages = new HashMap<>();
+
+        @Override
+        public long readLong(long address) {
+            int offset = (int) (address & (PAGE - 1));
+            if (offset <= PAGE - 8) {
+                Long pageAddress = address - offset;
+                byte[] page = pages.get(pageAddress);
+                if (page == null) {
+                    page = new byte[PAGE];
                     try {
-                        memory.read(pageAddress, bytes, 0, pageSize);
-                        return bytes;
+                        memory.read(pageAddress, page, 0, PAGE);
                     } catch (MemoryReadException e) {
-                        return unreadable;
+                        page = UNREADABLE;
                     }
-                });
-                if (page != unreadable) {
+                    pages.put(pageAddress, page);
+                }
+                if (page != UNREADABLE) {
                     long value = 0;
                     for (int i = 7; i >= 0; i--) {
                         value = value << 8 | (page[offset + i] & 0xffL);
@@ -507,8 +506,8 @@ public final class LiveProcessAddressSpace implements AddressSpace {
                     return value;
                 }
             }
-            return readLong(address);
-        };
+            return LiveProcessAddressSpace.this.readLong(address);
+        }
     }
 
     private long readLong(long address) {
