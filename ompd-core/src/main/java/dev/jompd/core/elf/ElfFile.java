@@ -28,6 +28,7 @@ public final class ElfFile implements AutoCloseable {
     private final List<ProgramHeader> programHeaders;
     private List<SectionHeader> sectionHeaders;
     private List<ElfNote> notes;
+    private Optional<String> buildId;
     private ElfSymbolTable symbolTable;
     private ElfSymbolTable dynamicSymbolTable;
 
@@ -152,8 +153,12 @@ public final class ElfFile implements AutoCloseable {
     }
 
     /** The GNU build-id (NT_GNU_BUILD_ID note) as lower-case hex. */
-    public Optional<String> buildId() {
-        return buildIdOf(notes());
+    public synchronized Optional<String> buildId() {
+        // asked again by every process that maps this file (each rank's module checks it against its memory)
+        if (buildId == null) {
+            buildId = buildIdOf(notes());
+        }
+        return buildId;
     }
 
     /** The build-id among {@code notes}, as lower-case hex. */

@@ -3,9 +3,12 @@ package dev.jompd.core.elf;
 import dev.jompd.core.target.X86_64;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A module's ELF headers as the target's memory holds them: where the dynamic linker placed the module
@@ -67,6 +70,83 @@ public final class InMemoryElf {
                     layout.loadBias(), layout.dynamicSectionAddress(), buildId(memory, programHeaders, layout.loadBias(), source)));
         } catch (ElfFormatException e) {
             return Optional.empty(); // damaged headers in memory
+        }
+    }
+
+    /**
+     * Layouts remembered by the bytes they were read from, for many processes that map the same files (the ranks of
+     * a job): a module whose first page in memory is byte for byte the page another process's module was read from
+     * has the same layout relative to where that page lies, so it is not parsed again. Only a layout read entirely
+     * from that page is remembered (headers or notes beyond it are read from each process, as {@link #read} does).
+     * Thread-safe.
+     */
+    public static final class Layouts {
+        /** The last page seen per key and what it said: where the module's lowest page lies, its dynamic section, build-id. */
+        private record Remembered(byte[] page, Optional<Relative> layout) {}
+
+        /** A layout relative to the address of the module's first page. */
+        private record Relative(long lowestPageVirtualAddress, OptionalLong dynamicSectionOffset, Optional<String> buildId) {}
+
+        private final Map<String, Remembered> byKey = new ConcurrentHashMap<>();
+
+        /**
+         * What {@link #read} answers for the module whose file offset 0 is mapped at {@code headerAddress}, given that
+         * mapping's first bytes {@code firstPage} (up to a page; never changed afterwards), read from {@code memory}.
+         *
+         * @param key names the mapped file (path and inode, say): it only chooses which remembered page to compare with
+         */
+        public Optional<Layout> read(String key, byte[] firstPage, Memory memory, long headerAddress, String source) {
+            // no lambdas here: each would be spun at run time in every cold JVM that reads a live process
+            Remembered known = byKey.get(key);
+            if (known != null && Arrays.equals(known.page(), firstPage)) {
+                if (known.layout().isEmpty()) {
+                    return Optional.empty();
+                }
+                Relative relative = known.layout().get();
+                long loadBias = headerAddress - relative.lowestPageVirtualAddress();
+                return Optional.of(new Layout(loadBias, relative.dynamicSectionOffset().isPresent()
+                        ? OptionalLong.of(loadBias + relative.dynamicSectionOffset().getAsLong()) : OptionalLong.empty(),
+                        relative.buildId()));
+            }
+            PageFirst bytes = new PageFirst(firstPage, headerAddress, memory);
+            Optional<Layout> layout = InMemoryElf.read(bytes, headerAddress, source);
+            if (!bytes.beyondPage) {
+                Optional<Relative> relative = Optional.empty();
+                if (layout.isPresent()) {
+                    Layout placed = layout.get();
+                    relative = Optional.of(new Relative(headerAddress - placed.loadBias(),
+                            placed.dynamicSectionAddress().isPresent()
+                                    ? OptionalLong.of(placed.dynamicSectionAddress().getAsLong() - placed.loadBias())
+                                    : OptionalLong.empty(),
+                            placed.buildId()));
+                }
+                byKey.put(key, new Remembered(firstPage, relative));
+            }
+            return layout;
+        }
+
+        /** The first page's bytes where they suffice, else the process's memory (and then the layout is not remembered). */
+        private static final class PageFirst implements Memory {
+            private final byte[] page;
+            private final long pageAddress;
+            private final Memory memory;
+            private boolean beyondPage;
+
+            PageFirst(byte[] page, long pageAddress, Memory memory) {
+                this.page = page;
+                this.pageAddress = pageAddress;
+                this.memory = memory;
+            }
+
+            @Override
+            public Optional<byte[]> read(long address, int length) {
+                long offset = address - pageAddress;
+                if (offset >= 0 && offset <= page.length - length) {
+                    return Optional.of(Arrays.copyOfRange(page, (int) offset, (int) offset + length));
+                }
+                beyondPage = true;
+                return memory.read(address, length);
+            }
         }
     }
 

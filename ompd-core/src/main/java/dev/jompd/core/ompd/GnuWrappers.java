@@ -43,7 +43,7 @@ final class GnuWrappers {
             return Optional.empty();
         }
         for (String wrapper : WRAPPER_ARGUMENT_COUNTS.keySet()) {
-            OptionalLong at = space.layout().symbol(wrapper).map(s -> OptionalLong.of(s.address()))
+            OptionalLong at = space.layout().runtimeSymbol(wrapper).map(s -> OptionalLong.of(s.address()))
                     .orElse(OptionalLong.empty());
             if (at.isPresent() && at.getAsLong() == entry) {
                 return Optional.of(wrapper);

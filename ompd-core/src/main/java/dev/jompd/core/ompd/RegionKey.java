@@ -6,6 +6,18 @@ package dev.jompd.core.ompd;
  * level). A value that outlives the stop, unlike the handle.
  */
 public record RegionKey(long team, long lightweight) {
+    // equals and hashCode written out: a record's generated ones are bootstrapped at first use (cold start); the hash
+    // is the generated one's (so hashed collections keep their order)
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof RegionKey k && team == k.team && lightweight == k.lightweight;
+    }
+
+    @Override
+    public int hashCode() {
+        return Long.hashCode(team) * 31 + Long.hashCode(lightweight);
+    }
+
     public static RegionKey of(ParallelHandle region) {
         return new RegionKey(region.teamAddress(), region.lightweightTeam());
     }

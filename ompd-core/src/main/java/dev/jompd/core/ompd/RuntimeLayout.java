@@ -38,6 +38,7 @@ public final class RuntimeLayout {
     /** offset and size by type, then field: the hot path, without building symbol names. */
     private final Map<String, Map<String, long[]>> fields = new ConcurrentHashMap<>();
     private final Map<String, Optional<TargetSymbol>> symbols = new ConcurrentHashMap<>();
+    private final Map<String, Optional<TargetSymbol>> runtimeSymbols = new ConcurrentHashMap<>();
     /** Set when the runtime has no symbols and is read through a runtime profile. */
     private final Optional<ProfiledRuntime> profiled;
     private final RuntimeReading reading;
@@ -164,6 +165,23 @@ public final class RuntimeLayout {
         }
         Optional<TargetSymbol> found = resolve(name);
         symbols.put(name, found);
+        return found;
+    }
+
+    /**
+     * A symbol of the runtime itself (a function or global of libomp's own, such as a static GOMP wrapper):
+     * within libomp (its file's or debug file's symbols, or its profile's placement), never another module's.
+     * Unlike {@link #symbol}, a name libomp lacks does not send the look-up through every other module's symbol
+     * tables (a job's rank maps some sixty files).
+     */
+    public Optional<TargetSymbol> runtimeSymbol(String name) {
+        Optional<TargetSymbol> known = runtimeSymbols.get(name);
+        if (known != null) {
+            return known;
+        }
+        Optional<TargetSymbol> inRuntime = target.lookupSymbol(name, runtimeModule);
+        Optional<TargetSymbol> found = inRuntime.isPresent() || profiled.isEmpty() ? inRuntime : profiled.get().symbol(name);
+        runtimeSymbols.put(name, found);
         return found;
     }
 

@@ -2,7 +2,9 @@ package dev.jompd.core.target;
 
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -54,7 +56,15 @@ public final class LinkMap {
 
     /** The first module whose file name contains {@code moduleNameFragment} and defines {@code name}. */
     public static Optional<TargetSymbol> findSymbol(List<? extends Module> modules, String name, String moduleNameFragment) {
-        return findSymbol(modules.stream().filter(module -> module.fileName().contains(moduleNameFragment)).toList(), name);
+        for (Module module : modules) {
+            if (module.fileName().contains(moduleNameFragment)) {
+                Optional<TargetSymbol> symbol = module.lookupSymbol(name);
+                if (symbol.isPresent()) {
+                    return symbol;
+                }
+            }
+        }
+        return Optional.empty();
     }
 
     /**
@@ -64,7 +74,12 @@ public final class LinkMap {
      */
     public static <M extends Module> List<M> inLoadOrder(Optional<M> executable, List<M> found, WordReader memory) {
         List<M> ordered = new ArrayList<>();
-        executable.ifPresent(ordered::add);
+        // modules placed already, by identity (a rank's sixty modules against as many link map entries)
+        Set<M> placed = Collections.newSetFromMap(new IdentityHashMap<>());
+        executable.ifPresent(module -> {
+            ordered.add(module);
+            placed.add(module);
+        });
         try {
             OptionalLong dynamicSection = executable.isPresent()
                     ? executable.get().dynamicSectionAddress() : OptionalLong.empty();
@@ -78,8 +93,9 @@ public final class LinkMap {
                 while (linkMap != 0 && visited.add(linkMap) && visited.size() <= MAX_LINK_MAP_ENTRIES) {
                     long moduleDynamicSection = memory.readLong(linkMap + 16);
                     for (M module : found) {
-                        if (!ordered.contains(module) && module.contains(moduleDynamicSection)) {
+                        if (!placed.contains(module) && module.contains(moduleDynamicSection)) {
                             ordered.add(module);
+                            placed.add(module);
                         }
                     }
                     linkMap = memory.readLong(linkMap + 24);
@@ -89,7 +105,7 @@ public final class LinkMap {
             // A damaged or missing link map: the remaining modules follow in the order given.
         }
         for (M module : found) {
-            if (!ordered.contains(module)) {
+            if (placed.add(module)) {
                 ordered.add(module);
             }
         }

@@ -2,6 +2,7 @@ package dev.jompd.core.target;
 
 import dev.jompd.core.elf.ElfFile;
 import dev.jompd.core.elf.ElfFormatException;
+import dev.jompd.core.elf.InMemoryElf;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -16,13 +17,17 @@ import java.util.function.Supplier;
 /**
  * Module files opened once for every target that maps them — the ranks of one job run the same executable and
  * libraries: ELF files by their identity on disk (device and inode, size, modification time), with their parsed
- * symbol tables, and what is derived from a file (a symbolizer's function table, a module's separate debug file).
+ * symbol tables, and what is derived from a file (a symbolizer's function table, a module's separate debug file); and
+ * the layouts of the modules' headers in the targets' memory ({@link #layoutsInMemory()}).
  * A file replaced on disk is another file. Thread-safe. Closing it unmaps every file it opened: it outlives the
  * targets that use it (whoever made it closes it, after them).
  */
 public final class ModuleFileCache implements AutoCloseable {
     private final Map<Identity, Optional<ElfFile>> files = new ConcurrentHashMap<>();
     private final Map<Derived, Object> derived = new ConcurrentHashMap<>();
+    private final InMemoryElf.Layouts layoutsInMemory = new InMemoryElf.Layouts();
+    /** The identity each file was opened under (by the file object itself). */
+    private final Map<ElfFile, Identity> openedAs = new ConcurrentHashMap<>();
 
     /** A file on disk as the kernel knows it. */
     private record Identity(Object fileKey, long size, long modified) {
@@ -60,9 +65,15 @@ public final class ModuleFileCache implements AutoCloseable {
         if (identity.isEmpty()) {
             return Optional.empty();
         }
-        return files.computeIfAbsent(identity.get(), unused -> {
+        Optional<ElfFile> known = files.get(identity.get()); // without the bin's lock: every rank asks for every file
+        if (known != null) {
+            return known;
+        }
+        return files.computeIfAbsent(identity.get(), opened -> {
             try {
-                return Optional.of(ElfFile.open(path));
+                ElfFile file = ElfFile.open(path);
+                openedAs.put(file, opened);
+                return Optional.of(file);
             } catch (IOException | ElfFormatException | SecurityException e) {
                 return Optional.empty();
             }
@@ -73,13 +84,42 @@ public final class ModuleFileCache implements AutoCloseable {
      * What {@code derive} makes of the file at {@code path}, made once per file and {@code kind} while this cache
      * lives (made each time when the file cannot be looked at). {@code derive} must not use this method itself.
      */
-    @SuppressWarnings("unchecked")
     public <T> T derived(Path path, String kind, Supplier<T> derive) {
         Optional<Identity> identity = identity(path);
         if (identity.isEmpty()) {
             return derive.get();
         }
-        return (T) derived.computeIfAbsent(new Derived(identity.get(), kind), unused -> Objects.requireNonNull(derive.get()));
+        return derivedOnce(new Derived(identity.get(), kind), derive);
+    }
+
+    /**
+     * What {@code derive} makes of {@code file}, one this cache opened: made once per file and {@code kind} while this
+     * cache lives, without looking at the disk again (the file is the one it was opened as, whatever its path names
+     * now). For a file this cache did not open, {@link #derived(Path, String, Supplier)} of its path.
+     */
+    public <T> T derived(ElfFile file, String kind, Supplier<T> derive) {
+        Identity identity = openedAs.get(file);
+        if (identity == null) {
+            return derived(file.path(), kind, derive);
+        }
+        return derivedOnce(new Derived(identity, kind), derive);
+    }
+
+    @SuppressWarnings("unchecked")
+    private <T> T derivedOnce(Derived key, Supplier<T> derive) {
+        Object known = derived.get(key); // without the bin's lock: every rank asks for every file
+        if (known != null) {
+            return (T) known;
+        }
+        return (T) derived.computeIfAbsent(key, unused -> Objects.requireNonNull(derive.get()));
+    }
+
+    /**
+     * The modules' ELF headers as the targets' memory holds them, remembered by their bytes: each target's own first
+     * page of a module is still read and compared (this remembers no file on disk).
+     */
+    public InMemoryElf.Layouts layoutsInMemory() {
+        return layoutsInMemory;
     }
 
     private static Optional<Identity> identity(Path path) {
@@ -99,5 +139,6 @@ public final class ModuleFileCache implements AutoCloseable {
         files.values().forEach(file -> file.ifPresent(ElfFile::close));
         files.clear();
         derived.clear();
+        openedAs.clear();
     }
 }

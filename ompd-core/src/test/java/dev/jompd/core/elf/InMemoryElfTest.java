@@ -82,6 +82,64 @@ class InMemoryElfTest {
         assertThat(InMemoryElf.read(memoryWith(image), BASE, "test")).isEmpty();
     }
 
+    /** What the plain reader says of memory holding {@code image} at {@code base}: the truth a remembered layout must equal. */
+    private static Optional<InMemoryElf.Layout> readAt(byte[] image, long base) {
+        return InMemoryElf.read((address, length) -> {
+            long offset = address - base;
+            if (offset < 0 || offset + length > image.length) {
+                return Optional.empty();
+            }
+            return Optional.of(Arrays.copyOfRange(image, (int) offset, (int) offset + length));
+        }, base, "test");
+    }
+
+    @Test
+    void anotherProcessWithTheSameFirstPageHasTheSameLayoutWhereverTheModuleLies() {
+        byte[] image = library();
+        byte[] page = Arrays.copyOf(image, 4096);
+        InMemoryElf.Layouts layouts = new InMemoryElf.Layouts();
+        long otherBase = BASE + 0x5_0000_0000L;
+        assertThat(layouts.read("lib.so inode 1", page, memoryWith(image), BASE, "test")).isEqualTo(readAt(image, BASE));
+        // the second process's memory is not read again: its first page is all it takes
+        InMemoryElf.Memory unread = (address, length) -> {
+            throw new AssertionError("read 0x" + Long.toHexString(address));
+        };
+        Optional<InMemoryElf.Layout> again = layouts.read("lib.so inode 1", page.clone(), unread, otherBase, "test");
+        assertThat(again).isEqualTo(readAt(image, otherBase));
+        assertThat(again.orElseThrow().loadBias()).isEqualTo(otherBase);
+        assertThat(again.get().buildId()).contains(BUILD_ID);
+    }
+
+    @Test
+    void anotherPageUnderTheSameNameIsReadAsItIs() {
+        byte[] image = library();
+        String otherBuild = "fedcba9876543210fedcba9876543210fedcba98";
+        byte[] rebuilt = SyntheticElf.sharedObject(otherBuild, new byte[0], List.of(), true);
+        InMemoryElf.Layouts layouts = new InMemoryElf.Layouts();
+        layouts.read("lib.so inode 1", Arrays.copyOf(image, 4096), memoryWith(image), BASE, "test");
+        Optional<InMemoryElf.Layout> layout = layouts.read("lib.so inode 1", Arrays.copyOf(rebuilt, 4096), memoryWith(rebuilt), BASE, "test");
+        assertThat(layout.orElseThrow().buildId()).contains(otherBuild);
+        byte[] noElf = Arrays.copyOf(image, 4096);
+        noElf[1] = 'X';
+        assertThat(layouts.read("lib.so inode 1", noElf, memoryWith(noElf), BASE, "test")).isEmpty();
+        assertThat(layouts.read("lib.so inode 1", noElf.clone(), memoryWith(noElf), BASE, "test")).isEmpty();
+    }
+
+    @Test
+    void aLayoutReadPartlyBeyondTheFirstPageIsNotRememberedByIt() {
+        byte[] image = library();
+        byte[] onlyTheElfHeader = Arrays.copyOf(image, ElfHeader.SIZE); // a page too short to hold the program headers
+        InMemoryElf.Layouts layouts = new InMemoryElf.Layouts();
+        assertThat(layouts.read("lib.so inode 1", onlyTheElfHeader, memoryWith(image), BASE, "test")).isEqualTo(readAt(image, BASE));
+        // the same first bytes, but the program headers beyond them now place the module elsewhere: read again
+        byte[] otherProgramHeaders = image.clone();
+        otherProgramHeaders[ElfHeader.SIZE + 16 + 1] = 0x10; // the PT_LOAD's p_vaddr: 0x1000 instead of 0
+        Optional<InMemoryElf.Layout> moved = layouts.read("lib.so inode 1", onlyTheElfHeader.clone(),
+                memoryWith(otherProgramHeaders), BASE, "test");
+        assertThat(moved).isEqualTo(readAt(otherProgramHeaders, BASE));
+        assertThat(moved.orElseThrow().loadBias()).isEqualTo(BASE - 0x1000);
+    }
+
     @Test
     void aDamagedBuildIdNoteLeavesTheLayoutWithoutABuildId() throws Exception {
         byte[] image = library();

@@ -55,6 +55,30 @@ class ModuleFileCacheTest {
     }
 
     @Test
+    void whatIsDerivedFromAnOpenedFileStaysWithThatFileWhenItsPathNamesAnotherOne() throws IOException {
+        Path file = copy("/bin/true", "module");
+        try (ModuleFileCache cache = new ModuleFileCache()) {
+            ElfFile before = cache.open(file).orElseThrow();
+            AtomicInteger derivations = new AtomicInteger();
+            assertThat(cache.derived(before, "kind", () -> derivations.incrementAndGet())).isEqualTo(1);
+            assertThat(cache.derived(file, "kind", () -> derivations.incrementAndGet())).isEqualTo(1); // the same file
+            assertThat(cache.derived(before, "kind", () -> derivations.incrementAndGet())).isEqualTo(1);
+
+            copy("/bin/false", "module");
+            Files.setLastModifiedTime(file, FileTime.fromMillis(Files.getLastModifiedTime(file).toMillis() + 5_000));
+            assertThat(cache.derived(before, "kind", () -> derivations.incrementAndGet())).isEqualTo(1);
+            ElfFile after = cache.open(file).orElseThrow();
+            assertThat(cache.derived(after, "kind", () -> derivations.incrementAndGet())).isEqualTo(2);
+            assertThat(cache.derived(file, "kind", () -> derivations.incrementAndGet())).isEqualTo(2);
+            try (ElfFile notTheCaches = ElfFile.open(Path.of("/bin/true"))) {
+                // a file the cache did not open: by what its path names
+                assertThat(cache.derived(notTheCaches, "kind", () -> derivations.incrementAndGet())).isEqualTo(3);
+                assertThat(cache.derived(notTheCaches, "kind", () -> derivations.incrementAndGet())).isEqualTo(3);
+            }
+        }
+    }
+
+    @Test
     void whatIsNoElfFileOpensAsNothing() throws IOException {
         Path text = Files.writeString(dir.resolve("notes.txt"), "not an ELF file");
         try (ModuleFileCache cache = new ModuleFileCache()) {

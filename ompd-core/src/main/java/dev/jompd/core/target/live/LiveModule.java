@@ -33,11 +33,13 @@ final class LiveModule implements LinkMap.Module, AutoCloseable {
     private static final String DELETED_SUFFIX = " (deleted)";
 
     private final String targetPath;
+    /** Asked of every module at each symbol look-up by module name. */
+    private final String fileName;
     private final List<ProcFs.Mapping> mappings;
     private final long loadBias;
     private final Optional<String> memoryBuildId;
     private final OptionalLong dynamicSectionAddress;
-    private final List<Path> fileCandidates;
+    private final int pid;
     private final DebugFileSearch debugFileSearch;
     /** Files shared with other processes' modules (their owner closes them), when the caller gave a cache. */
     private final Optional<ModuleFileCache> shared;
@@ -51,27 +53,41 @@ final class LiveModule implements LinkMap.Module, AutoCloseable {
     LiveModule(int pid, String targetPath, List<ProcFs.Mapping> mappings, long loadBias, Optional<String> memoryBuildId,
                OptionalLong dynamicSectionAddress, DebugFileSearch debugFileSearch, Optional<ModuleFileCache> shared) {
         this.targetPath = targetPath;
+        this.fileName = fileNameOf(targetPath);
         this.mappings = List.copyOf(mappings);
         this.loadBias = loadBias;
         this.memoryBuildId = memoryBuildId;
         this.dynamicSectionAddress = dynamicSectionAddress;
         this.debugFileSearch = debugFileSearch;
         this.shared = shared;
-        this.fileCandidates = fileCandidates(pid, targetPath, mappings);
+        this.pid = pid;
     }
 
-    private static List<Path> fileCandidates(int pid, String targetPath, List<ProcFs.Mapping> mappings) {
-        List<Path> candidates = new ArrayList<>();
+    /** How many places {@link #fileCandidate} knows. */
+    private static final int FILE_CANDIDATES = 3;
+
+    /**
+     * Where the module's file may be, in order: the path the process mapped; the same path inside its mount namespace;
+     * the mapped inode itself. Made one at a time, when the ones before did not serve (a job's ranks open every module
+     * of every rank, almost always at the first place).
+     */
+    private Optional<Path> fileCandidate(int which) {
         boolean deleted = targetPath.endsWith(DELETED_SUFFIX);
         String path = deleted ? targetPath.substring(0, targetPath.length() - DELETED_SUFFIX.length()) : targetPath;
-        if (!deleted && path.startsWith("/") && path.indexOf('\0') < 0) {
-            candidates.add(Path.of(path));
-            candidates.add(ProcFs.processDirectory(pid).resolve("root").resolve(path.substring(1)));
+        boolean plainPath = !deleted && path.startsWith("/") && path.indexOf('\0') < 0;
+        if (which == 0) {
+            return plainPath ? Optional.of(Path.of(path)) : Optional.empty();
         }
-        mappings.stream().filter(mapping -> mapping.offset() == 0).findFirst().ifPresent(mapping ->
-                candidates.add(ProcFs.processDirectory(pid).resolve("map_files")
-                        .resolve(Long.toHexString(mapping.start()) + "-" + Long.toHexString(mapping.end()))));
-        return List.copyOf(candidates);
+        if (which == 1) {
+            return plainPath ? Optional.of(ProcFs.processDirectory(pid).resolve("root").resolve(path.substring(1))) : Optional.empty();
+        }
+        for (ProcFs.Mapping mapping : mappings) {
+            if (mapping.offset() == 0) {
+                return Optional.of(ProcFs.processDirectory(pid).resolve("map_files")
+                        .resolve(Long.toHexString(mapping.start()) + "-" + Long.toHexString(mapping.end())));
+            }
+        }
+        return Optional.empty();
     }
 
     String targetPath() { return targetPath; }
@@ -79,6 +95,10 @@ final class LiveModule implements LinkMap.Module, AutoCloseable {
     /** The module's file name, as symbols and messages name modules ("libomp.so"). */
     @Override
     public String fileName() {
+        return fileName;
+    }
+
+    private static String fileNameOf(String targetPath) {
         String path = targetPath.endsWith(DELETED_SUFFIX)
                 ? targetPath.substring(0, targetPath.length() - DELETED_SUFFIX.length()) : targetPath;
         int slash = path.lastIndexOf('/');
@@ -92,7 +112,12 @@ final class LiveModule implements LinkMap.Module, AutoCloseable {
 
     @Override
     public boolean contains(long address) {
-        return mappings.stream().anyMatch(mapping -> mapping.contains(address));
+        for (ProcFs.Mapping mapping : mappings) {
+            if (mapping.contains(address)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     LoadedModule toLoadedModule() {
@@ -121,7 +146,12 @@ final class LiveModule implements LinkMap.Module, AutoCloseable {
         }
         opened = true;
         List<BuildIdMismatchException.Candidate> mismatches = new ArrayList<>();
-        for (Path candidate : fileCandidates) {
+        for (int which = 0; which < FILE_CANDIDATES; which++) {
+            Optional<Path> place = fileCandidate(which);
+            if (place.isEmpty()) {
+                continue;
+            }
+            Path candidate = place.get();
             Optional<ElfFile> elf = openElf(candidate);
             if (elf.isEmpty()) {
                 continue;
@@ -144,11 +174,11 @@ final class LiveModule implements LinkMap.Module, AutoCloseable {
     }
 
     private Optional<ElfFile> openElf(Path path) {
+        if (shared.isPresent()) {
+            return shared.get().open(path); // opens nothing that is not a readable regular ELF file
+        }
         if (!Files.isReadable(path)) {
             return Optional.empty();
-        }
-        if (shared.isPresent()) {
-            return shared.get().open(path);
         }
         try {
             return Optional.of(ElfFile.open(path));
@@ -160,7 +190,7 @@ final class LiveModule implements LinkMap.Module, AutoCloseable {
     private Optional<ElfFile> findDebugFile(Optional<String> buildId) {
         if (shared.isPresent() && file.isPresent()) {
             // once per module file and build-id for every process that maps it (a search may read many files)
-            return shared.get().derived(file.get().path(), "debug file " + buildId.orElse("-"),
+            return shared.get().derived(file.get(), "debug file " + buildId.orElse("-"),
                     () -> ModuleFiles.findDebugFile(debugFileSearch, file, buildId, this::openElf, this::closeNow));
         }
         Optional<ElfFile> debug = ModuleFiles.findDebugFile(debugFileSearch, file, buildId, this::openElf, this::closeNow);

@@ -19,6 +19,7 @@ import java.lang.ref.Cleaner;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -412,11 +413,17 @@ public final class LiveProcessAddressSpace implements AddressSpace {
         List<LiveModule> found = new ArrayList<>();
         LiveModule executableModule = null;
         for (Map.Entry<String, List<ProcFs.Mapping>> entry : byPath.entrySet()) {
-            Optional<ProcFs.Mapping> header = entry.getValue().stream().filter(m -> m.offset() == 0).findFirst();
-            if (header.isEmpty()) {
+            ProcFs.Mapping header = null;
+            for (ProcFs.Mapping mapping : entry.getValue()) {
+                if (mapping.offset() == 0) {
+                    header = mapping;
+                    break;
+                }
+            }
+            if (header == null) {
                 continue; // ld.so maps every ELF file from offset 0: this is not one
             }
-            Optional<InMemoryElf.Layout> layout = layoutInMemory(header.get().start());
+            Optional<InMemoryElf.Layout> layout = layoutInMemory(header);
             if (layout.isEmpty()) {
                 continue; // a data file (locale archive, font cache), not a module
             }
@@ -428,12 +435,34 @@ public final class LiveProcessAddressSpace implements AddressSpace {
             }
         }
         this.executable = Optional.ofNullable(executableModule);
-        this.modules = List.copyOf(LinkMap.inLoadOrder(executable, found, this::readLong));
+        this.modules = List.copyOf(LinkMap.inLoadOrder(executable, found, new PagedWords()));
     }
 
-    /** The layout the ELF headers at {@code headerAddress} in the process's memory describe, with the build-id. */
-    private Optional<InMemoryElf.Layout> layoutInMemory(long headerAddress) {
-        return InMemoryElf.read((address, length) -> {
+    /**
+     * The layout the ELF headers at the start of {@code header} (a file's offset 0) in the process's memory describe,
+     * with the build-id. The mapping's first page is read at once (a mapping is whole pages): it holds the ELF header
+     * and, as linkers lay files out, the program headers and the build-id note, which are then taken from it instead of
+     * being read one by one (three system calls per module become one; a rank maps some sixty files). What lies
+     * beyond that page is read from the process as before.
+     */
+    private Optional<InMemoryElf.Layout> layoutInMemory(ProcFs.Mapping header) {
+        long start = header.start();
+        int firstPageLength = (int) Math.min(X86_64.PAGE_SIZE, header.end() - start);
+        byte[] firstPage = new byte[firstPageLength];
+        try {
+            memory.read(start, firstPage, 0, firstPageLength);
+        } catch (MemoryReadException e) {
+            return InMemoryElf.read(new Bytes(), start, name); // each part read (and found unreadable) on its own
+        }
+        // the other ranks' same module (a shared cache): the same page gives the same layout, without parsing it again
+        InMemoryElf.Layouts layouts = sharedFiles.isPresent() ? sharedFiles.get().layoutsInMemory() : new InMemoryElf.Layouts();
+        return layouts.read(header.path() + " inode " + header.inode(), firstPage, new Bytes(), start, name);
+    }
+
+    /** The process's bytes, empty where they cannot be read (no lambda: spun at run time in every cold JVM). */
+    private final class Bytes implements InMemoryElf.Memory {
+        @Override
+        public Optional<byte[]> read(long address, int length) {
             try {
                 byte[] bytes = new byte[length];
                 memory.read(address, bytes, 0, length);
@@ -441,7 +470,44 @@ public final class LiveProcessAddressSpace implements AddressSpace {
             } catch (MemoryReadException e) {
                 return Optional.empty(); // unreadable headers: not a module we can use
             }
-        }, headerAddress, name);
+        }
+    }
+
+    /**
+     * The process's words read a page at a time, for one walk: the link map's walk reads some two hundred words (the
+     * executable's dynamic entries, each loaded module's link map entry) that lie in a few pages. A page that cannot be
+     * read whole, and a word across two pages, are read word by word as before.
+     */
+    private final class PagedWords implements LinkMap.WordReader {
+        private static final int PAGE = (int) X86_64.PAGE_SIZE;
+        private static final byte[] UNREADABLE = new byte[0];
+        private final Map<Long, byte[]> pages = new HashMap<>();
+
+        @Override
+        public long readLong(long address) {
+            int offset = (int) (address & (PAGE - 1));
+            if (offset <= PAGE - 8) {
+                Long pageAddress = address - offset;
+                byte[] page = pages.get(pageAddress);
+                if (page == null) {
+                    page = new byte[PAGE];
+                    try {
+                        memory.read(pageAddress, page, 0, PAGE);
+                    } catch (MemoryReadException e) {
+                        page = UNREADABLE;
+                    }
+                    pages.put(pageAddress, page);
+                }
+                if (page != UNREADABLE) {
+                    long value = 0;
+                    for (int i = 7; i >= 0; i--) {
+                        value = value << 8 | (page[offset + i] & 0xffL);
+                    }
+                    return value;
+                }
+            }
+            return LiveProcessAddressSpace.this.readLong(address);
+        }
     }
 
     private long readLong(long address) {

@@ -163,35 +163,123 @@ final class ProcFs {
 
     /** The mappings of {@code /proc/PID/maps}, in address order. */
     static List<Mapping> mappings(int pid) throws IOException {
+        return parseMappings(readBytes(processDirectory(pid).resolve("maps")));
+    }
+
+    /** The mappings of a {@code /proc/PID/maps} text, one per line; lines that are no mapping are left out. */
+    static List<Mapping> parseMappings(String maps) {
+        return parseMappings(maps.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * The mappings of a {@code /proc/PID/maps} table as the kernel wrote it, one per line; lines that are no mapping are
+     * left out. Parsed by hand, on the bytes: a rank's table has hundreds of lines, every rank of a node reads its own,
+     * and before the JIT has compiled it each call (a regular expression's split per line, a character accessor per
+     * character) costs more than the rest of reading the rank's modules.
+     */
+    static List<Mapping> parseMappings(byte[] maps) {
         List<Mapping> mappings = new ArrayList<>();
-        // Paths are bytes: decode leniently, a path that is not UTF-8 must not lose the whole table.
-        String maps = new String(readBytes(processDirectory(pid).resolve("maps")), StandardCharsets.UTF_8);
-        for (String line : maps.lines().toList()) {
-            parseMapping(line).ifPresent(mappings::add);
+        int lineStart = 0;
+        while (lineStart < maps.length) {
+            int lineEnd = lineStart;
+            while (lineEnd < maps.length && maps[lineEnd] != '\n') {
+                lineEnd++;
+            }
+            Mapping mapping = parseMapping(maps, lineStart, lineEnd);
+            if (mapping != null) {
+                mappings.add(mapping);
+            }
+            lineStart = lineEnd + 1;
         }
         return mappings;
     }
 
     /** "start-end perms offset major:minor inode   path": the path may contain spaces. */
     static Optional<Mapping> parseMapping(String line) {
-        String[] fields = line.split("\\s+", 6);
-        if (fields.length < 5) {
-            return Optional.empty();
+        byte[] bytes = line.getBytes(StandardCharsets.UTF_8);
+        return Optional.ofNullable(parseMapping(bytes, 0, bytes.length));
+    }
+
+    /**
+     * The mapping of the line {@code text[from, to)}, or null: five fields separated by blanks ({@code \s} in a regular
+     * expression), then the path, the rest of the line without the blanks around it. Paths are bytes: decoded leniently
+     * as UTF-8 (a path that is not UTF-8 must not lose the whole table).
+     */
+    private static Mapping parseMapping(byte[] text, int from, int to) {
+        int[] bounds = new int[10]; // start and end of the first five fields
+        int at = from;
+        for (int field = 0; field < 5; field++) {
+            while (at < to && isBlank(text[at])) {
+                at++;
+            }
+            if (at >= to) {
+                return null;
+            }
+            bounds[2 * field] = at;
+            while (at < to && !isBlank(text[at])) {
+                at++;
+            }
+            bounds[2 * field + 1] = at;
         }
-        int dash = fields[0].indexOf('-');
-        if (dash < 0) {
-            return Optional.empty();
+        int dash = bounds[0];
+        while (dash < bounds[1] && text[dash] != '-') {
+            dash++;
+        }
+        if (dash == bounds[1]) {
+            return null;
         }
         try {
-            long start = Long.parseUnsignedLong(fields[0].substring(0, dash), 16);
-            long end = Long.parseUnsignedLong(fields[0].substring(dash + 1), 16);
-            long offset = Long.parseUnsignedLong(fields[2], 16);
-            long inode = Long.parseLong(fields[4]);
-            String path = fields.length == 6 ? fields[5].strip() : "";
-            return Optional.of(new Mapping(start, end, fields[1], offset, inode, path));
+            long start = hex(text, bounds[0], dash);
+            long end = hex(text, dash + 1, bounds[1]);
+            long offset = hex(text, bounds[4], bounds[5]);
+            long inode = decimal(text, bounds[8], bounds[9]);
+            while (at < to && isBlank(text[at])) {
+                at++;
+            }
+            String path = at < to ? new String(text, at, to - at, StandardCharsets.UTF_8).strip() : "";
+            return new Mapping(start, end, new String(text, bounds[2], bounds[3] - bounds[2], StandardCharsets.UTF_8),
+                    offset, inode, path);
         } catch (NumberFormatException e) {
-            return Optional.empty();
+            return null;
         }
+    }
+
+    /** What {@code \s} matches: space, tab, line feed, vertical tab, form feed, carriage return. */
+    private static boolean isBlank(byte c) {
+        return c == ' ' || (c >= '\t' && c <= '\r');
+    }
+
+    /** An unsigned hexadecimal number of 64 bits at most, as {@link Long#parseUnsignedLong(String, int)} reads one. */
+    private static long hex(byte[] text, int from, int to) {
+        if (from >= to) {
+            throw new NumberFormatException("no digits");
+        }
+        long value = 0;
+        for (int i = from; i < to; i++) {
+            int c = text[i] | 0x20; // lower case for letters; digits keep their value
+            int digit = text[i] >= '0' && text[i] <= '9' ? text[i] - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+            if (digit < 0 || (value >>> 60) != 0) {
+                throw new NumberFormatException("not a 64-bit hexadecimal number");
+            }
+            value = value << 4 | digit;
+        }
+        return value;
+    }
+
+    /** A non-negative decimal number that fits a long. */
+    private static long decimal(byte[] text, int from, int to) {
+        if (from >= to) {
+            throw new NumberFormatException("no digits");
+        }
+        long value = 0;
+        for (int i = from; i < to; i++) {
+            int digit = text[i] - '0';
+            if (digit < 0 || digit > 9 || value > (Long.MAX_VALUE - digit) / 10) {
+                throw new NumberFormatException("not a decimal number that fits a long");
+            }
+            value = value * 10 + digit;
+        }
+        return value;
     }
 
     /**

@@ -29,8 +29,12 @@ final class ProcessMemory implements AutoCloseable {
     private volatile String closedReason;
     private FileChannel procMem;
     private String procMemProblem;
-    /** Native buffers for process_vm_readv, reused: allocating per read doubled the cost of a 4 KiB read. */
-    private final Queue<ReadBuffer> buffers = new ConcurrentLinkedQueue<>();
+    /**
+     * Native buffers for process_vm_readv, reused: allocating per read doubled the cost of a 4 KiB read. Shared by every
+     * process read in this JVM (a buffer serves any pid): a job's node reads dozens of ranks, and each new buffer is
+     * 128 KiB zeroed.
+     */
+    private static final Queue<ReadBuffer> BUFFERS = new ConcurrentLinkedQueue<>();
 
     /** One read's native memory: the bytes, both iovecs and the errno slot. Used by one thread at a time. */
     private record ReadBuffer(MemorySegment bytes, MemorySegment localIovec, MemorySegment remoteIovec, MemorySegment callState) {
@@ -94,7 +98,7 @@ final class ProcessMemory implements AutoCloseable {
     private record Attempt(int bytes, String problem) {}
 
     private Attempt readWithVmReadv(long address, byte[] buffer, int offset, int length) {
-        ReadBuffer scratch = buffers.poll();
+        ReadBuffer scratch = BUFFERS.poll();
         if (scratch == null) {
             scratch = ReadBuffer.allocate();
         }
@@ -113,7 +117,7 @@ final class ProcessMemory implements AutoCloseable {
             MemorySegment.copy(scratch.bytes(), ValueLayout.JAVA_BYTE, 0, buffer, offset, read);
             return new Attempt(read, read == 0 ? "read nothing" : null);
         } finally {
-            buffers.offer(scratch);
+            BUFFERS.offer(scratch);
         }
     }
 

@@ -2,7 +2,9 @@ package dev.jompd.core.target.live;
 
 import org.junit.jupiter.api.Test;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -40,6 +42,29 @@ class ProcFsTest {
                 .orElseThrow().end()).isEqualTo(0xffffffffff601000L);
         assertThat(ProcFs.parseMapping("not a mapping")).isEmpty();
         assertThat(ProcFs.parseMapping("zz-10 r--p 0 00:00 0")).isEmpty();
+    }
+
+    @Test
+    void aWholeTableParsesLineByLineAsSplittingEachLineAtBlanksDoes() throws Exception {
+        String table = """
+                55d0c0a00000-55d0c0a21000 rw-p 00000000 00:00 0                          [heap]
+                7f12a0000000-7f12a0021000 r-xp 00001000 fd:01 1234567                    /opt/my libs/libomp.so (deleted)
+                not a mapping
+
+                7ffd1e9f0000-7ffd1e9f2000 r-xp 00000000 00:00 0
+                7f12a0021000-7f12a0022000 r--p 00021000 fd:01 1234567   \t /lib/x.so\t\s
+                """;
+        assertThat(ProcFs.parseMappings(table)).extracting(ProcFs.Mapping::path)
+                .containsExactly("[heap]", "/opt/my libs/libomp.so (deleted)", "", "/lib/x.so");
+        // this JVM's own table, against the plain reading: each line split at runs of blanks into at most six fields
+        String own = Files.readString(Path.of("/proc/self/maps"));
+        List<ProcFs.Mapping> expected = own.lines().map(line -> line.split("\\s+", 6)).map(fields -> new ProcFs.Mapping(
+                Long.parseUnsignedLong(fields[0].substring(0, fields[0].indexOf('-')), 16),
+                Long.parseUnsignedLong(fields[0].substring(fields[0].indexOf('-') + 1), 16), fields[1],
+                Long.parseUnsignedLong(fields[2], 16), Long.parseLong(fields[4]),
+                fields.length == 6 ? fields[5].strip() : "")).toList();
+        assertThat(expected).hasSizeGreaterThan(10);
+        assertThat(ProcFs.parseMappings(own)).isEqualTo(expected);
     }
 
     @Test
