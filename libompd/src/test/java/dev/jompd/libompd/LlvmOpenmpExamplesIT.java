@@ -57,6 +57,13 @@ class LlvmOpenmpExamplesIT {
             gdb.events.exited.connect(_maps)
             """;
     private static final String MAPS_ONLY = PRELUDE.substring(PRELUDE.indexOf("def _maps"));
+    /** The prelude, and at each ompd_tool_break stop (before the plugin compares) a wrong level in the OMPT record. */
+    private static final String WRONG_LEVEL = PRELUDE + """
+            def _wrong_level(event):
+                if isinstance(event, gdb.BreakpointEvent) and gdb.selected_frame().name() == "ompd_tool_break":
+                    gdb.execute("set var thread_data.omp_level = 7")
+            gdb.events.stop.connect(_wrong_level)
+            """;
     /** Output no run may show: the plugin's errors and the suite's own CHECK-NOTs. */
     private static final List<String> NEVER = List.of("OMPT-OMPD mismatch", "Python Exception", "Traceback",
             "Error occurred in Python", "The program is not being run.", "No such file or directory");
@@ -96,6 +103,7 @@ class LlvmOpenmpExamplesIT {
                 + " (scripts/build-runtime.sh 19 with JOMPD_REBUILD=1)");
         Files.writeString(work.resolve("prelude.py"), PRELUDE);
         Files.writeString(work.resolve("maps-only.py"), MAPS_ONLY);
+        Files.writeString(work.resolve("wrong-level.py"), WRONG_LEVEL);
     }
 
     @Test
@@ -105,6 +113,12 @@ class LlvmOpenmpExamplesIT {
         assertThat(vacuous.output()).contains("Loaded OMPD lib successfully!", "Finished 4 testsuites.")
                 .doesNotContain(COMPARING);
         assertThat(fileCheck("example_1", vacuous)).as("FileCheck of example_1 without comparisons").isZero();
+        // the comparisons, once running, see a wrong value: each of the 4 reports the level the OMPT record was given
+        Run wrong = gdb("example_1", "wrong-level.py", JOMPD_LIBRARY.getParent());
+        assertThat(count(wrong.output(), COMPARING)).isEqualTo(4);
+        assertThat(wrong.output().lines().filter(l -> l.startsWith("OMPT-OMPD mismatch: omp_level (7) does not match"
+                + " OMPD levels according to ICVs (1)!")).count()).isEqualTo(4);
+        assertThat(fileCheck("example_1", wrong)).as("FileCheck of example_1 with a wrong level").isOne();
 
         StringBuilder report = new StringBuilder();
         for (var example : COMPARISONS.keySet().stream().sorted().toList()) {
@@ -238,7 +252,7 @@ class LlvmOpenmpExamplesIT {
                 "-x", PLUGIN.toString(), "-x", script.toString(), program.toString()), environment, work,
                 Duration.ofMinutes(4));
         double seconds = (System.nanoTime() - start) / 1e9;
-        Path transcript = work.resolve(example + "-" + libraryDirectory.toString().hashCode() + ".out");
+        Path transcript = work.resolve(example + "-" + prelude + "-" + Integer.toHexString(libraryDirectory.hashCode()) + ".out");
         Files.writeString(transcript, result.output());
         return new Run(transcript, result.output(), seconds);
     }
