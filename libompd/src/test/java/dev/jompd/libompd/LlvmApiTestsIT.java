@@ -68,6 +68,8 @@ class LlvmApiTestsIT {
         Map<String, String> jompd = new LinkedHashMap<>();
         Map<String, String> llvm = new LinkedHashMap<>();
         StringBuilder report = new StringBuilder();
+        int pythonErrorsJompd = 0;
+        int pythonErrorsLlvm = 0;
         for (Path script : scripts) {
             String name = script.getFileName().toString();
             Path program = program(name.substring(0, name.indexOf(".c.cmd")));
@@ -78,6 +80,13 @@ class LlvmApiTestsIT {
             assertThat(ours.contains("Loaded OMPD lib successfully!")).as(name).isEqualTo(loads);
             assertThat(maps(ours)).as(name).isEqualTo(loads ? JOMPD_LIBRARY.toRealPath().toString() : "");
             assertThat(maps(theirs)).as(name).isEqualTo(loads ? runtime.resolve("lib/libompd.so").toRealPath().toString() : "");
+            // no Python error in jompd's session beyond those LLVM's gets from the same script
+            assertThat(pythonErrors(ours)).as(name + ": Python errors, jompd's library")
+                    .isSubsetOf(pythonErrors(theirs));
+            pythonErrorsJompd += pythonErrors(ours).size();
+            pythonErrors(theirs).forEach(error -> report.append(name).append(": LLVM's session: ").append(error)
+                    .append('\n'));
+            pythonErrorsLlvm += pythonErrors(theirs).size();
             jompd.putAll(verdicts(name, ours));
             llvm.putAll(verdicts(name, theirs));
         }
@@ -95,8 +104,8 @@ class LlvmApiTestsIT {
                 }
             }
         }
-        report.append(String.format("%d tests: jompd passes %d, LLVM's library %d%n", llvm.size(), passedByJompd,
-                passedByLlvm));
+        report.append(String.format("%d tests: jompd passes %d, LLVM's library %d; Python errors: jompd %d, LLVM %d%n",
+                llvm.size(), passedByJompd, passedByLlvm, pythonErrorsJompd, pythonErrorsLlvm));
         Files.writeString(Path.of("target/llvm-api-tests.txt"), report);
         assertThat(jompd.keySet()).isEqualTo(llvm.keySet());
         assertThat(llvm.size()).isGreaterThan(100);
@@ -120,6 +129,12 @@ class LlvmApiTestsIT {
             }
         }
         return verdicts;
+    }
+
+    /** The lines by which gdb reports an error in the plugin's Python. */
+    private static List<String> pythonErrors(String output) {
+        return output.lines().filter(l -> l.contains("Python Exception") || l.startsWith("Traceback")
+                || l.contains("Error occurred in Python")).map(l -> l.replaceAll("0x\\p{XDigit}+", "0x…")).toList();
     }
 
     private static String maps(String output) {
