@@ -56,13 +56,8 @@ final class DirectCommandLine {
         agent.stopTimeout = JobAgentCommand.DEFAULT_STOP_TIMEOUT_SECONDS;
         Set<String> seen = new HashSet<>();
         for (int i = 1; i < args.length; i++) {
-            String name = args[i];
-            String value = null;
-            int equals = name.indexOf('=');
-            if (name.startsWith("--") && equals > 0) {
-                value = name.substring(equals + 1);
-                name = name.substring(0, equals);
-            }
+            String name = nameOf(args[i]);
+            String value = inlineValueOf(args[i]);
             if (!seen.add(name) || !(name.equals("--step") || name.equals("--node"))) {
                 return Optional.empty();
             }
@@ -72,7 +67,7 @@ final class DirectCommandLine {
                 }
                 value = args[++i];
             }
-            if (value.isEmpty() || value.startsWith("-") || value.startsWith("@") || value.contains("\0")) {
+            if (!isPlainValue(value)) {
                 return Optional.empty();
             }
             if (name.equals("--step")) {
@@ -103,14 +98,8 @@ final class DirectCommandLine {
         InspectCommand.Target target = new InspectCommand.Target();
         Set<String> seen = new HashSet<>();
         for (int i = 1; i < args.length; i++) {
-            String arg = args[i];
-            String name = arg;
-            String value = null;
-            int equals = arg.indexOf('=');
-            if (arg.startsWith("--") && equals > 0) {
-                name = arg.substring(0, equals);
-                value = arg.substring(equals + 1);
-            }
+            String name = nameOf(args[i]);
+            String value = inlineValueOf(args[i]);
             if (!seen.add(name)) {
                 return Optional.empty();
             }
@@ -135,7 +124,7 @@ final class DirectCommandLine {
                 }
                 value = args[++i];
             }
-            if (value.isEmpty() || value.startsWith("-") || value.startsWith("@") || value.contains("\0")) {
+            if (!isPlainValue(value)) {
                 return Optional.empty();
             }
             try {
@@ -170,6 +159,23 @@ final class DirectCommandLine {
         }
         command.target = target;
         return Optional.of(command);
+    }
+
+    /** An option's name: {@code --name} of {@code --name=value}, else the argument itself. */
+    private static String nameOf(String arg) {
+        int equals = arg.indexOf('=');
+        return arg.startsWith("--") && equals > 0 ? arg.substring(0, equals) : arg;
+    }
+
+    /** The value of {@code --name=value}; null when the argument has none (the value is the next argument). */
+    private static String inlineValueOf(String arg) {
+        int equals = arg.indexOf('=');
+        return arg.startsWith("--") && equals > 0 ? arg.substring(equals + 1) : null;
+    }
+
+    /** A value picocli would take as it is: not empty, no option, no argument file, no NUL. */
+    private static boolean isPlainValue(String value) {
+        return !value.isEmpty() && !value.startsWith("-") && !value.startsWith("@") && !value.contains("\0");
     }
 
     /** Decimal digits without a leading zero, at most 18: the same number to Long.valueOf and Long.decode. */
