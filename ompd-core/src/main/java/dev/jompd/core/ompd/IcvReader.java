@@ -48,23 +48,24 @@ sealed interface IcvReader {
 
     /** An ICV libomp keeps where jompd cannot read it: both forms answer {@code unavailable} with why. */
     static IcvReader unavailable(Of<?> of, String why) {
-        return new Unavailable(of.scope(), why);
+        return new Refused(of.scope(), OmpdRc.UNAVAILABLE, why);
     }
 
     /** An ICV the runtime does not keep: both forms answer {@code unsupported} with why. */
     static IcvReader unsupported(Of<?> of, String why) {
-        return new Unsupported(of.scope(), why);
+        return new Refused(of.scope(), OmpdRc.UNSUPPORTED, why);
     }
 
-    record Unsupported(Scope scope, String why) implements IcvReader {
+    /** An ICV both of whose forms answer {@code rc} with why (unavailable, unsupported). */
+    record Refused(Scope scope, OmpdRc rc, String why) implements IcvReader {
         @Override
         public IcvValue value(OmpdHandle handle, Icv icv) {
-            throw new OmpdException(OmpdRc.UNSUPPORTED, why);
+            throw new OmpdException(rc, why);
         }
 
         @Override
         public String string(OmpdHandle handle, Icv icv) {
-            throw new OmpdException(OmpdRc.UNSUPPORTED, why);
+            throw new OmpdException(rc, why);
         }
     }
 
@@ -110,18 +111,6 @@ sealed interface IcvReader {
         @Override
         public String string(OmpdHandle handle, Icv icv) {
             return read.apply(handle);
-        }
-    }
-
-    record Unavailable(Scope scope, String why) implements IcvReader {
-        @Override
-        public IcvValue value(OmpdHandle handle, Icv icv) {
-            throw new OmpdException(OmpdRc.UNAVAILABLE, why);
-        }
-
-        @Override
-        public String string(OmpdHandle handle, Icv icv) {
-            throw new OmpdException(OmpdRc.UNAVAILABLE, why);
         }
     }
 }
