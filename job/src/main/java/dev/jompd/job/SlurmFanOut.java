@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -79,6 +80,9 @@ public final class SlurmFanOut {
         Process srun = builder.start();
         NodeMessages.Receiver receiver = new NodeMessages.Receiver();
         List<JobSummary> merged = new ArrayList<>(1);
+        // every node's answer in: the picture is complete, whatever srun still does (its agents have let their ranks
+        // go before answering; the step's teardown takes ~0.3 s more, which the user need not wait for)
+        CountDownLatch answered = new CountDownLatch(1);
         Thread errors = Thread.ofPlatform().daemon().name("jompd-srun-stderr").start(() -> {
             try (BufferedReader err = new BufferedReader(new InputStreamReader(srun.getErrorStream(), StandardCharsets.UTF_8))) {
                 for (String line; (line = err.readLine()) != null; ) {
@@ -100,23 +104,37 @@ public final class SlurmFanOut {
                                 merged.add(merged.isEmpty() ? summary : merged.removeFirst().merge(summary));
                             }
                         });
+                        if (receiver.answers().keySet().containsAll(step.nodes())) {
+                            answered.countDown();
+                        }
                     }
                 }
             } catch (IOException ignored) {
                 // srun ended
+            } finally {
+                answered.countDown();
             }
         });
         try {
-            reader.join(timeout);
-            if (reader.isAlive()) {
+            answered.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            boolean complete;
+            synchronized (receiver) {
+                complete = receiver.answers().keySet().containsAll(step.nodes());
+            }
+            if (complete) {
+                // srun and its agents end on their own; what srun says meanwhile is its own business
+                srun.waitFor(100, TimeUnit.MILLISECONDS);
+            } else if (reader.isAlive()) {
                 srun.destroy(); // srun ends the tool step: the agents are killed, and the kernel detaches their ranks
                 if (!srun.waitFor(5, TimeUnit.SECONDS)) {
                     srun.destroyForcibly();
                 }
                 reader.join(Duration.ofSeconds(2));
             }
-            srun.waitFor(5, TimeUnit.SECONDS);
-            errors.join(Duration.ofSeconds(1));
+            if (!complete) {
+                srun.waitFor(5, TimeUnit.SECONDS);
+                errors.join(Duration.ofSeconds(1));
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             srun.destroyForcibly();

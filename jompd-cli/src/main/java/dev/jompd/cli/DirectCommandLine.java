@@ -16,8 +16,8 @@ import java.util.concurrent.Callable;
 import java.util.function.IntSupplier;
 
 /**
- * The plain {@code inspect} and {@code diagnose} command lines, and the {@code job-agent} line {@code jompd job}
- * starts on every node, read without picocli: building picocli's model
+ * The plain {@code inspect} and {@code diagnose} command lines, the {@code job-agent} line {@code jompd job}
+ * starts on every node and the usual {@code job} lines, read without picocli: building picocli's model
  * of jompd's commands (reflection over their annotations, proxies, some 180 classes that the ahead-of-time
  * cache cannot hold because picocli is Java 5 bytecode) costs a cold {@code jompd inspect} about 200 ms of
  * its ~450, and each node agent ~0.25 CPU-s (measured: an agent that fails at once, 0.70 against 0.44 CPU-s),
@@ -40,6 +40,9 @@ final class DirectCommandLine {
     static Optional<IntSupplier> command(String... args) {
         if (args.length > 0 && args[0].equals("job-agent")) {
             return parseJobAgent(args).map(agent -> () -> execute(agent));
+        }
+        if (args.length > 0 && args[0].equals("job")) {
+            return parseJob(args).map(job -> () -> execute(job));
         }
         return parse(args).map(inspect -> () -> execute(inspect));
     }
@@ -77,6 +80,66 @@ final class DirectCommandLine {
             }
         }
         return agent.step == null ? Optional.empty() : Optional.of(agent);
+    }
+
+    /**
+     * {@code job --slurm JOBID[.STEP]} or {@code job --mpirun PID}, optionally with {@code --json} and {@code --timeout
+     * SECONDS} (a plain decimal number): the front end's usual lines, whose picocli model cost ~0.3 s before the
+     * first agent could start (the agents of every node wait for it); anything else to picocli.
+     */
+    static Optional<JobCommand> parseJob(String... args) {
+        if (args.length < 2 || !args[0].equals("job") || picocliIsConfigured()) {
+            return Optional.empty();
+        }
+        JobCommand job = new JobCommand();
+        job.source = new JobCommand.Source();
+        job.timeoutSeconds = JobCommand.DEFAULT_TIMEOUT_SECONDS;
+        Set<String> seen = new HashSet<>();
+        for (int i = 1; i < args.length; i++) {
+            String name = nameOf(args[i]);
+            String value = inlineValueOf(args[i]);
+            if (!seen.add(name)) {
+                return Optional.empty();
+            }
+            if (name.equals("--json")) {
+                if (value != null) {
+                    return Optional.empty();
+                }
+                job.json = true;
+                continue;
+            }
+            if (!(name.equals("--slurm") || name.equals("--mpirun") || name.equals("--timeout"))) {
+                return Optional.empty();
+            }
+            if (value == null) {
+                if (i + 1 == args.length) {
+                    return Optional.empty();
+                }
+                value = args[++i];
+            }
+            if (!isPlainValue(value)) {
+                return Optional.empty();
+            }
+            switch (name) {
+                case "--slurm" -> job.source.slurm = value;
+                case "--mpirun" -> {
+                    if (!isPlainNumber(value)) {
+                        return Optional.empty();
+                    }
+                    job.source.mpirun = Long.valueOf(value);
+                }
+                default -> {
+                    if (!isPlainDecimal(value)) {
+                        return Optional.empty();
+                    }
+                    job.timeoutSeconds = Double.parseDouble(value);
+                }
+            }
+        }
+        if ((job.source.slurm == null) == (job.source.mpirun == null)) {
+            return Optional.empty(); // exactly one source: picocli says which is missing or extra
+        }
+        return Optional.of(job);
     }
 
     private static boolean picocliIsConfigured() {
@@ -191,11 +254,28 @@ final class DirectCommandLine {
         return true;
     }
 
+    /** Digits, or digits, a point and digits ({@code 900}, {@code 2.5}; at most 9 each): one number to every reader. */
+    private static boolean isPlainDecimal(String value) {
+        int point = value.indexOf('.');
+        return point < 0 ? isDigits(value) : isDigits(value.substring(0, point)) && isDigits(value.substring(point + 1));
+    }
+
+    private static boolean isDigits(String value) {
+        return !value.isEmpty() && value.length() <= 9 && value.chars().allMatch(c -> c >= '0' && c <= '9');
+    }
+
     /**
      * Runs a command this class parsed as picocli would run it: its output and error streams made as picocli
      * makes them, its exit code returned, an exception it throws reported as Jompd's handler reports it.
      */
     static int execute(InspectCommand command) {
+        PrintWriter err = standardError();
+        command.directOut = standardOutput();
+        command.directErr = err;
+        return execute(command, err);
+    }
+
+    static int execute(JobCommand command) {
         PrintWriter err = standardError();
         command.directOut = standardOutput();
         command.directErr = err;

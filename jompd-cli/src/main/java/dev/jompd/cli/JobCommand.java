@@ -65,6 +65,8 @@ class JobCommand implements Callable<Integer> {
     @Option(names = "--exe", paramLabel = "PROGRAM", description = "with --cores: the program the cores came from (default: as each core records it)")
     Path executable;
 
+    static final double DEFAULT_TIMEOUT_SECONDS = 60;
+
     @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "60",
             description = "how long to wait for a node's agent (--slurm), default ${DEFAULT-VALUE} s; a node that does not answer is named as missing")
     double timeoutSeconds;
@@ -85,10 +87,14 @@ class JobCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    /** The streams when {@link DirectCommandLine} read the command line (no picocli model, so no {@link #spec}). */
+    PrintWriter directOut;
+    PrintWriter directErr;
+
     @Override
     public Integer call() {
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
+        PrintWriter out = spec != null ? spec.commandLine().getOut() : directOut;
+        PrintWriter err = spec != null ? spec.commandLine().getErr() : directErr;
         Duration timeout = Duration.ofMillis((long) (timeoutSeconds * 1000));
         RankInspector inspector = parallel == null ? new RankInspector()
                 : new RankInspector(RankInspector.DEFAULT_STOP_TIMEOUT, parallel);
@@ -114,7 +120,7 @@ class JobCommand implements Callable<Integer> {
             err.println("jompd: no ranks found");
             return ExitCode.BAD_INPUT;
         }
-        render(summary.get(), json, out);
+        render(summary.get(), json, out, err);
         out.flush();
         return ExitCode.OK;
     }
@@ -123,13 +129,13 @@ class JobCommand implements Callable<Integer> {
      * The job's picture: text (classes of ranks, outliers first, merged stacks, diagnosis across ranks, missing
      * ranks with why), or the {@code jompd-job/1} document; with {@code --html FILE} also a self-contained page.
      */
-    void render(JobSummary summary, boolean json, PrintWriter out) {
+    void render(JobSummary summary, boolean json, PrintWriter out, PrintWriter err) {
         JobPicture picture = JobPicture.of(summary);
         if (html != null) {
             try {
                 Files.writeString(html, JobHtml.render(picture, jobTitle()));
             } catch (IOException e) {
-                spec.commandLine().getErr().println("jompd: cannot write " + html + ": " + e.getMessage());
+                err.println("jompd: cannot write " + html + ": " + e.getMessage());
             }
         }
         out.print(json ? picture.toJson() + "\n" : picture.text());

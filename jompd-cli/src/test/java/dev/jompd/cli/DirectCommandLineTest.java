@@ -109,4 +109,40 @@ class DirectCommandLineTest {
     void leavesEveryOtherAgentLineToPicocli(String commandLine) {
         assertThat(DirectCommandLine.parseJobAgent(commandLine.split(" "))).as(commandLine).isEmpty();
     }
+
+    /** What a parsed front end would do: every option's value. */
+    private static List<Object> jobFields(JobCommand job) {
+        return List.of(Optional.ofNullable(job.source.slurm), Optional.ofNullable(job.source.mpirun),
+                Optional.ofNullable(job.source.pids), Optional.ofNullable(job.source.cores), Optional.ofNullable(job.executable),
+                job.timeoutSeconds, job.json, Optional.ofNullable(job.html), Optional.ofNullable(job.parallel),
+                Optional.ofNullable(job.agent));
+    }
+
+    private static JobCommand jobByPicocli(String... args) {
+        CommandLine.ParseResult result = new CommandLine(new Jompd()).parseArgs(args);
+        return (JobCommand) result.subcommand().commandSpec().userObject();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"job --slurm 12", "job --slurm 12.0 --json", "job --json --slurm=7 --timeout 900",
+            "job --timeout=2.5 --slurm 3.1", "job --mpirun 4242", "job --mpirun=17 --json --timeout 30"})
+    void readsTheJobFrontEndAsPicocliReadsIt(String commandLine) {
+        String[] args = commandLine.split(" ");
+        Optional<JobCommand> direct = DirectCommandLine.parseJob(args);
+        assertThat(direct).as(commandLine).isPresent();
+        assertThat(jobFields(direct.get())).as(commandLine).isEqualTo(jobFields(jobByPicocli(args)));
+        assertThat(DirectCommandLine.command(args)).as(commandLine).isPresent();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"job", "job --json", "job --slurm", "job --slurm 1 --mpirun 2", "job --slurm 1 --slurm 2",
+            "job --slurm 1 --cores d", "job --pids 1,2", "job --cores /tmp/c", "job --slurm 1 --html p.html",
+            "job --slurm 1 --parallel 2", "job --slurm 1 --agent x", "job --slurm 1 --help", "job --slurm 1 -h",
+            "job --slurm 1 --json=true", "job --slurm 1 --timeout", "job --slurm 1 --timeout 1e3",
+            "job --slurm 1 --timeout .5", "job --slurm 1 --timeout 5.", "job --slurm 1 --timeout 1.2.3",
+            "job --slurm 1 --timeout -1", "job --slurm 1 --timeout 0x10", "job --mpirun 0x10", "job --mpirun 010",
+            "job --slurm @args", "job --slurm 1 extra", "job --slurm= "})
+    void leavesEveryOtherJobLineToPicocli(String commandLine) {
+        assertThat(DirectCommandLine.parseJob(commandLine.split(" "))).as(commandLine).isEmpty();
+    }
 }
