@@ -60,10 +60,16 @@ await_aot_training() { # the first `jompd job` trains the job's ahead-of-time ca
   while ls -d "$cache"/jompd-job-*.aot.lock >/dev/null 2>&1 && [ $waited -lt 300 ]; do sleep 1; waited=$((waited + 1)); done
 }
 await_aot_training
-t=$(now); "$jompd" job --slurm "$big" --json --timeout 900 >"$work/job.json" 2>"$work/job.err"; job_time=$(elapsed "$t")
-# a picture with ranks missing is not the job's picture: its time means nothing
-grep -q "\"seen\":$ranks," "$work/job.json" \
-  || jompd_die "jompd job saw $(grep -o '"seen":[0-9]*' "$work/job.json" | head -1) of $ranks ranks: $(head -c 600 "$work/job.json")"
+# jompd job's wall time on this shared host scatters by +-10 % from run to run (16 agent JVMs and 256 ranks on 2
+# cores): its median of three runs is the figure (a run costs ~20 s against gdb's ~4 min), min and max beside it
+job_runs=()
+for run in 1 2 3; do
+  t=$(now); "$jompd" job --slurm "$big" --json --timeout 900 >"$work/job.json" 2>"$work/job.err"; job_runs+=("$(elapsed "$t")")
+  # a picture with ranks missing is not the job's picture: its time means nothing
+  grep -q "\"seen\":$ranks," "$work/job.json" \
+    || jompd_die "jompd job saw $(grep -o '"seen":[0-9]*' "$work/job.json" | head -1) of $ranks ranks: $(head -c 600 "$work/job.json")"
+done
+read -r job_min job_time job_max < <(printf '%s\n' "${job_runs[@]}" | sort -n | tr '\n' ' ')
 t=$(now); per_rank_through_fan_out "$big" gdb -batch -nx -ex 'thread apply all bt' -p; gdb_time=$(elapsed "$t")
 t=$(now); per_rank_through_fan_out "$big" "$jompd" inspect --stacks --pid; inspect_time=$(elapsed "$t")
 scancel "$big"; sleep 3
@@ -76,7 +82,7 @@ grep -q "\"seen\":$small," "$work/little.json" || jompd_die "jompd job saw fewer
 scancel "$little"
 
 printf '\n%-46s %10s %10s\n' "job picture of $ranks ranks x $threads threads, $nodes nodes" "seconds" "ratio"
-printf '%-46s %10.2f %10s\n' "jompd job --slurm" "$job_time" "1.0x"
+printf '%-46s %10.2f %10s   (median of 3: %.2f-%.2f)\n' "jompd job --slurm" "$job_time" "1.0x" "$job_min" "$job_max"
 printf '%-46s %10.2f %9.1fx   (goal >= 10x)\n' "gdb thread apply all bt, per rank, fan-out" "$gdb_time" "$(echo "$gdb_time / $job_time" | bc -l)"
 printf '%-46s %10.2f %9.1fx   (goal >= 4x)\n' "jompd inspect --pid per rank, fan-out" "$inspect_time" "$(echo "$inspect_time / $job_time" | bc -l)"
 per_small=$(echo "$small_time / $small" | bc -l); per_big=$(echo "$job_time / $ranks" | bc -l)
