@@ -69,7 +69,8 @@ for run in 1 2 3; do
   grep -q "\"seen\":$ranks," "$work/job.json" \
     || jompd_die "jompd job saw $(grep -o '"seen":[0-9]*' "$work/job.json" | head -1) of $ranks ranks: $(head -c 600 "$work/job.json")"
 done
-read -r job_min job_time job_max < <(printf '%s\n' "${job_runs[@]}" | sort -n | tr '\n' ' ')
+mapfile -t job_runs < <(printf '%s\n' "${job_runs[@]}" | sort -n)
+job_min=${job_runs[0]}; job_time=${job_runs[1]}; job_max=${job_runs[2]}
 t=$(now); per_rank_through_fan_out "$big" gdb -batch -nx -ex 'thread apply all bt' -p; gdb_time=$(elapsed "$t")
 t=$(now); per_rank_through_fan_out "$big" "$jompd" inspect --stacks --pid; inspect_time=$(elapsed "$t")
 scancel "$big"; sleep 3
