@@ -6,11 +6,13 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -83,6 +85,7 @@ public final class SlurmFanOut {
         // every node's answer in: the picture is complete, whatever srun still does (its agents have let their ranks
         // go before answering; the step's teardown takes ~0.3 s more, which the user need not wait for)
         CountDownLatch answered = new CountDownLatch(1);
+        Set<String> unanswered = new HashSet<>(step.nodes()); // with the receiver's lock
         Thread errors = Thread.ofPlatform().daemon().name("jompd-srun-stderr").start(() -> {
             try (BufferedReader err = new BufferedReader(new InputStreamReader(srun.getErrorStream(), StandardCharsets.UTF_8))) {
                 for (String line; (line = err.readLine()) != null; ) {
@@ -99,14 +102,15 @@ public final class SlurmFanOut {
                 for (String line; (line = out.readLine()) != null; ) {
                     synchronized (receiver) {
                         // merged as each node's answer completes: the front end never holds every node summary at once
-                        receiver.accept(line).map(node -> receiver.answers().get(node)).ifPresent(answer -> {
-                            if (answer instanceof NodeMessages.Answer.Summary(JobSummary summary)) {
+                        receiver.accept(line).ifPresent(node -> {
+                            if (receiver.answers().get(node) instanceof NodeMessages.Answer.Summary(JobSummary summary)) {
                                 merged.add(merged.isEmpty() ? summary : merged.removeFirst().merge(summary));
                             }
+                            unanswered.remove(node);
+                            if (unanswered.isEmpty()) {
+                                answered.countDown();
+                            }
                         });
-                        if (receiver.answers().keySet().containsAll(step.nodes())) {
-                            answered.countDown();
-                        }
                     }
                 }
             } catch (IOException ignored) {
@@ -119,19 +123,19 @@ public final class SlurmFanOut {
             answered.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
             boolean complete;
             synchronized (receiver) {
-                complete = receiver.answers().keySet().containsAll(step.nodes());
+                complete = unanswered.isEmpty();
             }
             if (complete) {
                 // srun and its agents end on their own; what srun says meanwhile is its own business
                 srun.waitFor(100, TimeUnit.MILLISECONDS);
-            } else if (reader.isAlive()) {
-                srun.destroy(); // srun ends the tool step: the agents are killed, and the kernel detaches their ranks
-                if (!srun.waitFor(5, TimeUnit.SECONDS)) {
-                    srun.destroyForcibly();
+            } else {
+                if (reader.isAlive()) {
+                    srun.destroy(); // srun ends the tool step: the agents are killed, and the kernel detaches their ranks
+                    if (!srun.waitFor(5, TimeUnit.SECONDS)) {
+                        srun.destroyForcibly();
+                    }
+                    reader.join(Duration.ofSeconds(2));
                 }
-                reader.join(Duration.ofSeconds(2));
-            }
-            if (!complete) {
                 srun.waitFor(5, TimeUnit.SECONDS);
                 errors.join(Duration.ofSeconds(1));
             }

@@ -8,8 +8,9 @@ import java.nio.charset.Charset;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
@@ -55,31 +56,15 @@ final class DirectCommandLine {
         if (args.length < 2 || !args[0].equals("job-agent") || picocliIsConfigured()) {
             return Optional.empty();
         }
+        Optional<Map<String, String>> options = options(args, Set.of(), Set.of("--step", "--node"));
+        if (options.isEmpty() || !options.get().containsKey("--step")) {
+            return Optional.empty();
+        }
         JobAgentCommand agent = new JobAgentCommand();
         agent.stopTimeout = JobAgentCommand.DEFAULT_STOP_TIMEOUT_SECONDS;
-        Set<String> seen = new HashSet<>();
-        for (int i = 1; i < args.length; i++) {
-            String name = nameOf(args[i]);
-            String value = inlineValueOf(args[i]);
-            if (!seen.add(name) || !(name.equals("--step") || name.equals("--node"))) {
-                return Optional.empty();
-            }
-            if (value == null) {
-                if (i + 1 == args.length) {
-                    return Optional.empty();
-                }
-                value = args[++i];
-            }
-            if (!isPlainValue(value)) {
-                return Optional.empty();
-            }
-            if (name.equals("--step")) {
-                agent.step = value;
-            } else {
-                agent.node = value;
-            }
-        }
-        return agent.step == null ? Optional.empty() : Optional.of(agent);
+        agent.step = options.get().get("--step");
+        agent.node = options.get().get("--node");
+        return Optional.of(agent);
     }
 
     /**
@@ -91,36 +76,17 @@ final class DirectCommandLine {
         if (args.length < 2 || !args[0].equals("job") || picocliIsConfigured()) {
             return Optional.empty();
         }
+        Optional<Map<String, String>> options = options(args, Set.of("--json"), Set.of("--slurm", "--mpirun", "--timeout"));
+        if (options.isEmpty()) {
+            return Optional.empty();
+        }
         JobCommand job = new JobCommand();
         job.source = new JobCommand.Source();
         job.timeoutSeconds = JobCommand.DEFAULT_TIMEOUT_SECONDS;
-        Set<String> seen = new HashSet<>();
-        for (int i = 1; i < args.length; i++) {
-            String name = nameOf(args[i]);
-            String value = inlineValueOf(args[i]);
-            if (!seen.add(name)) {
-                return Optional.empty();
-            }
-            if (name.equals("--json")) {
-                if (value != null) {
-                    return Optional.empty();
-                }
-                job.json = true;
-                continue;
-            }
-            if (!(name.equals("--slurm") || name.equals("--mpirun") || name.equals("--timeout"))) {
-                return Optional.empty();
-            }
-            if (value == null) {
-                if (i + 1 == args.length) {
-                    return Optional.empty();
-                }
-                value = args[++i];
-            }
-            if (!isPlainValue(value)) {
-                return Optional.empty();
-            }
-            switch (name) {
+        for (Map.Entry<String, String> option : options.get().entrySet()) {
+            String value = option.getValue();
+            switch (option.getKey()) {
+                case "--json" -> job.json = true;
                 case "--slurm" -> job.source.slurm = value;
                 case "--mpirun" -> {
                     if (!isPlainNumber(value)) {
@@ -156,42 +122,21 @@ final class DirectCommandLine {
         if (args.length < 2 || !(args[0].equals("inspect") || args[0].equals("diagnose")) || picocliIsConfigured()) {
             return Optional.empty();
         }
+        Optional<Map<String, String>> options = options(args, FLAGS, VALUED);
+        if (options.isEmpty()) {
+            return Optional.empty();
+        }
         InspectCommand command = args[0].equals("diagnose") ? new DiagnoseCommand() : new InspectCommand();
         command.color = "auto";
         InspectCommand.Target target = new InspectCommand.Target();
-        Set<String> seen = new HashSet<>();
-        for (int i = 1; i < args.length; i++) {
-            String name = nameOf(args[i]);
-            String value = inlineValueOf(args[i]);
-            if (!seen.add(name)) {
-                return Optional.empty();
-            }
-            if (FLAGS.contains(name)) {
-                if (value != null) {
-                    return Optional.empty(); // --stacks=true and the like: picocli's rules
-                }
-                switch (name) {
+        for (Map.Entry<String, String> option : options.get().entrySet()) {
+            String value = option.getValue();
+            try {
+                switch (option.getKey()) {
                     case "--json" -> command.json = true;
                     case "--all" -> command.all = true;
                     case "--stacks" -> command.stacks = true;
-                    default -> command.aotTraining = true;
-                }
-                continue;
-            }
-            if (!VALUED.contains(name)) {
-                return Optional.empty();
-            }
-            if (value == null) {
-                if (i + 1 == args.length) {
-                    return Optional.empty();
-                }
-                value = args[++i];
-            }
-            if (!isPlainValue(value)) {
-                return Optional.empty();
-            }
-            try {
-                switch (name) {
+                    case "--aot-training" -> command.aotTraining = true;
                     case "--core" -> target.core = Path.of(value);
                     case "--pid" -> {
                         if (!isPlainNumber(value)) {
@@ -222,6 +167,43 @@ final class DirectCommandLine {
         }
         command.target = target;
         return Optional.of(command);
+    }
+
+    /**
+     * The options after the command's name, each at most once: a flag of {@code flags} without a value (mapped to
+     * ""), an option of {@code valued} with a plain value as {@code --name value} or {@code --name=value}; empty
+     * for anything else (an unknown or repeated name, {@code --stacks=true}, a missing or option-like value).
+     */
+    private static Optional<Map<String, String>> options(String[] args, Set<String> flags, Set<String> valued) {
+        Map<String, String> options = new LinkedHashMap<>();
+        for (int i = 1; i < args.length; i++) {
+            String name = nameOf(args[i]);
+            String value = inlineValueOf(args[i]);
+            if (options.containsKey(name)) {
+                return Optional.empty();
+            }
+            if (flags.contains(name)) {
+                if (value != null) {
+                    return Optional.empty(); // --stacks=true and the like: picocli's rules
+                }
+                options.put(name, "");
+                continue;
+            }
+            if (!valued.contains(name)) {
+                return Optional.empty();
+            }
+            if (value == null) {
+                if (i + 1 == args.length) {
+                    return Optional.empty();
+                }
+                value = args[++i];
+            }
+            if (!isPlainValue(value)) {
+                return Optional.empty();
+            }
+            options.put(name, value);
+        }
+        return Optional.of(options);
     }
 
     /** An option's name: {@code --name} of {@code --name=value}, else the argument itself. */
