@@ -15,6 +15,8 @@ export interface JobClass {
 
 export interface JobNode {
   step: string; runtime: boolean; ranks: string; rankCount: number; who: string; threads: number; children: JobNode[];
+  /** threads whose innermost step this is (more than none at an inner step: a thread stopped in a caller) */
+  stopped?: number;
 }
 
 export interface JobMissing {
@@ -66,7 +68,7 @@ export function parseJob(text: string): JobDocument {
 }
 
 /** A box of the job's tree: its steps (call order) and the path of steps from the root to its last one. */
-export interface JobBox extends Box { node: JobNode; path: string[]; rankWords: string }
+export interface JobBox extends Box { node: JobNode; path: string[]; rankWords: string; stoppedInside: number }
 
 /** As the parallel stacks: a chain of nodes the same ranks' threads all pass through is one box. */
 export function buildJobBoxes(tree: JobNode[]): JobBox[] {
@@ -85,8 +87,10 @@ export function buildJobBoxes(tree: JobNode[]): JobBox[] {
     }
     const id = `j${next++}`;
     const children = current.children.map((child) => box(child, d + 1, path));
+    // threads that end at the box's last step while others go on into its children
+    const stoppedInside = children.length > 0 ? current.stopped ?? 0 : 0;
     return { id, steps, gtids: [], children, stopped: false, x: 0, y: 0, width: 340,
-      height: (2 + steps.length) * 18 + 16, node, path, rankWords: node.who };
+      height: (2 + steps.length) * 18 + 16, node, path, rankWords: node.who, stoppedInside };
   };
   return tree.map((root) => box(root, 0, []));
 }
@@ -112,7 +116,8 @@ export function renderJobHtml(doc: JobDocument, title: string): string {
     return `<div class="box${outlier ? ' stopped' : ''}" id="${box.id}" data-left="${box.x}" data-top="${box.y}" `
       + `data-width="${box.width}" data-height="${box.height}"><div class="threads" title="${escapeHtml(box.node.who)}">`
       + `${escapeHtml(ellipsis(box.node.who, 44))}</div><div class="omp">${box.node.threads} thread${box.node.threads === 1 ? '' : 's'}`
-      + ` over ${box.node.rankCount} rank${box.node.rankCount === 1 ? '' : 's'}</div>${steps}</div>`;
+      + ` over ${box.node.rankCount} rank${box.node.rankCount === 1 ? '' : 's'}`
+      + `${box.stoppedInside > 0 ? ` (${box.stoppedInside} stopped here)` : ''}</div>${steps}</div>`;
   }).join('');
   const missing = doc.missing.length === 0 ? '' : `<section class="diagnosis"><h2>Missing ranks</h2><ul>${doc.missing.map((m) =>
     `<li>${escapeHtml(m.ranks.length > 0 ? `ranks ${m.ranks}` : m.unnumbered.map((u) => `pid ${u.pid} on ${u.host}`).join(', '))}: `

@@ -73,6 +73,18 @@ test('a chain all ranks pass through is one box; where paths part each callee is
     'main.omp_outlined_debug__ (solver.c:88)', '[libomp: waiting for a lock (6 frames)]']);
 });
 
+test('threads stopped in a caller of another thread\'s frame are named on its box', () => {
+  const inner = node('main (a.c:3)', '0-3', 4, 4, [node('[libomp: waiting at a barrier (4 frames)]', '0-2', 3, 3)]);
+  inner.stopped = 1;
+  inner.children[0].stopped = 3;
+  const doc = job();
+  doc.stacks = [inner];
+  const boxes = buildJobBoxes(doc.stacks);
+  assert.equal(boxes[0].stoppedInside, 1);
+  assert.equal((boxes[0].children[0] as JobBox).stoppedInside, 0);
+  assert.match(renderJobHtml(doc, 'job'), /4 threads over 4 ranks \(1 stopped here\)/);
+});
+
 test('a box leads to its ranks and threads', () => {
   const doc = job();
   const boxes = buildJobBoxes(doc.stacks);

@@ -165,7 +165,8 @@ public final class JobHtml {
     }
 
     private static String who(StackNode node) {
-        return node.threads() + (node.threads() == 1 ? " thread · " : " threads · ") + node.who();
+        String stopped = node.stopped() > 0 && !node.children().isEmpty() ? " (" + node.stopped() + " stopped here)" : "";
+        return node.threads() + (node.threads() == 1 ? " thread" : " threads") + stopped + " · " + node.who();
     }
 
     /** Text with the program's names in backquotes shown as code. */

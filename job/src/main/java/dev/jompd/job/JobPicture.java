@@ -28,7 +28,12 @@ public final class JobPicture {
      * frames), the ranks whose threads pass through it, how many threads (over all those ranks) do, and the
      * steps after it.
      */
-    public record StackNode(String step, RankSet ranks, List<RankId> unnumbered, long threads, List<StackNode> children) {
+    /**
+     * One step of the merged stacks: {@code threads} pass through it, {@code stopped} of them have it as their
+     * innermost step (a thread stopped in a caller of another thread's frame ends at an inner node, not at a leaf).
+     */
+    public record StackNode(String step, RankSet ranks, List<RankId> unnumbered, long threads, long stopped,
+                            List<StackNode> children) {
         public String who() {
             return JobSummary.who(ranks, unnumbered);
         }
@@ -138,6 +143,7 @@ public final class JobPicture {
             RankSet ranks = RankSet.empty();
             final List<RankId> unnumbered = new ArrayList<>();
             long threads;
+            long stopped;
             final Map<String, Building> children = new LinkedHashMap<>();
 
             Building(String step) {
@@ -145,7 +151,7 @@ public final class JobPicture {
             }
 
             StackNode freeze() {
-                return new StackNode(step, ranks, List.copyOf(unnumbered), threads,
+                return new StackNode(step, ranks, List.copyOf(unnumbered), threads, stopped,
                         children.values().stream().map(Building::freeze).toList());
             }
         }
@@ -154,15 +160,18 @@ public final class JobPicture {
         for (RankClass c : classes.reversed()) {
             for (RankView.ThreadView thread : c.view().threads()) {
                 Map<String, Building> level = roots;
+                Building innermost = null;
                 List<String> path = thread.stack().isEmpty() ? List.of("(no stack: " + thread.thread() + ", "
                         + thread.state() + ")") : thread.stack();
-                for (String step : path) {
-                    Building node = level.computeIfAbsent(step, Building::new);
-                    node.ranks = node.ranks.union(c.ranks());
-                    c.unnumbered().stream().filter(id -> !node.unnumbered.contains(id)).forEach(node.unnumbered::add);
-                    node.threads += c.count();
-                    level = node.children;
+                for (String stepName : path) {
+                    Building step = level.computeIfAbsent(stepName, Building::new);
+                    step.ranks = step.ranks.union(c.ranks());
+                    c.unnumbered().stream().filter(id -> !step.unnumbered.contains(id)).forEach(step.unnumbered::add);
+                    step.threads += c.count();
+                    level = step.children;
+                    innermost = step;
                 }
+                innermost.stopped += c.count();
             }
         }
         return roots.values().stream().map(Building::freeze).toList();
@@ -216,6 +225,9 @@ public final class JobPicture {
                 || node.children().getFirst().threads() != node.threads();
         if (parts) {
             out.append("   [").append(node.who()).append(']');
+        }
+        if (node.stopped() > 0 && !node.children().isEmpty()) {
+            out.append("   (").append(node.stopped()).append(" stopped here)");
         }
         out.append('\n');
         int childDepth = node.children().size() == 1 && node.children().getFirst().threads() == node.threads() ? depth : depth + 1;
@@ -297,6 +309,7 @@ public final class JobPicture {
         json.addProperty("rankCount", node.ranks().size() + node.unnumbered().size());
         json.addProperty("who", node.who());
         json.addProperty("threads", node.threads());
+        json.addProperty("stopped", node.stopped());
         JsonArray children = new JsonArray();
         node.children().forEach(child -> children.add(node(child)));
         json.add("children", children);

@@ -186,9 +186,10 @@ class JobMergeIT {
         com.google.gson.JsonObject broken = job.toJson();
         broken.getAsJsonArray("classes").get(0).getAsJsonObject().addProperty("ranks", "3-");
         assertThat(schema.validate(new com.fasterxml.jackson.databind.ObjectMapper().readTree(broken.toString()))).isNotEmpty();
-        // the merged stacks: every thread of every seen rank reaches exactly one leaf
+        // the merged stacks: every thread of every seen rank stops at exactly one step (a leaf, or an inner step
+        // when it stopped in a caller of another thread's frame), and at a leaf all threads stop
         long threads = SEEN.values().stream().mapToLong(s -> s.picture().threads().size()).sum();
-        assertThat(leafThreads(job.stacks())).isEqualTo(threads);
+        assertThat(stoppedThreads(job.stacks())).isEqualTo(threads);
         // the page: self-contained (nothing fetched), the tree as SVG, the outlier ranks named
         String html = JobHtml.render(job, "job of 8 ranks");
         assertThat(html).contains("<svg").contains("rank 3").contains("rank 7")
@@ -199,10 +200,15 @@ class JobMergeIT {
                 job.summary().toJson().toString());
     }
 
-    private static long leafThreads(List<JobPicture.StackNode> nodes) {
+    private static long stoppedThreads(List<JobPicture.StackNode> nodes) {
         long sum = 0;
         for (JobPicture.StackNode node : nodes) {
-            sum += node.children().isEmpty() ? node.threads() : leafThreads(node.children());
+            if (node.children().isEmpty()) {
+                assertThat(node.stopped()).as(node.step()).isEqualTo(node.threads());
+            }
+            assertThat(node.threads()).as(node.step())
+                    .isEqualTo(node.stopped() + node.children().stream().mapToLong(JobPicture.StackNode::threads).sum());
+            sum += node.stopped() + stoppedThreads(node.children());
         }
         return sum;
     }

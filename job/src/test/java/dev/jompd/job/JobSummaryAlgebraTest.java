@@ -122,6 +122,27 @@ class JobSummaryAlgebraTest {
         assertThat(JobPicture.of(NODES.get(0)).diagnosis()).noneMatch(d -> d.contains("MPI"));
     }
 
+    /** A thread stopped in a caller of another thread's frame ends at an inner step: it is counted there, not lost. */
+    @Test
+    void aThreadStoppedInACallerEndsAtAnInnerStep() {
+        String inCaller = "{\"threads\":[{\"thread\":\"omp 0/2 · level 1\",\"state\":\"work_parallel\",\"tasks\":[],"
+                + "\"stack\":[\"main (a.c:3)\"],\"roles\":[]}],\"findings\":[\"none\"],\"notices\":[]}";
+        JobSummary job = node("n1", List.<String[]>of(new String[]{"0-2", BARRIER}, new String[]{"3", inCaller}), List.of());
+        JobPicture picture = JobPicture.of(job);
+        JobPicture.StackNode main = picture.stacks().getFirst();
+        assertThat(picture.stacks()).hasSize(1);
+        assertThat(main.step()).isEqualTo("main (a.c:3)");
+        assertThat(main.threads()).isEqualTo(4);
+        assertThat(main.stopped()).isEqualTo(1);
+        assertThat(main.children()).singleElement().satisfies(leaf -> {
+            assertThat(leaf.threads()).isEqualTo(3);
+            assertThat(leaf.stopped()).isEqualTo(3);
+        });
+        assertThat(picture.text()).contains("4× main (a.c:3)   [ranks 0-3]   (1 stopped here)");
+        assertThat(picture.toJson().getAsJsonArray("stacks").get(0).getAsJsonObject().get("stopped").getAsLong()).isEqualTo(1);
+        assertThat(JobHtml.render(picture, "job")).contains("4 threads (1 stopped here)");
+    }
+
     @Test
     void aRankReportedTwiceIsNamed() {
         JobSummary twice = NODES.get(1).merge(node("n9", List.<String[]>of(new String[]{"7-8", LOCK}), List.of()));
