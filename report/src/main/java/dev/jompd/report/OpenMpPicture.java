@@ -445,7 +445,20 @@ public final class OpenMpPicture {
     }
 
     /** A thread number of a region's team, as the threads of a snapshot occupy them. */
-    private record RegionPlace(RegionKey region, long threadNum) {}
+    private record RegionPlace(RegionKey region, long threadNum) {
+        // written out: a record's own equals and hashCode link through invokedynamic (ObjectMethods) on first use,
+        // which the JVM's ahead-of-time cache does not keep: some 30 method-handle classes generated in every fresh
+        // JVM, a job's node agents included (the hash is the generated one's, so hashed collections keep their order)
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof RegionPlace place && place.threadNum == threadNum && place.region.equals(region);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * region.hashCode() + Long.hashCode(threadNum);
+        }
+    }
 
     /**
      * An OpenMP thread: identities, its place (innermost region, team path, number), state, tool data,
