@@ -165,7 +165,7 @@ public final class JobHtml {
     }
 
     private static String who(StackNode node) {
-        String stopped = node.stopped() > 0 && !node.children().isEmpty() ? " (" + node.stopped() + " stopped here)" : "";
+        String stopped = node.stoppedBeforeChildren() > 0 ? " (" + node.stoppedBeforeChildren() + " stopped here)" : "";
         return node.threads() + (node.threads() == 1 ? " thread" : " threads") + stopped + " · " + node.who();
     }
 

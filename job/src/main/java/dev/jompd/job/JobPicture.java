@@ -25,17 +25,19 @@ public final class JobPicture {
 
     /**
      * A node of the merged stacks: a step (a frame by function and line, or a folded run of libomp's
-     * frames), the ranks whose threads pass through it, how many threads (over all those ranks) do, and the
-     * steps after it.
-     */
-    /**
-     * One step of the merged stacks: {@code threads} pass through it, {@code stopped} of them have it as their
-     * innermost step (a thread stopped in a caller of another thread's frame ends at an inner node, not at a leaf).
+     * frames), the ranks whose threads pass through it, how many threads (over all those ranks) do, how many of
+     * those have it as their innermost step, and the steps after it. A thread stopped in a caller of another
+     * thread's frame ends at an inner node: {@code stopped} counts it there.
      */
     public record StackNode(String step, RankSet ranks, List<RankId> unnumbered, long threads, long stopped,
                             List<StackNode> children) {
         public String who() {
             return JobSummary.who(ranks, unnumbered);
+        }
+
+        /** The threads that stop here while others go on into the children (none at a leaf, where all stop). */
+        public long stoppedBeforeChildren() {
+            return children.isEmpty() ? 0 : stopped;
         }
     }
 
@@ -226,8 +228,8 @@ public final class JobPicture {
         if (parts) {
             out.append("   [").append(node.who()).append(']');
         }
-        if (node.stopped() > 0 && !node.children().isEmpty()) {
-            out.append("   (").append(node.stopped()).append(" stopped here)");
+        if (node.stoppedBeforeChildren() > 0) {
+            out.append("   (").append(node.stoppedBeforeChildren()).append(" stopped here)");
         }
         out.append('\n');
         int childDepth = node.children().size() == 1 && node.children().getFirst().threads() == node.threads() ? depth : depth + 1;
