@@ -39,24 +39,34 @@ final class BarrierFindings {
             // in the region has arrived at the implicit barrier (with OMP_DEBUG its state says so too)
             boolean primaryInRegion = members.stream().anyMatch(w -> w.thread().threadNum() == 0
                     && w.kind() != Kind.IDLE);
-            java.util.function.Predicate<ThreadWait> hasArrived = w -> w.kind().atBarrier()
-                    || (w.kind() == Kind.IDLE && primaryInRegion);
-            List<ThreadWait> arrived = members.stream().filter(hasArrived).toList();
-            if (arrived.isEmpty()) {
+            Map<ThreadWait, ThreadWait.Scheduling> arrivals = new LinkedHashMap<>();
+            for (ThreadWait w : members) {
+                arrival(w, primaryInRegion, region).ifPresent(a -> arrivals.put(w, a));
+            }
+            if (arrivals.isEmpty()) {
                 continue;
             }
-            String barrier = barrierPlace(region, arrived);
+            List<ThreadWait> arrived = List.copyOf(arrivals.keySet());
+            ThreadWait.Scheduling barrierOf = commonBarrier(arrivals.values());
+            String barrier = barrierPlace(region, barrierOf);
             List<Involved> involved = new ArrayList<>();
             List<String> evidence = new ArrayList<>();
             for (ThreadWait w : arrived) {
-                String what = w.kind() == Kind.TASK_AT_BARRIER ? "has reached the barrier and runs a task from it, "
-                        + w.where() : w.kind() == Kind.IDLE ? "at the barrier: done with the region's code, it "
-                        + "waits in libomp's fork barrier (a worker passes the implicit barrier with its arrival)"
-                        : "at the barrier";
-                evidence.add(Diagnosis.who(w.thread()) + ": " + what + " (" + w.evidence() + ")");
-                involved.add(Involved.of(w, w.kind() == Kind.TASK_AT_BARRIER ? Role.RUNS_TASK_AT_BARRIER
-                        : Role.AT_BARRIER, w.innermost()));
+                ThreadWait.Scheduling at = arrivals.get(w);
+                boolean elsewhere = !sameBarrier(at, barrierOf);
+                String what = w.kind() == Kind.IDLE ? "at the barrier: done with the region's code, it waits in "
+                        + "libomp's fork barrier (a worker passes the implicit barrier with its arrival)"
+                        : w.runsTaskAtBarrier() ? "has arrived " + w.describe()
+                        : "at " + (elsewhere ? describe(region, at) : "the barrier");
+                evidence.add(Diagnosis.who(w.thread()) + ": " + what + " (" + (w.runsTaskAtBarrier() ? at.evidence()
+                        + "; now " + w.evidence() : w.evidence()) + ")");
+                involved.add(Involved.of(w, w.runsTaskAtBarrier() ? Role.RUNS_TASK_AT_BARRIER : Role.AT_BARRIER,
+                        w.runsTaskAtBarrier() ? w.at().or(w::innermost) : w.innermost()));
             }
+            List<String> elsewhere = arrivals.entrySet().stream().filter(e -> !sameBarrier(e.getValue(), barrierOf))
+                    .map(e -> "thread " + e.getKey().thread().threadNum() + " waits at " + describe(region, e.getValue()))
+                    .toList();
+            java.util.function.Predicate<ThreadWait> hasArrived = arrivals::containsKey;
             // every thread number of the team: a member here, the primary thread of a nested team, or unseen
             Map<Long, ThreadWait> byNumber = members.stream().collect(Collectors.toMap(w -> w.thread().threadNum(),
                     Function.identity(), (a, b) -> a, LinkedHashMap::new));
@@ -91,49 +101,97 @@ final class BarrierFindings {
             }
             String team = "team " + region.id() + " (" + region.describe()
                     + (region.teamPath().isEmpty() ? "" : ", team path " + region.path()) + ")";
+            List<String> runningTasks = arrived.stream().filter(ThreadWait::runsTaskAtBarrier)
+                    .map(w -> "thread " + w.thread().threadNum() + " has arrived and runs a task there: "
+                            + taskPart(w)).toList();
+            List<String> notes = new ArrayList<>(elsewhere);
+            notes.addAll(runningTasks);
+            notes.addAll(missing);
             String summary = missing.isEmpty()
-                    ? team + ": all " + region.teamSize() + " threads wait at a barrier (" + barrier + ")"
-                    : team + ": " + arrived.size() + " of " + region.teamSize() + " threads wait at a barrier ("
-                      + barrier + "); " + String.join("; ", missing);
-            findings.add(new Finding(FindingKind.BARRIER, summary, evidence, placeInCode(region, arrived), involved));
+                    ? team + ": all " + region.teamSize() + " threads wait at " + barrier
+                    : team + ": " + arrived.size() + " of " + region.teamSize() + " threads wait at " + barrier;
+            summary += notes.isEmpty() ? "" : "; " + String.join("; ", notes);
+            findings.add(new Finding(FindingKind.BARRIER, summary, evidence, placeInCode(region, barrierOf), involved));
         }
         return findings;
     }
 
     /** Where a thread that has not reached the barrier is: what it waits for instead, or its user code. */
     private static String notThere(ThreadWait w) {
-        if (w.kind() == Kind.NONE) {
-            return w.where();
-        }
-        return w.kind().words() + w.at().map(p -> " (" + p.describe() + ")")
-                .orElse(w.innermost().map(p -> ", " + w.where()).orElse(""));
+        return w.describe();
     }
 
-    /** The barrier as people find it in their code: the line the waiting threads entered it from. */
-    private static String barrierPlace(ParallelRegion region, List<ThreadWait> arrived) {
-        boolean implicit = arrived.stream().anyMatch(w -> w.kind() == Kind.IMPLICIT_BARRIER || w.kind() == Kind.IDLE);
-        Optional<String> line = commonCaller(arrived);
-        if (implicit) {
+    /** What a thread that runs a task at the barrier does in that task: {@code task at t.c:22 (…), which waits …}. */
+    private static String taskPart(ThreadWait w) {
+        String all = w.describe();
+        ThreadWait.Scheduling layer = w.arrival().orElseThrow();
+        String prefix = layer.describe();
+        return all.startsWith(prefix + ", ") ? layer.task().map(ThreadWait.Place::inWords).orElse("a task") + ", "
+                + all.substring(prefix.length() + 2) : layer.task().map(ThreadWait.Place::inWords).orElse("a task");
+    }
+
+    /**
+     * Where a thread has arrived at its team's barrier: its outermost barrier wait; for a worker in libomp's fork
+     * barrier while its primary thread is still in the region, the region's implicit barrier (libomp's workers pass
+     * it with their arrival and then wait in the fork barrier for the next region).
+     */
+    private static Optional<ThreadWait.Scheduling> arrival(ThreadWait w, boolean primaryInRegion, ParallelRegion region) {
+        if (w.kind() == Kind.IDLE && w.under().isEmpty()) {
+            return primaryInRegion ? Optional.of(new ThreadWait.Scheduling(Kind.IMPLICIT_BARRIER, Optional.empty(),
+                    w.evidence(), Optional.empty(), -1)) : Optional.empty();
+        }
+        return w.arrival();
+    }
+
+    /** The barrier most arrived threads wait at (the construct and its line). */
+    private static ThreadWait.Scheduling commonBarrier(java.util.Collection<ThreadWait.Scheduling> arrivals) {
+        Map<String, List<ThreadWait.Scheduling>> byBarrier = arrivals.stream().collect(Collectors.groupingBy(
+                BarrierFindings::barrierKey, LinkedHashMap::new, Collectors.toList()));
+        // the end of the region is where workers that went on to the fork barrier count: not a place of their own
+        List<ThreadWait.Scheduling> largest = byBarrier.values().stream()
+                .max((a, b) -> Integer.compare(a.size(), b.size())).orElseThrow();
+        return largest.stream().filter(a -> a.at().isPresent()).findFirst().orElse(largest.getFirst());
+    }
+
+    /** Two arrivals are at one barrier when construct and line agree (a told construct beats an untold one). */
+    private static boolean sameBarrier(ThreadWait.Scheduling a, ThreadWait.Scheduling b) {
+        return barrierKey(a).equals(barrierKey(b));
+    }
+
+    private static String barrierKey(ThreadWait.Scheduling arrival) {
+        if (arrival.kind() == Kind.IMPLICIT_BARRIER) {
+            return "end";
+        }
+        return arrival.at().flatMap(ThreadWait.Place::source).orElse("?");
+    }
+
+    /**
+     * The barrier as people find it in their code: {@code the implicit barrier of the single construct at
+     * single.c:7}, {@code the implicit barrier at the end of region r1 (main.omp_outlined at single.c:5)}.
+     */
+    private static String barrierPlace(ParallelRegion region, ThreadWait.Scheduling barrier) {
+        return describe(region, barrier);
+    }
+
+    private static String describe(ParallelRegion region, ThreadWait.Scheduling barrier) {
+        if (barrier.kind() == Kind.IMPLICIT_BARRIER) {
             return "the implicit barrier at the end of region " + region.id()
-                    + region.function().map(f -> ", " + f.describe()).or(() -> line.map(l -> ", entered from " + l))
-                    .orElse("");
+                    + region.function().map(f -> " (" + f.describe() + ")").or(() -> barrier.at()
+                    .map(p -> " (entered from " + p.describe() + ")")).orElse("");
         }
-        return line.map(l -> "explicit, in " + l).orElse("its place is not known: no waiting thread's stack shows "
-                + "user code");
-    }
-
-    /** The user code most of the waiting threads entered the barrier from. */
-    private static Optional<String> commonCaller(List<ThreadWait> arrived) {
-        return arrived.stream().map(ThreadWait::at).flatMap(Optional::stream)
-                .collect(Collectors.groupingBy(ThreadWait.Place::describe, LinkedHashMap::new, Collectors.counting()))
-                .entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey);
+        String place = barrier.at().map(p -> p.source().isPresent() ? " at " + p.line() : " " + p.line()).orElse("");
+        if (barrier.kind() == Kind.BARRIER_UNTOLD && barrier.at().isEmpty()) {
+            return "a barrier whose place is not known: no waiting thread's stack shows user code";
+        }
+        return barrier.kind().construct() + place;
     }
 
     /** The barrier's place as {@code function (file:line)}: the waiters' common caller, else the region's code. */
-    private static Optional<String> placeInCode(ParallelRegion region, List<ThreadWait> arrived) {
-        Optional<String> line = commonCaller(arrived);
-        boolean implicit = arrived.stream().anyMatch(w -> w.kind() == Kind.IMPLICIT_BARRIER || w.kind() == Kind.IDLE);
-        return implicit ? region.function().map(CodeLocation::describe).or(() -> line) : line;
+    private static Optional<String> placeInCode(ParallelRegion region, ThreadWait.Scheduling barrier) {
+        if (barrier.kind() == Kind.IMPLICIT_BARRIER) {
+            return region.function().map(CodeLocation::describe).or(() -> barrier.at().map(ThreadWait.Place::describe));
+        }
+        return barrier.at().map(ThreadWait.Place::describe);
     }
 
     /** The nested team that thread {@code number} of {@code region} started (its team path ends with it). */
@@ -164,11 +222,11 @@ final class BarrierFindings {
     private static String stuckBecause(OpenMpPicture picture, ParallelRegion nested, Map<Long, ThreadWait> waits) {
         List<ThreadWait> members = picture.members(Optional.of(nested.id())).stream().map(t -> waits.get(t.gtid()))
                 .sorted((a, b) -> Long.compare(a.thread().threadNum(), b.thread().threadNum())).toList(); // cold start
-        long atBarrier = members.stream().filter(w -> w.kind().atBarrier()).count();
+        long atBarrier = members.stream().filter(w -> w.arrival().isPresent()).count();
         if (atBarrier == 0) {
             return "";
         }
-        List<String> others = members.stream().filter(w -> !w.kind().atBarrier())
+        List<String> others = members.stream().filter(w -> w.arrival().isEmpty())
                 .map(w -> Long.toString(w.thread().threadNum())).toList();
         return ": " + atBarrier + " of its " + nested.teamSize() + " threads wait at its barrier"
                 + (others.isEmpty() ? "" : " for thread" + (others.size() == 1 ? " " : "s ") + String.join(", ", others))

@@ -22,7 +22,7 @@ import java.util.Optional;
 public final class Diagnosis {
     /** What a finding is about; {@link #words()} is its name in jompd-diagnose/1. */
     public enum FindingKind {
-        BARRIER, TASKWAIT, TASKGROUP, LOCK, DEADLOCK, NONE, OTHER;
+        BARRIER, TASKWAIT, TASKGROUP, ORDERED, LOCK, DEADLOCK, NONE, OTHER;
 
         /** {@code barrier}, {@code deadlock}, …: the kind as jompd-diagnose/1 spells it. */
         public String words() {
@@ -50,6 +50,9 @@ public final class Diagnosis {
         PRIMARY_OF_NESTED_TEAM("primary thread of nested team"),
         WAITS_AT_TASKWAIT("waits at a taskwait"),
         WAITS_AT_TASKGROUP_END("waits at the end of a taskgroup"),
+        WAITS_IN_ORDERED("waits to enter the ordered region"),
+        /** a thread of the team not waiting in the ordered region: maybe the one whose turn it is */
+        NOT_IN_ORDERED("is not waiting in the ordered region"),
         /** subject: the child task's id */
         RUNS_CHILD_TASK("runs child task"),
         /** subject: the lock or critical section */
@@ -103,15 +106,16 @@ public final class Diagnosis {
         stacks.ifPresent(s -> s.stacks().forEach(stack -> stackByGtid.put(stack.thread().gtid(), stack)));
         Map<Long, ThreadWait> waits = new LinkedHashMap<>();
         for (OpenMpThread thread : picture.threads()) {
-            waits.put(thread.gtid(), ThreadWait.of(thread, Optional.ofNullable(stackByGtid.get(thread.gtid())),
-                    picture.target().runtime(), thread.region().flatMap(picture::region).filter(ParallelRegion::ended)));
+            ThreadStack stack = stackByGtid.get(thread.gtid());
+            waits.put(thread.gtid(), stack != null ? stack.waiting() : ThreadWait.of(picture, thread, Optional.empty()));
         }
         List<Finding> findings = new ArrayList<>(BarrierFindings.of(picture, waits));
         findings.addAll(TaskwaitFindings.of(picture, waits));
+        findings.addAll(OrderedFindings.of(picture, waits));
         // Locks, critical sections, their holders and wait cycles (deadlocks)
         findings.addAll(LockFindings.of(picture, List.copyOf(waits.values()), stackByGtid));
         if (findings.isEmpty()) {
-            findings.add(new Finding(FindingKind.NONE, "no thread waits at a barrier, a taskwait, for a lock or a critical section",
+            findings.add(new Finding(FindingKind.NONE, "no thread waits at a barrier, a taskwait, the end of a taskgroup, an ordered region, for a lock or a critical section",
                     List.of(stacks.isPresent() ? "states and stacks of " + picture.threads().size() + " threads"
                             : "states of " + picture.threads().size() + " threads"), Optional.empty(), List.of()));
         }

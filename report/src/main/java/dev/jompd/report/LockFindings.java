@@ -214,16 +214,8 @@ final class LockFindings {
     }
 
     private static String whatItWaitsFor(ThreadWait wait) {
-        return switch (wait.kind()) {
-            case BARRIER, IMPLICIT_BARRIER -> ", itself waiting at a barrier (" + wait.evidence() + ")";
-            case TASK_AT_BARRIER -> ", itself at a barrier, running a task (" + wait.evidence() + ")";
-            case LOCK -> ", itself waiting for a lock (" + wait.evidence() + ")";
-            case CRITICAL -> ", itself waiting for a critical section (" + wait.evidence() + ")";
-            case TASKWAIT -> ", itself waiting at a taskwait (" + wait.evidence() + ")";
-            case TASKGROUP -> ", itself waiting at the end of a taskgroup (" + wait.evidence() + ")";
-            case IDLE -> ", itself idle in libomp's thread pool (" + wait.evidence() + ")";
-            case NONE -> "";
-        };
+        return wait.kind() == ThreadWait.Kind.NONE && wait.under().isEmpty() ? ""
+                : ", itself " + wait.describe() + " (" + wait.evidence() + ")";
     }
 
     /** The recorder's holder (LWP) of a lock object, when the recorder runs and saw one. */

@@ -9,6 +9,7 @@ import dev.jompd.core.ompd.LockNames;
 import dev.jompd.core.ompd.RegionKey;
 import dev.jompd.core.ompd.RuntimeLocks;
 import dev.jompd.core.ompd.RuntimeTasks;
+import dev.jompd.core.ompd.RuntimeWaits;
 import dev.jompd.core.ompd.TaskHandle;
 import dev.jompd.core.ompd.TaskKey;
 import dev.jompd.core.ompd.ThreadHandle;
@@ -56,10 +57,13 @@ public final class OpenMpPicture {
     private final Map<Long, List<Long>> taskgroups;
     private final List<String> problems;
     private final String runtimeReading;
+    private final Map<Long, RuntimeWaits.Reading> barrierIdents;
 
     private OpenMpPicture(TargetDescription target, ProcessSnapshot snapshot, CodeNames names, String runtimeReading,
                           Optional<RecordedHistory> history, List<String> historyProblems, RuntimeLocks locks,
-                          LockNames lockNames, Map<Long, TaskCounts> taskCounts, Map<Long, List<Long>> taskgroups) {
+                          LockNames lockNames, Map<Long, TaskCounts> taskCounts, Map<Long, List<Long>> taskgroups,
+                          Map<Long, RuntimeWaits.Reading> barrierIdents) {
+        this.barrierIdents = Map.copyOf(barrierIdents);
         this.runtimeReading = runtimeReading;
         this.locks = locks;
         this.lockNames = lockNames;
@@ -179,11 +183,20 @@ public final class OpenMpPicture {
         // and the taskgroups every task of a chain is in (which of them a taskgroup waits for)
         Map<Long, TaskCounts> counts = new HashMap<>();
         Map<Long, List<Long>> groups = new HashMap<>();
+        Map<Long, RuntimeWaits.Reading> barrierIdents = new HashMap<>();
         for (ProcessSnapshot.ThreadView thread : snapshot.threads()) {
-            if (!thread.tasks().isEmpty() && thread.tasks().getFirst().lightweightTeam() == 0) {
-                counts.computeIfAbsent(thread.tasks().getFirst().address(), address -> new TaskCounts(
-                        RuntimeTasks.incompleteChildren(process, address), RuntimeTasks.taskgroupTasks(process, address)));
+            // a task suspended on the thread's stack may wait too (at a taskwait or the end of a taskgroup,
+            // running other tasks meanwhile): its counts as well as the innermost task's
+            List<ProcessSnapshot.TaskView> waiting = new ArrayList<>(thread.tasks().isEmpty() ? List.of()
+                    : List.of(thread.tasks().getFirst()));
+            waiting.addAll(thread.stackTasks());
+            for (ProcessSnapshot.TaskView task : waiting) {
+                if (task.lightweightTeam() == 0) {
+                    counts.computeIfAbsent(task.address(), address -> new TaskCounts(
+                            RuntimeTasks.incompleteChildren(process, address), RuntimeTasks.taskgroupTasks(process, address)));
+                }
             }
+            barrierIdents.put(thread.gtid(), RuntimeWaits.threadIdent(process, thread.gtid()));
             for (ProcessSnapshot.TaskView task : thread.tasks()) {
                 if (task.lightweightTeam() == 0 && !groups.containsKey(task.address())) {
                     try {
@@ -197,10 +210,10 @@ public final class OpenMpPicture {
         try {
             return new OpenMpPicture(target, snapshot, names, reading,
                     Recorder.find(process).map(recorded -> new RecordedHistory(recorded, names)), List.of(), locks, lockNames,
-                    counts, groups);
+                    counts, groups, barrierIdents);
         } catch (RecorderFormatException e) {
             return new OpenMpPicture(target, snapshot, names, reading, Optional.empty(),
-                    List.of("jompd-recorder: " + e.getMessage()), locks, lockNames, counts, groups);
+                    List.of("jompd-recorder: " + e.getMessage()), locks, lockNames, counts, groups, barrierIdents);
         }
     }
 
@@ -210,13 +223,22 @@ public final class OpenMpPicture {
      */
     public record TaskCounts(RuntimeTasks.Count children, RuntimeTasks.Count taskgroup) {}
 
-    /** libomp's counts for a thread's innermost task (read for those only: the tasks that can be waiting). */
+    /**
+     * The ident of the thread's last barrier as libomp keeps it ({@code th_ident}): which construct's barrier,
+     * and its line. Not cleared when a barrier ends: believe it only for a barrier the thread's stack is in.
+     */
+    public RuntimeWaits.Reading barrierIdent(OpenMpThread thread) {
+        return barrierIdents.getOrDefault(thread.gtid(), new RuntimeWaits.Reading.Unknown("not read for gtid "
+                + thread.gtid()));
+    }
+
+    /** libomp's counts for a task that can be waiting: each thread's innermost task and the tasks on its stack. */
     public TaskCounts counts(Task task) {
         TaskCounts counts = task.lightweightTeam() == 0 ? taskCounts.get(task.address()) : null;
         if (counts == null) {
             RuntimeTasks.Count none = new RuntimeTasks.Count.Unknown(task.lightweightTeam() != 0
                     ? "the task is the implicit task of a serialized region, which libomp does not count children for"
-                    : "libomp's counts are read for the innermost task of each thread only");
+                    : "libomp's counts are read only for the tasks on the threads' stacks");
             return new TaskCounts(none, none);
         }
         return counts;

@@ -28,10 +28,17 @@ import java.util.Optional;
 public final class ParallelStacks {
     /**
      * One thread's stack, its frames' owners, the construct whose code each frame runs (where the picture
-     * knows it), and the runs of runtime frames folded.
+     * knows it), the runs of runtime frames folded, and what the thread waits for ({@link ThreadWait}, read once
+     * here as {@code waiting}: the folded runs and the diagnosis say the same).
      */
     public record ThreadStack(OpenMpThread thread, NativeStack stack, List<FrameOwnership.Mark> marks,
-                              List<Optional<Construct>> constructs, List<Step> steps) {}
+                              List<Optional<Construct>> constructs, List<Step> steps, ThreadWait waiting) {
+        /** A stack whose wait is not read (for tests of the merge alone). */
+        public ThreadStack(OpenMpThread thread, NativeStack stack, List<FrameOwnership.Mark> marks,
+                           List<Optional<Construct>> constructs, List<Step> steps) {
+            this(thread, stack, marks, constructs, steps, ThreadWait.unknown(thread));
+        }
+    }
 
     /**
      * One step of a call path as the merged tree shows it: a frame of user or library code, or a folded run
@@ -169,8 +176,9 @@ public final class ParallelStacks {
             long[] cfas = stack.frames().stream().mapToLong(f -> f.cfa().orElse(0L)).toArray();
             List<FrameOwnership.Mark> marks = FrameOwnership.mark(picture.stackChain(thread), cfas);
             List<Optional<Construct>> constructOfFrame = constructsOf(stack, constructs);
+            ThreadWait wait = ThreadWait.of(picture, thread, Optional.of(new ThreadWait.StackOf(stack, marks, constructOfFrame)));
             stacks.add(new ThreadStack(thread, stack, marks, constructOfFrame,
-                    steps(picture, thread, stack, marks, constructOfFrame)));
+                    steps(picture, thread, stack, marks, constructOfFrame, wait), wait));
         }
         return new ParallelStacks(picture, List.copyOf(stacks));
     }
@@ -289,8 +297,10 @@ public final class ParallelStacks {
 
     /** The thread's path, outermost first, runs of runtime frames folded. */
     private static List<Step> steps(OpenMpPicture picture, OpenMpThread thread, NativeStack stack,
-                                    List<FrameOwnership.Mark> marks, List<Optional<Construct>> constructs) {
+                                    List<FrameOwnership.Mark> marks, List<Optional<Construct>> constructs,
+                                    ThreadWait wait) {
         String runtime = picture.target().runtime();
+        int currentFrame = ThreadWait.firstNonSystem(stack.frames());
         List<Step> steps = new ArrayList<>();
         List<NativeFrame> run = new ArrayList<>();
         for (int i = stack.frames().size() - 1; i >= 0; i--) {
@@ -301,7 +311,8 @@ public final class ParallelStacks {
                 continue;
             }
             if (!run.isEmpty()) {
-                steps.add(runtimeStep(picture, thread, run, marks.get(i + 1), new FrameRange(i + 1, i + run.size())));
+                steps.add(runtimeStep(picture, thread, run, marks.get(i + 1), new FrameRange(i + 1, i + run.size()),
+                        wait.runAt(i + 1, currentFrame)));
                 run.clear();
             }
             steps.add(new Step(frame.function().orElse(frame.symbol().orElse(Text.hex(frame.pc()))),
@@ -309,34 +320,44 @@ public final class ParallelStacks {
                     marks.get(i).task().map(Task::id), constructs.get(i), Optional.of(new FrameRange(i, i))));
         }
         if (!run.isEmpty()) {
-            steps.add(runtimeStep(picture, thread, run, marks.getFirst(), new FrameRange(0, run.size() - 1)));
+            steps.add(runtimeStep(picture, thread, run, marks.getFirst(), new FrameRange(0, run.size() - 1),
+                    wait.runAt(0, currentFrame)));
         }
         stack.truncation().ifPresent(t -> steps.add(new Step("stack cut short: " + t.reason().name().toLowerCase(
                 java.util.Locale.ROOT).replace('_', ' '), Optional.empty(), Optional.empty(), true, Optional.empty())));
         return steps;
     }
 
-    /** A run of the runtime's frames (outermost first) as what it does, read off the functions it is in. */
+    /**
+     * A run of the runtime's frames (outermost first) as what it does: the wait the thread's {@link ThreadWait}
+     * reads there (the same words as the diagnosis), else libomp running the program's code.
+     */
     private static Step runtimeStep(OpenMpPicture picture, OpenMpThread thread, List<NativeFrame> run,
-                                    FrameOwnership.Mark innermostMark, FrameRange frames) {
+                                    FrameOwnership.Mark innermostMark, FrameRange frames, Optional<ThreadWait.Kind> wait) {
         String innermost = run.getLast().function().orElse("");
         List<String> all = ThreadWait.functions(run);
-        String region = thread.region().map(r -> " of region " + r).orElse("");
-        String meaning = switch (ThreadWait.runtimeRun(run.reversed())) {
-            case IDLE -> "idle in the thread pool, waiting for work";
-            case IMPLICIT_BARRIER -> "waiting at the implicit barrier at the end" + region;
-            // a barrier's run that ends in the code it runs (a task taken while waiting) is no wait
-            case BARRIER -> RuntimeFunctions.is(innermost, Meaning.INVOKE)
-                    || RuntimeFunctions.is(innermost, Meaning.FORK_CALL) ? runsCodeOrIn(all, innermost) : "waiting at a barrier" + region;
-            case CRITICAL -> "waiting to enter a critical section";
-            case LOCK -> "waiting for a lock";
-            case TASKWAIT -> "waiting at a taskwait";
-            case TASKGROUP -> "waiting at the end of a taskgroup";
-            default -> runsCodeOrIn(all, innermost);
-        };
+        boolean runsTask = RuntimeFunctions.any(all, Meaning.INVOKE_TASK) && frames.innermost() > 0;
+        String meaning = wait.map(kind -> switch (kind) {
+            case IDLE -> idle(picture, thread);
+            case LOCK, CRITICAL, ORDERED -> kind.words();
+            default -> (runsTask ? "" : "waiting ") + kind.words() + (runsTask ? ", running a task from it" : "");
+        }).orElseGet(() -> ThreadWait.runtimeRun(run.reversed()) == ThreadWait.Kind.IDLE ? idle(picture, thread)
+                : runsCodeOrIn(all, innermost));
         return new Step("libomp: " + meaning + " (" + run.size() + " frame" + (run.size() == 1 ? "" : "s") + ")",
                 Optional.empty(), run.getFirst().module(), true, innermostMark.task().map(Task::id), Optional.empty(),
                 Optional.of(frames));
+    }
+
+    /**
+     * A worker in libomp's fork barrier: idle in the pool, or — its region still running (the primary thread has
+     * not left it) — done with the region's code and arrived at its implicit barrier (a worker passes that barrier
+     * with its arrival and waits in the fork barrier), as the diagnosis counts it.
+     */
+    private static String idle(OpenMpPicture picture, OpenMpThread thread) {
+        Optional<OpenMpPicture.ParallelRegion> live = thread.region().flatMap(picture::region)
+                .filter(r -> r.level() > 0 && r.teamSize() > 1 && !r.ended());
+        return live.map(r -> "done with the code of region " + r.id() + ", at its implicit barrier (the fork barrier)")
+                .orElse("idle in the thread pool, waiting for work");
     }
 
     /** A run that calls the program's code (a region's, a task's) or starts a worker runs the code below it. */

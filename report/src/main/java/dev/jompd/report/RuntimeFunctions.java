@@ -28,6 +28,8 @@ final class RuntimeFunctions {
         BARRIER_WAIT,
         TASKGROUP_END,
         TASK_WAIT,
+        /** Waiting for the thread's turn in an ordered region (iteration order). */
+        ORDERED_WAIT,
         CRITICAL_WAIT,
         LOCK_ACQUIRE,
         /** libomp calls the program's code (an outlined region, a task, a teams region) from here. */

@@ -30,22 +30,55 @@ final class TaskwaitFindings {
     static List<Finding> of(OpenMpPicture picture, Map<Long, ThreadWait> waits) {
         List<Finding> findings = new ArrayList<>();
         for (ThreadWait wait : waits.values()) {
-            if (wait.kind() != Kind.TASKWAIT && wait.kind() != Kind.TASKGROUP) {
-                continue;
-            }
             OpenMpThread thread = wait.thread();
             List<Task> chain = picture.chain(thread);
-            if (chain.isEmpty()) {
-                continue;
+            // the taskwaits the thread is at: its own wait, and those it runs other tasks at (outermost first)
+            List<Point> points = new ArrayList<>();
+            for (ThreadWait.Scheduling layer : wait.under()) {
+                if (layer.kind() == Kind.TASKWAIT || layer.kind() == Kind.TASKGROUP) {
+                    points.add(new Point(layer.kind(), layer.at().flatMap(ThreadWait.Place::task)
+                            .map(picture.tasks()::get), layer.at(), layer.evidence(), Optional.of(layer)));
+                }
             }
-            Task waiting = chain.getFirst();
-            String construct = wait.kind() == Kind.TASKWAIT ? "a taskwait" : "the end of a taskgroup";
-            String place = wait.at().map(ThreadWait.Place::describe).orElse("its place is not known");
+            if ((wait.kind() == Kind.TASKWAIT || wait.kind() == Kind.TASKGROUP) && !chain.isEmpty()) {
+                points.add(new Point(wait.kind(), Optional.of(chain.getFirst()), wait.at(), wait.evidence(), Optional.empty()));
+            }
+            for (Point point : points) {
+                findings.add(finding(picture, waits, wait, point));
+            }
+        }
+        return findings;
+    }
+
+    /**
+     * A taskwait (or the end of a taskgroup) a thread is at: the construct, the task that waits, its place, how
+     * known, and when the thread runs another task meanwhile, the wait it runs it at.
+     */
+    private record Point(Kind kind, Optional<Task> waiting, Optional<ThreadWait.Place> at, String evidence,
+                         Optional<ThreadWait.Scheduling> running) {}
+
+    private static Finding finding(OpenMpPicture picture, Map<Long, ThreadWait> waits, ThreadWait wait, Point point) {
+        OpenMpThread thread = wait.thread();
+        String construct = point.kind() == Kind.TASKWAIT ? "a taskwait" : "the end of a taskgroup";
+        String place = point.at().map(ThreadWait.Place::line).orElse("its place is not known");
+        String meanwhile = point.running().map(layer -> "; meanwhile the thread runs "
+                + layer.task().map(ThreadWait.Place::inWords).orElse("another task") + " there").orElse("");
+        FindingKind kind = point.kind() == Kind.TASKWAIT ? FindingKind.TASKWAIT : FindingKind.TASKGROUP;
+        Role role = point.kind() == Kind.TASKWAIT ? Role.WAITS_AT_TASKWAIT : Role.WAITS_AT_TASKGROUP_END;
+        if (point.waiting().isEmpty()) {
+            // the task whose code called the taskwait: its frames tell it only where libomp keeps task frames
+            String why = "which task waits, and for which children, is not known: libomp keeps task frames only with "
+                    + "OMP_DEBUG=enabled";
+            return new Finding(kind, Diagnosis.who(thread) + ": a task waits at " + construct + " (" + place + "); "
+                    + why + meanwhile, List.of(Diagnosis.who(thread) + ": " + construct + " (" + point.evidence() + ")"),
+                    point.at().map(ThreadWait.Place::describe), List.of(Involved.of(wait, role, point.at())));
+        }
+        {
+            Task waiting = point.waiting().get();
             List<String> evidence = new ArrayList<>();
             List<Involved> involved = new ArrayList<>();
-            evidence.add(Diagnosis.who(thread) + ": " + name(waiting) + " at " + construct + " (" + wait.evidence() + ")");
-            involved.add(Involved.of(wait, wait.kind() == Kind.TASKWAIT ? Role.WAITS_AT_TASKWAIT
-                    : Role.WAITS_AT_TASKGROUP_END, wait.at()));
+            evidence.add(Diagnosis.who(thread) + ": " + name(waiting) + " at " + construct + " (" + point.evidence() + ")");
+            involved.add(Involved.of(wait, role, point.at()));
             Map<String, List<String>> children = new LinkedHashMap<>();
             Map<String, Task> childTasks = new LinkedHashMap<>();
             boolean descendantsRun = false;
@@ -73,15 +106,14 @@ final class TaskwaitFindings {
                     ? "no thread runs any of them"
                     : String.join("; ", children.entrySet().stream().map(e -> e.getKey() + " " + String.join(
                             " and ", e.getValue())).toList());
-            String counted = wait.kind() == Kind.TASKWAIT
+            String counted = point.kind() == Kind.TASKWAIT
                     ? childCount(picture.counts(waiting).children(), childTasks.size(), evidence)
                     : taskgroupCount(picture, picture.counts(waiting).taskgroup(), childTasks.values(), descendantsRun, evidence);
             String summary = Diagnosis.who(thread) + ": " + name(waiting) + " waits at " + construct + " (" + place
-                    + ") for " + counted.replace("%s", unfinished);
-            findings.add(new Finding(wait.kind() == Kind.TASKWAIT ? FindingKind.TASKWAIT : FindingKind.TASKGROUP, summary, evidence,
-                    wait.at().map(ThreadWait.Place::describe), involved));
+                    + ") for " + counted.replace("%s", unfinished) + meanwhile;
+            return new Finding(kind, summary, evidence,
+                    point.at().map(ThreadWait.Place::describe), involved);
         }
-        return findings;
     }
 
     /** What a thread runs for a task counts as started: the rest of the count no thread runs. */

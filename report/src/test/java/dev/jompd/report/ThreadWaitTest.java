@@ -25,12 +25,13 @@ class ThreadWaitTest {
     @CsvSource({
             // a worker idle in the pool; the same barrier running a task it took is no idleness
             "'__kmp_suspend_64 __kmp_fork_barrier __kmp_launch_thread', IDLE",
-            "'__kmp_invoke_task __kmp_fork_barrier __kmp_launch_thread', BARRIER",
+            "'__kmp_invoke_task __kmp_fork_barrier __kmp_launch_thread', BARRIER_UNTOLD",
             // the implicit barrier at a region's end: a worker in join_barrier
             "'__kmp_wait_4 __kmp_join_barrier __kmp_launch_thread', IMPLICIT_BARRIER",
-            "'__kmp_suspend_64 __kmp_barrier __kmpc_barrier', BARRIER",
+            "'__kmp_suspend_64 __kmp_barrier __kmpc_barrier', BARRIER_UNTOLD",
             "'__kmp_execute_tasks_64 __kmpc_end_taskgroup', TASKGROUP",
             "'__kmp_execute_tasks_64 __kmpc_omp_taskwait', TASKWAIT",
+            "'__kmp_wait<unsigned int> __kmp_dispatch_deo<unsigned int> __kmpc_ordered', ORDERED",
             "'__kmp_acquire_queuing_lock __kmpc_critical', CRITICAL",
             "'__kmp_acquire_queuing_lock __kmpc_set_lock', LOCK",
             "'__kmpc_set_nest_lock', LOCK",
