@@ -592,7 +592,8 @@ void __kmpc_dispatch_deinit(struct ident *loc, int gtid) {
 /* ---- hang fixtures ---------------------------------------------------------------------- */
 
 static struct {
-  int entered; /* atomic: 1 once the thread called fx_hang_enter */
+  int entered;    /* atomic: 1 once the thread called fx_hang_enter, 0 again after fx_hang_leave */
+  int generation; /* atomic: counts the fx_hang_enter calls, so that a waiter re-measures a re-entered slot */
   long tid;
   pthread_t pthread;
 } fx_hang_slots[FX_HANG_SLOTS];
@@ -603,7 +604,14 @@ void fx_hang_enter(int slot) {
     fx_fail("hang slot %d out of range", slot);
   fx_hang_slots[slot].tid = fx_gettid();
   fx_hang_slots[slot].pthread = pthread_self();
+  __atomic_add_fetch(&fx_hang_slots[slot].generation, 1, __ATOMIC_RELEASE);
   __atomic_store_n(&fx_hang_slots[slot].entered, 1, __ATOMIC_RELEASE);
+}
+
+void fx_hang_leave(int slot) {
+  if (slot < 0 || slot >= FX_HANG_SLOTS)
+    fx_fail("hang slot %d out of range", slot);
+  __atomic_store_n(&fx_hang_slots[slot].entered, 0, __ATOMIC_RELEASE);
 }
 
 /* The state letter of /proc/self/task/TID/stat (after the parenthesised command name). */
@@ -630,28 +638,35 @@ static long long fx_thread_cpu_ns(pthread_t thread) {
   return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-void fx_hang_await(int n) {
+void fx_hang_await(int n) { fx_hang_await_except(n, -1); }
+
+void fx_hang_await_except(int n, int except) {
   if (n < 0 || n > FX_HANG_SLOTS)
     fx_fail("hang slot count %d out of range", n);
   long long seen_cpu[FX_HANG_SLOTS];
+  int seen_generation[FX_HANG_SLOTS];
   for (int s = 0; s < n; s++)
-    seen_cpu[s] = -1;
+    seen_generation[s] = 0;
+  int expected = except >= 0 && except < n ? n - 1 : n;
   struct timespec step = {0, 2000000L};
   for (long waited_ms = 0;; waited_ms += 2) {
     int waiting = 0;
     for (int s = 0; s < n; s++) {
-      if (!__atomic_load_n(&fx_hang_slots[s].entered, __ATOMIC_ACQUIRE))
+      if (s == except || !__atomic_load_n(&fx_hang_slots[s].entered, __ATOMIC_ACQUIRE))
         continue;
+      int generation = __atomic_load_n(&fx_hang_slots[s].generation, __ATOMIC_ACQUIRE);
       long long cpu = fx_thread_cpu_ns(fx_hang_slots[s].pthread);
-      if (seen_cpu[s] < 0)
+      if (seen_generation[s] != generation) { /* entered anew since last seen: measure from now */
+        seen_generation[s] = generation;
         seen_cpu[s] = cpu;
+      }
       if (fx_task_state(fx_hang_slots[s].tid) == 'S' || (cpu >= 0 && cpu - seen_cpu[s] >= 20000000LL))
         waiting++;
     }
-    if (waiting == n)
+    if (waiting == expected)
       return;
     if (waited_ms >= 60000)
-      fx_fail("only %d of %d hanging threads reached their waits in 60 s", waiting, n);
+      fx_fail("only %d of %d hanging threads reached their waits in 60 s", waiting, expected);
     nanosleep(&step, NULL);
   }
 }

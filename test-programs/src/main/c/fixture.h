@@ -125,6 +125,12 @@ void fx_hang_enter(int slot);
  * used 20 ms of CPU time since it was seen entering -- far more than the few instructions
  * between fx_hang_enter and the wait. Fails after 60 s. */
 void fx_hang_await(int n);
+/* The same for slots 0..n-1 other than `except` (the caller's own slot). */
+void fx_hang_await_except(int n, int except);
+/* Marks the slot as not waiting: its thread left its wait to do other work (a barrier thread that
+ * picked up a task). It enters the slot again right before its next blocking statement; a waiter
+ * measures a re-entered slot afresh. */
+void fx_hang_leave(int slot);
 /* Writes the facts (fx_write_facts, marker_thread=-1: the watcher calls the marker) and lets
  * the watcher go on. Call it from an OpenMP thread once every thread's facts are recorded. */
 void fx_hang_write_facts(void);

@@ -37,7 +37,11 @@ public enum Fixture {
     TASKWAIT_BLOCKED("taskwait_blocked.c"),
     NESTED_HANG("nested_hang.c"),
     /** Fortran (.F90: gfortran preprocesses it, so the facts name lines with __LINE__). */
-    HANG_FORTRAN("hang_fortran.F90");
+    HANG_FORTRAN("hang_fortran.F90"),
+    /** The wait matrix: threads blocked in each construct that can wait (CONSTRUCT WHERE [N]), each wait in the facts. */
+    HANG_CONSTRUCTS("hang_constructs.c"),
+    /** hang_constructs.c built by gcc -fopenmp (libgomp; run it on libomp with jompd run). */
+    HANG_CONSTRUCTS_GCC("hang_constructs.c", "hang_constructs_gcc", Toolchain.GCC);
 
     /** Who compiles and links a fixture, and so which OpenMP runtime it is linked against. */
     public enum Toolchain {
