@@ -61,7 +61,7 @@ final class BarrierFindings {
                 evidence.add(Diagnosis.who(w.thread()) + ": " + what + " (" + (w.runsTaskAtBarrier() ? at.evidence()
                         + "; now " + w.evidence() : w.evidence()) + ")");
                 involved.add(Involved.of(w, w.runsTaskAtBarrier() ? Role.RUNS_TASK_AT_BARRIER : Role.AT_BARRIER,
-                        w.runsTaskAtBarrier() ? w.at().or(w::innermost) : w.innermost()));
+                        describe(region, at), w.runsTaskAtBarrier() ? w.at().or(w::innermost) : w.innermost()));
             }
             List<String> elsewhere = arrivals.entrySet().stream().filter(e -> !sameBarrier(e.getValue(), barrierOf))
                     .map(e -> "thread " + e.getKey().thread().threadNum() + " waits at " + describe(region, e.getValue()))
@@ -80,7 +80,7 @@ final class BarrierFindings {
                     String where = notThere(member);
                     missing.add("thread " + number + " has not reached it: " + where);
                     evidence.add(Diagnosis.who(member.thread()) + ": not there, " + where + " (" + member.evidence() + ")");
-                    involved.add(Involved.of(member, Role.NOT_AT_BARRIER, member.kind() == Kind.NONE
+                    involved.add(Involved.of(member, Role.NOT_AT_BARRIER, barrier, member.kind() == Kind.NONE
                             ? member.innermost() : member.at().or(member::innermost)));
                     continue;
                 }

@@ -43,9 +43,12 @@ public final class Diagnosis {
 
     /** A thread's part in a finding; some name what they are about (a task, a team, a lock): the subject. */
     public enum Role {
-        AT_BARRIER("at the barrier"),
-        RUNS_TASK_AT_BARRIER("runs a task at the barrier"),
-        NOT_AT_BARRIER("has not reached the barrier"),
+        /** subject: the barrier, as its construct and line ({@code the implicit barrier of the single construct at …}) */
+        AT_BARRIER("at"),
+        /** subject: the barrier */
+        RUNS_TASK_AT_BARRIER("runs a task at"),
+        /** subject: the barrier */
+        NOT_AT_BARRIER("has not reached"),
         /** subject: the nested team's region id */
         PRIMARY_OF_NESTED_TEAM("primary thread of nested team"),
         WAITS_AT_TASKWAIT("waits at a taskwait"),

@@ -215,10 +215,19 @@ public record ThreadWait(OpenMpThread thread, Kind kind, String evidence, Option
      */
     static ThreadWait of(OpenMpPicture picture, OpenMpThread thread, Optional<StackOf> stack) {
         ThreadWait wait = read(thread, stack, picture.target().runtime(), picture.barrierIdent(thread));
-        Optional<ParallelRegion> ended = thread.region().flatMap(picture::region).filter(ParallelRegion::ended);
+        Optional<ParallelRegion> region = thread.region().flatMap(picture::region);
+        Optional<ParallelRegion> ended = region.filter(ParallelRegion::ended);
         if (ended.isPresent() && wait.kind().atBarrier() && wait.under().isEmpty()) {
             return new ThreadWait(thread, Kind.IDLE, wait.evidence() + " of region " + ended.get().id()
                     + ", which has ended: " + ended.get().endedBecause(), wait.at(), wait.innermost(), List.of());
+        }
+        // libomp's workers pass the implicit barrier at the end of a region with their arrival and wait in the
+        // fork barrier for the next region: a worker there while its region goes on has arrived at its end
+        Optional<ParallelRegion> live = region.filter(r -> r.level() > 0 && r.teamSize() > 1 && !r.ended());
+        if (wait.kind() == Kind.IDLE && wait.under().isEmpty() && live.isPresent() && thread.threadNum() != 0) {
+            return new ThreadWait(thread, Kind.IMPLICIT_BARRIER, wait.evidence() + "; done with the code of region "
+                    + live.get().id() + ", which goes on: a worker passes its implicit barrier with its arrival and "
+                    + "waits in libomp's fork barrier", Optional.empty(), wait.innermost(), List.of());
         }
         return wait;
     }

@@ -8,6 +8,10 @@ import dev.jompd.testkit.Fixtures;
 import dev.jompd.testkit.RecorderLibrary;
 import dev.jompd.testkit.StoppedFixture;
 import org.junit.jupiter.api.Test;
+import dev.jompd.report.Diagnosis.Role;
+import dev.jompd.report.Diagnosis.FindingKind;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.ParameterizedTest;
 
 import java.util.List;
 import java.util.Optional;
@@ -34,33 +38,70 @@ class DiagnosisIT {
                 .findFirst().orElseThrow();
     }
 
-    @Test
-    void theBarrierTeamNamesWhoIsThereAndWhoIsNotFromStates() {
-        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.WAITS));
-        Facts facts = fixture.facts();
-        List<Finding> findings = diagnose(fixture);
-        String text = TextReport.diagnosis(findings);
-        Facts.ThreadFacts atBarrier = threadIn(facts, "wait_barrier");
-        Finding barrier = findings.stream().filter(f -> f.summary().contains("wait at a barrier")).findFirst().orElseThrow();
-        assertThat(barrier.summary()).as(text).contains("1 of " + facts.threadCount() + " threads");
-        assertThat(barrier.evidence()).as(text).anyMatch(e -> e.contains("/" + facts.threadCount() + " ")
-                && e.startsWith("omp " + atBarrier.threadNum() + "/") && e.contains(": at the barrier"));
-        // the lock and the critical section: one finding each, naming the waiting thread and the source line
-        assertThat(text).contains("waits for lock `L` (queuing lock #").contains("waits for a critical section at waits.c:");
-        long lockWaiters = facts.threads().stream().filter(t -> t.find("omp_state").orElse("").equals("wait_lock")).count();
-        assertThat(lockWaiters).isEqualTo(2);
-        assertThat(text).contains("waits.c:");
-        // thread 0 holds both, but libomp's default locks keep no owner without KMP_CONSISTENCY_CHECK: said, not guessed
-        assertThat(text).contains("its holder is not known: held (head_id").contains("KMP_CONSISTENCY_CHECK");
+    /** The construct each role of waits.c waits in. */
+    private static ThreadWait.Kind kindOfRole(String role) {
+        return switch (role) {
+            case "ordered" -> ThreadWait.Kind.ORDERED;
+            case "lock" -> ThreadWait.Kind.LOCK;
+            case "critical" -> ThreadWait.Kind.CRITICAL;
+            case "taskwait" -> ThreadWait.Kind.TASKWAIT;
+            case "barrier" -> ThreadWait.Kind.BARRIER;
+            default -> ThreadWait.Kind.NONE;
+        };
     }
 
-    @Test
-    void withoutOmpDebugTheStacksAreTheEvidence() {
-        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.WAITS).withEnvironment("OMP_DEBUG", "disabled"));
-        String text = TextReport.diagnosis(diagnose(fixture));
-        assertThat(text).contains("wait at a barrier").contains("(stack: libomp: waiting at a barrier")
-                .contains("stack: libomp: waiting at a taskwait");
-        assertThat(text).doesNotContain("OMPD state");
+    /**
+     * Every thread of waits.c (ordered, lock, critical, taskwait, an explicit barrier, the marker, a task) waits in
+     * its role's construct, with OMP_DEBUG (the OMPD state is the evidence) and without (the stack and libomp's
+     * ident): the whole set of (LWP, construct) against the facts; the barrier finding names exactly the barrier's
+     * thread as arrived and every other thread of the team as not there.
+     */
+    @ParameterizedTest(name = "OMP_DEBUG {0}")
+    @ValueSource(booleans = {true, false})
+    void everyThreadWaitsInItsRolesConstruct(boolean ompDebug) {
+        FixtureRun run = FixtureRun.of(Fixture.WAITS);
+        StoppedFixture fixture = Fixtures.core(ompDebug ? run : run.withEnvironment("OMP_DEBUG", "disabled"));
+        Facts facts = fixture.facts();
+        ParallelStacksIT.withStacks(fixture, stacks -> {
+            List<Finding> findings = Diagnosis.of(stacks.picture(), Optional.of(stacks));
+            String text = TextReport.diagnosis(findings);
+            java.util.Map<Long, ThreadWait.Kind> expected = new java.util.TreeMap<>();
+            java.util.Map<Long, ThreadWait.Kind> actual = new java.util.TreeMap<>();
+            for (Facts.ThreadFacts thread : facts.threads()) {
+                if (thread.role().equals("task")) {
+                    continue; // runs its task in user code (no wait of its own); checked as not at the barrier below
+                }
+                expected.put(thread.lwp(), kindOfRole(thread.role()));
+                ParallelStacks.ThreadStack stack = stacks.stacks().stream().filter(s -> s.thread().lwp().getAsLong()
+                        == thread.lwp()).findFirst().orElseThrow();
+                actual.put(thread.lwp(), stack.waiting().kind());
+                // (libomp sets no wait state in a taskwait of an implicit task that has nothing to run: its stack tells)
+                boolean stated = ompDebug && kindOfRole(thread.role()) != ThreadWait.Kind.NONE
+                        && kindOfRole(thread.role()) != ThreadWait.Kind.TASKWAIT;
+                assertThat(stack.waiting().evidence()).as(text).startsWith(stated ? "OMPD state " : "stack: ");
+            }
+            assertThat(actual).as(text).isEqualTo(expected);
+            Finding barrier = findings.stream().filter(f -> f.kind() == FindingKind.BARRIER).collect(
+                    java.util.stream.Collectors.collectingAndThen(java.util.stream.Collectors.toList(), list -> {
+                        assertThat(list).as(text).hasSize(1);
+                        return list.getFirst();
+                    }));
+            java.util.Set<Long> arrived = barrier.threads().stream().filter(t -> t.role() == Role.AT_BARRIER)
+                    .map(t -> t.thread().lwp().getAsLong()).collect(java.util.stream.Collectors.toSet());
+            java.util.Set<Long> missing = barrier.threads().stream().filter(t -> t.role() == Role.NOT_AT_BARRIER)
+                    .map(t -> t.thread().lwp().getAsLong()).collect(java.util.stream.Collectors.toSet());
+            java.util.Set<Long> barrierThreads = facts.threads().stream().filter(t -> t.role().equals("barrier"))
+                    .map(Facts.ThreadFacts::lwp).collect(java.util.stream.Collectors.toSet());
+            java.util.Set<Long> others = facts.threads().stream().filter(t -> !t.role().equals("barrier"))
+                    .map(Facts.ThreadFacts::lwp).collect(java.util.stream.Collectors.toSet());
+            assertThat(arrived).as(text).isEqualTo(barrierThreads);
+            assertThat(missing).as(text).isEqualTo(others);
+            assertThat(barrier.summary()).as(text).contains(barrierThreads.size() + " of " + facts.threadCount()
+                    + " threads wait at the explicit barrier at waits.c:");
+            // the lock and the critical section: one finding each, naming the waiting thread and the source line
+            assertThat(text).contains("waits for lock `L` (queuing lock #").contains("waits for a critical section at waits.c:");
+            return null;
+        });
     }
 
     @Test
