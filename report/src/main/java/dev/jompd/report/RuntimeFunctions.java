@@ -28,6 +28,10 @@ final class RuntimeFunctions {
         BARRIER_WAIT,
         TASKGROUP_END,
         TASK_WAIT,
+        /** gcc's end of a worksharing loop: its implicit barrier ({@code GOMP_loop_end}). */
+        LOOP_END,
+        /** gcc's end of a sections construct: its implicit barrier ({@code GOMP_sections_end}). */
+        SECTIONS_END,
         /** Waiting for the thread's turn in an ordered region (iteration order). */
         ORDERED_WAIT,
         CRITICAL_WAIT,

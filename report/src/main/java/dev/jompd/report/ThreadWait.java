@@ -254,9 +254,10 @@ public record ThreadWait(OpenMpThread thread, Kind kind, String evidence, Option
         List<Run> runs = stack.map(s -> runs(s.frames(), runtimeModule)).orElse(List.of());
         int top = stack.map(s -> firstNonSystem(s.frames())).orElse(0);
         Optional<Place> innermost = stack.flatMap(s -> innermostUser(s, runtimeModule));
-        // the innermost barrier on the stack is the one th_ident describes (a task cannot enter a barrier)
+        // the innermost barrier on the stack is the one th_ident describes (a task cannot enter a barrier); only
+        // __kmpc_barrier sets it (gcc's GOMP_loop_end and GOMP_sections_end name their construct themselves)
         Optional<Run> identRun = runs.stream().filter(r -> r.kind().atBarrier() && r.kind() != Kind.IMPLICIT_BARRIER)
-                .findFirst();
+                .findFirst().filter(r -> r.kind() == Kind.BARRIER_UNTOLD);
         Optional<Run> current = runs.isEmpty() || runs.getFirst().start() != top ? Optional.empty()
                 : Optional.of(runs.getFirst());
         // the waits the thread runs tasks at: runs further out that invoke a task, outermost first
@@ -317,7 +318,7 @@ public record ThreadWait(OpenMpThread thread, Kind kind, String evidence, Option
             // wait_barrier (before LLVM 19 every barrier), wait_barrier_implicit, and wait_barrier_implementation
             // (GOMP_barrier, gcc's barriers): the stack tells the end of a region from a barrier of the code
             case WAIT_BARRIER, WAIT_BARRIER_IMPLICIT, WAIT_BARRIER_IMPLEMENTATION ->
-                    fromStack == Kind.IMPLICIT_BARRIER ? Kind.IMPLICIT_BARRIER : Kind.BARRIER_UNTOLD;
+                    fromStack.atBarrier() ? fromStack : Kind.BARRIER_UNTOLD;
             // libomp reports a critical section's waiters as wait_lock: the stack tells them apart
             case WAIT_LOCK -> fromStack == Kind.CRITICAL ? Kind.CRITICAL : Kind.LOCK;
             case WAIT_CRITICAL -> Kind.CRITICAL;
@@ -447,7 +448,8 @@ public record ThreadWait(OpenMpThread thread, Kind kind, String evidence, Option
     private static String functionNames(List<NativeFrame> run) {
         List<String> names = run.stream().map(f -> f.function().orElse("?")).filter(n -> RuntimeFunctions.is(n,
                 Meaning.ENTRY_POINT) || RuntimeFunctions.is(n, Meaning.INVOKE_TASK)
-                || RuntimeFunctions.is(n, Meaning.BARRIER_WAIT) || RuntimeFunctions.is(n, Meaning.ORDERED_WAIT))
+                || RuntimeFunctions.is(n, Meaning.BARRIER_WAIT) || RuntimeFunctions.is(n, Meaning.ORDERED_WAIT)
+                || RuntimeFunctions.is(n, Meaning.LOOP_END) || RuntimeFunctions.is(n, Meaning.SECTIONS_END))
                 .distinct().toList();
         return names.isEmpty() ? functions(run).getFirst() : String.join(", ", names);
     }
@@ -465,6 +467,12 @@ public record ThreadWait(OpenMpThread thread, Kind kind, String evidence, Option
         // the implicit barrier: workers in __kmp_join_barrier, the primary thread in __kmp_join_call
         if (RuntimeFunctions.any(names, Meaning.IMPLICIT_BARRIER)) {
             return Kind.IMPLICIT_BARRIER;
+        }
+        if (RuntimeFunctions.any(names, Meaning.LOOP_END)) {
+            return Kind.BARRIER_FOR;
+        }
+        if (RuntimeFunctions.any(names, Meaning.SECTIONS_END)) {
+            return Kind.BARRIER_SECTIONS;
         }
         if (RuntimeFunctions.any(names, Meaning.BARRIER_WAIT)) {
             return Kind.BARRIER_UNTOLD;
