@@ -28,10 +28,22 @@ class GdbDiagnoseIT {
         String diagnosis = output.section("ompd diagnose");
         assertThat(output.exitCode()).as(output.text()).isZero();
         int size = straggler.teamSize();
-        assertThat(diagnosis).contains((size - 1) + " of " + size + " threads wait at a barrier")
-                .contains("barrier_straggler.c:" + facts.number("hang.barrier.line"))
-                .contains("thread " + straggler.threadNum() + " has not reached it: in straggle (barrier_straggler.c:"
+        // the finding's headline: the count, the construct and its line, where the straggler is
+        List<String> headlines = diagnosis.lines().filter(l -> l.strip().startsWith("- team ")).toList();
+        assertThat(headlines).as(diagnosis).hasSize(1);
+        assertThat(headlines.getFirst()).as(diagnosis).contains(": " + (size - 1) + " of " + size
+                + " threads wait at the explicit barrier at barrier_straggler.c:" + facts.number("hang.barrier.line") + " (")
+                .endsWith("; thread " + straggler.threadNum() + " has not reached it: in straggle (barrier_straggler.c:"
                         + straggler.number("wait_line") + ")");
+        // each thread's line under it: exactly the recorded waiters at the barrier, the straggler not there
+        java.util.Set<Long> atBarrier = new java.util.HashSet<>();
+        java.util.Set<Long> notThere = new java.util.HashSet<>();
+        java.util.regex.Pattern row = java.util.regex.Pattern.compile("^omp \\d+/\\d+ \\(LWP (\\d+)\\): (at the barrier|not there)");
+        diagnosis.lines().map(String::strip).map(row::matcher).filter(java.util.regex.Matcher::find).forEach(m ->
+                (m.group(2).equals("not there") ? notThere : atBarrier).add(Long.parseLong(m.group(1))));
+        assertThat(atBarrier).as(diagnosis).isEqualTo(facts.threads().stream().filter(t -> t.role().equals("barrier"))
+                .map(Facts.ThreadFacts::lwp).collect(java.util.stream.Collectors.toSet()));
+        assertThat(notThere).as(diagnosis).containsExactly(straggler.lwp());
     }
 
     @Test
