@@ -112,18 +112,43 @@ class WaitModelIT {
         check(FixtureRun.of(Fixture.HANG_CONSTRUCTS, construct, where), ompDebug);
     }
 
+    /** A live process through ptrace: the same answers as from its core. */
+    @ParameterizedTest(name = "live: {0} in {1}")
+    @org.junit.jupiter.params.provider.CsvSource({"single, construct", "taskwait, task", "ordered, construct"})
+    void aLiveProcessWaitsInItsConstructs(String construct, String where) {
+        try (dev.jompd.testkit.LiveFixture live = Fixtures.live(FixtureRun.of(Fixture.HANG_CONSTRUCTS, construct, where));
+             dev.jompd.core.target.live.LiveProcessAddressSpace space =
+                     dev.jompd.core.target.live.LiveProcessAddressSpace.attach(live.pid());
+             dev.jompd.core.target.Symbolizer symbols = new dev.jompd.core.target.Symbolizer(space);
+             CodeNames names = new CodeNames(symbols);
+             dev.jompd.core.unwind.DebugInfoCache debugInfo = new dev.jompd.core.unwind.DebugInfoCache();
+             dev.jompd.core.unwind.Unwinder unwinder = new dev.jompd.core.unwind.Unwinder(space, debugInfo)) {
+            dev.jompd.core.ompd.AddressSpaceHandle process = dev.jompd.core.ompd.Ompd.processInitialize(space);
+            OpenMpPicture picture = OpenMpPicture.take(process, new TargetDescription("pid",
+                    Long.toString(live.pid()), space.name(), process.layout().runtimeModule()), names);
+            check(live.facts(), ParallelStacks.of(picture, space, unwinder), false, Map.of());
+        }
+    }
+
     private static void check(FixtureRun run, boolean ompDebug) {
         boolean gcc = run.fixture() == Fixture.HANG_CONSTRUCTS_GCC;
         StoppedFixture fixture = Fixtures.core(ompDebug ? run : run.withEnvironment("OMP_DEBUG", "disabled"));
-        Facts facts = fixture.facts();
+        Map<Long, dev.jompd.testkit.GdbWaitTruth.ThreadStack> gdbStacks = gcc
+                ? dev.jompd.testkit.GdbWaitTruth.ofCore(fixture.executable(), fixture.core()) : Map.of();
         ParallelStacksIT.withStacks(fixture, stacks -> {
+            check(fixture.facts(), stacks, gcc, gdbStacks);
+            return null;
+        });
+    }
+
+    private static void check(Facts facts, ParallelStacks stacks, boolean gcc,
+                              Map<Long, dev.jompd.testkit.GdbWaitTruth.ThreadStack> gdbStacks) {
+        {
             Map<Long, ThreadStack> byLwp = stacks.stacks().stream().collect(Collectors.toMap(
                     s -> s.thread().lwp().orElseThrow(), s -> s, (a, b) -> a, LinkedHashMap::new));
             List<Finding> findings = Diagnosis.of(stacks.picture(), Optional.of(stacks));
             String text = TextReport.diagnosis(findings) + "\n" + TextReport.stacks(stacks);
             SoftAssertions soft = new SoftAssertions();
-            Map<Long, dev.jompd.testkit.GdbWaitTruth.ThreadStack> gdbStacks = gcc
-                    ? dev.jompd.testkit.GdbWaitTruth.ofCore(fixture.executable(), fixture.core()) : Map.of();
             for (Facts.ThreadFacts truth : facts.threads()) {
                 ThreadStack stack = byLwp.get(truth.lwp());
                 soft.assertThat(stack).as(truth + ": a stack").isNotNull();
@@ -177,8 +202,7 @@ class WaitModelIT {
             }
             assertBarrierFindings(soft, facts, findings, text);
             soft.assertAll();
-            return null;
-        });
+        }
     }
 
     /**
