@@ -32,6 +32,8 @@ final class RuntimeFunctions {
         LOOP_END,
         /** gcc's end of a sections construct: its implicit barrier ({@code GOMP_sections_end}). */
         SECTIONS_END,
+        /** A taskyield: a task scheduling point where the thread may run another task. */
+        TASKYIELD,
         /** Waiting for the thread's turn in an ordered region (iteration order). */
         ORDERED_WAIT,
         CRITICAL_WAIT,

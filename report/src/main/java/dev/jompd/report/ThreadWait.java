@@ -57,6 +57,8 @@ public record ThreadWait(OpenMpThread thread, Kind kind, String evidence, Option
         TASKWAIT("a taskwait"),
         TASKGROUP("the end of a taskgroup"),
         ORDERED("an ordered region"),
+        /** A taskyield: no wait of its own, a scheduling point the thread may run another task at. */
+        TASKYIELD("a taskyield"),
         LOCK("a lock"),
         CRITICAL("a critical section"),
         IDLE("libomp's thread pool"),
@@ -96,7 +98,7 @@ public record ThreadWait(OpenMpThread thread, Kind kind, String evidence, Option
 
         /** Whether a thread waiting in it may run tasks meanwhile (a task scheduling point). */
         boolean schedulesTasks() {
-            return atBarrier() || this == TASKWAIT || this == TASKGROUP;
+            return atBarrier() || this == TASKWAIT || this == TASKGROUP || this == TASKYIELD;
         }
     }
 
@@ -485,6 +487,9 @@ public record ThreadWait(OpenMpThread thread, Kind kind, String evidence, Option
         }
         if (RuntimeFunctions.any(names, Meaning.ORDERED_WAIT)) {
             return Kind.ORDERED;
+        }
+        if (RuntimeFunctions.any(names, Meaning.TASKYIELD)) {
+            return Kind.TASKYIELD;
         }
         if (RuntimeFunctions.any(names, Meaning.CRITICAL_WAIT)) {
             return Kind.CRITICAL;

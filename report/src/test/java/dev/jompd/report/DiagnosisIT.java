@@ -69,7 +69,13 @@ class DiagnosisIT {
             java.util.Map<Long, ThreadWait.Kind> actual = new java.util.TreeMap<>();
             for (Facts.ThreadFacts thread : facts.threads()) {
                 if (thread.role().equals("task")) {
-                    continue; // runs its task in user code (no wait of its own); checked as not at the barrier below
+                    // runs task K in user code, taken at a taskyield of its implicit task: a scheduling point, no wait
+                    ParallelStacks.ThreadStack stack = stacks.stacks().stream().filter(s -> s.thread().lwp().getAsLong()
+                            == thread.lwp()).findFirst().orElseThrow();
+                    assertThat(stack.waiting().kind()).as(text).isEqualTo(ThreadWait.Kind.NONE);
+                    assertThat(stack.waiting().under()).as(text).extracting(ThreadWait.Scheduling::kind)
+                            .containsExactly(ThreadWait.Kind.TASKYIELD);
+                    continue;
                 }
                 expected.put(thread.lwp(), kindOfRole(thread.role()));
                 ParallelStacks.ThreadStack stack = stacks.stacks().stream().filter(s -> s.thread().lwp().getAsLong()
