@@ -112,7 +112,7 @@ final class Handlers {
             out.append('#').append(i).append("  ").append(task.kind().words()).append(' ').append(task.id())
                     .append(' ').append(views.hex(task.address()));
             task.function().ifPresent(f -> out.append("  ").append(f.describe()));
-            out.append(", ").append(task.status().words());
+            out.append(", ").append(picture.statusWords(task, java.util.Optional.of(thread)));
             task.region().flatMap(picture::region).ifPresent(r -> out.append("  in ").append(r.describe()));
             out.append('\n');
             task.flags().ifPresent(flags -> {

@@ -85,7 +85,8 @@ public record RankView(List<ThreadView> threads, List<String> findings, Optional
             }
             List<String> tasks = picture.chain(thread).stream().map(task -> task.kind().words()
                     + task.function().map(f -> " " + f.describe()).orElse("")
-                    + (task.status() == OpenMpPicture.TaskStatus.UNKNOWN ? "" : ", " + task.status().words())).toList();
+                    + (task.status() == OpenMpPicture.TaskStatus.UNKNOWN ? "" : ", "
+                    + plain(picture.statusWords(task, Optional.of(thread))))).toList();
             Optional<String> region = thread.region().flatMap(picture::region)
                     .flatMap(r -> r.function().map(f -> "parallel region " + f.describe() + (r.ended() ? ", ended" : "")));
             threads.add(new ThreadView(name, thread.state().map(Text::shortState).orElse("unknown"), region,

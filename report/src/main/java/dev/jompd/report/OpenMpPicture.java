@@ -386,6 +386,22 @@ public final class OpenMpPicture {
     }
 
     /**
+     * A task's status as a thread's chain shows it ({@code viewer}: the thread whose chain it is): a task executing on
+     * another thread says which ({@code executing on omp 0/3 (LWP …)}) — libomp marks only the task a thread runs now
+     * as executing, so an ancestor in one thread's chain may be another thread's running task.
+     */
+    public String statusWords(Task task, Optional<OpenMpThread> viewer) {
+        if (task.status() != TaskStatus.EXECUTING) {
+            return task.status().words();
+        }
+        if (viewer.isPresent() && !viewer.get().taskIds().isEmpty() && viewer.get().taskIds().getFirst().equals(task.id())) {
+            return task.status().words();
+        }
+        return threads.stream().filter(t -> !t.taskIds().isEmpty() && t.taskIds().getFirst().equals(task.id()))
+                .findFirst().map(t -> "executing on " + Diagnosis.who(t)).orElse("executing on another thread");
+    }
+
+    /**
      * The tasks whose code lies on the thread's own stack, innermost first (each begun on this thread while
      * the next was suspended): what {@link FrameOwnership} assigns the thread's frames to.
      */

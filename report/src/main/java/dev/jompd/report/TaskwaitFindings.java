@@ -73,47 +73,45 @@ final class TaskwaitFindings {
                     + why + meanwhile, List.of(Diagnosis.who(thread) + ": " + construct + " (" + point.evidence() + ")"),
                     point.at().map(ThreadWait.Place::describe), List.of(Involved.of(wait, role, point.at())));
         }
-        {
-            Task waiting = point.waiting().get();
-            List<String> evidence = new ArrayList<>();
-            List<Involved> involved = new ArrayList<>();
-            evidence.add(Diagnosis.who(thread) + ": " + name(waiting) + " at " + construct + " (" + point.evidence() + ")");
-            involved.add(Involved.of(wait, role, point.at()));
-            Map<String, List<String>> children = new LinkedHashMap<>();
-            Map<String, Task> childTasks = new LinkedHashMap<>();
-            boolean descendantsRun = false;
-            for (OpenMpThread other : picture.threads()) {
-                List<Task> otherChain = picture.chain(other);
-                for (int i = 0; i + 1 < otherChain.size(); i++) {
-                    if (!otherChain.get(i + 1).id().equals(waiting.id())) {
-                        continue;
-                    }
-                    Task child = otherChain.get(i);
-                    ThreadWait runner = waits.get(other.gtid());
-                    String how = i == 0 ? "runs on " + Diagnosis.who(other) + ", " + runner.where()
-                            : "is suspended on " + Diagnosis.who(other) + ", which runs its descendant "
-                              + otherChain.getFirst().id() + ", " + runner.where();
-                    children.computeIfAbsent(name(child), k -> new ArrayList<>()).add(how);
-                    childTasks.put(child.id(), child);
-                    descendantsRun |= i > 0;
-                    evidence.add(Diagnosis.who(other) + ": its task chain " + String.join(" -> ", otherChain.stream()
-                            .map(Task::id).toList()) + " reaches " + waiting.id() + " through child " + child.id());
-                    involved.add(Involved.of(runner, Role.RUNS_CHILD_TASK, child.id(), runner.innermost()));
-                    break;
+        Task waiting = point.waiting().get();
+        List<String> evidence = new ArrayList<>();
+        List<Involved> involved = new ArrayList<>();
+        evidence.add(Diagnosis.who(thread) + ": " + name(waiting) + " at " + construct + " (" + point.evidence() + ")");
+        involved.add(Involved.of(wait, role, point.at()));
+        Map<String, List<String>> children = new LinkedHashMap<>();
+        Map<String, Task> childTasks = new LinkedHashMap<>();
+        boolean descendantsRun = false;
+        for (OpenMpThread other : picture.threads()) {
+            List<Task> otherChain = picture.chain(other);
+            for (int i = 0; i + 1 < otherChain.size(); i++) {
+                if (!otherChain.get(i + 1).id().equals(waiting.id())) {
+                    continue;
                 }
+                Task child = otherChain.get(i);
+                ThreadWait runner = waits.get(other.gtid());
+                String how = i == 0 ? "runs on " + Diagnosis.who(other) + ", " + runner.where()
+                        : "is suspended on " + Diagnosis.who(other) + ", which runs its descendant "
+                          + otherChain.getFirst().id() + ", " + runner.where();
+                children.computeIfAbsent(name(child), k -> new ArrayList<>()).add(how);
+                childTasks.put(child.id(), child);
+                descendantsRun |= i > 0;
+                evidence.add(Diagnosis.who(other) + ": its task chain " + String.join(" -> ", otherChain.stream()
+                        .map(Task::id).toList()) + " reaches " + waiting.id() + " through child " + child.id());
+                involved.add(Involved.of(runner, Role.RUNS_CHILD_TASK, child.id(), runner.innermost()));
+                break;
             }
-            String unfinished = children.isEmpty()
-                    ? "no thread runs any of them"
-                    : String.join("; ", children.entrySet().stream().map(e -> e.getKey() + " " + String.join(
-                            " and ", e.getValue())).toList());
-            String counted = point.kind() == Kind.TASKWAIT
-                    ? childCount(picture.counts(waiting).children(), childTasks.size(), evidence)
-                    : taskgroupCount(picture, picture.counts(waiting).taskgroup(), childTasks.values(), descendantsRun, evidence);
-            String summary = Diagnosis.who(thread) + ": " + name(waiting) + " waits at " + construct + " (" + place
-                    + ") for " + counted.replace("%s", unfinished) + meanwhile;
-            return new Finding(kind, summary, evidence,
-                    point.at().map(ThreadWait.Place::describe), involved);
         }
+        String unfinished = children.isEmpty()
+                ? "no thread runs any of them"
+                : String.join("; ", children.entrySet().stream().map(e -> e.getKey() + " " + String.join(
+                        " and ", e.getValue())).toList());
+        String counted = point.kind() == Kind.TASKWAIT
+                ? childCount(picture.counts(waiting).children(), childTasks.size(), evidence)
+                : taskgroupCount(picture, picture.counts(waiting).taskgroup(), childTasks.values(), descendantsRun, evidence);
+        String summary = Diagnosis.who(thread) + ": " + name(waiting) + " waits at " + construct + " (" + place
+                + ") for " + counted.replace("%s", unfinished) + meanwhile;
+        return new Finding(kind, summary, evidence,
+                point.at().map(ThreadWait.Place::describe), involved);
     }
 
     /** What a thread runs for a task counts as started: the rest of the count no thread runs. */

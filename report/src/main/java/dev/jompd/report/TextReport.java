@@ -360,7 +360,7 @@ public final class TextReport {
             });
             task.function().ifPresent(function -> out.append("  ").append(function.describe()));
             if (task.status() != OpenMpPicture.TaskStatus.UNKNOWN) {
-                out.append(", ").append(task.status().words());
+                out.append(", ").append(picture.statusWords(task, Optional.of(group.getFirst())));
             }
             out.append('\n');
             if (position == 0) {

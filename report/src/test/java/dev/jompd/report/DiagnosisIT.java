@@ -110,6 +110,32 @@ class DiagnosisIT {
         });
     }
 
+    /**
+     * Exactly one executing task per thread: waits.c's thread 6 runs task K, whose parent is thread 4's implicit task
+     * (which runs on thread 4, at its taskwait): in thread 6's chain K is executing and its parent is executing on
+     * thread 4 — the LWP the program recorded — never a second task executing on thread 6.
+     */
+    @Test
+    void aTaskExecutingOnAnotherThreadSaysWhich() {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.WAITS));
+        Facts facts = fixture.facts();
+        Facts.ThreadFacts runner = facts.threads().stream().filter(t -> t.role().equals("task")).findFirst().orElseThrow();
+        Facts.ThreadFacts parent = facts.thread((int) runner.number("task_parent_thread"));
+        ParallelStacksIT.withStacks(fixture, stacks -> {
+            OpenMpPicture picture = stacks.picture();
+            OpenMpPicture.OpenMpThread thread = picture.threads().stream()
+                    .filter(t -> t.lwp().getAsLong() == runner.lwp()).findFirst().orElseThrow();
+            List<OpenMpPicture.Task> chain = picture.chain(thread);
+            List<String> statuses = chain.stream().map(t -> picture.statusWords(t, Optional.of(thread))).toList();
+            assertThat(statuses).as(chain.toString()).hasSizeGreaterThanOrEqualTo(2);
+            assertThat(statuses.getFirst()).isEqualTo("executing");
+            assertThat(statuses.get(1)).isEqualTo("executing on omp " + parent.threadNum() + "/" + parent.teamSize()
+                    + " (LWP " + parent.lwp() + ")");
+            assertThat(statuses.stream().filter(w -> w.equals("executing"))).as(statuses.toString()).hasSize(1);
+            return null;
+        });
+    }
+
     @Test
     void theRecorderNamesTheDeadlock() {
         StoppedFixture fixture = Fixtures.core(RecorderLibrary.with(FixtureRun.of(Fixture.RECORDER_DEADLOCK)));

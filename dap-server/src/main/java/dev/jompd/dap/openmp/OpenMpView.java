@@ -94,7 +94,7 @@ public final class OpenMpView {
                         innermostFrameAddress.orElse(frameAddress.getAsLong()))
                 : chain.stream().findFirst();
         List<OmpScope> scopes = new ArrayList<>();
-        scopes.add(new OmpScope(OmpScope.TASK, task.map(this::taskRows)
+        scopes.add(new OmpScope(OmpScope.TASK, task.map(t -> taskRows(t, thread.get()))
                 .orElse(List.of(OmpVariable.leaf("task", "none (the thread executes no task)", "")))));
         Optional<ParallelRegion> region = task.flatMap(Task::region).or(thread.get()::region).flatMap(picture::region);
         scopes.add(new OmpScope(OmpScope.PARALLEL, region.map(OpenMpView::regionRows)
@@ -111,11 +111,11 @@ public final class OpenMpView {
         return scopes(lwp, frameAddress, OptionalLong.empty());
     }
 
-    private List<OmpVariable> taskRows(Task task) {
+    private List<OmpVariable> taskRows(Task task, OpenMpThread viewer) {
         List<OmpVariable> rows = new ArrayList<>();
         rows.add(OmpVariable.leaf("task", task.kind().words() + " " + task.id() + " at " + Text.hex(task.address()),
                 "kmp_taskdata_t *"));
-        rows.add(OmpVariable.leaf("status", task.status().words(), "task flags"));
+        rows.add(OmpVariable.leaf("status", picture.statusWords(task, Optional.of(viewer)), "task flags"));
         task.flags().ifPresent(flags -> rows.add(OmpVariable.leaf("kind", describe(flags), "task flags")));
         task.function().ifPresent(function -> rows.add(OmpVariable.leaf("function",
                 function.describe() + " (" + Text.hex(function.address()) + ")", "task function")));
