@@ -125,10 +125,12 @@ public final class OpenMpPicture {
         this.regionsById = byId;
         this.regions = List.copyOf(byId.values());
 
-        // Tasks once each, threads with their chains.
+        // Tasks once each, threads with their chains: ids in the order the chains reach them (t0, t1, … without
+        // gaps), then the tasks only a thread's stack holds (its own tasks suspended under one it runs).
         Map<String, Task> taskMap = new LinkedHashMap<>();
         Map<TaskKey, String> taskIdByKey = new HashMap<>();
         List<OpenMpThread> threadList = new ArrayList<>();
+        List<List<String>> chains = new ArrayList<>();
         for (ProcessSnapshot.ThreadView thread : snapshot.threads()) {
             List<String> chain = new ArrayList<>();
             List<ProcessSnapshot.TaskView> views = thread.tasks();
@@ -143,6 +145,11 @@ public final class OpenMpPicture {
                 }
                 chain.add(id);
             }
+            chains.add(chain);
+        }
+        int index = 0;
+        for (ProcessSnapshot.ThreadView thread : snapshot.threads()) {
+            List<String> chain = chains.get(index++);
             List<String> stack = new ArrayList<>();
             for (ProcessSnapshot.TaskView view : thread.stackTasks()) {
                 TaskKey key = view.key();

@@ -350,7 +350,7 @@ public final class TextReport {
             if (here.stream().allMatch(t -> shownTasks.contains(t.id()))) {
                 out.append(indent).append("then ").append(task.kind().words()).append(' ').append(ids(here))
                         .append(" (shown above)\n");
-                return;
+                break;
             }
             here.forEach(t -> shownTasks.add(t.id()));
             out.append(indent).append(task.kind().words()).append(' ').append(ids(here));
@@ -366,6 +366,19 @@ public final class TextReport {
             if (position == 0) {
                 icvLine(group, task, indent + "  ");
             }
+        }
+        // the thread's own tasks suspended under the one it runs (at a barrier, a taskwait, a taskyield), which its
+        // chain of generating tasks does not pass through
+        for (OpenMpThread thread : group) {
+            List<String> chain = thread.taskIds();
+            List<Task> suspended = picture.stackChain(thread).stream().filter(t -> !chain.contains(t.id())).toList();
+            if (suspended.isEmpty()) {
+                continue;
+            }
+            out.append(indent).append(group.size() == 1 ? "" : "thread " + thread.threadNum() + ": ")
+                    .append("suspended on its stack under the task it runs: ")
+                    .append(String.join(", ", suspended.stream().map(t -> t.kind().words() + " " + t.id()
+                            + t.function().map(f -> " " + f.describe()).orElse("")).toList())).append('\n');
         }
     }
 
