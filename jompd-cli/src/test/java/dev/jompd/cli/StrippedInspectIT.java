@@ -154,6 +154,7 @@ class StrippedInspectIT {
         Path library = installed(runtime, directory.resolve("app").resolve("lib"));
         assertThat(library.toString()).as("a path that names no version").doesNotContainPattern("(llvm|libomp)-[0-9]");
         String reading = inspectedAsTheProgramSawItself(runtime, library, directory);
+        System.out.println(runtime + " in " + library + ": read by " + reading);
         assertThat(reading).startsWith("profile libomp " + runtime.version() + ".");
     }
 
@@ -169,6 +170,7 @@ class StrippedInspectIT {
         StrippedRuntime runtime = new StrippedRuntime("Debian libomp5-19", 19, StockRuntimes.debian(19).resolve("libomp.so.5"));
         Path library = installed(runtime, directory.resolve(misleading).resolve("lib"));
         String reading = inspectedAsTheProgramSawItself(runtime, library, directory);
+        System.out.println(runtime + " in " + library + ": read by " + reading);
         assertThat(reading).startsWith("profile libomp 19.1.7").contains("its path names " + misleading);
     }
 

@@ -18,12 +18,15 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -67,7 +70,7 @@ final class ProfiledRuntime {
     private final Map<String, String> unavailable = new HashMap<>();
     private final Map<String, Placement> placedBy = new HashMap<>();
     /** Globals being placed now, up the call chain: their placements are skipped as anchors (no cycles). */
-    private final java.util.Set<String> inProgress = new java.util.HashSet<>();
+    private final Set<String> inProgress = new java.util.HashSet<>();
     private RuntimeLayout layout;
 
     private ProfiledRuntime(AddressSpace target, TargetMemory memory, LoadedModule module, RuntimeProfile profile,
@@ -89,62 +92,163 @@ final class ProfiledRuntime {
                 .findFirst();
     }
 
-    /** The upstream major version a module's path names ({@code /usr/lib/llvm-19/lib/libomp.so.5}, {@code libomp-16.so.5}). */
-    static OptionalInt majorVersionHint(LoadedModule module) {
+    /** Where a module's path names a libomp version ({@code llvm-19} of {@code /usr/lib/llvm-19/lib/libomp.so.5}): a hint only. */
+    record PathHint(String text, String major) {}
+
+    /** The last version a module's path names ({@code /usr/lib/llvm-19/lib/libomp.so.5}, {@code libomp-16.so.5}). */
+    static Optional<PathHint> pathHint(LoadedModule module) {
         Matcher matcher = MAJOR_IN_PATH.matcher(module.path().toString());
-        OptionalInt last = OptionalInt.empty();
+        Optional<PathHint> last = Optional.empty();
         while (matcher.find()) {
-            last = OptionalInt.of(Integer.parseInt(matcher.group(1)));
+            last = Optional.of(new PathHint(matcher.group(), Integer.toString(Integer.parseInt(matcher.group(1)))));
         }
         return last;
     }
 
     /**
-     * Reads the stripped runtime in {@code module} through one of {@code profiles}.
-     *
-     * @throws OmpdException {@code incompatible} when no profile covers the version or none validates
+     * The runtime read through the profile chosen for it, and what a reader should know about that choice
+     * (the path named another version; other profiles fit as well), if anything.
      */
-    static ProfiledRuntime open(AddressSpace target, TargetMemory memory, LoadedModule module, List<RuntimeProfile> profiles) {
-        OptionalInt hint = majorVersionHint(module);
-        List<RuntimeProfile> candidates = profiles;
-        if (hint.isPresent()) {
-            String major = Integer.toString(hint.getAsInt());
-            candidates = profiles.stream().filter(p -> p.majorVersion().equals(major)).toList();
-            if (candidates.isEmpty()) {
-                throw new OmpdException(OmpdRc.INCOMPATIBLE, "the OpenMP runtime " + module.path() + " (libomp "
-                        + major + ") has no symbol table and no runtime profile covers libomp " + major
-                        + " (profiles: " + versions(profiles) + "); install its debug file (or set DEBUGINFOD_URLS), "
-                        + "or use a libomp built with -DLIBOMP_OMPD_SUPPORT=ON (scripts/build-runtime.sh)");
-            }
-        }
+    record Choice(ProfiledRuntime runtime, Optional<String> note) {}
+
+    /**
+     * Reads the stripped runtime in {@code module} through the profile that fits it. A profile fits when its
+     * breadcrumb block is in the runtime's memory and its placements of {@code requiredGlobals} pass their
+     * content checks; several versions share one block (19 to 23), so the block alone does not choose. The
+     * profiles of the version the path names are tried first, and one of them is taken at once when every one
+     * of its placements checks out; otherwise every profile is tried, and of those that fit, the one that places
+     * the most globals is taken (the path's version, then the newest, among equals). Where equals place a
+     * global at different addresses, that global is withheld (never a value that may be wrong), and the
+     * choice's note says so.
+     *
+     * @param attachLayout gives a candidate the layout its checks read offsets through
+     * @throws OmpdException {@code incompatible} when no profile fits, {@code unavailable} when libomp has
+     *                       not initialised yet
+     */
+    static Choice choose(AddressSpace target, TargetMemory memory, LoadedModule module, List<RuntimeProfile> profiles,
+                         List<String> requiredGlobals, Consumer<ProfiledRuntime> attachLayout) {
+        Optional<PathHint> hint = pathHint(module);
+        String hintedMajor = hint.map(PathHint::major).orElse(null);
+        List<RuntimeProfile> ordered = new ArrayList<>(profiles.stream().filter(p -> p.majorVersion().equals(hintedMajor)).toList());
+        profiles.stream().filter(p -> !p.majorVersion().equals(hintedMajor)).forEach(ordered::add);
         List<long[]> writable = writableRanges(module, target.moduleFile(module).orElse(module.path()));
         if (writable.isEmpty()) {
             throw new OmpdException(OmpdRc.INCOMPATIBLE, "cannot read the section headers of " + module.path()
                     + " to find its writable memory: no runtime profile can be applied");
         }
         List<String> cutShort = new ArrayList<>();
-        for (RuntimeProfile profile : candidates) {
-            BuildAndProfile cacheKey = module.buildId().map(id -> new BuildAndProfile(id, profile.version())).orElse(null);
-            Long knownOffset = cacheKey == null ? null : BLOCK_OFFSETS.get(cacheKey);
-            OptionalLong block = knownOffset != null && blockMatches(memory, module.loadBias() + knownOffset, profile)
-                    ? OptionalLong.of(module.loadBias() + knownOffset) : findBlock(target, writable, profile, cutShort);
-            if (block.isPresent()) {
-                if (cacheKey != null) {
-                    BLOCK_OFFSETS.put(cacheKey, block.getAsLong() - module.loadBias());
-                }
-                return new ProfiledRuntime(target, memory, module, profile, block.getAsLong());
+        Map<List<Breadcrumb>, OptionalLong> blocks = new HashMap<>(); // versions sharing a block: one scan
+        List<ProfiledRuntime> fitting = new ArrayList<>();
+        Map<String, String> misfits = new LinkedHashMap<>();
+        for (RuntimeProfile profile : ordered) {
+            OptionalLong block = blocks.computeIfAbsent(profile.breadcrumbs(),
+                    crumbs -> knownOrFoundBlock(target, memory, module, writable, profile, cutShort));
+            if (block.isEmpty()) {
+                continue;
+            }
+            module.buildId().ifPresent(id -> BLOCK_OFFSETS.put(new BuildAndProfile(id, profile.version()),
+                    block.getAsLong() - module.loadBias()));
+            ProfiledRuntime runtime = new ProfiledRuntime(target, memory, module, profile, block.getAsLong());
+            attachLayout.accept(runtime);
+            Optional<String> misfit = requiredGlobals.stream().filter(global -> runtime.symbol(global).isEmpty()).findFirst()
+                    .map(global -> runtime.whyUnavailable(global).orElse(global + " is not placed"));
+            if (misfit.isPresent()) {
+                misfits.put(profile.version(), misfit.get());
+                continue;
+            }
+            fitting.add(runtime);
+            if (profile.majorVersion().equals(hintedMajor) && runtime.placeEveryGlobal() == profile.globals().size()) {
+                break; // the version the path names, confirmed by every placement
             }
         }
-        if (!candidates.isEmpty() && looksUninitialised(target, memory, module, candidates.getFirst())) {
-            throw new OmpdException(OmpdRc.UNAVAILABLE, "the OpenMP runtime in " + target.name() + " (" + module.path()
-                    + ") is loaded but not initialised yet (no thread array, no OMPD breadcrumbs in its memory)");
+        if (fitting.isEmpty()) {
+            throw noneFits(target, memory, module, ordered, hint, misfits, cutShort);
         }
-        throw new OmpdException(OmpdRc.INCOMPATIBLE, "the OpenMP runtime " + module.path() + " has no symbol table, "
-                + "and the OMPD breadcrumbs of " + (hint.isPresent() ? "libomp " + versions(candidates) : "any profiled libomp ("
-                + versions(candidates) + ")") + " are not in its memory: validation failed (another build or version"
-                + (cutShort.isEmpty() ? "" : "; writable ranges are scanned " + (MAX_SCAN_BYTES >> 20) + " MiB far, and "
-                + "these were longer: " + String.join(", ", cutShort.stream().distinct().toList()))
-                + "); install its debug file or set DEBUGINFOD_URLS");
+        List<String> notes = new ArrayList<>();
+        ProfiledRuntime chosen = fitting.getFirst();
+        if (fitting.size() > 1) {
+            Map<ProfiledRuntime, Integer> placed = new HashMap<>();
+            fitting.forEach(runtime -> placed.put(runtime, runtime.placeEveryGlobal()));
+            int most = placed.values().stream().max(Integer::compare).orElseThrow();
+            List<ProfiledRuntime> best = fitting.stream().filter(runtime -> placed.get(runtime) == most).toList();
+            chosen = best.getFirst();
+            if (best.size() > 1) {
+                notes.add(equallyFitting(chosen, best.subList(1, best.size())));
+            }
+        }
+        String chosenMajor = chosen.profile().majorVersion();
+        hint.filter(h -> !h.major().equals(chosenMajor)).ifPresent(h -> notes.addFirst("its path names " + h.text()
+                + (profiles.stream().anyMatch(p -> p.majorVersion().equals(h.major()))
+                ? ", but the profile of libomp " + h.major() + " does not fit its memory"
+                : ", a version no runtime profile covers")));
+        return new Choice(chosen, notes.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", notes)));
+    }
+
+    /**
+     * The note on profiles that fit as well as the chosen one: they place every global alike, or the globals
+     * they place elsewhere are withheld from the chosen one (which place is right cannot be told).
+     */
+    private static String equallyFitting(ProfiledRuntime chosen, List<ProfiledRuntime> others) {
+        Set<String> disputed = new TreeSet<>();
+        for (ProfiledRuntime other : others) {
+            for (String global : chosen.profile().globals().keySet()) {
+                Optional<TargetSymbol> mine = chosen.symbol(global);
+                Optional<TargetSymbol> theirs = other.symbol(global);
+                if (mine.isPresent() && theirs.isPresent() && mine.get().address() != theirs.get().address()) {
+                    disputed.add(global);
+                }
+            }
+        }
+        String versions = String.join(" and ", others.stream().map(other -> other.profile().version()).toList());
+        for (String global : disputed) {
+            chosen.withhold(global, "the profiles of libomp " + chosen.profile().version() + " and " + versions
+                    + " fit this runtime equally well but place " + global + " at different addresses, each of which "
+                    + "passes its content check: which is right cannot be told, so it is not read");
+        }
+        return "the profile" + (others.size() > 1 ? "s" : "") + " of libomp " + versions + " fit" + (others.size() > 1 ? "" : "s")
+                + " its memory as well, " + (disputed.isEmpty() ? "placing every global alike"
+                : "but place " + String.join(", ", disputed) + " elsewhere: not shown, as which place is right cannot be told");
+    }
+
+    /** Why no profile fits: not initialised yet, no profile's breadcrumbs found, or no profile's placements validated. */
+    private static OmpdException noneFits(AddressSpace target, TargetMemory memory, LoadedModule module,
+                                          List<RuntimeProfile> ordered, Optional<PathHint> hint,
+                                          Map<String, String> misfits, List<String> cutShort) {
+        String advice = "install its debug file (or set DEBUGINFOD_URLS), or use a libomp built with "
+                + "-DLIBOMP_OMPD_SUPPORT=ON that keeps its symbol table (scripts/build-runtime.sh)";
+        String uncovered = hint.filter(h -> ordered.stream().noneMatch(p -> p.majorVersion().equals(h.major())))
+                .map(h -> "no runtime profile covers libomp " + h.major() + " (the version its path names, " + h.text()
+                        + "), and ").orElse("");
+        if (misfits.isEmpty()) {
+            if (!ordered.isEmpty() && looksUninitialised(target, memory, module, ordered.getFirst())) {
+                return new OmpdException(OmpdRc.UNAVAILABLE, "the OpenMP runtime in " + target.name() + " (" + module.path()
+                        + ") is loaded but not initialised yet (no thread array, no OMPD breadcrumbs in its memory)");
+            }
+            return new OmpdException(OmpdRc.INCOMPATIBLE, "the OpenMP runtime " + module.path() + " has no symbol table, "
+                    + uncovered + "the OMPD breadcrumbs of no profiled libomp (" + versions(ordered) + ") are in its "
+                    + "memory: validation failed, it is another build or version"
+                    + (cutShort.isEmpty() ? "" : " (writable ranges are scanned " + (MAX_SCAN_BYTES >> 20) + " MiB far, and "
+                    + "these were longer: " + String.join(", ", cutShort.stream().distinct().toList()) + ")")
+                    + "; " + advice);
+        }
+        StringBuilder details = new StringBuilder();
+        misfits.forEach((version, why) -> details.append(details.isEmpty() ? "" : "; ")
+                .append("profile libomp ").append(version).append(" failed validation: ").append(why));
+        return new OmpdException(OmpdRc.INCOMPATIBLE, "the OpenMP runtime " + module.path() + " has no symbol table, "
+                + uncovered + "no runtime profile fits it: the OMPD breadcrumbs of libomp "
+                + String.join(", ", misfits.keySet()) + " are in its memory (several versions share them), but where "
+                + (misfits.size() > 1 ? "each of these profiles places" : "this profile places") + " the globals jompd "
+                + "needs (the thread array, __kmp_threads, with its capacity and count), what is there does not check out "
+                + "against the process's own threads: its layout is not one jompd knows, and reading it would show wrong "
+                + "threads; " + advice + ". What each place tried (anchor+offset = address) held: " + details);
+    }
+
+    /** The block where an earlier open of this build found it, if its breadcrumbs are still there; else scanned for. */
+    private static OptionalLong knownOrFoundBlock(AddressSpace target, TargetMemory memory, LoadedModule module,
+                                                  List<long[]> writable, RuntimeProfile profile, List<String> cutShort) {
+        Long known = module.buildId().map(id -> BLOCK_OFFSETS.get(new BuildAndProfile(id, profile.version()))).orElse(null);
+        return known != null && blockMatches(memory, module.loadBias() + known, profile)
+                ? OptionalLong.of(module.loadBias() + known) : findBlock(target, writable, profile, cutShort);
     }
 
     /** Every exported-anchor placement of the thread array reads as null: libomp has not started yet. */
@@ -316,6 +420,24 @@ final class ProfiledRuntime {
     /** Why a global is absent (no placement validated), when it was looked for. */
     synchronized Optional<String> whyUnavailable(String name) {
         return Optional.ofNullable(unavailable.get(name));
+    }
+
+    /** Places and validates every global the profile places (each once); answers how many passed. */
+    synchronized int placeEveryGlobal() {
+        int placed = 0;
+        for (String name : profile.globals().keySet()) {
+            if (symbol(name).isPresent()) {
+                placed++;
+            }
+        }
+        return placed;
+    }
+
+    /** Makes a global absent for {@code why}, wherever it was placed. */
+    synchronized void withhold(String name, String why) {
+        globals.put(name, Optional.empty());
+        placedBy.remove(name);
+        unavailable.put(name, why);
     }
 
     /** A breadcrumb or a validated global; empty (with the reason kept) when it cannot be placed or validated. */

@@ -83,17 +83,13 @@ public final class RuntimeLayout {
                 .or(() -> libompModule.isPresent() ? Optional.empty() : target.lookupSymbol(RUNTIME_MARKER_SYMBOL));
         Optional<LoadedModule> libomp = marker.isEmpty() ? libompModule : Optional.empty();
         if (libomp.isPresent()) {
-            ProfiledRuntime runtime = ProfiledRuntime.open(target, memory, libomp.get(), profiles.get());
+            ProfiledRuntime.Choice choice = ProfiledRuntime.choose(target, memory, libomp.get(), profiles.get(),
+                    PROFILE_CORE_GLOBALS, candidate -> candidate.attach(new RuntimeLayout(target, memory,
+                            candidate.moduleName(), Optional.of(candidate), RuntimeReading.profile(candidate.profile().version()))));
+            ProfiledRuntime runtime = choice.runtime();
             RuntimeLayout layout = new RuntimeLayout(target, memory, runtime.moduleName(), Optional.of(runtime),
-                    RuntimeReading.profile(runtime.profile().version()));
+                    RuntimeReading.profile(runtime.profile().version(), choice.note()));
             runtime.attach(layout);
-            for (String global : PROFILE_CORE_GLOBALS) {
-                if (runtime.symbol(global).isEmpty()) {
-                    throw new OmpdException(OmpdRc.INCOMPATIBLE, "the OpenMP runtime " + libomp.get().path()
-                            + " has no symbol table and profile libomp " + runtime.profile().version()
-                            + " failed validation: " + runtime.whyUnavailable(global).orElse(global + " not placed"));
-                }
-            }
             return layout;
         }
         if (marker.isEmpty()) {
