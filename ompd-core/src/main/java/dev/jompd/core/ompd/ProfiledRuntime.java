@@ -114,12 +114,12 @@ final class ProfiledRuntime {
     /**
      * Reads the stripped runtime in {@code module} through the profile that fits it. A profile fits when its
      * breadcrumb block is in the runtime's memory and its placements of {@code requiredGlobals} pass their
-     * content checks; several versions share one block (19 to 23), so the block alone does not choose. The
-     * profiles of the version the path names are tried first, and one of them is taken at once when every one
-     * of its placements checks out; otherwise every profile is tried, and of those that fit, the one that places
-     * the most globals is taken (the path's version, then the newest, among equals). Where equals place a
-     * global at different addresses, that global is withheld (never a value that may be wrong), and the
-     * choice's note says so.
+     * content checks; several versions share one block (19 to 23), so the block alone does not choose, and
+     * the version the path names is a hint only. Every profile is tried. When one fits, it is taken; when
+     * several do, the path's version is taken if every one of its placements checks out, else the one that
+     * places the most globals (the path's version, then the newest, among equals). Where equals place a global
+     * at different addresses, that global is withheld (never a value that may be wrong), and the choice's note
+     * says so.
      *
      * @param attachLayout gives a candidate the layout its checks read offsets through
      * @throws OmpdException {@code incompatible} when no profile fits, {@code unavailable} when libomp has
@@ -131,7 +131,7 @@ final class ProfiledRuntime {
         String hintedMajor = hint.map(PathHint::major).orElse(null);
         List<RuntimeProfile> ordered = new ArrayList<>(profiles.stream().filter(p -> p.majorVersion().equals(hintedMajor)).toList());
         profiles.stream().filter(p -> !p.majorVersion().equals(hintedMajor)).forEach(ordered::add);
-        List<long[]> writable = writableRanges(module, target.moduleFile(module).orElse(module.path()));
+        List<WritableRange> writable = writableRanges(module, target.moduleFile(module).orElse(module.path()));
         if (writable.isEmpty()) {
             throw new OmpdException(OmpdRc.INCOMPATIBLE, "cannot read the section headers of " + module.path()
                     + " to find its writable memory: no runtime profile can be applied");
@@ -157,23 +157,22 @@ final class ProfiledRuntime {
                 continue;
             }
             fitting.add(runtime);
-            if (profile.majorVersion().equals(hintedMajor) && runtime.placeEveryGlobal() == profile.globals().size()) {
-                break; // the version the path names, confirmed by every placement
-            }
         }
         if (fitting.isEmpty()) {
             throw noneFits(target, memory, module, ordered, hint, misfits, cutShort);
         }
         List<String> notes = new ArrayList<>();
         ProfiledRuntime chosen = fitting.getFirst();
-        if (fitting.size() > 1) {
+        boolean pathsVersion = chosen.profile().majorVersion().equals(hintedMajor);
+        if (fitting.size() > 1 && !(pathsVersion && chosen.placeEveryGlobal() == chosen.profile().globals().size())) {
             Map<ProfiledRuntime, Integer> placed = new HashMap<>();
             fitting.forEach(runtime -> placed.put(runtime, runtime.placeEveryGlobal()));
             int most = placed.values().stream().max(Integer::compare).orElseThrow();
             List<ProfiledRuntime> best = fitting.stream().filter(runtime -> placed.get(runtime) == most).toList();
             chosen = best.getFirst();
             if (best.size() > 1) {
-                notes.add(equallyFitting(chosen, best.subList(1, best.size())));
+                boolean pathDecides = chosen.profile().majorVersion().equals(hintedMajor);
+                equallyFitting(chosen, best.subList(1, best.size()), pathDecides).ifPresent(notes::add);
             }
         }
         String chosenMajor = chosen.profile().majorVersion();
@@ -185,10 +184,11 @@ final class ProfiledRuntime {
     }
 
     /**
-     * The note on profiles that fit as well as the chosen one: they place every global alike, or the globals
-     * they place elsewhere are withheld from the chosen one (which place is right cannot be told).
+     * The note on profiles that fit as well as the chosen one: they place every global alike (not worth a note
+     * when the path's version decided among them), or the globals they place elsewhere are withheld from the
+     * chosen one (which place is right cannot be told).
      */
-    private static String equallyFitting(ProfiledRuntime chosen, List<ProfiledRuntime> others) {
+    private static Optional<String> equallyFitting(ProfiledRuntime chosen, List<ProfiledRuntime> others, boolean pathDecides) {
         Set<String> disputed = new TreeSet<>();
         for (ProfiledRuntime other : others) {
             for (String global : chosen.profile().globals().keySet()) {
@@ -205,9 +205,12 @@ final class ProfiledRuntime {
                     + " fit this runtime equally well but place " + global + " at different addresses, each of which "
                     + "passes its content check: which is right cannot be told, so it is not read");
         }
-        return "the profile" + (others.size() > 1 ? "s" : "") + " of libomp " + versions + " fit" + (others.size() > 1 ? "" : "s")
-                + " its memory as well, " + (disputed.isEmpty() ? "placing every global alike"
-                : "but place " + String.join(", ", disputed) + " elsewhere: not shown, as which place is right cannot be told");
+        if (disputed.isEmpty() && pathDecides) {
+            return Optional.empty();
+        }
+        return Optional.of("the profile" + (others.size() > 1 ? "s" : "") + " of libomp " + versions + " fit"
+                + (others.size() > 1 ? "" : "s") + " its memory as well, " + (disputed.isEmpty() ? "placing every global alike"
+                : "but place " + String.join(", ", disputed) + " elsewhere: not shown, as which place is right cannot be told"));
     }
 
     /** Why no profile fits: not initialised yet, no profile's breadcrumbs found, or no profile's placements validated. */
@@ -216,36 +219,40 @@ final class ProfiledRuntime {
                                           Map<String, String> misfits, List<String> cutShort) {
         String advice = "install its debug file (or set DEBUGINFOD_URLS), or use a libomp built with "
                 + "-DLIBOMP_OMPD_SUPPORT=ON that keeps its symbol table (scripts/build-runtime.sh)";
-        String uncovered = hint.filter(h -> ordered.stream().noneMatch(p -> p.majorVersion().equals(h.major())))
+        String opening = "the OpenMP runtime " + module.path() + " has no symbol table, "
+                + hint.filter(h -> ordered.stream().noneMatch(p -> p.majorVersion().equals(h.major())))
                 .map(h -> "no runtime profile covers libomp " + h.major() + " (the version its path names, " + h.text()
-                        + "), and ").orElse("");
+                        + "), ").orElse("") + "and ";
         if (misfits.isEmpty()) {
             if (!ordered.isEmpty() && looksUninitialised(target, memory, module, ordered.getFirst())) {
                 return new OmpdException(OmpdRc.UNAVAILABLE, "the OpenMP runtime in " + target.name() + " (" + module.path()
                         + ") is loaded but not initialised yet (no thread array, no OMPD breadcrumbs in its memory)");
             }
-            return new OmpdException(OmpdRc.INCOMPATIBLE, "the OpenMP runtime " + module.path() + " has no symbol table, "
-                    + uncovered + "the OMPD breadcrumbs of no profiled libomp (" + versions(ordered) + ") are in its "
-                    + "memory: validation failed, it is another build or version"
+            return new OmpdException(OmpdRc.INCOMPATIBLE, opening + "the OMPD breadcrumbs of none of the profiled "
+                    + "versions (libomp " + versions(ordered) + ") are in its memory: validation failed, it is another "
+                    + "build or version"
                     + (cutShort.isEmpty() ? "" : " (writable ranges are scanned " + (MAX_SCAN_BYTES >> 20) + " MiB far, and "
                     + "these were longer: " + String.join(", ", cutShort.stream().distinct().toList()) + ")")
                     + "; " + advice);
         }
+        // Versions sharing placements fail alike: each failure once, with the versions it is of.
+        Map<String, List<String>> versionsByFailure = new LinkedHashMap<>();
+        misfits.forEach((version, why) -> versionsByFailure.computeIfAbsent(
+                why.replace("profile libomp " + version, "the profile"), failure -> new ArrayList<>()).add(version));
         StringBuilder details = new StringBuilder();
-        misfits.forEach((version, why) -> details.append(details.isEmpty() ? "" : "; ")
-                .append("profile libomp ").append(version).append(" failed validation: ").append(why));
-        return new OmpdException(OmpdRc.INCOMPATIBLE, "the OpenMP runtime " + module.path() + " has no symbol table, "
-                + uncovered + "no runtime profile fits it: the OMPD breadcrumbs of libomp "
-                + String.join(", ", misfits.keySet()) + " are in its memory (several versions share them), but where "
-                + (misfits.size() > 1 ? "each of these profiles places" : "this profile places") + " the globals jompd "
-                + "needs (the thread array, __kmp_threads, with its capacity and count), what is there does not check out "
-                + "against the process's own threads: its layout is not one jompd knows, and reading it would show wrong "
-                + "threads; " + advice + ". What each place tried (anchor+offset = address) held: " + details);
+        versionsByFailure.forEach((why, versions) -> details.append(details.isEmpty() ? "" : "; ")
+                .append("profile libomp ").append(String.join(", ", versions)).append(" failed validation: ").append(why));
+        return new OmpdException(OmpdRc.INCOMPATIBLE, opening + "no runtime profile fits it: the OMPD breadcrumbs of "
+                + "libomp " + String.join(", ", misfits.keySet()) + " are in its memory (several versions share them), "
+                + "but where " + (misfits.size() > 1 ? "each of these profiles places" : "this profile places")
+                + " the globals jompd needs (the thread array, __kmp_threads, with its capacity and count), what is there "
+                + "does not check out against the process's own threads: its layout is not one jompd knows, and reading "
+                + "it would show wrong threads; " + advice + ". What each place tried (anchor+offset = address) held: " + details);
     }
 
     /** The block where an earlier open of this build found it, if its breadcrumbs are still there; else scanned for. */
     private static OptionalLong knownOrFoundBlock(AddressSpace target, TargetMemory memory, LoadedModule module,
-                                                  List<long[]> writable, RuntimeProfile profile, List<String> cutShort) {
+                                                  List<WritableRange> writable, RuntimeProfile profile, List<String> cutShort) {
         Long known = module.buildId().map(id -> BLOCK_OFFSETS.get(new BuildAndProfile(id, profile.version()))).orElse(null);
         return known != null && blockMatches(memory, module.loadBias() + known, profile)
                 ? OptionalLong.of(module.loadBias() + known) : findBlock(target, writable, profile, cutShort);
@@ -276,15 +283,37 @@ final class ProfiledRuntime {
         return String.join(", ", profiles.stream().map(RuntimeProfile::version).toList());
     }
 
-    /** The module's writable sections ({@code .data} … {@code .bss}), relocated: [start, end) pairs. */
-    private static List<long[]> writableRanges(LoadedModule module, java.nio.file.Path file) {
-        List<long[]> ranges = new ArrayList<>();
+    /**
+     * One of the module's writable sections, relocated: [start, end), its bytes read once for every profile
+     * looked for in it (of the block sizes at most {@link #MAX_SCAN_BYTES}).
+     */
+    private static final class WritableRange {
+        private final long start;
+        private final long end;
+        private byte[] bytes;
+
+        WritableRange(long start, long end) {
+            this.start = (start + 7) & ~7L;
+            this.end = end;
+        }
+
+        byte[] bytes(AddressSpace target) {
+            if (bytes == null) {
+                bytes = readWhatIsReadable(target, start, (int) Math.min(end - start, MAX_SCAN_BYTES));
+            }
+            return bytes;
+        }
+    }
+
+    /** The module's writable sections ({@code .data} … {@code .bss}), relocated. */
+    private static List<WritableRange> writableRanges(LoadedModule module, java.nio.file.Path file) {
+        List<WritableRange> ranges = new ArrayList<>();
         try (ElfFile elf = ElfFile.open(file)) {
             for (SectionHeader section : elf.sectionHeaders()) {
                 long allocWrite = SectionHeader.SHF_ALLOC | SectionHeader.SHF_WRITE;
                 if ((section.flags() & allocWrite) == allocWrite && section.size() > 0 && section.address() != 0) {
-                    ranges.add(new long[] {module.loadBias() + section.address(),
-                            module.loadBias() + section.address() + section.size()});
+                    ranges.add(new WritableRange(module.loadBias() + section.address(),
+                            module.loadBias() + section.address() + section.size()));
                 }
             }
         } catch (IOException | TargetException e) {
@@ -297,22 +326,21 @@ final class ProfiledRuntime {
      * Scans the writable ranges for the place where every breadcrumb of the profile holds its value; a range
      * longer than {@link #MAX_SCAN_BYTES} is scanned that far, and its place and size added to {@code cutShort}.
      */
-    private static OptionalLong findBlock(AddressSpace target, List<long[]> ranges, RuntimeProfile profile,
+    private static OptionalLong findBlock(AddressSpace target, List<WritableRange> ranges, RuntimeProfile profile,
                                           List<String> cutShort) {
         List<Breadcrumb> crumbs = profile.breadcrumbs();
         long span = crumbs.getLast().offset() + 8;
         // The most telling breadcrumb first (a large, rare value), then all of them.
         Breadcrumb key = crumbs.stream().max((a, b) -> Long.compare(a.value(), b.value())).orElseThrow();
-        for (long[] range : ranges) {
-            long start = (range[0] + 7) & ~7L;
-            long length = range[1] - start;
+        for (WritableRange range : ranges) {
+            long length = range.end - range.start;
             if (length < span) {
                 continue;
             }
             if (length > MAX_SCAN_BYTES) {
-                cutShort.add("the range at 0x" + Long.toHexString(start) + " (" + (length >> 20) + " MiB)");
+                cutShort.add("the range at 0x" + Long.toHexString(range.start) + " (" + (length >> 20) + " MiB)");
             }
-            byte[] bytes = readWhatIsReadable(target, start, (int) Math.min(length, MAX_SCAN_BYTES));
+            byte[] bytes = range.bytes(target);
             ByteBuffer buffer = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
             for (long base = 0; base + span <= bytes.length; base += 8) {
                 if (buffer.getLong((int) (base + key.offset())) != key.value()) {
@@ -326,7 +354,7 @@ final class ProfiledRuntime {
                     }
                 }
                 if (all) {
-                    return OptionalLong.of(start + base);
+                    return OptionalLong.of(range.start + base);
                 }
             }
         }

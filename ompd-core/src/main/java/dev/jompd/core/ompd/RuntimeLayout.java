@@ -52,16 +52,17 @@ public final class RuntimeLayout {
         this.reading = reading;
     }
 
-    /** Globals without which nothing can be shown: when a profile cannot validate them, the runtime is refused. */
+    /** Globals without which nothing can be shown: a profile that cannot validate them does not fit the runtime. */
     private static final List<String> PROFILE_CORE_GLOBALS = List.of("ompd_state", "__kmp_threads");
 
     /**
      * Finds the OMPD-enabled runtime in the target: through its symbols (its own, or a debug file's), or,
-     * when libomp is stripped and no debug file is found, through the runtime profile of its version.
+     * when libomp is stripped and no debug file is found, through the runtime profile that fits its memory
+     * (the version its path names is a hint only: {@link ProfiledRuntime#choose}).
      *
      * @throws OmpdException {@code unavailable} when no OpenMP runtime is loaded; {@code incompatible}
      *                       when libomp carries no breadcrumbs (built without OMPD support), or is
-     *                       stripped and no runtime profile covers its version or validates
+     *                       stripped and no runtime profile fits it
      */
     public static RuntimeLayout locate(AddressSpace target, TargetMemory memory) {
         // the shipped profiles are parsed only for a stripped runtime (a cold start's ~20 ms otherwise)
