@@ -208,9 +208,11 @@ final class ProfiledRuntime {
         if (disputed.isEmpty() && pathDecides) {
             return Optional.empty();
         }
-        return Optional.of("the profile" + (others.size() > 1 ? "s" : "") + " of libomp " + versions + " fit"
-                + (others.size() > 1 ? "" : "s") + " its memory as well, " + (disputed.isEmpty() ? "placing every global alike"
-                : "but place " + String.join(", ", disputed) + " elsewhere: not shown, as which place is right cannot be told"));
+        String verbEnding = others.size() > 1 ? "" : "s"; // they fit, it fits
+        return Optional.of("the profile" + (others.size() > 1 ? "s" : "") + " of libomp " + versions + " fit" + verbEnding
+                + " its memory as well, " + (disputed.isEmpty() ? "placing every global alike"
+                : "but place" + verbEnding + " " + String.join(", ", disputed)
+                + " elsewhere: not shown, as which place is right cannot be told"));
     }
 
     /** Why no profile fits: not initialised yet, no profile's breadcrumbs found, or no profile's placements validated. */

@@ -338,6 +338,41 @@ class StrippedRuntimeIT {
         }
     }
 
+    /**
+     * Two profiles that fit Debian's 19 equally well (every core global validates, as many globals placed) but
+     * place one global apart, each place passing its check (the copy reads a word of the breadcrumb block that
+     * holds 0, a valid cancel-var): which is right cannot be told, so that global is withheld, and the reading
+     * says so; the others are read. (From a directory naming no version: the path decides nothing.)
+     */
+    @Test
+    void twoProfilesThatFitEquallyButPlaceAGlobalApartWithholdItAndSaySo(@org.junit.jupiter.api.io.TempDir Path directory)
+            throws IOException {
+        Path library = Files.createDirectories(directory.resolve("lib"));
+        Files.copy(StockRuntimes.debian(19).resolve("libomp.so.5"), library.resolve("libomp.so.5"));
+        Files.createSymbolicLink(library.resolve("libomp.so"), Path.of("libomp.so.5"));
+        StoppedFixture fixture = Fixtures.makeCore(FixtureRun.of(Fixture.NESTED, "2", "3")
+                .withEnvironment("LD_LIBRARY_PATH", library.toString()), directory.resolve("run"));
+        RuntimeProfile genuine = profile("19");
+        RuntimeProfile.Breadcrumb zero = genuine.breadcrumbs().stream().filter(crumb -> crumb.value() == 0).findFirst().orElseThrow();
+        RuntimeProfile other = RuntimeProfile.parse(genuine.format().replace("version=19.1.7", "version=19.9.9")
+                .replaceAll("(?m)^global\\.__kmp_omp_cancellation=.*$",
+                        "global.__kmp_omp_cancellation=" + RuntimeProfile.BREADCRUMB_ANCHOR + ":" + zero.offset()));
+        try (AddressSpace target = CoreFileAddressSpace.open(fixture.core())) {
+            RuntimeLayout layout = RuntimeLayout.locate(target, new TargetMemory(target), List.of(genuine, other));
+            assertThat(layout.reading().toString()).isEqualTo("profile libomp 19.1.7 (the profile of libomp 19.9.9 fits "
+                    + "its memory as well, but places __kmp_omp_cancellation elsewhere: not shown, as which place is "
+                    + "right cannot be told)");
+            assertThat(layout.symbol("__kmp_omp_cancellation")).isEmpty();
+            assertThat(layout.whyAbsent("__kmp_omp_cancellation")).hasValueSatisfying(why ->
+                    assertThat(why).contains("19.1.7 and 19.9.9").contains("cannot be told"));
+            try (AddressSpace unchosen = CoreFileAddressSpace.open(fixture.core())) {
+                RuntimeLayout alone = RuntimeLayout.locate(unchosen, new TargetMemory(unchosen), List.of(genuine));
+                assertThat(layout.symbolAddress("__kmp_threads")).isEqualTo(alone.symbolAddress("__kmp_threads"));
+                assertThat(alone.symbol("__kmp_omp_cancellation")).isPresent();
+            }
+        }
+    }
+
     @Test
     void anIcvGlobalPlacedWrongIsUnavailableWithWhyNeverWrong() {
         StoppedFixture fixture = debianCore(19);
