@@ -5,6 +5,7 @@ import dev.jompd.testkit.Facts;
 import dev.jompd.testkit.Fixture;
 import dev.jompd.testkit.FixtureRun;
 import dev.jompd.testkit.Fixtures;
+import dev.jompd.testkit.GdbProbe;
 import dev.jompd.testkit.LiveFixture;
 import dev.jompd.testkit.Runtimes;
 import org.junit.jupiter.api.BeforeAll;
@@ -21,6 +22,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -156,6 +158,7 @@ class OmpdTargetIT {
         Transcript jompd60Core = null;
         boolean teams = run.fixture() == Fixture.TEAMS;
         Facts facts;
+        Set<Long> runtimeThreads;
         try (LiveFixture live = Fixtures.live(run)) {
             facts = live.facts();
             List<String> pid = List.of("--pid", Long.toString(live.pid()));
@@ -174,6 +177,7 @@ class OmpdTargetIT {
             assertThat(core).as(gcore.output()).isRegularFile();
             List<String> target = List.of("--core", core.toString(), "--exe",
                     Fixtures.executable(run).toString());
+            runtimeThreads = new HashSet<>(GdbProbe.onCore(Fixtures.executable(run), core).openMpThreads().values());
             jompdCore = inspect(target, JOMPD_LIBRARY, JOMPD_ENVIRONMENT, directory);
             llvmCore = inspect(target, llvmLibrary, llvmEnvironment, directory);
             if (teams) {
@@ -219,7 +223,7 @@ class OmpdTargetIT {
         int compared = run.fixture() == Fixture.SERIALIZED || teams
                 ? compareWithLlvm(threadsAndSpace(jompdLive), threadsAndSpace(llvmLive))
                 : compareWithLlvm(jompdLive, llvmLive);
-        checkAgainstFacts(jompdLive, facts, run);
+        checkAgainstFacts(jompdLive, facts, run, runtimeThreads);
         if (teams) {
             checkTeamsScope(jompd60Live, facts);
         }
@@ -441,7 +445,8 @@ class OmpdTargetIT {
     }
 
     /** jompd's answers against what the program recorded about itself. */
-    private static void checkAgainstFacts(Transcript jompd, Facts facts, FixtureRun run) {
+    /** {@code runtimeThreads}: the LWPs of libomp's own thread list as gdb reads it in the core (idle pool threads too). */
+    private static void checkAgainstFacts(Transcript jompd, Facts facts, FixtureRun run, Set<Long> runtimeThreads) {
         Map<String, String> icvIds = new LinkedHashMap<>();
         jompd.answers().forEach((key, value) -> {
             if (key.matches("icv\\.\\d+\\.name")) {
@@ -460,14 +465,13 @@ class OmpdTargetIT {
 
         Map<Long, String> threadOfLwp = new LinkedHashMap<>();
         jompd.lwps().forEach((thread, lwp) -> threadOfLwp.put(lwp, thread));
-        long openMpThreads = jompd.lwps().keySet().stream()
-                .filter(t -> "0 -".equals(jompd.get(t + ".thread_handle"))).count();
-        boolean hang = facts.find("hang.kind").isPresent();
-        if (hang) {
-            // idle pool threads and the watcher are not recorded
-            assertThat(openMpThreads).isGreaterThanOrEqualTo(facts.threadCount());
-        } else {
-            assertThat(openMpThreads).isEqualTo(facts.threadCount());
+        Set<Long> openMpThreads = new HashSet<>(jompd.lwps().entrySet().stream()
+                .filter(t -> "0 -".equals(jompd.get(t.getKey() + ".thread_handle"))).map(Map.Entry::getValue).toList());
+        assertThat(openMpThreads).as("the OpenMP threads (LWPs), against libomp's __kmp_threads").isEqualTo(runtimeThreads);
+        if (facts.find("hang.kind").isEmpty()) {
+            // a hang's idle pool threads and watcher are not recorded; otherwise the program records every one
+            assertThat(openMpThreads).as("the OpenMP threads (LWPs), against the program's record")
+                    .isEqualTo(new HashSet<>(facts.threads().stream().map(Facts.ThreadFacts::lwp).toList()));
         }
         List<String> lockWaitIds = new ArrayList<>();
         for (Facts.ThreadFacts thread : facts.threads()) {

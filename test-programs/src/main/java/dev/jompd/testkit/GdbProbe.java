@@ -129,6 +129,42 @@ public final class GdbProbe {
         return run(expressions, true);
     }
 
+    /**
+     * libomp's own list of its threads, read through its symbols: each non-null {@code __kmp_threads[gtid]} with
+     * the LWP of the thread whose pthread ({@code $fs_base} on x86-64) is that entry's {@code ds_thread}: gtid → LWP.
+     * Idle pool threads are there too (the program records only the threads it runs).
+     */
+    public Map<Long, Long> openMpThreads() {
+        long capacity = evaluate("__kmp_threads_capacity").asLong();
+        List<String> slots = new java.util.ArrayList<>();
+        for (long gtid = 0; gtid < capacity; gtid++) {
+            slots.add("(long)__kmp_threads[" + gtid + "]");
+        }
+        Map<String, Value> entries = evaluate(slots);
+        Map<Long, String> pthreads = new java.util.TreeMap<>();
+        for (long gtid = 0; gtid < capacity; gtid++) {
+            if (entries.get(slots.get((int) gtid)).asLong() != 0) {
+                pthreads.put(gtid, "(long)__kmp_threads[" + gtid + "]->th.th_info.ds.ds_thread");
+            }
+        }
+        Map<String, Value> pthreadOfEntry = evaluate(List.copyOf(pthreads.values()));
+        Map<Long, Long> lwpOfPthread = new java.util.HashMap<>();
+        evaluatePerThread(List.of("(long)$fs_base")).forEach((lwp, values) ->
+                lwpOfPthread.put(values.get("(long)$fs_base").asLong(), lwp));
+        Map<Long, Long> threads = new java.util.TreeMap<>();
+        for (Map.Entry<Long, String> entry : pthreads.entrySet()) {
+            long gtid = entry.getKey();
+            long pthread = pthreadOfEntry.get(entry.getValue()).asLong();
+            Long lwp = lwpOfPthread.get(pthread);
+            if (lwp == null) {
+                throw new IllegalStateException("__kmp_threads[" + gtid + "]'s pthread 0x" + Long.toHexString(pthread)
+                        + " is no thread of the core " + core);
+            }
+            threads.put(gtid, lwp);
+        }
+        return threads;
+    }
+
     /** Every thread's backtrace, innermost frame first: LWP → frames. */
     public Map<Long, List<Frame>> backtraces() {
         Fixtures.requireTool("gdb");

@@ -112,10 +112,11 @@ final class ProfiledGlobalChecks {
         long count = memory.readSigned(countSymbol.get().address(), 4);
         long array = memory.readPointer(address);
         if (array == 0) {
-            return Optional.of("null");
+            return Optional.of("a null pointer, no thread array");
         }
         if (count > capacity) {
-            return Optional.of("__kmp_all_nth " + count + " exceeds __kmp_threads_capacity " + capacity);
+            return Optional.of("the thread count there (__kmp_all_nth) is " + count
+                    + ", more than the array's capacity (__kmp_threads_capacity) " + capacity);
         }
         Set<Long> pthreads = new HashSet<>();
         for (TargetThread thread : target.threads()) {

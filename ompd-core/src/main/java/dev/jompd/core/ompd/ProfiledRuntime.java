@@ -18,12 +18,15 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -67,7 +70,7 @@ final class ProfiledRuntime {
     private final Map<String, String> unavailable = new HashMap<>();
     private final Map<String, Placement> placedBy = new HashMap<>();
     /** Globals being placed now, up the call chain: their placements are skipped as anchors (no cycles). */
-    private final java.util.Set<String> inProgress = new java.util.HashSet<>();
+    private final Set<String> inProgress = new java.util.HashSet<>();
     private RuntimeLayout layout;
 
     private ProfiledRuntime(AddressSpace target, TargetMemory memory, LoadedModule module, RuntimeProfile profile,
@@ -89,62 +92,172 @@ final class ProfiledRuntime {
                 .findFirst();
     }
 
-    /** The upstream major version a module's path names ({@code /usr/lib/llvm-19/lib/libomp.so.5}, {@code libomp-16.so.5}). */
-    static OptionalInt majorVersionHint(LoadedModule module) {
+    /** Where a module's path names a libomp version ({@code llvm-19} of {@code /usr/lib/llvm-19/lib/libomp.so.5}): a hint only. */
+    record PathHint(String text, String major) {}
+
+    /** The last version a module's path names ({@code /usr/lib/llvm-19/lib/libomp.so.5}, {@code libomp-16.so.5}). */
+    static Optional<PathHint> pathHint(LoadedModule module) {
         Matcher matcher = MAJOR_IN_PATH.matcher(module.path().toString());
-        OptionalInt last = OptionalInt.empty();
+        Optional<PathHint> last = Optional.empty();
         while (matcher.find()) {
-            last = OptionalInt.of(Integer.parseInt(matcher.group(1)));
+            last = Optional.of(new PathHint(matcher.group(), Integer.toString(Integer.parseInt(matcher.group(1)))));
         }
         return last;
     }
 
     /**
-     * Reads the stripped runtime in {@code module} through one of {@code profiles}.
-     *
-     * @throws OmpdException {@code incompatible} when no profile covers the version or none validates
+     * The runtime read through the profile chosen for it, and what a reader should know about that choice
+     * (the path named another version; other profiles fit as well), if anything.
      */
-    static ProfiledRuntime open(AddressSpace target, TargetMemory memory, LoadedModule module, List<RuntimeProfile> profiles) {
-        OptionalInt hint = majorVersionHint(module);
-        List<RuntimeProfile> candidates = profiles;
-        if (hint.isPresent()) {
-            String major = Integer.toString(hint.getAsInt());
-            candidates = profiles.stream().filter(p -> p.majorVersion().equals(major)).toList();
-            if (candidates.isEmpty()) {
-                throw new OmpdException(OmpdRc.INCOMPATIBLE, "the OpenMP runtime " + module.path() + " (libomp "
-                        + major + ") has no symbol table and no runtime profile covers libomp " + major
-                        + " (profiles: " + versions(profiles) + "); install its debug file (or set DEBUGINFOD_URLS), "
-                        + "or use a libomp built with -DLIBOMP_OMPD_SUPPORT=ON (scripts/build-runtime.sh)");
-            }
-        }
-        List<long[]> writable = writableRanges(module, target.moduleFile(module).orElse(module.path()));
+    record Choice(ProfiledRuntime runtime, Optional<String> note) {}
+
+    /**
+     * Reads the stripped runtime in {@code module} through the profile that fits it. A profile fits when its
+     * breadcrumb block is in the runtime's memory and its placements of {@code requiredGlobals} pass their
+     * content checks; several versions share one block (19 to 23), so the block alone does not choose, and
+     * the version the path names is a hint only. Every profile is tried. When one fits, it is taken; when
+     * several do, the path's version is taken if every one of its placements checks out, else the one that
+     * places the most globals (the path's version, then the newest, among equals). Where equals place a global
+     * at different addresses, that global is withheld (never a value that may be wrong), and the choice's note
+     * says so.
+     *
+     * @param attachLayout gives a candidate the layout its checks read offsets through
+     * @throws OmpdException {@code incompatible} when no profile fits, {@code unavailable} when libomp has
+     *                       not initialised yet
+     */
+    static Choice choose(AddressSpace target, TargetMemory memory, LoadedModule module, List<RuntimeProfile> profiles,
+                         List<String> requiredGlobals, Consumer<ProfiledRuntime> attachLayout) {
+        Optional<PathHint> hint = pathHint(module);
+        String hintedMajor = hint.map(PathHint::major).orElse(null);
+        List<RuntimeProfile> ordered = new ArrayList<>(profiles.stream().filter(p -> p.majorVersion().equals(hintedMajor)).toList());
+        profiles.stream().filter(p -> !p.majorVersion().equals(hintedMajor)).forEach(ordered::add);
+        List<WritableRange> writable = writableRanges(module, target.moduleFile(module).orElse(module.path()));
         if (writable.isEmpty()) {
             throw new OmpdException(OmpdRc.INCOMPATIBLE, "cannot read the section headers of " + module.path()
                     + " to find its writable memory: no runtime profile can be applied");
         }
         List<String> cutShort = new ArrayList<>();
-        for (RuntimeProfile profile : candidates) {
-            BuildAndProfile cacheKey = module.buildId().map(id -> new BuildAndProfile(id, profile.version())).orElse(null);
-            Long knownOffset = cacheKey == null ? null : BLOCK_OFFSETS.get(cacheKey);
-            OptionalLong block = knownOffset != null && blockMatches(memory, module.loadBias() + knownOffset, profile)
-                    ? OptionalLong.of(module.loadBias() + knownOffset) : findBlock(target, writable, profile, cutShort);
-            if (block.isPresent()) {
-                if (cacheKey != null) {
-                    BLOCK_OFFSETS.put(cacheKey, block.getAsLong() - module.loadBias());
-                }
-                return new ProfiledRuntime(target, memory, module, profile, block.getAsLong());
+        Map<List<Breadcrumb>, OptionalLong> blocks = new HashMap<>(); // versions sharing a block: one scan
+        List<ProfiledRuntime> fitting = new ArrayList<>();
+        Map<String, String> misfits = new LinkedHashMap<>();
+        for (RuntimeProfile profile : ordered) {
+            OptionalLong block = blocks.computeIfAbsent(profile.breadcrumbs(),
+                    crumbs -> knownOrFoundBlock(target, memory, module, writable, profile, cutShort));
+            if (block.isEmpty()) {
+                continue;
+            }
+            module.buildId().ifPresent(id -> BLOCK_OFFSETS.put(new BuildAndProfile(id, profile.version()),
+                    block.getAsLong() - module.loadBias()));
+            ProfiledRuntime runtime = new ProfiledRuntime(target, memory, module, profile, block.getAsLong());
+            attachLayout.accept(runtime);
+            Optional<String> misfit = requiredGlobals.stream().filter(global -> runtime.symbol(global).isEmpty()).findFirst()
+                    .map(global -> runtime.whyUnavailable(global).orElse(global + " is not placed"));
+            if (misfit.isPresent()) {
+                misfits.put(profile.version(), misfit.get());
+                continue;
+            }
+            fitting.add(runtime);
+        }
+        if (fitting.isEmpty()) {
+            throw noneFits(target, memory, module, ordered, hint, misfits, cutShort);
+        }
+        List<String> notes = new ArrayList<>();
+        ProfiledRuntime chosen = fitting.getFirst();
+        boolean pathsVersion = chosen.profile().majorVersion().equals(hintedMajor);
+        if (fitting.size() > 1 && !(pathsVersion && chosen.placeEveryGlobal() == chosen.profile().globals().size())) {
+            Map<ProfiledRuntime, Integer> placed = new HashMap<>();
+            fitting.forEach(runtime -> placed.put(runtime, runtime.placeEveryGlobal()));
+            int most = placed.values().stream().max(Integer::compare).orElseThrow();
+            List<ProfiledRuntime> best = fitting.stream().filter(runtime -> placed.get(runtime) == most).toList();
+            chosen = best.getFirst();
+            if (best.size() > 1) {
+                boolean pathDecides = chosen.profile().majorVersion().equals(hintedMajor);
+                equallyFitting(chosen, best.subList(1, best.size()), pathDecides).ifPresent(notes::add);
             }
         }
-        if (!candidates.isEmpty() && looksUninitialised(target, memory, module, candidates.getFirst())) {
-            throw new OmpdException(OmpdRc.UNAVAILABLE, "the OpenMP runtime in " + target.name() + " (" + module.path()
-                    + ") is loaded but not initialised yet (no thread array, no OMPD breadcrumbs in its memory)");
+        String chosenMajor = chosen.profile().majorVersion();
+        hint.filter(h -> !h.major().equals(chosenMajor)).ifPresent(h -> notes.addFirst("its path names " + h.text()
+                + (profiles.stream().anyMatch(p -> p.majorVersion().equals(h.major()))
+                ? ", but the profile of libomp " + h.major() + " does not fit its memory"
+                : ", a version no runtime profile covers")));
+        return new Choice(chosen, notes.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", notes)));
+    }
+
+    /**
+     * The note on profiles that fit as well as the chosen one: they place every global alike (not worth a note
+     * when the path's version decided among them), or the globals they place elsewhere are withheld from the
+     * chosen one (which place is right cannot be told).
+     */
+    private static Optional<String> equallyFitting(ProfiledRuntime chosen, List<ProfiledRuntime> others, boolean pathDecides) {
+        Set<String> disputed = new TreeSet<>();
+        for (ProfiledRuntime other : others) {
+            for (String global : chosen.profile().globals().keySet()) {
+                Optional<TargetSymbol> mine = chosen.symbol(global);
+                Optional<TargetSymbol> theirs = other.symbol(global);
+                if (mine.isPresent() && theirs.isPresent() && mine.get().address() != theirs.get().address()) {
+                    disputed.add(global);
+                }
+            }
         }
-        throw new OmpdException(OmpdRc.INCOMPATIBLE, "the OpenMP runtime " + module.path() + " has no symbol table, "
-                + "and the OMPD breadcrumbs of " + (hint.isPresent() ? "libomp " + versions(candidates) : "any profiled libomp ("
-                + versions(candidates) + ")") + " are not in its memory: validation failed (another build or version"
-                + (cutShort.isEmpty() ? "" : "; writable ranges are scanned " + (MAX_SCAN_BYTES >> 20) + " MiB far, and "
-                + "these were longer: " + String.join(", ", cutShort.stream().distinct().toList()))
-                + "); install its debug file or set DEBUGINFOD_URLS");
+        String versions = String.join(" and ", others.stream().map(other -> other.profile().version()).toList());
+        for (String global : disputed) {
+            chosen.withhold(global, "the profiles of libomp " + chosen.profile().version() + " and " + versions
+                    + " fit this runtime equally well but place " + global + " at different addresses, each of which "
+                    + "passes its content check: which is right cannot be told, so it is not read");
+        }
+        if (disputed.isEmpty() && pathDecides) {
+            return Optional.empty();
+        }
+        String verbEnding = others.size() > 1 ? "" : "s"; // they fit, it fits
+        return Optional.of("the profile" + (others.size() > 1 ? "s" : "") + " of libomp " + versions + " fit" + verbEnding
+                + " its memory as well, " + (disputed.isEmpty() ? "placing every global alike"
+                : "but place" + verbEnding + " " + String.join(", ", disputed)
+                + " elsewhere: not shown, as which place is right cannot be told"));
+    }
+
+    /** Why no profile fits: not initialised yet, no profile's breadcrumbs found, or no profile's placements validated. */
+    private static OmpdException noneFits(AddressSpace target, TargetMemory memory, LoadedModule module,
+                                          List<RuntimeProfile> ordered, Optional<PathHint> hint,
+                                          Map<String, String> misfits, List<String> cutShort) {
+        String advice = "install its debug file (or set DEBUGINFOD_URLS), or use a libomp built with "
+                + "-DLIBOMP_OMPD_SUPPORT=ON that keeps its symbol table (scripts/build-runtime.sh)";
+        String opening = "the OpenMP runtime " + module.path() + " has no symbol table, "
+                + hint.filter(h -> ordered.stream().noneMatch(p -> p.majorVersion().equals(h.major())))
+                .map(h -> "no runtime profile covers libomp " + h.major() + " (the version its path names, " + h.text()
+                        + "), ").orElse("") + "and ";
+        if (misfits.isEmpty()) {
+            if (!ordered.isEmpty() && looksUninitialised(target, memory, module, ordered.getFirst())) {
+                return new OmpdException(OmpdRc.UNAVAILABLE, "the OpenMP runtime in " + target.name() + " (" + module.path()
+                        + ") is loaded but not initialised yet (no thread array, no OMPD breadcrumbs in its memory)");
+            }
+            return new OmpdException(OmpdRc.INCOMPATIBLE, opening + "the OMPD breadcrumbs of none of the profiled "
+                    + "versions (libomp " + versions(ordered) + ") are in its memory: validation failed, it is another "
+                    + "build or version"
+                    + (cutShort.isEmpty() ? "" : " (writable ranges are scanned " + (MAX_SCAN_BYTES >> 20) + " MiB far, and "
+                    + "these were longer: " + String.join(", ", cutShort.stream().distinct().toList()) + ")")
+                    + "; " + advice);
+        }
+        // Versions sharing placements fail alike: each failure once, with the versions it is of.
+        Map<String, List<String>> versionsByFailure = new LinkedHashMap<>();
+        misfits.forEach((version, why) -> versionsByFailure.computeIfAbsent(
+                why.replace("profile libomp " + version, "the profile"), failure -> new ArrayList<>()).add(version));
+        StringBuilder details = new StringBuilder();
+        versionsByFailure.forEach((why, versions) -> details.append(details.isEmpty() ? "" : "; ")
+                .append("profile libomp ").append(String.join(", ", versions)).append(" failed validation: ").append(why));
+        return new OmpdException(OmpdRc.INCOMPATIBLE, opening + "no runtime profile fits it: the OMPD breadcrumbs of "
+                + "libomp " + String.join(", ", misfits.keySet()) + " are in its memory (several versions share them), "
+                + "but where " + (misfits.size() > 1 ? "each of these profiles places" : "this profile places")
+                + " the globals jompd needs (the thread array, __kmp_threads, with its capacity and count), what is there "
+                + "does not check out against the process's own threads: its layout is not one jompd knows, and reading "
+                + "it would show wrong threads; " + advice + ". What each place tried (anchor+offset = address) held: " + details);
+    }
+
+    /** The block where an earlier open of this build found it, if its breadcrumbs are still there; else scanned for. */
+    private static OptionalLong knownOrFoundBlock(AddressSpace target, TargetMemory memory, LoadedModule module,
+                                                  List<WritableRange> writable, RuntimeProfile profile, List<String> cutShort) {
+        Long known = module.buildId().map(id -> BLOCK_OFFSETS.get(new BuildAndProfile(id, profile.version()))).orElse(null);
+        return known != null && blockMatches(memory, module.loadBias() + known, profile)
+                ? OptionalLong.of(module.loadBias() + known) : findBlock(target, writable, profile, cutShort);
     }
 
     /** Every exported-anchor placement of the thread array reads as null: libomp has not started yet. */
@@ -172,15 +285,37 @@ final class ProfiledRuntime {
         return String.join(", ", profiles.stream().map(RuntimeProfile::version).toList());
     }
 
-    /** The module's writable sections ({@code .data} … {@code .bss}), relocated: [start, end) pairs. */
-    private static List<long[]> writableRanges(LoadedModule module, java.nio.file.Path file) {
-        List<long[]> ranges = new ArrayList<>();
+    /**
+     * One of the module's writable sections, relocated: [start, end), its bytes read once for every profile
+     * looked for in it (of the block sizes at most {@link #MAX_SCAN_BYTES}).
+     */
+    private static final class WritableRange {
+        private final long start;
+        private final long end;
+        private byte[] bytes;
+
+        WritableRange(long start, long end) {
+            this.start = (start + 7) & ~7L;
+            this.end = end;
+        }
+
+        byte[] bytes(AddressSpace target) {
+            if (bytes == null) {
+                bytes = readWhatIsReadable(target, start, (int) Math.min(end - start, MAX_SCAN_BYTES));
+            }
+            return bytes;
+        }
+    }
+
+    /** The module's writable sections ({@code .data} … {@code .bss}), relocated. */
+    private static List<WritableRange> writableRanges(LoadedModule module, java.nio.file.Path file) {
+        List<WritableRange> ranges = new ArrayList<>();
         try (ElfFile elf = ElfFile.open(file)) {
             for (SectionHeader section : elf.sectionHeaders()) {
                 long allocWrite = SectionHeader.SHF_ALLOC | SectionHeader.SHF_WRITE;
                 if ((section.flags() & allocWrite) == allocWrite && section.size() > 0 && section.address() != 0) {
-                    ranges.add(new long[] {module.loadBias() + section.address(),
-                            module.loadBias() + section.address() + section.size()});
+                    ranges.add(new WritableRange(module.loadBias() + section.address(),
+                            module.loadBias() + section.address() + section.size()));
                 }
             }
         } catch (IOException | TargetException e) {
@@ -193,22 +328,21 @@ final class ProfiledRuntime {
      * Scans the writable ranges for the place where every breadcrumb of the profile holds its value; a range
      * longer than {@link #MAX_SCAN_BYTES} is scanned that far, and its place and size added to {@code cutShort}.
      */
-    private static OptionalLong findBlock(AddressSpace target, List<long[]> ranges, RuntimeProfile profile,
+    private static OptionalLong findBlock(AddressSpace target, List<WritableRange> ranges, RuntimeProfile profile,
                                           List<String> cutShort) {
         List<Breadcrumb> crumbs = profile.breadcrumbs();
         long span = crumbs.getLast().offset() + 8;
         // The most telling breadcrumb first (a large, rare value), then all of them.
         Breadcrumb key = crumbs.stream().max((a, b) -> Long.compare(a.value(), b.value())).orElseThrow();
-        for (long[] range : ranges) {
-            long start = (range[0] + 7) & ~7L;
-            long length = range[1] - start;
+        for (WritableRange range : ranges) {
+            long length = range.end - range.start;
             if (length < span) {
                 continue;
             }
             if (length > MAX_SCAN_BYTES) {
-                cutShort.add("the range at 0x" + Long.toHexString(start) + " (" + (length >> 20) + " MiB)");
+                cutShort.add("the range at 0x" + Long.toHexString(range.start) + " (" + (length >> 20) + " MiB)");
             }
-            byte[] bytes = readWhatIsReadable(target, start, (int) Math.min(length, MAX_SCAN_BYTES));
+            byte[] bytes = range.bytes(target);
             ByteBuffer buffer = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
             for (long base = 0; base + span <= bytes.length; base += 8) {
                 if (buffer.getLong((int) (base + key.offset())) != key.value()) {
@@ -222,7 +356,7 @@ final class ProfiledRuntime {
                     }
                 }
                 if (all) {
-                    return OptionalLong.of(start + base);
+                    return OptionalLong.of(range.start + base);
                 }
             }
         }
@@ -316,6 +450,24 @@ final class ProfiledRuntime {
     /** Why a global is absent (no placement validated), when it was looked for. */
     synchronized Optional<String> whyUnavailable(String name) {
         return Optional.ofNullable(unavailable.get(name));
+    }
+
+    /** Places and validates every global the profile places (each once); answers how many passed. */
+    synchronized int placeEveryGlobal() {
+        int placed = 0;
+        for (String name : profile.globals().keySet()) {
+            if (symbol(name).isPresent()) {
+                placed++;
+            }
+        }
+        return placed;
+    }
+
+    /** Makes a global absent for {@code why}, wherever it was placed. */
+    synchronized void withhold(String name, String why) {
+        globals.put(name, Optional.empty());
+        placedBy.remove(name);
+        unavailable.put(name, why);
     }
 
     /** A breadcrumb or a validated global; empty (with the reason kept) when it cannot be placed or validated. */

@@ -52,16 +52,17 @@ public final class RuntimeLayout {
         this.reading = reading;
     }
 
-    /** Globals without which nothing can be shown: when a profile cannot validate them, the runtime is refused. */
+    /** Globals without which nothing can be shown: a profile that cannot validate them does not fit the runtime. */
     private static final List<String> PROFILE_CORE_GLOBALS = List.of("ompd_state", "__kmp_threads");
 
     /**
      * Finds the OMPD-enabled runtime in the target: through its symbols (its own, or a debug file's), or,
-     * when libomp is stripped and no debug file is found, through the runtime profile of its version.
+     * when libomp is stripped and no debug file is found, through the runtime profile that fits its memory
+     * (the version its path names is a hint only: {@link ProfiledRuntime#choose}).
      *
      * @throws OmpdException {@code unavailable} when no OpenMP runtime is loaded; {@code incompatible}
      *                       when libomp carries no breadcrumbs (built without OMPD support), or is
-     *                       stripped and no runtime profile covers its version or validates
+     *                       stripped and no runtime profile fits it
      */
     public static RuntimeLayout locate(AddressSpace target, TargetMemory memory) {
         // the shipped profiles are parsed only for a stripped runtime (a cold start's ~20 ms otherwise)
@@ -83,17 +84,13 @@ public final class RuntimeLayout {
                 .or(() -> libompModule.isPresent() ? Optional.empty() : target.lookupSymbol(RUNTIME_MARKER_SYMBOL));
         Optional<LoadedModule> libomp = marker.isEmpty() ? libompModule : Optional.empty();
         if (libomp.isPresent()) {
-            ProfiledRuntime runtime = ProfiledRuntime.open(target, memory, libomp.get(), profiles.get());
+            ProfiledRuntime.Choice choice = ProfiledRuntime.choose(target, memory, libomp.get(), profiles.get(),
+                    PROFILE_CORE_GLOBALS, candidate -> candidate.attach(new RuntimeLayout(target, memory,
+                            candidate.moduleName(), Optional.of(candidate), RuntimeReading.profile(candidate.profile().version()))));
+            ProfiledRuntime runtime = choice.runtime();
             RuntimeLayout layout = new RuntimeLayout(target, memory, runtime.moduleName(), Optional.of(runtime),
-                    RuntimeReading.profile(runtime.profile().version()));
+                    RuntimeReading.profile(runtime.profile().version(), choice.note()));
             runtime.attach(layout);
-            for (String global : PROFILE_CORE_GLOBALS) {
-                if (runtime.symbol(global).isEmpty()) {
-                    throw new OmpdException(OmpdRc.INCOMPATIBLE, "the OpenMP runtime " + libomp.get().path()
-                            + " has no symbol table and profile libomp " + runtime.profile().version()
-                            + " failed validation: " + runtime.whyUnavailable(global).orElse(global + " not placed"));
-                }
-            }
             return layout;
         }
         if (marker.isEmpty()) {

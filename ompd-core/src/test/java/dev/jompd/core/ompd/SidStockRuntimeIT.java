@@ -158,7 +158,8 @@ class SidStockRuntimeIT {
     }
 
     private static void threadsAreWhatTheProgramRecorded(ProcessSnapshot snapshot) {
-        assertThat(snapshot.threads()).hasSizeGreaterThanOrEqualTo(facts.threadCount());
+        assertThat(StrippedRuntimeIT.pthreads(snapshot)).as("the OpenMP threads")
+                .isEqualTo(StrippedRuntimeIT.recordedPthreads(facts));
         for (Facts.ThreadFacts recorded : facts.threads()) {
             ProcessSnapshot.ThreadView thread = snapshot.threads().stream()
                     .filter(t -> t.pthread() == recorded.pthread()).findFirst()
