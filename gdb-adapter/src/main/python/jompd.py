@@ -42,7 +42,20 @@ import time
 import gdb
 
 JOMPD_PROTOCOL = "jompd-gdb/1"
-_JOMPD_SCRIPT_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _jompd_script_dir():
+    """The directory this file is in (None if unknown). Not from __file__ alone: gdb runs a sourced script
+    in __main__ and sets __file__ only when it is unset, so when another script sources this one (the
+    .deb's /etc/gdb/gdbinit.d/jompd.py does: gdb.execute("source /opt/jompd/gdb/jompd.py")) __file__ is
+    that script's name. The compiled code's file name is always this file's; __file__ is the fallback for
+    an exec of this text, whose code has no file name."""
+    code_file = _jompd_script_dir.__code__.co_filename
+    named = code_file if os.path.isfile(code_file) else globals().get("__file__")
+    return os.path.dirname(os.path.realpath(named)) if named else None
+
+
+_JOMPD_SCRIPT_DIR = _jompd_script_dir()
 _JOMPD_MIN_JAVA = 25
 _JOMPD_ENGINE_JAR = "gdb-adapter.jar"
 _JOMPD_HELLO_SECONDS = 60
@@ -139,7 +152,7 @@ class JompdBridge:
             raise JompdUnavailable("JOMPD_JAVA=%s is not a Java %d or newer: point it at a JDK 25's bin/java"
                                    % (configured, _JOMPD_MIN_JAVA))
         # a self-contained distribution carries its own Java runtime (runtime/, a jlink image): first
-        candidates = [os.path.join(_JOMPD_SCRIPT_DIR, "..", "runtime", "bin", "java")]
+        candidates = [os.path.join(_JOMPD_SCRIPT_DIR, "..", "runtime", "bin", "java")] if _JOMPD_SCRIPT_DIR else []
         if os.environ.get("JAVA_HOME"):
             candidates.append(os.path.join(os.environ["JAVA_HOME"], "bin", "java"))
         jvms = sorted(glob.glob("/usr/lib/jvm/*/bin/java"))
@@ -159,8 +172,9 @@ class JompdBridge:
         candidates = []
         if os.environ.get("JOMPD_HOME"):
             candidates.append(os.path.join(os.environ["JOMPD_HOME"], "lib"))
-        candidates.append(os.path.join(_JOMPD_SCRIPT_DIR, "..", "lib"))
-        candidates.append(os.path.join(_JOMPD_SCRIPT_DIR, "..", "..", "..", "target", "jompd", "lib"))
+        if _JOMPD_SCRIPT_DIR:
+            candidates.append(os.path.join(_JOMPD_SCRIPT_DIR, "..", "lib"))
+            candidates.append(os.path.join(_JOMPD_SCRIPT_DIR, "..", "..", "..", "target", "jompd", "lib"))
         for lib in candidates:
             if os.path.isfile(os.path.join(lib, _JOMPD_ENGINE_JAR)):
                 return os.path.realpath(lib)

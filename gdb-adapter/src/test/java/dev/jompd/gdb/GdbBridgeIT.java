@@ -225,6 +225,25 @@ class GdbBridgeIT {
         assertThat(output.section("print 6*7")).contains("= 42");
     }
 
+    /**
+     * The .deb's /etc/gdb/gdbinit.d/jompd.py sources the bridge from Python (gdb.execute("source ...")). gdb
+     * sets __file__ only when it is unset, so the bridge then sees the loader's name there, and looked for its
+     * engine (and its Java runtime) beside the loader. Here the loader lives in a directory of its own and
+     * nothing (no JOMPD_HOME) points at the distribution: the bridge must find its engine beside itself.
+     */
+    @Test
+    void sourcedByAnotherPythonScriptTheBridgeFindsItsEngineBesideItself(@TempDir Path directory) throws IOException {
+        Path loader = Files.createDirectories(directory.resolve("etc/gdb/gdbinit.d")).resolve("jompd.py");
+        Files.writeString(loader, "import gdb\ngdb.execute(\"source " + GdbDriver.bridgeScript() + "\")\n");
+        StoppedFixture fixture = Fixtures.core(NESTED_2_3);
+        List<String> commands = List.of(SCENARIO.getFirst(), "ompd threads");
+        GdbDriver.Output output = GdbDriver.run(List.of("-x", loader.toString()), commands,
+                List.of(fixture.executable().toString(), fixture.core().toString()), Map.of(), directory, TIMEOUT);
+        assertThat(output.exitCode()).as("%s", output.text()).isZero();
+        checkThreads(output.section("ompd threads"), fixture.facts(), gdbNumbers(output.section(SCENARIO.getFirst())),
+                Backend.CORE);
+    }
+
     @Test
     void withoutAProcessOrWithoutOpenMpTheAnswerSaysSo(@TempDir Path directory) {
         GdbDriver.Output noProcess = GdbDriver.run(GdbDriver.withBridge(List.of()), List.of("ompd threads"),
