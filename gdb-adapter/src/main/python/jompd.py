@@ -185,8 +185,10 @@ class JompdBridge:
         java = self.find_java()
         lib = self.find_engine()
         # An interactive engine, as the jompd launcher runs the command line: C1 only, a serial heap, no
-        # native-access warning.
-        options = ["-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto", "--enable-native-access=ALL-UNNAMED"]
+        # native-access warning. The JVM's own messages and its log's warnings go to stdout by default, the
+        # pipe this file reads JSON from: to stderr (the engine's log file) instead.
+        options = ["-XX:+DisplayVMOutputToStderr", "-Xlog:disable", "-Xlog:all=warning:stderr",
+                   "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto", "--enable-native-access=ALL-UNNAMED"]
         cache = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "jompd")
         if not os.environ.get("JOMPD_NO_CDS"):
             try:
@@ -200,8 +202,8 @@ class JompdBridge:
                         for stale in glob.glob(os.path.join(cache, "jompd-gdb-*.jsa")):
                             if time.time() - os.stat(stale).st_mtime > 3600:
                                 os.remove(stale)
-                    options = ["-XX:SharedArchiveFile=" + archive,
-                               "-XX:+AutoCreateSharedArchive", "-Xlog:cds=off", "-Xlog:cds+dynamic=off"] + options
+                    options += ["-XX:SharedArchiveFile=" + archive, "-XX:+AutoCreateSharedArchive",
+                                "-Xlog:cds=off:stderr", "-Xlog:cds+dynamic=off:stderr"]
             except OSError:
                 pass
         options += os.environ.get("JOMPD_JAVA_OPTIONS", "").split()
@@ -254,7 +256,8 @@ class JompdBridge:
             self.engine_died()
 
     def receive(self, timeout=None):
-        """The next line from the engine as a JSON object."""
+        """The next line from the engine that is a JSON object. Any other line (a JVM warning that reached
+        stdout, a library's stray print) is skipped with a note on gdb's stderr: it is not the engine's."""
         fd = self.proc.stdout.fileno()
         while True:
             # Only the newest chunk can hold a newline: older ones were searched when they arrived.
@@ -264,7 +267,16 @@ class JompdBridge:
                 line = b"".join(self.pending[:-1]) + last[:newline]
                 rest = last[newline + 1:]
                 self.pending = [rest] if rest else []
-                return json.loads(line.decode("utf-8"))
+                text = line.decode("utf-8", "replace")
+                try:
+                    message = json.loads(text)
+                except ValueError:
+                    message = None
+                if isinstance(message, dict):
+                    return message
+                gdb.write("jompd: skipped a line from the engine that is not a protocol message: %s\n"
+                          % (text if len(text) <= 200 else text[:200] + "..."), gdb.STDERR)
+                continue
             ready, _, _ = select.select([fd], [], [], timeout)
             if not ready:
                 self.stop_engine()
