@@ -51,6 +51,11 @@ ok() { echo "ok: $*"; }
 [ -z "$(ls -A /usr/lib/jvm)" ] || fail "/usr/lib/jvm is visible"
 [ "$(id -u)" != 0 ] || fail "running as root"
 ok "no JDK visible, user $(id -un)"
+# an empty environment (env -i: no HOME, no PATH), as service managers and sandboxes start programs
+bin=$(dirname "$(command -v "$JOMPD")")
+[ "$(env -i "$bin/jompd" --version 2>&1)" = "$("$JOMPD" --version)" ] || fail "env -i jompd --version: $(env -i "$bin/jompd" --version 2>&1)"
+[ "$(env -i "$bin/jompd-dap" --help 2>&1)" = "$(JOMPD_DAP_AOT=off "$bin/jompd-dap" --help)" ] || fail "env -i jompd-dap --help: $(env -i "$bin/jompd-dap" --help 2>&1)"
+ok "env -i: jompd --version and jompd-dap --help answer as with the user's environment"
 fx="$FIXTURES"
 cd "$SCRATCH"
 
@@ -139,9 +144,11 @@ ok "diagnose: one deadlock, its threads the $(grep -c '=cycle$' deadlock.facts) 
 echo "ALL CHECKS PASSED"
 SCENARIO
 
-# The scenario's checks, each printing one "ok:" line: counted at the end, so a check that stops running (or a
-# line that stops failing on a wrong answer) cannot pass unseen.
-scenario_checks=$(grep -c '^ok "' "$work/scenario.sh")
+# The scenario's checks, each printing one "ok:" line: counted at the end against this number, so a check that
+# stops running (skipped, a scenario that ends early) cannot pass unseen. Change it with the scenario's ok lines.
+scenario_checks=11
+[ "$(grep -c '^ok "' "$work/scenario.sh")" = "$scenario_checks" ] \
+  || jompd_die "the scenario has $(grep -c '^ok "' "$work/scenario.sh") ok lines, not $scenario_checks: update scenario_checks"
 as_user_without_jdk() { # JOMPD BRIDGE SCRATCH
   mkdir -p "$3" && chown "$user" "$3"
   unshare --mount --propagation private -- bash -c '
