@@ -26,10 +26,12 @@ trap 'rm -rf "$work"' EXIT
 (cd "$work" && npm pack --silent "code-server@$version" >/dev/null && tar xzf "code-server-$version.tgz")
 cd "$work/package"
 export npm_config_audit=false npm_config_fund=false npm_config_update_notifier=false
-# native modules build against the installed node's headers (Debian's and NodeSource's nodejs ship them),
-# never against headers downloaded from nodejs.org
-if [ -z "${npm_config_nodedir:-}" ] && [ -f /usr/include/node/node.h ]; then
-  export npm_config_nodedir=/usr
+# native modules build against the installed node's headers (Debian's and NodeSource's nodejs ship them in
+# /usr/include/node, nodejs.org's tarball in its include/node: scripts/install-node.sh), never against headers
+# downloaded from nodejs.org
+node_prefix=$(dirname "$(dirname "$(readlink -f "$(command -v node)")")")
+if [ -z "${npm_config_nodedir:-}" ] && [ -f "$node_prefix/include/node/node.h" ]; then
+  export npm_config_nodedir=$node_prefix
 fi
 # code-server's own server dependencies; argon2 (loaded at start, used for password logins) is built from
 # source, as its install script would first download a prebuilt binary from GitHub

@@ -15,6 +15,8 @@ packages+=(chromium ripgrep libkrb5-dev build-essential pkg-config)
 packages+=(libc6-dbg)
 # jompd job: a real Slurm cluster of emulated nodes (scripts/slurm-cluster.sh) and Open MPI for the hybrid fixtures
 packages+=(slurm-wlm munge openmpi-bin libopenmpi-dev libpmix-bin)
+# curl: Node.js 20 (scripts/install-node.sh, below)
+packages+=(curl ca-certificates)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -50,5 +52,7 @@ if grep -Eq '^[0-9]+[[:space:]]+[^[:space:]]+[[:space:]]+[^[:space:]]+[[:space:]
   done >"$JOMPD_APT_DIR/sources.list"
   jompd_apt_sid apt-get update -qq
 fi
+# Node.js 20 and npm for the VS Code extension and its tests (Debian 12's nodejs is 18): unless already there
+bash "$(dirname "$0")/install-node.sh"
 jompd_select_java
-jompd_log "system ready: $(clang-19 --version | head -1); gdb $(gdb --version | head -1 | awk '{print $NF}'); java $(java -version 2>&1 | head -1)"
+jompd_log "system ready: $(clang-19 --version | head -1); gdb $(gdb --version | head -1 | awk '{print $NF}'); java $(java -version 2>&1 | head -1); node $(node --version)"

@@ -36,6 +36,7 @@ cp -a "$runtime" "$work/cache/llvm-19"
 make -s -C test-programs/src/main/c RT="$work/cache/llvm-19" OUT="$work/fixtures" \
   "$work/fixtures/nested" "$work/fixtures/lock_deadlock" "$work/fixtures/nested_gcc" >/dev/null
 cp "$tarball" "$work/"
+cp scripts/test-install-checks.py "$work/checks.py"   # the verdicts, where the user can read them
 cp test-programs/src/main/c/*.c test-programs/src/main/c/*.h "$work/fixtures/"  # sources, for gdb's and jompd's lines
 chown -R "$user" "$home" "$work/cache" "$work/fixtures"
 
@@ -50,6 +51,11 @@ ok() { echo "ok: $*"; }
 [ -z "$(ls -A /usr/lib/jvm)" ] || fail "/usr/lib/jvm is visible"
 [ "$(id -u)" != 0 ] || fail "running as root"
 ok "no JDK visible, user $(id -un)"
+# an empty environment (env -i: no HOME, no PATH), as service managers and sandboxes start programs
+bin=$(dirname "$(command -v "$JOMPD")")
+[ "$(env -i "$bin/jompd" --version 2>&1)" = "$("$JOMPD" --version)" ] || fail "env -i jompd --version: $(env -i "$bin/jompd" --version 2>&1)"
+[ "$(env -i "$bin/jompd-dap" --help 2>&1)" = "$(JOMPD_DAP_AOT=off "$bin/jompd-dap" --help)" ] || fail "env -i jompd-dap --help: $(env -i "$bin/jompd-dap" --help 2>&1)"
+ok "env -i: jompd --version and jompd-dap --help answer as with the user's environment"
 fx="$FIXTURES"
 cd "$SCRATCH"
 
@@ -63,39 +69,35 @@ hold() { # name program args...: starts it held at its marker (sets held_pid; it
     kill -0 $held_pid 2>/dev/null || { cat "$name.err" >&2; fail "$name exited before its marker"; }; sleep 0.1; done
   grep -q JOMPD_AT_MARKER "$name.out" || fail "$name never reached its marker"
 }
-lwps_match() { # facts json: the JSON's OpenMP threads are the LWPs the program recorded
-  python3 - "$1" "$2" <<'PY'
-import json, re, sys
-facts = dict(l.rstrip("\n").split("=", 1) for l in open(sys.argv[1]) if "=" in l)
-want = sorted(int(v) for k, v in facts.items() if re.fullmatch(r"thread\.\d+\.lwp", k))
-got = sorted(t["lwp"] for t in json.load(open(sys.argv[2]))["threads"] if "lwp" in t)
-sys.exit(0 if want and want == got else "LWPs %s, the program recorded %s" % (got, want))
-PY
-}
+check() { python3 "$CHECKS" "$@"; }   # lwps | gdb-threads | deadlock FACTS FILE: scripts/test-install-checks.py
 
 # a live process, then its core
 hold nested "$fx/nested" 3 2
 pid=$held_pid keep=$held_fd
 "$JOMPD" inspect --pid "$pid" --json > live.json
-lwps_match nested.facts live.json && ok "inspect --pid: the 6 threads the program recorded"
+check lwps nested.facts live.json || fail "inspect --pid"
+ok "inspect --pid: the 6 threads the program recorded"
 gdb -batch -nx -p "$pid" -ex "gcore $SCRATCH/nested.core" >/dev/null 2>&1 || fail "gcore"
 "$JOMPD" inspect --core nested.core --exe "$fx/nested" --json > core.json
-lwps_match nested.facts core.json && ok "inspect --core: the same threads"
+check lwps nested.facts core.json || fail "inspect --core"
+ok "inspect --core: the same threads"
 "$JOMPD" inspect --core nested.core --exe "$fx/nested" --stacks > core.txt
 grep -q "jompd_marker" core.txt || fail "inspect --stacks shows no marker frame"
 ok "inspect --stacks"
-# the gdb bridge on the same core
+# the gdb bridge on the same core: gdb's thread numbers and libomp's own gtids (__kmp_threads[], by DWARF) are the truth
 if [ "$BRIDGE" = auto ]; then bridge=(); else bridge=(-nx -ex "source $BRIDGE"); fi
-gdb -batch "${bridge[@]}" -ex "file $fx/nested" -ex "core-file nested.core" -ex "ompd threads" > gdb.txt 2>&1 || true
-python3 - nested.facts gdb.txt <<'PY' || { cat gdb.txt >&2; fail "gdb's ompd threads"; }
-import re, sys
-facts = dict(l.rstrip("\n").split("=", 1) for l in open(sys.argv[1]) if "=" in l)
-text = open(sys.argv[2]).read()
-lwps = [v for k, v in facts.items() if re.fullmatch(r"thread\.\d+\.lwp", k)]
-missing = [l for l in lwps if not re.search(r"\b%s\b" % l, text)]
-sys.exit("gdb's ompd threads lacks LWPs %s" % missing if missing or not lwps else 0)
-PY
-ok "gdb: ompd threads lists every LWP ($BRIDGE)"
+truth=(-ex 'python print("GDBTHREADS " + " ".join("%d:%d" % (t.num, t.ptid[1]) for t in gdb.selected_inferior().threads()))'
+       -ex 'python print("KMPTHREADS " + " ".join("%d:%d" % (g, int(gdb.parse_and_eval("__kmp_threads[%d]->th.th_info.ds.ds_thread" % g))) for g in range(int(gdb.parse_and_eval("__kmp_threads_capacity"))) if int(gdb.parse_and_eval("(long)__kmp_threads[%d]" % g))))')
+status=0
+gdb -batch "${bridge[@]}" -ex "file $fx/nested" -ex "core-file nested.core" "${truth[@]}" -ex "ompd threads" \
+  > gdb.txt 2>&1 || status=$?
+[ "$status" = 0 ] || { cat gdb.txt >&2; fail "gdb's ompd threads: gdb exited with $status"; }
+check gdb-threads nested.facts gdb.txt || { cat gdb.txt >&2; fail "gdb's ompd threads"; }
+ok "gdb: ompd threads has one row per recorded thread, each as the program and libomp say ($BRIDGE)"
+# the control: the same gdb without the ompd commands (it still prints [New LWP n] for every thread) must not pass
+gdb -batch -nx -ex "file $fx/nested" -ex "core-file nested.core" "${truth[@]}" -ex "ompd threads" > gdb-none.txt 2>&1 || true
+! check gdb-threads nested.facts gdb-none.txt 2>/dev/null || { cat gdb-none.txt >&2; fail "the gdb check passes a gdb without jompd"; }
+ok "control: the gdb check fails a gdb without jompd"
 # jompd as a standard OMPD library: the one `jompd libompd` names is this distribution's own, its engine's classes
 # beside it, and it loads as an OMPD library that says it is jompd's (without starting its engine)
 lib=$("$JOMPD" libompd --path)
@@ -125,7 +127,8 @@ for _ in $(seq 600); do grep -q JOMPD_AT_MARKER run.out 2>/dev/null && break; sl
 runpid=$(sed -n 's/^JOMPD_AT_MARKER //p' run.out)
 [ -n "$runpid" ] || { cat run.err >&2; fail "jompd run: the program never reached its marker"; }
 "$JOMPD" inspect --pid "$runpid" --json > run.json
-lwps_match run.facts run.json && ok "jompd run: the gcc program runs on libomp, its 4 threads read"
+check lwps run.facts run.json || fail "jompd run"
+ok "jompd run: the gcc program runs on libomp, its 4 threads read"
 echo >&"$runkeep"
 wait "$runner" || true
 grep -q "JOMPD_RESULT ok" run.out || fail "jompd run: the program did not finish well"
@@ -135,29 +138,27 @@ hold deadlock "$fx/lock_deadlock" nest   # nest locks record their owners (defau
 pid=$held_pid
 gdb -batch -nx -p "$pid" -ex "gcore $SCRATCH/deadlock.core" >/dev/null 2>&1 || fail "gcore deadlock"
 { kill -9 "$pid" && wait "$pid"; } 2>/dev/null || true
-"$JOMPD" diagnose --core deadlock.core --exe "$fx/lock_deadlock" > diagnose.txt
-python3 - deadlock.facts diagnose.txt <<'PY' || { cat diagnose.txt >&2; fail "diagnose"; }
-import re, sys
-facts = dict(l.rstrip("\n").split("=", 1) for l in open(sys.argv[1]) if "=" in l)
-text = open(sys.argv[2]).read()
-cycle = [facts["thread.%s.lwp" % m.group(1)] for k, v in facts.items()
-         for m in [re.fullmatch(r"thread\.(\d+)\.role", k)] if m and v == "cycle"]
-if not re.search(r"deadlock", text.replace("lock_deadlock", ""), re.I):
-    sys.exit("no deadlock named")
-missing = [l for l in cycle if "LWP %s" % l not in text]
-sys.exit("the deadlock's threads %s are not named" % missing if missing or not cycle else 0)
-PY
-ok "diagnose: the deadlock and its $(grep -c '=cycle$' deadlock.facts) threads, by LWP"
+"$JOMPD" diagnose --core deadlock.core --exe "$fx/lock_deadlock" --json > diagnose.json
+check deadlock deadlock.facts diagnose.json || { cat diagnose.json >&2; fail "diagnose"; }
+ok "diagnose: one deadlock, its threads the $(grep -c '=cycle$' deadlock.facts) the program recorded in its cycle"
 echo "ALL CHECKS PASSED"
 SCENARIO
 
+# The scenario's checks, each printing one "ok:" line: counted at the end against this number, so a check that
+# stops running (skipped, a scenario that ends early) cannot pass unseen. Change it with the scenario's ok lines.
+scenario_checks=11
+[ "$(grep -c '^ok "' "$work/scenario.sh")" = "$scenario_checks" ] \
+  || jompd_die "the scenario has $(grep -c '^ok "' "$work/scenario.sh") ok lines, not $scenario_checks: update scenario_checks"
 as_user_without_jdk() { # JOMPD BRIDGE SCRATCH
   mkdir -p "$3" && chown "$user" "$3"
   unshare --mount --propagation private -- bash -c '
     mount -t tmpfs -o mode=755 no-jdk-here /usr/lib/jvm
     exec runuser -u "$0" -- env -i HOME="$1" PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 JOMPD_CACHE="$2" \
-      JOMPD="$3" BRIDGE="$4" SCRATCH="$5" FIXTURES="$6" bash "$7"' \
-    "$user" "$home" "$work/cache" "$1" "$2" "$3" "$work/fixtures" "$work/scenario.sh"
+      JOMPD="$3" BRIDGE="$4" SCRATCH="$5" FIXTURES="$6" CHECKS="$7" bash "$8"' \
+    "$user" "$home" "$work/cache" "$1" "$2" "$3" "$work/fixtures" "$work/checks.py" "$work/scenario.sh" \
+    | tee "$3.log"
+  passed=$(grep -c '^ok: ' "$3.log" || true)
+  [ "$passed" = "$scenario_checks" ] || jompd_die "$passed of the scenario's $scenario_checks checks passed ($3)"
 }
 
 jompd_log "tarball: unpacked by $user into a fresh directory, no JDK visible"

@@ -42,7 +42,20 @@ import time
 import gdb
 
 JOMPD_PROTOCOL = "jompd-gdb/1"
-_JOMPD_SCRIPT_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _jompd_script_dir():
+    """The directory this file is in (None if unknown). Not from __file__ alone: gdb runs a sourced script
+    in __main__ and sets __file__ only when it is unset, so when another script sources this one (the
+    .deb's /etc/gdb/gdbinit.d/jompd.py does: gdb.execute("source /opt/jompd/gdb/jompd.py")) __file__ is
+    that script's name. The compiled code's file name is always this file's; __file__ is the fallback for
+    an exec of this text, whose code has no file name."""
+    code_file = _jompd_script_dir.__code__.co_filename
+    named = code_file if os.path.isfile(code_file) else globals().get("__file__")
+    return os.path.dirname(os.path.realpath(named)) if named else None
+
+
+_JOMPD_SCRIPT_DIR = _jompd_script_dir()
 _JOMPD_MIN_JAVA = 25
 _JOMPD_ENGINE_JAR = "gdb-adapter.jar"
 _JOMPD_HELLO_SECONDS = 60
@@ -139,7 +152,7 @@ class JompdBridge:
             raise JompdUnavailable("JOMPD_JAVA=%s is not a Java %d or newer: point it at a JDK 25's bin/java"
                                    % (configured, _JOMPD_MIN_JAVA))
         # a self-contained distribution carries its own Java runtime (runtime/, a jlink image): first
-        candidates = [os.path.join(_JOMPD_SCRIPT_DIR, "..", "runtime", "bin", "java")]
+        candidates = [os.path.join(_JOMPD_SCRIPT_DIR, "..", "runtime", "bin", "java")] if _JOMPD_SCRIPT_DIR else []
         if os.environ.get("JAVA_HOME"):
             candidates.append(os.path.join(os.environ["JAVA_HOME"], "bin", "java"))
         jvms = sorted(glob.glob("/usr/lib/jvm/*/bin/java"))
@@ -159,8 +172,9 @@ class JompdBridge:
         candidates = []
         if os.environ.get("JOMPD_HOME"):
             candidates.append(os.path.join(os.environ["JOMPD_HOME"], "lib"))
-        candidates.append(os.path.join(_JOMPD_SCRIPT_DIR, "..", "lib"))
-        candidates.append(os.path.join(_JOMPD_SCRIPT_DIR, "..", "..", "..", "target", "jompd", "lib"))
+        if _JOMPD_SCRIPT_DIR:
+            candidates.append(os.path.join(_JOMPD_SCRIPT_DIR, "..", "lib"))
+            candidates.append(os.path.join(_JOMPD_SCRIPT_DIR, "..", "..", "..", "target", "jompd", "lib"))
         for lib in candidates:
             if os.path.isfile(os.path.join(lib, _JOMPD_ENGINE_JAR)):
                 return os.path.realpath(lib)
@@ -171,8 +185,10 @@ class JompdBridge:
         java = self.find_java()
         lib = self.find_engine()
         # An interactive engine, as the jompd launcher runs the command line: C1 only, a serial heap, no
-        # native-access warning.
-        options = ["-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto", "--enable-native-access=ALL-UNNAMED"]
+        # native-access warning. The JVM's own messages and its log's warnings go to stdout by default, the
+        # pipe this file reads JSON from: to stderr (the engine's log file) instead.
+        options = ["-XX:+DisplayVMOutputToStderr", "-Xlog:disable", "-Xlog:all=warning:stderr",
+                   "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto", "--enable-native-access=ALL-UNNAMED"]
         cache = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "jompd")
         if not os.environ.get("JOMPD_NO_CDS"):
             try:
@@ -186,8 +202,8 @@ class JompdBridge:
                         for stale in glob.glob(os.path.join(cache, "jompd-gdb-*.jsa")):
                             if time.time() - os.stat(stale).st_mtime > 3600:
                                 os.remove(stale)
-                    options = ["-XX:SharedArchiveFile=" + archive,
-                               "-XX:+AutoCreateSharedArchive", "-Xlog:cds=off", "-Xlog:cds+dynamic=off"] + options
+                    options += ["-XX:SharedArchiveFile=" + archive, "-XX:+AutoCreateSharedArchive",
+                                "-Xlog:cds=off:stderr", "-Xlog:cds+dynamic=off:stderr"]
             except OSError:
                 pass
         options += os.environ.get("JOMPD_JAVA_OPTIONS", "").split()
@@ -240,7 +256,8 @@ class JompdBridge:
             self.engine_died()
 
     def receive(self, timeout=None):
-        """The next line from the engine as a JSON object."""
+        """The next line from the engine that is a JSON object. Any other line (a JVM warning that reached
+        stdout, a library's stray print) is skipped with a note on gdb's stderr: it is not the engine's."""
         fd = self.proc.stdout.fileno()
         while True:
             # Only the newest chunk can hold a newline: older ones were searched when they arrived.
@@ -250,7 +267,16 @@ class JompdBridge:
                 line = b"".join(self.pending[:-1]) + last[:newline]
                 rest = last[newline + 1:]
                 self.pending = [rest] if rest else []
-                return json.loads(line.decode("utf-8"))
+                text = line.decode("utf-8", "replace")
+                try:
+                    message = json.loads(text)
+                except ValueError:
+                    message = None
+                if isinstance(message, dict):
+                    return message
+                gdb.write("jompd: skipped a line from the engine that is not a protocol message: %s\n"
+                          % (text if len(text) <= 200 else text[:200] + "..."), gdb.STDERR)
+                continue
             ready, _, _ = select.select([fd], [], [], timeout)
             if not ready:
                 self.stop_engine()

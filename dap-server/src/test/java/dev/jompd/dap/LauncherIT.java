@@ -147,4 +147,29 @@ class LauncherIT {
         }
         assertThat(cacheFiles(cache)).isEmpty();
     }
+
+    /**
+     * Started with an empty environment (env -i: no HOME, no PATH), the launcher once stopped on "HOME: unbound
+     * variable" before the server started; now a session reaches the marker as with the user's environment.
+     * (No cache, so that the test records none in the user's real one: the cache's directory is computed first.)
+     */
+    @Test
+    void withAnEmptyEnvironmentASessionReachesTheMarker(@TempDir Path work) throws Exception {
+        ProcessBuilder builder = new ProcessBuilder(LAUNCHER.toAbsolutePath().toString())
+                .redirectError(work.resolve("err").toFile());
+        builder.environment().clear();
+        builder.environment().put("JOMPD_DAP_AOT", "off");
+        Process process = builder.start();
+        try {
+            try (DapTestClient client = new DapTestClient(process.getInputStream(), process.getOutputStream(),
+                    () -> process.getOutputStream().close())) {
+                sessionToTheMarker(client, work);
+                client.body("disconnect", args("terminateDebuggee", true));
+            }
+            assertThat(process.waitFor(2, TimeUnit.MINUTES)).isTrue();
+        } finally {
+            process.destroyForcibly();
+        }
+        assertThat(Files.readString(work.resolve("err"))).doesNotContain("unbound variable");
+    }
 }

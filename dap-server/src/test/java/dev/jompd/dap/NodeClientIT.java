@@ -8,8 +8,8 @@ import dev.jompd.testkit.FixtureBuilder;
 import dev.jompd.testkit.FixtureRun;
 import dev.jompd.testkit.Fixtures;
 import dev.jompd.testkit.LiveFixture;
+import dev.jompd.testkit.Prerequisite;
 import dev.jompd.testkit.StoppedFixture;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -27,13 +27,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Runs the Node.js end-to-end suite ({@code src/test/node/e2e.test.mjs}): VS Code's own DAP test client,
  * {@code @vscode/debugadapter-testsupport}, against this server (stdio and TCP) over real gdb, on a launch, a
  * core and an attach. Installs the client with {@code npm ci} from the committed lock file (the npm registry
- * is the only network it needs). Skipped, with the reason, where node or npm is missing.
+ * is the only network it needs). Skipped, with the reason, where node or npm is missing (failed on CI).
  */
 class NodeClientIT {
 
     @Test
     void vscodeTestClientPassesTheEndToEndSuite() throws Exception {
-        Assumptions.assumeTrue(NodeTools.missing().isEmpty(), () -> NodeTools.missing().orElse(""));
+        Prerequisite.require(NodeTools.missing().isEmpty(), () -> NodeTools.missing().orElse(""));
         Path work = Files.createDirectories(Path.of("target", "node-e2e").toAbsolutePath());
         Path sources = Path.of("src", "test", "node").toAbsolutePath();
         for (String file : List.of("package.json", "package-lock.json", "e2e.test.mjs")) {

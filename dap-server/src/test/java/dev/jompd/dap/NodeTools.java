@@ -12,8 +12,8 @@ final class NodeTools {
 
     static Optional<String> missing() {
         if (!onPath("node") || !onPath("npm")) {
-            return Optional.of("node (20 or newer) and npm are needed: install them (Debian: nodejs and npm, "
-                    + "or Node.js 20 from its own packages)");
+            return Optional.of("node (20 or newer) and npm are needed: run scripts/setup-system.sh (it installs "
+                    + "Node.js 20 where they are missing)");
         }
         try {
             Process version = new ProcessBuilder("node", "--version").redirectErrorStream(true).start();

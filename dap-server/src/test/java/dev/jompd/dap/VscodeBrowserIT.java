@@ -5,7 +5,7 @@ import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
 import dev.jompd.testkit.Fixture;
 import dev.jompd.testkit.FixtureBuilder;
-import org.junit.jupiter.api.Assumptions;
+import dev.jompd.testkit.Prerequisite;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
@@ -32,21 +32,22 @@ import static org.assertj.core.api.Assertions.assertThat;
  * OpenMP Parallel Stacks webview, its boxes checked against the facts the program recorded, and a click on a
  * frame of another thread selecting that thread and frame (the console evaluates the fixture's {@code k} there).
  * Screenshots, the call stack, the view's rows and the logs stay in {@code target/vscode-browser/artifacts}.
- * Skipped, with the reason, where node 20, Chromium or the system packages code-server needs are missing.
+ * Skipped, with the reason, where node 20, Chromium or the system packages code-server needs are missing (failed
+ * instead on CI: {@link Prerequisite}).
  */
 class VscodeBrowserIT {
     private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
 
     @Test
     void extensionInVscodeShowsOpenMpAndRaisesNoErrorPopUps() throws Exception {
-        Assumptions.assumeTrue(NodeTools.missing().isEmpty(), () -> NodeTools.missing().orElse(""));
-        Assumptions.assumeTrue(Files.isExecutable(CHROMIUM), "no /usr/bin/chromium: run scripts/setup-system.sh");
-        Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/rg")), "no ripgrep (rg): run scripts/setup-system.sh");
+        Prerequisite.require(NodeTools.missing().isEmpty(), () -> NodeTools.missing().orElse(""));
+        Prerequisite.require(Files.isExecutable(CHROMIUM), "no /usr/bin/chromium: run scripts/setup-system.sh");
+        Prerequisite.require(Files.isExecutable(Path.of("/usr/bin/rg")), "no ripgrep (rg): run scripts/setup-system.sh");
         String nodeVersion = output(List.of("node", "--version"), Path.of("."), 30).strip();
-        Assumptions.assumeTrue(nodeVersion.startsWith("v20."), () -> "code-server 4.96.4 runs on node 20 only, this is " + nodeVersion);
+        Prerequisite.require(nodeVersion.startsWith("v20."), () -> "code-server 4.96.4 runs on node 20 only, this is " + nodeVersion);
         Path repository = Path.of("..").toAbsolutePath().normalize();
         Path extension = repository.resolve("vscode-extension");
-        Assumptions.assumeTrue(Files.isRegularFile(extension.resolve("build.sh")), "no vscode-extension/ beside dap-server/");
+        Prerequisite.require(Files.isRegularFile(extension.resolve("build.sh")), "no vscode-extension/ beside dap-server/");
 
         Path work = Path.of("target", "vscode-browser").toAbsolutePath();
         Path artifacts = work.resolve("artifacts");

@@ -1,6 +1,6 @@
 package dev.jompd.dap;
 
-import org.junit.jupiter.api.Assumptions;
+import dev.jompd.testkit.Prerequisite;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -15,15 +15,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Builds the VS Code extension ({@code vscode-extension/build.sh}: npm ci from the lock file, TypeScript,
  * its unit tests, the .vsix with this module's server bundled), so that {@code mvn verify} produces it.
- * Skipped, with the reason, where node or npm is missing.
+ * Skipped, with the reason, where node or npm is missing (failed on CI).
  */
 class VscodeExtensionIT {
 
     @Test
     void extensionBuildsTestsAndPackagesWithTheServerInside() throws Exception {
-        Assumptions.assumeTrue(NodeTools.missing().isEmpty(), () -> NodeTools.missing().orElse(""));
+        Prerequisite.require(NodeTools.missing().isEmpty(), () -> NodeTools.missing().orElse(""));
         Path extension = Path.of("..", "vscode-extension").toAbsolutePath().normalize();
-        Assumptions.assumeTrue(Files.isRegularFile(extension.resolve("build.sh")), "no vscode-extension/ beside dap-server/");
+        Prerequisite.require(Files.isRegularFile(extension.resolve("build.sh")), "no vscode-extension/ beside dap-server/");
         Process build = new ProcessBuilder("bash", extension.resolve("build.sh").toString())
                 .directory(extension.toFile()).redirectErrorStream(true).start();
         Thread pump = Thread.ofPlatform().start(() -> {

@@ -5,7 +5,7 @@ import com.google.gson.JsonObject;
 import dev.jompd.testkit.Commands;
 import dev.jompd.testkit.Facts;
 import dev.jompd.testkit.MpiFixture;
-import org.junit.jupiter.api.Assumptions;
+import dev.jompd.testkit.Prerequisite;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -34,7 +34,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * leading to the ranks and threads there. The extension runs the jompd command line of this build
  * ({@code jompd-cli/target/jompd}, setting {@code jompd.cliPath}). Screenshots and what the view showed stay
  * in {@code target/vscode-job/artifacts}. Skipped, with the reason, where node 20, Chromium, mpicc or mpirun
- * are missing.
+ * are missing (failed instead on CI: {@link Prerequisite}).
  */
 class VscodeJobIT {
     private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
@@ -44,18 +44,18 @@ class VscodeJobIT {
 
     @Test
     void anMpirunJobInVscodeShowsItsRanksAsTheyRecordedThemselves() throws Exception {
-        Assumptions.assumeTrue(NodeTools.missing().isEmpty(), () -> NodeTools.missing().orElse(""));
-        Assumptions.assumeTrue(Files.isExecutable(CHROMIUM), "no /usr/bin/chromium: run scripts/setup-system.sh");
-        Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/rg")), "no ripgrep (rg): run scripts/setup-system.sh");
+        Prerequisite.require(NodeTools.missing().isEmpty(), () -> NodeTools.missing().orElse(""));
+        Prerequisite.require(Files.isExecutable(CHROMIUM), "no /usr/bin/chromium: run scripts/setup-system.sh");
+        Prerequisite.require(Files.isExecutable(Path.of("/usr/bin/rg")), "no ripgrep (rg): run scripts/setup-system.sh");
         Optional<String> noMpi = MpiFixture.unavailable();
-        Assumptions.assumeTrue(noMpi.isEmpty() && Commands.available("mpirun"), () -> noMpi.orElse("no mpirun (openmpi-bin)"));
+        Prerequisite.require(noMpi.isEmpty() && Commands.available("mpirun"), () -> noMpi.orElse("no mpirun (openmpi-bin)"));
         String nodeVersion = output(List.of("node", "--version"), Path.of("."), 30).strip();
-        Assumptions.assumeTrue(nodeVersion.startsWith("v20."), () -> "code-server 4.96.4 runs on node 20 only, this is " + nodeVersion);
+        Prerequisite.require(nodeVersion.startsWith("v20."), () -> "code-server 4.96.4 runs on node 20 only, this is " + nodeVersion);
         Path repository = Path.of("..").toAbsolutePath().normalize();
         Path extension = repository.resolve("vscode-extension");
-        Assumptions.assumeTrue(Files.isRegularFile(extension.resolve("build.sh")), "no vscode-extension/ beside dap-server/");
+        Prerequisite.require(Files.isRegularFile(extension.resolve("build.sh")), "no vscode-extension/ beside dap-server/");
         Path cli = repository.resolve("jompd-cli/target/jompd/bin/jompd");
-        Assumptions.assumeTrue(Files.isExecutable(cli), () -> "no " + cli + ": build jompd-cli first (mvn install)");
+        Prerequisite.require(Files.isExecutable(cli), () -> "no " + cli + ": build jompd-cli first (mvn install)");
 
         Path work = Path.of("target", "vscode-job").toAbsolutePath();
         Path artifacts = work.resolve("artifacts");

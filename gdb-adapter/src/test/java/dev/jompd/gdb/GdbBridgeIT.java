@@ -25,6 +25,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -223,6 +224,78 @@ class GdbBridgeIT {
         assertThat(output.section("ompd threads").strip()).startsWith("jompd: cannot find the jompd engine")
                 .contains("JOMPD_HOME").doesNotContain("\n");
         assertThat(output.section("print 6*7")).contains("= 42");
+    }
+
+    /**
+     * The .deb's /etc/gdb/gdbinit.d/jompd.py sources the bridge from Python (gdb.execute("source ...")). gdb
+     * sets __file__ only when it is unset, so the bridge then sees the loader's name there, and looked for its
+     * engine (and its Java runtime) beside the loader. Here the loader lives in a directory of its own and
+     * nothing (no JOMPD_HOME) points at the distribution: the bridge must find its engine beside itself.
+     */
+    @Test
+    void sourcedByAnotherPythonScriptTheBridgeFindsItsEngineBesideItself(@TempDir Path directory) throws IOException {
+        Path loader = Files.createDirectories(directory.resolve("etc/gdb/gdbinit.d")).resolve("jompd.py");
+        Files.writeString(loader, "import gdb\ngdb.execute(\"source " + GdbDriver.bridgeScript() + "\")\n");
+        StoppedFixture fixture = Fixtures.core(NESTED_2_3);
+        List<String> commands = List.of(SCENARIO.getFirst(), "ompd threads");
+        GdbDriver.Output output = GdbDriver.run(List.of("-x", loader.toString()), commands,
+                List.of(fixture.executable().toString(), fixture.core().toString()), Map.of(), directory, TIMEOUT);
+        assertThat(output.exitCode()).as("%s", output.text()).isZero();
+        checkThreads(output.section("ompd threads"), fixture.facts(), gdbNumbers(output.section(SCENARIO.getFirst())),
+                Backend.CORE);
+    }
+
+    /**
+     * The JVM's log writes its warnings to stdout by default, the engine's JSON pipe: an archive that is not one
+     * (here given by JOMPD_JAVA_OPTIONS; a damaged or foreign one in the cache does the same) made the engine's
+     * first line "[warning][cds] ...", and the bridge's JSON parser failed on it. The engine logs to stderr.
+     */
+    @Test
+    void theJvmsWarningsStayOffTheEnginesPipe(@TempDir Path directory) throws IOException {
+        Path notAnArchive = Files.writeString(directory.resolve("not-an-archive.jsa"), "not a class-data archive\n");
+        StoppedFixture fixture = Fixtures.core(NESTED_2_3);
+        GdbDriver.Output output = GdbDriver.run(GdbDriver.withBridge(List.of()), List.of(SCENARIO.getFirst(), "ompd threads"),
+                List.of(fixture.executable().toString(), fixture.core().toString()),
+                Map.of("JOMPD_NO_CDS", "1", "JOMPD_JAVA_OPTIONS", "-Xshare:auto -XX:SharedArchiveFile=" + notAnArchive),
+                directory, TIMEOUT);
+        assertThat(output.exitCode()).as("%s", output.text()).isZero();
+        assertThat(output.text()).doesNotContain("skipped a line from the engine");
+        checkThreads(output.section("ompd threads"), fixture.facts(), gdbNumbers(output.section(SCENARIO.getFirst())),
+                Backend.CORE);
+    }
+
+    /**
+     * Whatever else reaches the engine's stdout (a library's stray print, a JVM message), the bridge skips lines
+     * that are not protocol messages, with a note on stderr, and the answer is whole. The engine is the real one
+     * behind a "java" that puts two stray lines (one not JSON, one JSON but not an object) before each of its
+     * lines: the hello, every question to gdb and the reply.
+     */
+    @Test
+    void strayLinesOnTheEnginesPipeAreSkippedWithANote(@TempDir Path directory) throws IOException {
+        Path jdk = Files.createDirectories(directory.resolve("stray-jdk/bin")).getParent();
+        Files.writeString(jdk.resolve("release"), "JAVA_VERSION=\"25\"\n");
+        Path strayJava = Files.writeString(jdk.resolve("bin/java"), """
+                #!/usr/bin/env python3
+                import os, subprocess, sys
+                engine = subprocess.Popen([os.environ["JOMPD_TEST_REAL_JAVA"]] + sys.argv[1:], stdout=subprocess.PIPE)
+                for line in iter(engine.stdout.readline, b""):
+                    sys.stdout.buffer.write(b"a stray line, not JSON\\n42\\n" + line)
+                    sys.stdout.buffer.flush()
+                sys.exit(engine.wait())
+                """);
+        Files.setPosixFilePermissions(strayJava, PosixFilePermissions.fromString("rwxr-xr-x"));
+        String realJava = ProcessHandle.current().info().command().orElseThrow();
+        StoppedFixture fixture = Fixtures.core(NESTED_2_3);
+        GdbDriver.Output output = GdbDriver.run(GdbDriver.withBridge(List.of()), List.of(SCENARIO.getFirst(), "ompd threads"),
+                List.of(fixture.executable().toString(), fixture.core().toString()),
+                Map.of("JOMPD_JAVA", strayJava.toString(), "JOMPD_TEST_REAL_JAVA", realJava), directory, TIMEOUT);
+        assertThat(output.exitCode()).as("%s", output.text()).isZero();
+        String threads = output.section("ompd threads");
+        checkThreads(threads, fixture.facts(), gdbNumbers(output.section(SCENARIO.getFirst())), Backend.CORE);
+        List<String> notes = threads.lines().filter(l -> l.startsWith("jompd: skipped")).distinct().toList();
+        assertThat(notes).containsExactlyInAnyOrder(
+                "jompd: skipped a line from the engine that is not a protocol message: a stray line, not JSON",
+                "jompd: skipped a line from the engine that is not a protocol message: 42");
     }
 
     @Test

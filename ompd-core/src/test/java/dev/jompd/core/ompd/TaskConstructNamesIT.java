@@ -11,8 +11,8 @@ import dev.jompd.testkit.FixtureBuilder.Optimization;
 import dev.jompd.testkit.FixtureRun;
 import dev.jompd.testkit.Fixtures;
 import dev.jompd.testkit.LiveFixture;
+import dev.jompd.testkit.Prerequisite;
 import dev.jompd.testkit.StoppedFixture;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
@@ -62,7 +62,7 @@ class TaskConstructNamesIT {
             }
             assertNamedByConstruct(chain, held.facts());
             Map<Long, List<GdbBacktrace.Frame>> gdb = GdbBacktrace.ofProcess(held.pid());
-            Assumptions.assumeFalse(gdb.isEmpty(), "gdb cannot attach to the held fixture (ptrace not permitted)");
+            Prerequisite.require(!gdb.isEmpty(), "gdb cannot attach to the held fixture (ptrace not permitted)");
             assertThat(chain.stream().map(c -> line(c.construct().orElseThrow())))
                     .containsExactlyElementsOf(thunkFrameLines(gdb.get(held.facts().thread(0).lwp())));
             assertThat(held.release()).contains("JOMPD_RESULT ok");

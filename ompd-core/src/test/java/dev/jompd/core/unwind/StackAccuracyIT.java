@@ -9,10 +9,10 @@ import dev.jompd.testkit.FixtureBuilder.Optimization;
 import dev.jompd.testkit.FixtureRun;
 import dev.jompd.testkit.Fixtures;
 import dev.jompd.testkit.LiveFixture;
+import dev.jompd.testkit.Prerequisite;
 import dev.jompd.testkit.Runtimes;
 import dev.jompd.testkit.StoppedFixture;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -82,7 +82,7 @@ class StackAccuracyIT {
         Path executable = FixtureBuilder.executable(run.fixture(), run.runtimeVersion(), optimization);
         try (LiveFixture held = Fixtures.live(run, executable)) {
             Map<Long, List<GdbBacktrace.Frame>> truth = GdbBacktrace.ofProcess(held.pid());
-            Assumptions.assumeFalse(truth.isEmpty(), "gdb cannot attach to the held fixture (ptrace not permitted)");
+            Prerequisite.require(!truth.isEmpty(), "gdb cannot attach to the held fixture (ptrace not permitted)");
             List<NativeStack> stacks;
             try (LiveProcessAddressSpace space = LiveProcessAddressSpace.attach(held.pid());
                  Unwinder unwinder = new Unwinder(space, CACHE)) {

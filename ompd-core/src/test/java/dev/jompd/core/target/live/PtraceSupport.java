@@ -1,21 +1,24 @@
 package dev.jompd.core.target.live;
 
 import dev.jompd.testkit.Commands;
-import org.junit.jupiter.api.Assumptions;
+import dev.jompd.testkit.Prerequisite;
 
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
-/** Skips live tests, printing why, where this JVM may not ptrace (or gdb is missing). */
+/**
+ * Skips live tests, printing why, where this JVM may not ptrace (or gdb is missing); on CI ({@code CI} set) fails
+ * them instead, so that a host without ptrace cannot pass the live suite with nothing run.
+ */
 final class PtraceSupport {
     private static volatile String skipReason;
     private static volatile boolean checked;
 
     private PtraceSupport() {}
 
-    /** Aborts the calling test (skipped, with the reason printed) unless attaching to a process of ours works. */
+    /** Aborts the calling test (skipped, with the reason printed; failed on CI) unless attaching to a process of ours works. */
     static synchronized void assumePermitted(Path directory) {
         if (!checked) {
             skipReason = probe(directory);
@@ -24,7 +27,7 @@ final class PtraceSupport {
                 System.out.println("[jompd] live-process tests skipped: " + skipReason);
             }
         }
-        Assumptions.assumeTrue(skipReason == null, () -> skipReason);
+        Prerequisite.require(skipReason == null, () -> skipReason);
     }
 
     static void assumeGdb() {
@@ -32,7 +35,7 @@ final class PtraceSupport {
         if (!available) {
             System.out.println("[jompd] test skipped: gdb is not installed (run scripts/setup-system.sh)");
         }
-        Assumptions.assumeTrue(available, "gdb is not installed");
+        Prerequisite.require(available, "gdb is not installed (run scripts/setup-system.sh)");
     }
 
     private static String probe(Path directory) {
