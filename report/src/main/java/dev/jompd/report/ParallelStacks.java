@@ -45,9 +45,12 @@ public final class ParallelStacks {
             this(function, source, module, runtime, task, Optional.empty(), Optional.empty());
         }
 
-        /** What merges: the function and, for user code, its module. */
+        /**
+         * What merges: the function, its module and its line: threads stopped at different lines of one
+         * function are at different steps (a straggler at its call beside the team at the barrier after it).
+         */
         String key() {
-            return (runtime ? "libomp:" : "") + function + "@" + module.orElse("");
+            return (runtime ? "libomp:" : "") + function + "@" + module.orElse("") + "@" + source.orElse("");
         }
 
         /**

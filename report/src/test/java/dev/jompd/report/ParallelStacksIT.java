@@ -178,6 +178,58 @@ class ParallelStacksIT {
         }
     }
 
+    /**
+     * A straggler stopped at its call of {@code straggle} and the rest of its team at the barrier on the next
+     * lines, all in the region's one function: each thread's path through the merged tree, read off the
+     * nodes it passes (the program's frames, outermost first, function and line), is gdb's backtrace of
+     * that thread — the straggler's line is its own, not the barrier's it was merged into. C and Fortran.
+     */
+    @Test
+    void eachThreadsPathThroughTheMergedTreeIsItsOwnBacktrace() {
+        for (FixtureRun run : List.of(FixtureRun.of(Fixture.BARRIER_STRAGGLER), FixtureRun.of(Fixture.HANG_FORTRAN))) {
+            StoppedFixture fixture = Fixtures.core(run);
+            Facts facts = fixture.facts();
+            Map<Long, List<GdbProbe.Frame>> gdb = GdbProbe.onCore(fixture.executable(), fixture.core()).backtraces();
+            String source = run.fixture().source();
+            withStacks(fixture, stacks -> {
+                String text = TextReport.stacks(stacks);
+                List<String> straggler = null;
+                for (Facts.ThreadFacts thread : facts.threads()) {
+                    long lwp = thread.lwp();
+                    List<String> merged = new ArrayList<>();
+                    List<Node> level = stacks.roots();
+                    while (!level.isEmpty()) {
+                        Node through = level.stream().filter(n -> n.threads().stream()
+                                .anyMatch(t -> t.lwp().getAsLong() == lwp)).findFirst().orElse(null);
+                        if (through == null) {
+                            break;
+                        }
+                        Step step = through.step();
+                        if (!step.runtime() && step.source().filter(f -> f.startsWith(source + ":")).isPresent()) {
+                            merged.add(step.function() + " " + step.source().orElse("?"));
+                        }
+                        level = through.children();
+                    }
+                    List<String> truth = new ArrayList<>();
+                    for (GdbProbe.Frame frame : gdb.get(lwp).reversed()) {
+                        if (frame.frameFile().endsWith("/" + source) || frame.frameFile().equals(source)) {
+                            truth.add(frame.function() + " " + frame.frameSource());
+                        }
+                    }
+                    assertThat(merged).as("thread %s (LWP %d) in\n%s", thread.find("role").orElse("?"), lwp, text)
+                            .isEqualTo(truth);
+                    if ("straggler".equals(thread.find("role").orElse(""))) {
+                        straggler = merged;
+                        // the line the program recorded for where it is stuck
+                        assertThat(merged.getLast()).endsWith(":" + thread.get("wait_line"));
+                    }
+                }
+                assertThat(straggler).as(text).isNotNull();
+                return null;
+            });
+        }
+    }
+
     /** On every tested runtime: the reading of libomp's frames (ThreadWait.runtimeRun) holds for each one's function names. */
     @ParameterizedTest(name = "libomp {0}")
     @MethodSource("dev.jompd.testkit.SupportedRuntimes#tested")
