@@ -18,6 +18,8 @@ public enum Fixture {
     LOCK_DEADLOCK("lock_deadlock.c"),
     /** Hang fixture: a barrier inside a critical section the rest of the team waits to enter. */
     CRITICAL_BARRIER("critical_barrier.c"),
+    /** Hang fixture: threads wait to enter critical(big) and the unnamed critical, both held. */
+    CRITICAL_NAMES("critical_names.c"),
     RECORDER_CONTROL("recorder_control.c"),
     RECORDER_CONTROL_FORTRAN("recorder_control_fortran.f90"),
     /** Built with host offload against Debian's LLVM 19 runtime, not the OMPD build (see FIXTURES.md). */
