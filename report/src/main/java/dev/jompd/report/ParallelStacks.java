@@ -307,7 +307,13 @@ public final class ParallelStacks {
                 steps.add(runtimeStep(picture, thread, run, marks.get(i + 1), new FrameRange(i + 1, i + run.size())));
                 run.clear();
             }
-            steps.add(new Step(frame.function().orElse(frame.symbol().orElse(Text.hex(frame.pc()))),
+            String function = frame.function().orElse(frame.symbol().orElse(Text.hex(frame.pc())));
+            if (constructs.get(i).isPresent() && dev.jompd.core.target.Demangler.isMangled(function)) {
+                // a construct's code by its demangled name, as the region list has it (gdb's backtrace spells
+                // clang's clones mangled, with parameters: _ZL4workR6DomainPd.omp_outlined(void) const)
+                function = picture.displayName(withoutParameters(function));
+            }
+            steps.add(new Step(function,
                     frame.source().map(s -> s.fileName() + ":" + s.line()), frame.module(), false,
                     marks.get(i).task().map(Task::id), constructs.get(i), Optional.of(new FrameRange(i, i))));
         }

@@ -32,6 +32,8 @@ public enum Fixture {
     NESTED_FORTRAN_GCC("nested_fortran.f90", "nested_fortran_gcc", Toolchain.GCC),
     /** C++ names and clang's task thunk, built by clang++. */
     CXX_TASKS("cxx_tasks.cpp"),
+    /** C++ names: a region in a class template's member function in a namespace, its threads in a lambda. */
+    CXX_NAMES("cxx_names.cpp"),
     /** BOTS fib's two task constructs calling one function; tests build it -O2 (each task's code inlined). */
     FIB_TASKS("fib_tasks.c"),
     /** Hang fixtures (FIXTURES.md, "Hang fixtures"): real hangs, each with its expected diagnosis in its facts. */

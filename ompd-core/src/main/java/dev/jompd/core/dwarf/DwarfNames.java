@@ -54,7 +54,18 @@ final class DwarfNames {
                 return Optional.of(entry.linkageName()); // glibc's __GI_ aliases, as gdb shows them
             }
             if (entry.name() != null) {
-                return Optional.of(qualifier(unit, entries, entry.parent()) + entry.name());
+                String qualified = qualifier(unit, entries, entry.parent()) + entry.name();
+                if (unit.isCxx() && (qualified.contains("{unnamed}") || insideFunction(entries, entry.parent()))) {
+                    // A lambda's operator() or a member of a function's local class: DWARF has no name for the
+                    // class or leaves the function out, gdb demangles the linkage name
+                    // (sim::Grid<double>::relax()::{lambda(int)#1}::operator()(int) const). Returned mangled,
+                    // for the unwinder's demangler (the dwarf layer runs no process).
+                    Optional<String> mangled = mangledLinkageName(entries, dieOffset);
+                    if (mangled.isPresent()) {
+                        return mangled;
+                    }
+                }
+                return Optional.of(qualified);
             }
             if (unit.isCxx() && entry.linkageName() != null && !entry.linkageName().startsWith("_Z")) {
                 // A C++ function known by a linkage name that is no mangled name (clang's .omp_task_entry.):
@@ -90,6 +101,38 @@ final class DwarfNames {
         } catch (DwarfFormatException | IndexOutOfBoundsException damaged) {
             return name;
         }
+    }
+
+    /** Whether an entry with this parent lies inside a function (a local class, a lambda's closure type). */
+    private static boolean insideFunction(Map<Long, NamedEntry> entries, long parent) {
+        long offset = parent;
+        for (int hop = 0; hop < MAX_DEPTH && offset >= 0; hop++) {
+            NamedEntry entry = entries.get(offset);
+            if (entry == null) {
+                return false;
+            }
+            if (entry.tag() == DW_TAG_SUBPROGRAM) {
+                return true;
+            }
+            offset = entry.parent();
+        }
+        return false;
+    }
+
+    /** The Itanium-mangled linkage name along the entry's references ({@code _ZZN3sim4GridIdE5relaxEvENKUliE_clEi}). */
+    private static Optional<String> mangledLinkageName(Map<Long, NamedEntry> entries, long dieOffset) {
+        long offset = dieOffset;
+        for (int hop = 0; hop < MAX_REFERENCE_HOPS && offset >= 0; hop++) {
+            NamedEntry entry = entries.get(offset);
+            if (entry == null) {
+                return Optional.empty();
+            }
+            if (entry.linkageName() != null && entry.linkageName().startsWith("_Z")) {
+                return Optional.of(entry.linkageName());
+            }
+            offset = entry.reference();
+        }
+        return Optional.empty();
     }
 
     private static boolean hasLinkageName(Map<Long, NamedEntry> entries, long dieOffset) {
