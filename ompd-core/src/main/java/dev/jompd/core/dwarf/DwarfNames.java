@@ -231,7 +231,8 @@ final class DwarfNames {
      * A parameter's type as gdb's {@code c_print_type} writes it, its own const/volatile dropped (as gdb does
      * for names): {@code double *&}, {@code const char *}, {@code std::string &}. Named types, pointers,
      * references and const/volatile on the named type only; anything else (arrays, function pointers,
-     * qualified pointers, unnamed types) is empty: not spelled rather than spelled wrong.
+     * qualified pointers, unnamed enumerations) is empty: not spelled rather than spelled wrong; an unnamed class
+     * (a lambda's closure) is gdb's {@code class {...}}.
      */
     private Optional<String> typeName(Unit unit, Map<Long, NamedEntry> entries, long offset) {
         StringBuilder declarator = new StringBuilder();
@@ -270,6 +271,13 @@ final class DwarfNames {
                 case DW_TAG_BASE_TYPE, DW_TAG_TYPEDEF, DW_TAG_STRUCTURE_TYPE, DW_TAG_CLASS_TYPE, DW_TAG_UNION_TYPE,
                      DW_TAG_ENUMERATION_TYPE -> {
                     AttributeValue name = type.values().get(DW_AT_NAME);
+                    if (name == null && (type.tag() == DW_TAG_CLASS_TYPE || type.tag() == DW_TAG_STRUCTURE_TYPE
+                            || type.tag() == DW_TAG_UNION_TYPE)) {
+                        // gdb's c_type_print_base for a type without a name (a lambda's closure): "class {...}"
+                        String keyword = type.tag() == DW_TAG_CLASS_TYPE ? "class" : type.tag() == DW_TAG_STRUCTURE_TYPE
+                                ? "struct" : "union";
+                        return Optional.of(qualifiers + keyword + " {...}" + (declarator.isEmpty() ? "" : " " + declarator));
+                    }
                     if (name == null) {
                         return Optional.empty();
                     }
