@@ -844,14 +844,21 @@ class JompdBacktraceFilter:
         return owners
 
     def kept(self, frame_iter, owners, thread_num):
+        shown = 0
         for index, decorator in enumerate(frame_iter):
             frame = decorator.inferior_frame()
             level = frame.level() if hasattr(frame, "level") else index
             owner = owners.get(level)
             if owner is None or owner[0] != frame.pc():
+                shown += 1
                 yield decorator  # beyond what the engine marked (or not the frame it marked): shown as it is
             elif owner[1] == "task":
+                shown += 1
                 yield JompdThreadFrame(decorator, thread_num, self.PRAGMAS.get(owner[2], ""))
+        if shown == 0:
+            # an empty `bt` reads as a broken one: say why (an idle worker, a thread waiting in the runtime)
+            gdb.write("jompd: no frame of thread %d runs an OpenMP task's code, all are the runtime's "
+                      "(`ompd bt` marks them; `ompd bt off` shows them)\n" % thread_num)
 
 
 try:

@@ -139,6 +139,49 @@ class GdbBridgeIT {
         assertThat(output.section("ompd json").strip()).isEqualTo(printed.toString(StandardCharsets.UTF_8).strip());
     }
 
+    /**
+     * The program in serial code — before its first parallel region, and back in {@code main} after one — has
+     * only its initial task, which runs every frame of the primary thread: {@code ompd bt} marks all of gdb's
+     * frames (the same frames, the same lines) as the initial task's, and with {@code ompd bt on} gdb's own
+     * {@code bt} shows each of them as LLVM's plugin names a kept frame. Before, the initial task, which has
+     * no OMPT frames then, owned none: every frame was "[OpenMP runtime]" and the filtered {@code bt} printed
+     * nothing.
+     */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"before", "after"})
+    void inSerialCodeEveryFrameIsTheInitialTasksAndBtKeepsThemAll(String when, @TempDir Path directory) {
+        FixtureRun run = when.equals("after") ? FixtureRun.of(Fixture.SERIAL, "3", "after") : FixtureRun.of(Fixture.SERIAL, "3");
+        StoppedFixture fixture = Fixtures.core(run);
+        List<String> commands = List.of("bt", "ompd bt", "ompd bt on", "bt", "ompd bt off", "bt");
+        GdbDriver.Output output = GdbDriver.run(GdbDriver.withBridge(List.of()), commands,
+                List.of(fixture.executable().toString(), fixture.core().toString()), Map.of(), directory, TIMEOUT);
+        assertThat(output.exitCode()).as(output.text()).isZero();
+        List<String> gdbFrames = output.section("bt").lines().filter(l -> l.startsWith("#")).toList();
+        assertThat(gdbFrames).as(output.text()).isNotEmpty();
+        assertThat(gdbFrames.getLast()).as("gdb's outermost frame").contains(" in main (");
+
+        // ompd bt: one label, the initial task's, over each of gdb's frames (function and where it is)
+        List<String> marked = output.section("ompd bt").lines().filter(l -> !l.isBlank()).toList();
+        assertThat(marked.get(1)).as(output.section("ompd bt")).matches(
+                "\\[initial task t\\d+ 0x\\p{XDigit}+ in level 0 \\(implicit parallel region of the initial task\\)]");
+        assertThat(marked.subList(2, marked.size()).stream().map(GdbBridgeIT::withoutArguments).toList())
+                .as(output.section("ompd bt"))
+                .isEqualTo(gdbFrames.stream().map(GdbBridgeIT::withoutArguments).toList());
+
+        // bt through the filter: each of gdb's frames, named as a kept frame of thread 1
+        List<String> filtered = output.section("bt#2").lines().filter(l -> l.startsWith("#")).toList();
+        assertThat(filtered).as(output.text()).isEqualTo(gdbFrames.stream()
+                .map(l -> l.replaceFirst("^(#\\d+\\s+(?:0x\\p{XDigit}+ in )?)", "$1@thread 1: ")).toList());
+        assertThat(output.section("bt#3").lines().filter(l -> l.startsWith("#")).toList()).isEqualTo(gdbFrames);
+    }
+
+    /** {@code #2 0x… in main () at serial.c:66} from gdb's {@code #2  0x… in main (argc=3, argv=…) at …} or ompd bt's frame line. */
+    private static String withoutArguments(String frame) {
+        String text = frame.strip().replaceAll("\\s+", " ");
+        Matcher call = Pattern.compile("^(#\\d+ )(?:0x\\p{XDigit}+ in )?(\\S+) \\(.*?\\)( at .*)?$").matcher(text);
+        return call.matches() ? call.group(1) + call.group(2) + "()" + (call.group(3) == null ? "" : call.group(3)) : text;
+    }
+
     @Test
     void cachesAreDroppedWhenTheInferiorRunsAndAnswersStayRight(@TempDir Path directory) {
         List<String> commands = List.of("ompd threads", "python print('STATS', gdb._jompd_bridge.last_stats)",

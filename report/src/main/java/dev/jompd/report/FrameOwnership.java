@@ -93,7 +93,12 @@ public final class FrameOwnership {
             boolean exitOn = exit != 0 && within(exit, low, limit);
             boolean enterOn = enter != 0 && within(enter, low, limit);
             boolean noFrames = exit == 0 && enter == 0;
-            if (!(exitOn || enterOn || (noFrames && count > 0))) {
+            // The program's initial task alone, in serial code (before the first region or after one): no
+            // runtime frame called its code (no exit frame) and it has called none (no enter frame), so
+            // every frame is its own.
+            boolean initialInSerialCode = noFrames && chain.size() == 1 && task.kind() == OpenMpPicture.TaskKind.INITIAL
+                    && task.frames().isPresent();
+            if (!(exitOn || enterOn || (noFrames && count > 0) || initialInSerialCode)) {
                 break;
             }
             count++;

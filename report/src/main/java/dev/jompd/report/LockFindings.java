@@ -161,16 +161,18 @@ final class LockFindings {
                 case Holder.Owner owner -> "the lock names gtid " + owner.gtid() + ", which is no OpenMP thread here";
             };
         }
-        String what = lock.critical() ? "a " + lock.describe() : describe(lock, waiters);
-        if (!lock.critical()) {
+        String what = describe(lock, waiters);
+        if (lock.critical()) {
+            picture.lockNames().critical(lock).ifPresent(n -> evidence.add("critical name: " + n.evidence()));
+        } else {
             name(lock, waiters).ifPresent(n -> evidence.add("lock name: " + n.evidence()));
         }
         List<ThreadWait> waiting = waiters.keySet().stream().map(waitByGtid::get).filter(w -> w != null).toList();
         List<Involved> involved = new ArrayList<>(waiting.stream()
                 .map(w -> Involved.of(w, Role.WAITS_FOR_LOCK, what, w.at().or(w::innermost))).toList());
         holding.ifPresent(h -> involved.add(Involved.of(h, Role.HOLDS_LOCK, what, h.innermost())));
-        return new Finding(FindingKind.LOCK, waiters.size() + " thread" + (waiters.size() == 1 ? " waits" : "s wait") + " for "
-                + what + "; " + holder, evidence, waiting.stream().flatMap(w -> w.at().stream())
+        return new Finding(FindingKind.LOCK, waiters.size() + " thread" + (waiters.size() == 1 ? " waits" : "s wait")
+                + (lock.critical() ? " to enter " : " for ") + what + "; " + holder, evidence, waiting.stream().flatMap(w -> w.at().stream())
                 .map(ThreadWait.Place::describe).findFirst(), involved);
     }
 
@@ -180,6 +182,9 @@ final class LockFindings {
      * as such: {@code queuing lock #1 at 0x… (the omp_set_lock call at solver.c:42; no static variable of the program holds it)}.
      */
     private String describe(Lock lock, Map<Long, String> waiters) {
+        if (lock.critical()) {
+            return critical(lock);
+        }
         Optional<LockNames.Name> name = name(lock, waiters);
         if (name.isPresent()) {
             return "lock `" + name.get().variable() + "` (" + lock.describe() + ")";
@@ -187,6 +192,18 @@ final class LockFindings {
         Optional<String> line = waiters.keySet().stream().map(waitByGtid::get).filter(w -> w != null)
                 .flatMap(w -> w.at().stream()).flatMap(p -> p.source().stream()).findFirst();
         return lock.describe() + line.map(l -> " (the omp_set_lock call at " + l + "; no static variable of the program holds it)").orElse("");
+    }
+
+    /**
+     * A critical section by the construct the program wrote, where the runtime made it, then the runtime's
+     * object: {@code critical(big) at solver.c:40 (queuing lock #0 at 0x…)}, {@code the unnamed critical at …};
+     * {@code a critical section at solver.c:40 (…)} when its name's variable is not found.
+     */
+    private String critical(Lock lock) {
+        return picture.lockNames().critical(lock)
+                .map(n -> (n.variable().startsWith("critical(") ? "" : "the ") + n.variable()
+                        + lock.location().map(l -> " at " + l).orElse("") + " (" + lock.runtimeObject() + ")")
+                .orElse("a " + lock.describe());
     }
 
     /** The program's name of a lock: by its variable's content, else by what its waiters' calls pass. */

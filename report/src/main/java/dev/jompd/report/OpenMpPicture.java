@@ -58,6 +58,8 @@ public final class OpenMpPicture {
     private final List<String> problems;
     private final String runtimeReading;
     private final Map<Long, RuntimeWaits.Reading> barrierIdents;
+    /** The target's names (demangling for the stacks' construct steps); the door keeps it open with the target. */
+    private final CodeNames names;
 
     private OpenMpPicture(TargetDescription target, ProcessSnapshot snapshot, CodeNames names, String runtimeReading,
                           Optional<RecordedHistory> history, List<String> historyProblems, RuntimeLocks locks,
@@ -174,6 +176,7 @@ public final class OpenMpPicture {
         this.tasks = taskMap;
         this.threads = List.copyOf(threadList);
         this.history = history;
+        this.names = names;
         List<String> allProblems = new ArrayList<>(snapshot.problems());
         allProblems.addAll(historyProblems);
         this.problems = List.copyOf(allProblems);
@@ -320,6 +323,14 @@ public final class OpenMpPicture {
                     + "partly missing): see the problems listed with the report.");
         }
         return List.copyOf(notices);
+    }
+
+    /**
+     * A C++ symbol as people read it, as the region list names code ({@code sim::Grid<double>::relax() [clone
+     * .omp_outlined]}); other names as they are.
+     */
+    String displayName(String symbol) {
+        return names.functions().displayName(symbol);
     }
 
     public TargetDescription target() {

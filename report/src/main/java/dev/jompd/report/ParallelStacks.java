@@ -52,9 +52,12 @@ public final class ParallelStacks {
             this(function, source, module, runtime, task, Optional.empty(), Optional.empty());
         }
 
-        /** What merges: the function and, for user code, its module. */
+        /**
+         * What merges: the function, its module and its line: threads stopped at different lines of one
+         * function are at different steps (a straggler at its call beside the team at the barrier after it).
+         */
         String key() {
-            return (runtime ? "libomp:" : "") + function + "@" + module.orElse("");
+            return (runtime ? "libomp:" : "") + function + "@" + module.orElse("") + "@" + source.orElse("");
         }
 
         /**
@@ -315,7 +318,13 @@ public final class ParallelStacks {
                         wait.runAt(i + 1, currentFrame)));
                 run.clear();
             }
-            steps.add(new Step(frame.function().orElse(frame.symbol().orElse(Text.hex(frame.pc()))),
+            String function = frame.function().orElse(frame.symbol().orElse(Text.hex(frame.pc())));
+            if (constructs.get(i).isPresent() && dev.jompd.core.target.Demangler.isMangled(function)) {
+                // a construct's code by its demangled name, as the region list has it (gdb's backtrace spells
+                // clang's clones mangled, with parameters: _ZL4workR6DomainPd.omp_outlined(void) const)
+                function = picture.displayName(withoutParameters(function));
+            }
+            steps.add(new Step(function,
                     frame.source().map(s -> s.fileName() + ":" + s.line()), frame.module(), false,
                     marks.get(i).task().map(Task::id), constructs.get(i), Optional.of(new FrameRange(i, i))));
         }

@@ -50,6 +50,22 @@ class FrameOwnershipTest {
                 mark(Owner.TASK, CHAIN, 2));
     }
 
+    /**
+     * The program's initial task alone in serial code (before its first region, or back in main after one): no
+     * runtime frame called its code and it has called none, so OMPT records no frame for it, and every frame
+     * is its own. An implicit task without frames (a worker's, of an ended region, idle in the pool) owns none.
+     */
+    @Test
+    void theInitialTaskAloneWithoutFramesOwnsEveryFrame() {
+        Task initial = new Task("t0", 0x1000, 0, TaskKind.INITIAL, TaskStatus.EXECUTING, Optional.empty(), Optional.empty(),
+                Optional.of(new TaskHandle.TaskFrames(0, 0, 0, 0)), Optional.of(new ToolData(0, 0)), Optional.empty(), Map.of());
+        long[] frames = cfas(0x6000, 0x6100, 0x6600);
+        assertThat(FrameOwnership.mark(List.of(initial), frames)).containsExactly(mark(Owner.TASK, List.of(initial), 0),
+                mark(Owner.TASK, List.of(initial), 0), mark(Owner.TASK, List.of(initial), 0));
+        List<Task> worker = List.of(task(0, 0, 0), initial);
+        assertThat(FrameOwnership.mark(worker, frames)).containsOnly(Mark.RUNTIME);
+    }
+
     @Test
     void oneFrameWithTheInnermostOneGetsTheSameAnswerAsTheWholeStack() {
         long[] frames = cfas(0x6000, 0x6050, 0x6100, 0x6180, 0x6200, 0x6300, 0x6400, 0x6500, 0x6600);

@@ -135,7 +135,7 @@ class LockDiagnosisIT {
                     .filter(t -> t.find("waits_for").orElse("").equals(lock)).findFirst().orElseThrow();
             assertThat(text).contains("1 thread waits for " + programName(fixture, lock) + " (queuing lock #")
                     .contains(lockObject(fixture, facts.get("hang.lock." + lock + ".address"))
-                            + "); its holder is not known: held (head_id")
+                            + "); its holder is not known: it is held, but libomp does not record its owner for this lock kind")
                     .contains("KMP_CONSISTENCY_CHECK")
                     .contains(name(waiter) + ": in ");
         }
@@ -150,7 +150,7 @@ class LockDiagnosisIT {
         String text = TextReport.diagnosis(findings);
         long name = fixture.gdb().evaluate("(long)&'" + facts.get("hang.lock.gate.symbol") + "'").asLong();
         long object = fixture.gdb().evaluate("(long)(*(kmp_indirect_lock_t**)" + name + ")->lock").asLong();
-        Finding critical = findings.stream().filter(f -> f.summary().startsWith("2 threads wait for a critical section at "
+        Finding critical = findings.stream().filter(f -> f.summary().startsWith("2 threads wait to enter critical(gate) at "
                 + "critical_barrier.c:" + facts.get("hang.lock.gate.line"))).findFirst()
                 .orElseThrow(() -> new AssertionError(text));
         assertThat(critical.summary()).as(text).contains("0x" + Long.toHexString(object));
@@ -161,6 +161,44 @@ class LockDiagnosisIT {
         }
         // libomp keeps no owner for the default (queuing) critical section: said, not guessed
         assertThat(critical.summary()).as(text).contains("its holder is not known").contains("KMP_CONSISTENCY_CHECK");
+    }
+
+    /**
+     * A named critical section and the unnamed one, each said as the program wrote it — {@code critical(big)},
+     * {@code the unnamed critical} — with the construct's line, the lock object gdb finds behind the name's
+     * variable the compiler passes to libomp, and why its holder is not known in the user's words (libomp's
+     * lock words are the evidence). Before: "a critical section at …; … held (head_id 11), but …".
+     */
+    @Test
+    void criticalSectionsAreNamedAsTheProgramWroteThem() {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.CRITICAL_NAMES));
+        Facts facts = fixture.facts();
+        List<Finding> findings = DiagnosisIT.diagnose(fixture);
+        String text = TextReport.diagnosis(findings);
+        for (String critical : List.of("big", "unnamed")) {
+            String key = "hang.critical." + critical + ".";
+            long name = fixture.gdb().evaluate("(long)&'" + facts.get(key + "symbol") + "'").asLong();
+            long entry = fixture.gdb().evaluate("(long)*(kmp_indirect_lock_t**)" + name).asLong();
+            long object = fixture.gdb().evaluate("(long)((kmp_indirect_lock_t*)" + entry + ")->lock").asLong();
+            long index = fixture.gdb().evaluate("(long)(((kmp_indirect_lock_t*)" + entry
+                    + ") - __kmp_i_lock_table.table[0])").asLong();
+            int waiters = Integer.parseInt(facts.get(key + "waiters"));
+            String said = facts.get(key + "name").startsWith("critical(") ? facts.get(key + "name") : "the " + facts.get(key + "name");
+            String expected = waiters + (waiters == 1 ? " thread waits" : " threads wait") + " to enter " + said
+                    + " at critical_names.c:" + facts.get(key + "line") + " (queuing lock #" + index + " at 0x"
+                    + Long.toHexString(object) + "); its holder is not known: "
+                    + dev.jompd.core.ompd.RuntimeLocks.NO_OWNER_RECORDED.formatted("queuing");
+            Finding finding = findings.stream().filter(f -> f.summary().equals(expected)).findFirst()
+                    .orElseThrow(() -> new AssertionError("no finding `" + expected + "` in\n" + text));
+            List<Facts.ThreadFacts> waiting = facts.threads().stream()
+                    .filter(t -> t.find("waits_for").orElse("").equals(critical)).toList();
+            assertThat(waiting).hasSize(waiters);
+            for (Facts.ThreadFacts waiter : waiting) {
+                assertThat(finding.evidence()).as(text).anyMatch(e -> e.startsWith(name(waiter) + ": in ")
+                        && e.contains("(critical_names.c:" + waiter.get("wait_line") + ")"));
+            }
+        }
+        assertThat(text).doesNotContain("head_id " + "0)").doesNotContain("held (head_id");
     }
 
     /**
@@ -199,7 +237,7 @@ class LockDiagnosisIT {
         String text = TextReport.diagnosis(DiagnosisIT.diagnose(fixture));
         Facts.ThreadFacts marker = facts.thread(0);
         // waits.c's lock is its static L (the program's name; gdb: the marker thread holds &L)
-        assertThat(text).contains("1 thread waits for lock `L` (queuing lock #").contains("1 thread waits for a critical section at waits.c:");
+        assertThat(text).contains("1 thread waits for lock `L` (queuing lock #").contains("1 thread waits to enter critical(jompd_crit) at waits.c:");
         assertThat(text.lines().filter(l -> l.contains("held by " + name(marker))).count()).as(text).isEqualTo(2);
         assertThat(text).doesNotContain("deadlock:");
     }

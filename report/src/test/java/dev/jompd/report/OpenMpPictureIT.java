@@ -174,6 +174,49 @@ class OpenMpPictureIT {
     }
 
     /**
+     * The task chain OpenMP defines for a thread in a parallel region nested in a teams construct ({@code teams
+     * 3 2}): its implicit task of that region (executing), its team's initial task (in the team's implicit
+     * parallel region, suspended at the parallel construct, one task for both threads of the team), the
+     * program's initial task (suspended at the teams construct, one for every thread) — exactly one task
+     * executing. Before, each chain held two initial tasks of its team's region, both executing: libomp's
+     * record of the teams region's code, read with the nested region's implicit task's flags, and the
+     * league's implicit task.
+     */
+    @Test
+    void aThreadInATeamsParallelRegionHasTheTaskChainOpenMpDefines() {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.TEAMS, "3", "2"));
+        Facts facts = fixture.facts();
+        withPicture(fixture, picture -> {
+            String text = TextReport.render(picture, TextReport.Options.commandLine(false, false));
+            java.util.Map<Long, String> initialTaskOfTeam = new java.util.HashMap<>();
+            Set<String> programsInitialTask = new java.util.HashSet<>();
+            for (Facts.ThreadFacts thread : facts.threads()) {
+                OpenMpThread seen = picture.threadByLwp(thread.lwp()).orElseThrow();
+                List<Task> chain = picture.chain(seen);
+                List<String> described = chain.stream().map(task -> task.kind().words() + ", " + task.status().words()
+                        + ", in " + task.region().flatMap(picture::region).map(region -> region.teams()
+                        .map(teams -> "the implicit parallel region of team " + teams.teamNumber())
+                        .orElse(region.enclosing().isEmpty() ? "the program's implicit parallel region"
+                                : "a level " + region.level() + " region of " + region.teamSize() + " threads"))
+                        .orElse("no region")).toList();
+                assertThat(described).as("thread %d of team %d in\n%s", thread.threadNum(), thread.number("team_num"), text)
+                        .containsExactly(
+                                "implicit task, executing, in a level " + thread.level() + " region of "
+                                        + thread.teamSize() + " threads",
+                                "initial task, suspended, in the implicit parallel region of team " + thread.number("team_num"),
+                                "initial task, suspended, in the program's implicit parallel region");
+                assertThat(chain.getFirst().region()).isEqualTo(seen.region());
+                assertThat(initialTaskOfTeam.putIfAbsent(thread.number("team_num"), chain.get(1).id()))
+                        .as("one initial task per team: %s", text).isIn(null, chain.get(1).id());
+                programsInitialTask.add(chain.get(2).id());
+            }
+            assertThat(Set.copyOf(initialTaskOfTeam.values())).as(text).hasSize(3);
+            assertThat(programsInitialTask).as(text).hasSize(1);
+            return null;
+        });
+    }
+
+    /**
      * A program back in serial code after a parallel region ({@code serial 3 after}: the program says it is at
      * level 0, in no parallel region). libomp keeps the region's team with its workers, which still show the
      * region (and, with OMP_DEBUG, its implicit barrier's state): the picture says the region has ended, every

@@ -163,8 +163,11 @@ class ParallelStacksIT {
                         assertThat(gdbFrame).as(function).isNotNull();
                         assertThat(construct.get().shortSource()).as(function)
                                 .contains(gdbFrame.file().substring(gdbFrame.file().lastIndexOf('/') + 1) + ":" + gdbFrame.line());
+                        // named as the region list names the construct's code (C++ demangled), else as gdb does
+                        String named = regionCode && dev.jompd.core.target.Demangler.isMangled(function)
+                                ? construct.get().code().displayName() : function;
                         assertThat(TextReport.stacks(stacks)).contains(construct.get().kind().words() + " at "
-                                + construct.get().shortSource().get() + " (" + function);
+                                + construct.get().shortSource().get() + " (" + named);
                     }
                     assertThat(inRegion).as("%s: %s", stack.thread().name(), TextReport.stacks(stacks)).isTrue();
                 }
@@ -175,6 +178,121 @@ class ParallelStacksIT {
                 }
                 return null;
             });
+        }
+    }
+
+    /**
+     * A straggler stopped at its call of {@code straggle} and the rest of its team at the barrier on the next
+     * lines, all in the region's one function: each thread's path through the merged tree, read off the
+     * nodes it passes (the program's frames, outermost first, function and line), is gdb's backtrace of
+     * that thread — the straggler's line is its own, not the barrier's it was merged into. C and Fortran.
+     */
+    @Test
+    void eachThreadsPathThroughTheMergedTreeIsItsOwnBacktrace() {
+        for (FixtureRun run : List.of(FixtureRun.of(Fixture.BARRIER_STRAGGLER), FixtureRun.of(Fixture.HANG_FORTRAN))) {
+            StoppedFixture fixture = Fixtures.core(run);
+            Facts facts = fixture.facts();
+            Map<Long, List<GdbProbe.Frame>> gdb = GdbProbe.onCore(fixture.executable(), fixture.core()).backtraces();
+            String source = run.fixture().source();
+            withStacks(fixture, stacks -> {
+                String text = TextReport.stacks(stacks);
+                List<String> straggler = null;
+                for (Facts.ThreadFacts thread : facts.threads()) {
+                    long lwp = thread.lwp();
+                    List<String> merged = new ArrayList<>();
+                    List<Node> level = stacks.roots();
+                    while (!level.isEmpty()) {
+                        Node through = level.stream().filter(n -> n.threads().stream()
+                                .anyMatch(t -> t.lwp().getAsLong() == lwp)).findFirst().orElse(null);
+                        if (through == null) {
+                            break;
+                        }
+                        Step step = through.step();
+                        if (!step.runtime() && step.source().filter(f -> f.startsWith(source + ":")).isPresent()) {
+                            merged.add(step.function() + " " + step.source().orElse("?"));
+                        }
+                        level = through.children();
+                    }
+                    List<String> truth = new ArrayList<>();
+                    for (GdbProbe.Frame frame : gdb.get(lwp).reversed()) {
+                        if (frame.frameFile().endsWith("/" + source) || frame.frameFile().equals(source)) {
+                            truth.add(frame.function() + " " + frame.frameSource());
+                        }
+                    }
+                    assertThat(merged).as("thread %s (LWP %d) in\n%s", thread.find("role").orElse("?"), lwp, text)
+                            .isEqualTo(truth);
+                    if ("straggler".equals(thread.find("role").orElse(""))) {
+                        straggler = merged;
+                        // the line the program recorded for where it is stuck
+                        assertThat(merged.getLast()).endsWith(":" + thread.get("wait_line"));
+                    }
+                }
+                assertThat(straggler).as(text).isNotNull();
+                return null;
+            });
+        }
+    }
+
+    /**
+     * C++ names: a region in {@code sim::Grid<double>::relax()}, its threads in a lambda of that function. Each
+     * thread's path through the merged tree, the program's frames outside the region's own code, is gdb's
+     * backtrace with gdb's names — the lambda's frame {@code sim::Grid<double>::relax()::{lambda(int)#1}::operator()(int) const}
+     * (was {@code {unnamed}::operator()}); the region's frames read as the region list names its code
+     * ({@code sim::Grid<double>::relax() [clone .omp_outlined]}, as gdb's {@code demangle} spells the symbol),
+     * not mangled.
+     */
+    @Test
+    void cxxFramesHaveGdbsNamesAndRegionFramesTheRegionListsName() {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.CXX_NAMES));
+        Facts facts = fixture.facts();
+        Map<Long, List<GdbProbe.Frame>> gdb = GdbProbe.onCore(fixture.executable(), fixture.core()).backtraces();
+        withStacks(fixture, stacks -> {
+            String text = TextReport.stacks(stacks);
+            OpenMpPicture.ParallelRegion region = stacks.picture().regions().stream()
+                    .filter(r -> r.function().isPresent()).findFirst().orElseThrow();
+            String regionName = region.function().get().displayName();
+            assertThat(regionName).isEqualTo(demangledByGdb(fixture, region.function().get().symbol().orElseThrow()));
+            for (Facts.ThreadFacts thread : facts.threads()) {
+                List<String> merged = new ArrayList<>();
+                List<String> constructs = new ArrayList<>();
+                List<Node> level = stacks.roots();
+                while (!level.isEmpty()) {
+                    Node through = level.stream().filter(n -> n.threads().stream()
+                            .anyMatch(t -> t.lwp().getAsLong() == thread.lwp())).findFirst().orElse(null);
+                    if (through == null) {
+                        break;
+                    }
+                    Step step = through.step();
+                    if (step.construct().isPresent()) {
+                        constructs.add(step.function());
+                    } else if (!step.runtime() && step.source().filter(f -> f.startsWith("cxx_names.cpp:")).isPresent()) {
+                        merged.add(step.function() + " " + step.source().get());
+                    }
+                    level = through.children();
+                }
+                List<String> truth = new ArrayList<>();
+                for (GdbProbe.Frame frame : gdb.get(thread.lwp()).reversed()) {
+                    if (frame.frameFile().endsWith("cxx_names.cpp") && !frame.function().contains("omp_outlined")) {
+                        truth.add(frame.function() + " " + frame.frameSource());
+                    }
+                }
+                assertThat(merged).as("thread %d in\n%s", thread.threadNum(), text).isEqualTo(truth);
+                assertThat(constructs).as(text).containsExactly(regionName,
+                        regionName.replace("[clone .omp_outlined]", "[clone .omp_outlined_debug__]"));
+            }
+            return null;
+        });
+    }
+
+    /** gdb's own demangling of a symbol ({@code demangle} command). */
+    private static String demangledByGdb(StoppedFixture fixture, String symbol) {
+        try {
+            List<String> lines = dev.jompd.testkit.Commands.run(List.of("gdb", "-batch", "-nx", "-ex", "demangle " + symbol,
+                    fixture.executable().toString()), Map.of(), null, java.time.Duration.ofMinutes(1)).output().lines()
+                    .filter(l -> !l.isBlank()).toList();
+            return lines.getLast().strip();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
     }
 

@@ -18,6 +18,8 @@ public enum Fixture {
     LOCK_DEADLOCK("lock_deadlock.c"),
     /** Hang fixture: a barrier inside a critical section the rest of the team waits to enter. */
     CRITICAL_BARRIER("critical_barrier.c"),
+    /** Hang fixture: threads wait to enter critical(big) and the unnamed critical, both held. */
+    CRITICAL_NAMES("critical_names.c"),
     RECORDER_CONTROL("recorder_control.c"),
     RECORDER_CONTROL_FORTRAN("recorder_control_fortran.f90"),
     /** Built with host offload against Debian's LLVM 19 runtime, not the OMPD build (see FIXTURES.md). */
@@ -30,6 +32,8 @@ public enum Fixture {
     NESTED_FORTRAN_GCC("nested_fortran.f90", "nested_fortran_gcc", Toolchain.GCC),
     /** C++ names and clang's task thunk, built by clang++. */
     CXX_TASKS("cxx_tasks.cpp"),
+    /** C++ names: a region in a class template's member function in a namespace, its threads in a lambda. */
+    CXX_NAMES("cxx_names.cpp"),
     /** BOTS fib's two task constructs calling one function; tests build it -O2 (each task's code inlined). */
     FIB_TASKS("fib_tasks.c"),
     /** Hang fixtures (FIXTURES.md, "Hang fixtures"): real hangs, each with its expected diagnosis in its facts. */

@@ -66,7 +66,16 @@ public final class GdbProbe {
                             fname = sal.symtab.filename if sal.symtab else ""
                     except Exception:
                         pass
-                    out.write("F\\t%d\\t%d\\t%s\\t%d\\t%d\\t%s\\n" % (t.ptid[1], depth, name, start, line, fname))
+                    here = 0
+                    hfile = ""
+                    try:
+                        sal = f.find_sal()
+                        if sal.symtab is not None:
+                            here = sal.line
+                            hfile = sal.symtab.filename
+                    except Exception:
+                        pass
+                    out.write("F\\t%d\\t%d\\t%s\\t%d\\t%d\\t%s\\t%d\\t%s\\n" % (t.ptid[1], depth, name, start, line, fname, here, hfile))
                     depth += 1
                     try:
                         f = f.older()
@@ -86,8 +95,17 @@ public final class GdbProbe {
             out.close()
             """;
 
-    /** One frame of a thread as gdb unwinds it from DWARF CFI: its function's name, start address and line. */
-    public record Frame(String function, long functionStart, int line, String file) {}
+    /**
+     * One frame of a thread as gdb unwinds it from DWARF CFI: its function's name, start address and line
+     * ({@code line}, {@code file}: where the function begins), and where the frame is ({@code frameLine},
+     * {@code frameFile}: the line gdb's {@code bt} prints, 0 and empty without line information).
+     */
+    public record Frame(String function, long functionStart, int line, String file, int frameLine, String frameFile) {
+        /** {@code barrier_straggler.c:81}: the frame's file name (no directory) and line, as gdb's {@code bt} has them. */
+        public String frameSource() {
+            return frameFile.substring(frameFile.lastIndexOf('/') + 1) + ":" + frameLine;
+        }
+    }
 
     private final Path executable;
     private final Path core;
@@ -183,10 +201,11 @@ public final class GdbProbe {
                 }
                 Map<Long, List<Frame>> frames = new LinkedHashMap<>();
                 for (String line : Files.readAllLines(out, StandardCharsets.UTF_8)) {
-                    String[] fields = line.split("\t", 7);
-                    if (fields.length == 7 && fields[0].equals("F")) {
+                    String[] fields = line.split("\t", 9);
+                    if (fields.length == 9 && fields[0].equals("F")) {
                         frames.computeIfAbsent(Long.parseLong(fields[1]), k -> new java.util.ArrayList<>())
-                                .add(new Frame(fields[3], Long.parseLong(fields[4]), Integer.parseInt(fields[5]), fields[6]));
+                                .add(new Frame(fields[3], Long.parseLong(fields[4]), Integer.parseInt(fields[5]), fields[6],
+                                        Integer.parseInt(fields[7]), fields[8]));
                     }
                 }
                 return frames;

@@ -54,7 +54,18 @@ final class DwarfNames {
                 return Optional.of(entry.linkageName()); // glibc's __GI_ aliases, as gdb shows them
             }
             if (entry.name() != null) {
-                return Optional.of(qualifier(unit, entries, entry.parent()) + entry.name());
+                String qualified = qualifier(unit, entries, entry.parent()) + entry.name();
+                if (unit.isCxx() && (qualified.contains("{unnamed}") || insideFunction(entries, entry.parent()))) {
+                    // A lambda's operator() or a member of a function's local class: DWARF has no name for the
+                    // class or leaves the function out, gdb demangles the linkage name
+                    // (sim::Grid<double>::relax()::{lambda(int)#1}::operator()(int) const). Returned mangled,
+                    // for the unwinder's demangler (the dwarf layer runs no process).
+                    Optional<String> mangled = mangledLinkageName(entries, dieOffset);
+                    if (mangled.isPresent()) {
+                        return mangled;
+                    }
+                }
+                return Optional.of(qualified);
             }
             if (unit.isCxx() && entry.linkageName() != null && !entry.linkageName().startsWith("_Z")) {
                 // A C++ function known by a linkage name that is no mangled name (clang's .omp_task_entry.):
@@ -90,6 +101,38 @@ final class DwarfNames {
         } catch (DwarfFormatException | IndexOutOfBoundsException damaged) {
             return name;
         }
+    }
+
+    /** Whether an entry with this parent lies inside a function (a local class, a lambda's closure type). */
+    private static boolean insideFunction(Map<Long, NamedEntry> entries, long parent) {
+        long offset = parent;
+        for (int hop = 0; hop < MAX_DEPTH && offset >= 0; hop++) {
+            NamedEntry entry = entries.get(offset);
+            if (entry == null) {
+                return false;
+            }
+            if (entry.tag() == DW_TAG_SUBPROGRAM) {
+                return true;
+            }
+            offset = entry.parent();
+        }
+        return false;
+    }
+
+    /** The Itanium-mangled linkage name along the entry's references ({@code _ZZN3sim4GridIdE5relaxEvENKUliE_clEi}). */
+    private static Optional<String> mangledLinkageName(Map<Long, NamedEntry> entries, long dieOffset) {
+        long offset = dieOffset;
+        for (int hop = 0; hop < MAX_REFERENCE_HOPS && offset >= 0; hop++) {
+            NamedEntry entry = entries.get(offset);
+            if (entry == null) {
+                return Optional.empty();
+            }
+            if (entry.linkageName() != null && entry.linkageName().startsWith("_Z")) {
+                return Optional.of(entry.linkageName());
+            }
+            offset = entry.reference();
+        }
+        return Optional.empty();
     }
 
     private static boolean hasLinkageName(Map<Long, NamedEntry> entries, long dieOffset) {
@@ -188,7 +231,8 @@ final class DwarfNames {
      * A parameter's type as gdb's {@code c_print_type} writes it, its own const/volatile dropped (as gdb does
      * for names): {@code double *&}, {@code const char *}, {@code std::string &}. Named types, pointers,
      * references and const/volatile on the named type only; anything else (arrays, function pointers,
-     * qualified pointers, unnamed types) is empty: not spelled rather than spelled wrong.
+     * qualified pointers, unnamed enumerations) is empty: not spelled rather than spelled wrong; an unnamed class
+     * (a lambda's closure) is gdb's {@code class {...}}.
      */
     private Optional<String> typeName(Unit unit, Map<Long, NamedEntry> entries, long offset) {
         StringBuilder declarator = new StringBuilder();
@@ -227,6 +271,13 @@ final class DwarfNames {
                 case DW_TAG_BASE_TYPE, DW_TAG_TYPEDEF, DW_TAG_STRUCTURE_TYPE, DW_TAG_CLASS_TYPE, DW_TAG_UNION_TYPE,
                      DW_TAG_ENUMERATION_TYPE -> {
                     AttributeValue name = type.values().get(DW_AT_NAME);
+                    if (name == null && (type.tag() == DW_TAG_CLASS_TYPE || type.tag() == DW_TAG_STRUCTURE_TYPE
+                            || type.tag() == DW_TAG_UNION_TYPE)) {
+                        // gdb's c_type_print_base for a type without a name (a lambda's closure): "class {...}"
+                        String keyword = type.tag() == DW_TAG_CLASS_TYPE ? "class" : type.tag() == DW_TAG_STRUCTURE_TYPE
+                                ? "struct" : "union";
+                        return Optional.of(qualifiers + keyword + " {...}" + (declarator.isEmpty() ? "" : " " + declarator));
+                    }
                     if (name == null) {
                         return Optional.empty();
                     }

@@ -47,9 +47,19 @@ public final class LockNames {
     /** A lock's name in the program and how it was found. */
     public record Name(String variable, String evidence) {}
 
-    private static final LockNames NONE = new LockNames(Map.of(), List.of(), Map.of(), Optional.empty(), 0, "");
+    private static final LockNames NONE = new LockNames(Map.of(), List.of(), Map.of(), Optional.empty(), 0, "", Map.of());
+
+    /**
+     * The variable a compiler makes for each critical construct's name and passes to libomp
+     * ({@code __kmpc_critical}, {@code GOMP_critical_name_start}): clang's {@code .gomp_critical_user_NAME.var},
+     * gcc's {@code .gomp_critical_user_NAME}; the unnamed critical's name is empty.
+     */
+    private static final java.util.regex.Pattern CRITICAL_NAME =
+            java.util.regex.Pattern.compile("\\.gomp_critical_user_(.*?)(\\.var)?");
 
     private final Map<Long, Name> byObject;
+    /** Critical sections by their lock object: {@code critical(big)}, {@code unnamed critical}. */
+    private final Map<Long, Name> criticalByObject;
     /** The executable's variables, read from its file when first needed (no lock, no reading). */
     private List<Variable> variables;
     /** Variables every slot of which holds a lock word, with the index each slot holds (-1: a direct lock). */
@@ -59,8 +69,9 @@ public final class LockNames {
     private final String executableName;
 
     private LockNames(Map<Long, Name> byObject, List<Variable> variables, Map<Variable, long[]> lockVariables,
-                      Optional<Path> executable, long bias, String executableName) {
+                      Optional<Path> executable, long bias, String executableName, Map<Long, Name> criticalByObject) {
         this.executableName = executableName;
+        this.criticalByObject = Map.copyOf(criticalByObject);
         this.byObject = Map.copyOf(byObject);
         this.variables = variables == null ? null : List.copyOf(variables);
         this.lockVariables = Map.copyOf(lockVariables);
@@ -152,6 +163,29 @@ public final class LockNames {
         return NONE;
     }
 
+    /**
+     * A critical section's lock by the construct the program wrote: {@code critical(big)}, or {@code unnamed
+     * critical}; found through the name's variable the compiler passes to libomp, which points to the lock's
+     * entry in libomp's table (an indirect lock) or is the lock word itself (a direct one).
+     */
+    public Optional<Name> critical(Lock lock) {
+        Name known = criticalByObject.get(lock.object());
+        if (known != null || lock.index().isPresent()) {
+            return Optional.ofNullable(known);
+        }
+        return containing(variables(), lock.object()).flatMap(v -> criticalName(v.name()).map(name -> new Name(name,
+                "the lock word lies in " + v.name() + ", the variable the compiler makes for " + name)));
+    }
+
+    /** {@code critical(big)} for {@code .gomp_critical_user_big.var}, {@code unnamed critical} for the unnamed one. */
+    static Optional<String> criticalName(String symbol) {
+        java.util.regex.Matcher name = CRITICAL_NAME.matcher(symbol);
+        if (!name.matches()) {
+            return Optional.empty();
+        }
+        return Optional.of(name.group(1).isEmpty() ? "unnamed critical" : "critical(" + name.group(1) + ")");
+    }
+
     /** The program's name of {@code lock}, when the executable's variables tell it unambiguously. */
     public Optional<Name> of(Lock lock) {
         return Optional.ofNullable(byObject.get(lock.object()));
@@ -199,10 +233,11 @@ public final class LockNames {
         }
         if (locks.locks().isEmpty()) { // no indirect lock: only a direct lock's word may be asked about, later
             return new LockNames(Map.of(), null, Map.of(), file, executable.loadBias(),
-                    executable.path().getFileName().toString());
+                    executable.path().getFileName().toString(), Map.of());
         }
         List<Variable> variables = variables(file.get(), executable.loadBias());
         TargetMemory memory = process.memory();
+        Map<Long, Name> criticals = criticals(process, variables, locks);
         Map<Long, Name> names = new HashMap<>();
         // direct locks: the user's word is the lock
         for (Lock lock : locks.locks()) {
@@ -260,7 +295,40 @@ public final class LockNames {
             }
         });
         return new LockNames(names, variables, lockVariables, file, executable.loadBias(),
-                executable.path().getFileName().toString());
+                executable.path().getFileName().toString(), criticals);
+    }
+
+    /**
+     * The critical sections' indirect locks by the names' variables: libomp stores in the name a pointer to
+     * the lock's entry in its table ({@code *(kmp_indirect_lock_t **)crit}), whose {@code lock} is the object.
+     */
+    private static Map<Long, Name> criticals(AddressSpaceHandle process, List<Variable> variables, RuntimeLocks locks) {
+        Set<Long> objects = new HashSet<>();
+        locks.locks().forEach(l -> objects.add(l.object()));
+        long lockMember = LockLayout.shipped().member("kmp_indirect_lock_t", "lock").offset();
+        Map<Long, Name> criticals = new HashMap<>();
+        for (Variable v : variables) {
+            Optional<String> name = criticalName(v.name());
+            if (name.isEmpty() || v.size() < LOCK_SIZE) {
+                continue;
+            }
+            try {
+                // libomp: ((kmp_indirect_lock_t *)*crit)->lock
+                long entry = ByteBuffer.wrap(process.memory().read(v.address(), LOCK_SIZE)).order(ByteOrder.LITTLE_ENDIAN).getLong();
+                if (entry == 0 || (entry & 1) != 0) {
+                    continue; // not entered yet, or a direct lock's word (named by containing(), when asked)
+                }
+                long object = ByteBuffer.wrap(process.memory().read(entry + lockMember, LOCK_SIZE))
+                        .order(ByteOrder.LITTLE_ENDIAN).getLong();
+                if (objects.contains(object)) {
+                    criticals.put(object, new Name(name.get(), v.name() + ", the variable the compiler makes for "
+                            + name.get() + ", points to this lock's entry in libomp's lock table"));
+                }
+            } catch (RuntimeException unreadable) {
+                // no name for this one: the finding says the critical section by its line
+            }
+        }
+        return criticals;
     }
 
     private static Optional<Variable> containing(List<Variable> variables, long address) {

@@ -31,9 +31,13 @@ public final class RuntimeLocks {
     static final int MAX_TABLES = 32;
     static final int MAX_LOCKS = 1 << 16;
 
-    /** Why a held simple lock has no owner: what the user can do about it. */
-    public static final String NO_OWNER_RECORDED = "libomp records no owner for a simple %s lock unless "
-            + "KMP_CONSISTENCY_CHECK is set (nested locks and tas/futex locks keep theirs)";
+    /**
+     * Why a held simple lock has no owner, in the user's words, and what the user can do about it (the lock's
+     * words, head_id and the like, are the finding's evidence).
+     */
+    public static final String NO_OWNER_RECORDED = "it is held, but libomp does not record its owner for this lock "
+            + "kind (a simple %s lock; nested locks and tas/futex locks keep their owner, and every lock does when "
+            + "the program runs with KMP_CONSISTENCY_CHECK=all)";
 
     /** Who holds a lock, as far as its memory says. */
     public sealed interface Holder {
@@ -64,9 +68,14 @@ public final class RuntimeLocks {
                        Holder holder, List<Long> waiters, boolean waitersComplete, String evidence) {
         /** "queuing lock #3 at 0x7f…" or "critical section (critical_barrier.c:40), queuing lock #0 at 0x…". */
         public String describe() {
-            String lock = kind.words() + " lock" + (index.isPresent() ? " #" + index.getAsLong() : "")
-                    + " at 0x" + Long.toHexString(object);
+            String lock = runtimeObject();
             return critical ? "critical section" + location.map(l -> " at " + l).orElse("") + " (" + lock + ")" : lock;
+        }
+
+        /** The runtime's object: "queuing lock #3 at 0x7f…". */
+        public String runtimeObject() {
+            return kind.words() + " lock" + (index.isPresent() ? " #" + index.getAsLong() : "") + " at 0x"
+                    + Long.toHexString(object);
         }
 
         public boolean nested() {
@@ -243,7 +252,7 @@ public final class RuntimeLocks {
                     long head = member(lock, type, "head_id").asLong();
                     long tail = member(lock, type, "tail_id").asLong();
                     Holder holder = head == 0 ? new Holder.Free() : owner > 0 ? owner(owner - 1, ownDepth)
-                            : new Holder.Unknown("held (head_id " + head + "), but " + NO_OWNER_RECORDED.formatted(kind));
+                            : new Holder.Unknown(NO_OWNER_RECORDED.formatted(kind));
                     List<Long> waiters = new ArrayList<>();
                     boolean complete = head <= 0 || queue(head, tail, waiters);
                     yield new Lock(index, object, kind, critical, location, holder, List.copyOf(waiters), complete,
@@ -254,14 +263,13 @@ public final class RuntimeLocks {
                     long nextTicket = member(lock, type, "next_ticket").asUnsigned();
                     long nowServing = member(lock, type, "now_serving").asUnsigned();
                     Holder holder = nextTicket == nowServing ? new Holder.Free() : owner > 0 ? owner(owner - 1, ownDepth)
-                            : new Holder.Unknown("held (ticket " + nowServing + " of " + nextTicket + "), but "
-                            + NO_OWNER_RECORDED.formatted(kind));
+                            : new Holder.Unknown(NO_OWNER_RECORDED.formatted(kind));
                     yield new Lock(index, object, kind, critical, location, holder, List.of(), false,
                             evidence + ", now_serving " + nowServing + ", next_ticket " + nextTicket);
                 }
                 default -> new Lock(index, object, kind, critical, location, owner > 0 ? owner(owner - 1, ownDepth)
-                        : new Holder.Unknown("a drdpa lock's owner_id is 0 both when it is free and, without "
-                        + "KMP_CONSISTENCY_CHECK, when a simple one is held"), List.of(), false, evidence);
+                        : new Holder.Unknown("libomp does not record whether a simple drdpa lock is held, nor by "
+                        + "whom (it does when the program runs with KMP_CONSISTENCY_CHECK=all)"), List.of(), false, evidence);
             };
         }
 

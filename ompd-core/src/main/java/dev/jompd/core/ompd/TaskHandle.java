@@ -11,11 +11,22 @@ public final class TaskHandle implements OmpdHandle {
     private final Stop stop;
     private final long taskdata;
     private final long lightweight;
+    /**
+     * For a teams construct's team's initial task reached from a task of the region closely nested in it: the
+     * lightweight record that holds the initial task's OMPT frames (see {@link #teamsRecord()}); else 0. Not
+     * part of the handle's identity.
+     */
+    private final long framesRecord;
 
     TaskHandle(Stop stop, long taskdata, long lightweight) {
+        this(stop, taskdata, lightweight, 0);
+    }
+
+    private TaskHandle(Stop stop, long taskdata, long lightweight, long framesRecord) {
         this.stop = stop;
         this.taskdata = taskdata;
         this.lightweight = lightweight;
+        this.framesRecord = framesRecord;
     }
 
     @Override
@@ -91,10 +102,13 @@ public final class TaskHandle implements OmpdHandle {
      */
     public TaskHandle generating() {
         long next;
+        long record = 0;
         if (lightweight != 0) {
             next = parallel().lightweightParent(lightweight);
         } else if (!flags().explicit()) {
-            next = new ParallelHandle(stop, teamBase().address(), 0).chainHead();
+            record = teamsRecord();
+            // a teams record is no serialized level: the team's initial task is td_parent, with the record's frames
+            next = record != 0 ? 0 : new ParallelHandle(stop, teamBase().address(), 0).chainHead();
         } else {
             next = 0;
         }
@@ -109,7 +123,26 @@ public final class TaskHandle implements OmpdHandle {
         if (parent == taskdata) {
             throw new OmpdException(OmpdRc.ERROR, this + " is its own td_parent: memory corrupt");
         }
-        return new TaskHandle(stop, parent, 0);
+        return new TaskHandle(stop, parent, 0, record);
+    }
+
+    /**
+     * The lightweight record libomp links on the team of a parallel region closely nested in a teams
+     * construct when the region begins ({@code __kmp_fork_in_teams}), for an implicit task of that region;
+     * 0 for any other task. libomp runs the teams region's code (the team's initial task, as OpenMP has it) in
+     * that team's implicit task of the primary thread, and the record keeps what OMPT had recorded for it
+     * then — its exit and enter frames, between which the teams region's code lies — while the implicit task
+     * goes on as the nested region's. It is no serialized level: every thread of the team sees it, and the
+     * team's initial task is {@code td_parent}, the league's implicit task for the team (the one OMPT's
+     * initial-task callback was given), which keeps no frames of its own.
+     */
+    long teamsRecord() {
+        long team = teamBase().address();
+        long head = new ParallelHandle(stop, team, 0).chainHead();
+        if (head == 0) {
+            return 0;
+        }
+        return new ParallelHandle(stop, team, head).asTeamRecord().isTeamOfLeague() ? head : 0;
     }
 
     /** ompd_get_scheduling_task_handle: the task that was running when this one was scheduled. */
@@ -176,10 +209,16 @@ public final class TaskHandle implements OmpdHandle {
         return GnuWrappers.outlinedFunction(space(), teamBase(), wrapper.get());
     }
 
-    /** ompd_get_task_frame: the task's exit and enter frames with their flags. */
+    /**
+     * ompd_get_task_frame: the task's exit and enter frames with their flags; for a teams construct's team's
+     * initial task reached as a generating task, those its teams record kept ({@link #teamsRecord()}).
+     */
     public TaskFrames frames() {
         ThreadHandle.requireStateTracking(space());
-        RemoteValue frame = taskInfo().field("ompt_task_info_t", "frame");
+        RemoteValue info = framesRecord == 0 ? taskInfo()
+                : space().at(framesRecord, "ompt_lw_taskteam_t", "lwt@0x" + Long.toHexString(framesRecord))
+                        .field("ompt_lw_taskteam_t", "ompt_task_info");
+        RemoteValue frame = info.field("ompt_task_info_t", "frame");
         RemoteValue exit = frame.field("ompt_frame_t", "exit_frame");
         RemoteValue enter = frame.field("ompt_frame_t", "enter_frame");
         // ompt_frame_t is public OMPT ABI: {ompt_data_t exit_frame, enter_frame; int exit_frame_flags,

@@ -93,6 +93,7 @@ public final class Demangler implements AutoCloseable {
 
     @Override
     public synchronized void close() {
+        unavailable = true; // closed: cached answers only, never a new process
         if (process != null) {
             process.destroy();
             process = null;
