@@ -80,7 +80,7 @@ public final class SlurmFanOut {
         builder.environment().keySet().removeIf(name -> name.startsWith("SLURM_") && !name.equals("SLURM_CONF"));
         builder.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
         Process srun = builder.start();
-        NodeMessages.Receiver receiver = new NodeMessages.Receiver();
+        NodeMessages.Receiver receiver = new NodeMessages.Receiver(step.nodes());
         List<JobSummary> merged = new ArrayList<>(1);
         // every node's answer in: the picture is complete, whatever srun still does (its agents have let their ranks
         // go before answering; the step's teardown takes ~0.3 s more, which the user need not wait for)
