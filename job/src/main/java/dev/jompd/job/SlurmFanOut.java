@@ -172,20 +172,10 @@ public final class SlurmFanOut {
     }
 
     private static String run(List<String> command) throws IOException {
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        try {
-            if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-                throw new IOException(String.join(" ", command) + " did not answer in 30 s");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted", e);
+        Commands.Result result = Commands.run(command, Duration.ofSeconds(30));
+        if (result.exitCode() != 0) {
+            throw new IOException(String.join(" ", command) + " failed: " + result.output().strip());
         }
-        if (process.exitValue() != 0) {
-            throw new IOException(String.join(" ", command) + " failed: " + output.strip());
-        }
-        return output;
+        return result.output();
     }
 }
