@@ -4,6 +4,7 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.jompd.core.dwarf.DebugInfoFuzzTest;
 import dev.jompd.core.dwarf.DwarfFuzzTest;
 import dev.jompd.core.ompd.profile.RuntimeProfileFuzzTest;
+import dev.jompd.core.recorder.RecorderFuzzTest;
 import dev.jompd.core.target.core.CoreFileFuzzTest;
 
 import java.io.IOException;
@@ -18,10 +19,13 @@ import java.util.Arrays;
  * replays them on their own), a mode byte before each. JAZZER_FUZZ=1 fuzzes for maxDuration.
  */
 class ParsersFuzzTest {
-    /** In mode order: the ELF reader, the core backend, CFI/line/expression, .debug_info, runtime profiles. */
-    static final int PARSERS = 5;
+    /**
+     * In mode order: the ELF reader, the core backend, CFI/line/expression, .debug_info, runtime profiles, the
+     * recorder's records.
+     */
+    static final int PARSERS = 6;
 
-    @FuzzTest(maxDuration = "30s")
+    @FuzzTest(maxDuration = "36s")
     void everyParserRejectsArbitraryBytesOnlyWithItsExceptions(byte[] data) throws IOException {
         if (data.length < 1) {
             return;
@@ -32,7 +36,8 @@ class ParsersFuzzTest {
             case 1 -> CoreFileFuzzTest.coreBackend(input);
             case 2 -> DwarfFuzzTest.dwarfParsers(input);
             case 3 -> DebugInfoFuzzTest.debugInfo(input);
-            default -> RuntimeProfileFuzzTest.profileFiles(input);
+            case 4 -> RuntimeProfileFuzzTest.profileFiles(input);
+            default -> RecorderFuzzTest.recorderReader(input);
         }
     }
 }

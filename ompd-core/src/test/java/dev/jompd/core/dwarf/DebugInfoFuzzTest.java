@@ -67,6 +67,30 @@ public class DebugInfoFuzzTest {
         }
     }
 
+    /** The C seeds are read whole (a harness the reader could not use would fuzz nothing): work() at 0x1110. */
+    @org.junit.jupiter.api.Test
+    void theSeedsDescribeTheirLibrarysFunctions() throws IOException {
+        for (String seed : List.of("clang19-c-dwarf4", "clang19-c-dwarf5")) {
+            try (var in = DebugInfoFuzzTest.class.getResourceAsStream(
+                    "DebugInfoFuzzTestInputs/debugInfoRejectsArbitraryBytesOnlyWithFormatExceptions/" + seed)) {
+                byte[] data = in.readAllBytes();
+                ByteBuffer input = ByteBuffer.wrap(data).order(ByteOrder.LITTLE_ENDIAN);
+                List<SyntheticElf.Section> sections = new ArrayList<>();
+                while (input.remaining() >= 3) {
+                    String name = SECTIONS.get(Byte.toUnsignedInt(input.get()));
+                    byte[] bytes = new byte[Short.toUnsignedInt(input.getShort())];
+                    input.get(bytes);
+                    sections.add(new SyntheticElf.Section(name, 0, bytes));
+                }
+                try (ElfFile elf = ElfFile.open(scratch(SyntheticElf.withSections(sections)))) {
+                    FunctionScopes scopes = FunctionScopes.of(new DebugSections(elf)).orElseThrow();
+                    org.assertj.core.api.Assertions.assertThat(scopes.scopesAt(0x1110).getFirst().function()).as(seed).isEqualTo("work");
+                    org.assertj.core.api.Assertions.assertThat(scopes.functionEntryAt(0x1120)).as(seed).hasValue(0x1110);
+                }
+            }
+        }
+    }
+
     /** Addresses to look up: a few fixed ones and any 8 bytes of the input that look like one. */
     private static List<Long> addresses(byte[] data) {
         List<Long> addresses = new ArrayList<>(List.of(0L, 0x1110L, 0x1130L, 0x1150L, 0x1160L, 0x1165L));
