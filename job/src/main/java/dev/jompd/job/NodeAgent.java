@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.concurrent.TimeUnit;
 
 /**
  * What {@code jompd job-agent} does on one node of a Slurm job: finds that node's ranks of a step
@@ -23,16 +22,10 @@ public final class NodeAgent {
 
     /** The step's processes on {@code node} that are ranks (not orted, not a shell wrapper that forked). */
     public static List<StepProcess> ranksOnNode(String step, String node) throws IOException {
-        ProcessBuilder builder = new ProcessBuilder("scontrol", "listpids", step, node).redirectErrorStream(true);
-        Process scontrol = builder.start();
-        String output = new String(scontrol.getInputStream().readAllBytes());
-        try {
-            if (!scontrol.waitFor(30, TimeUnit.SECONDS) || scontrol.exitValue() != 0) {
-                throw new IOException("scontrol listpids " + step + " " + node + " failed: " + output.strip());
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted", e);
+        Commands.Result listed = Commands.run(List.of("scontrol", "listpids", step, node), Duration.ofSeconds(30));
+        String output = listed.output();
+        if (listed.exitCode() != 0) {
+            throw new IOException("scontrol listpids " + step + " " + node + " failed: " + output.strip());
         }
         List<StepProcess> ranks = new ArrayList<>();
         long self = ProcessHandle.current().pid();

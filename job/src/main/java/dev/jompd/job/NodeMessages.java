@@ -8,10 +8,12 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.zip.GZIPInputStream;
 import java.util.zip.GZIPOutputStream;
 
@@ -35,6 +37,15 @@ public final class NodeMessages {
     public static final String PREFIX = "JOMPD-NODE ";
     /** The longest line an answer is written in, its newline included (Slurm's message limit is 1,024). */
     public static final int MAX_LINE = 1000;
+    /**
+     * The most parts one answer may have: 62 MB of base64 (a node summary packs to some kilobytes a rank; the
+     * unpacked cap below is reached long before).
+     */
+    static final int MAX_PARTS = 1 << 16;
+    /** The most base64 text held for answers still incomplete, all nodes together. */
+    static final long MAX_PENDING_CHARS = 256L << 20;
+    /** The most bytes one answer may unpack to: a summary is a few MB at most. */
+    static final int MAX_UNPACKED = 128 << 20;
     private static final String NONE = "none";
     private static final String FAILED = "failed";
 
@@ -93,12 +104,28 @@ public final class NodeMessages {
     }
 
     /**
-     * Reads srun's output line by line and puts each node's parts together. Not thread-safe: one reader.
+     * Reads srun's output line by line and puts each node's parts together: only the step's nodes' answers,
+     * in at most {@link #MAX_PARTS} parts of at most {@link #MAX_LINE} bytes, {@link #MAX_PENDING_CHARS} held
+     * at once, so that what srun relays cannot fill the front end's heap. Not thread-safe: one reader.
      */
     public static final class Receiver {
+        private final Set<String> nodes;
         private final Map<String, Answer> answers = new LinkedHashMap<>();
-        private final Map<String, String[]> pending = new LinkedHashMap<>();
+        private final Map<String, Pending> pending = new LinkedHashMap<>();
         private final List<String> otherOutput = new ArrayList<>();
+        private final long maxPendingChars;
+        private long pendingChars;
+
+        /** A receiver of the answers of {@code nodes} (the step's); any other node's lines are other output. */
+        public Receiver(Collection<String> nodes) {
+            this(nodes, MAX_PENDING_CHARS);
+        }
+
+        /** With another cap on the text held for incomplete answers (a test's, to reach it quickly). */
+        Receiver(Collection<String> nodes, long maxPendingChars) {
+            this.nodes = Set.copyOf(nodes);
+            this.maxPendingChars = maxPendingChars;
+        }
 
         /** Takes one line of output; returns the node whose answer it completed, if it did. */
         public Optional<String> accept(String line) {
@@ -107,7 +134,7 @@ public final class NodeMessages {
                 return Optional.empty();
             }
             String[] fields = line.substring(PREFIX.length()).split(" ", 3);
-            if (fields.length < 2 || answers.containsKey(fields[0])) {
+            if (fields.length < 2 || !nodes.contains(fields[0]) || answers.containsKey(fields[0])) {
                 otherOutput.add(line);
                 return Optional.empty();
             }
@@ -124,23 +151,55 @@ public final class NodeMessages {
             }
             int part = Integer.parseInt(fields[1].substring(0, slash));
             int parts = Integer.parseInt(fields[1].substring(slash + 1));
-            String[] chunks = pending.computeIfAbsent(node, n -> new String[parts]);
+            if (parts > MAX_PARTS || line.length() >= MAX_LINE) {
+                return garble(node, parts > MAX_PARTS ? "it claims " + parts + " parts, more than " + MAX_PARTS
+                        : "a part of " + line.length() + " characters, longer than any the agent writes");
+            }
+            if (pendingChars + fields[2].length() > maxPendingChars) {
+                return garble(node, "the answers still incomplete would hold more than " + maxPendingChars + " characters");
+            }
+            Pending held = pending.computeIfAbsent(node, n -> new Pending(new String[parts]));
+            String[] chunks = held.chunks;
             if (parts != chunks.length || part < 1 || part > parts || chunks[part - 1] != null) {
-                pending.remove(node);
-                return complete(node, new Answer.Garbled("part " + fields[1] + " does not fit the parts seen before"));
+                return garble(node, "part " + fields[1] + " does not fit the parts seen before");
             }
             chunks[part - 1] = fields[2];
-            for (String chunk : chunks) {
-                if (chunk == null) {
-                    return Optional.empty();
-                }
+            held.arrived++;
+            pendingChars += fields[2].length();
+            if (held.arrived < parts) {
+                return Optional.empty();
             }
-            pending.remove(node);
+            forget(node);
             try {
                 String json = gunzip(Base64.getDecoder().decode(String.join("", chunks)));
                 return complete(node, new Answer.Summary(JobSummary.fromJson(JsonParser.parseString(json).getAsJsonObject())));
             } catch (IOException | RuntimeException e) {
                 return complete(node, new Answer.Garbled("its " + parts + " parts do not decode: " + e.getMessage()));
+            }
+        }
+
+        private Optional<String> garble(String node, String why) {
+            forget(node);
+            return complete(node, new Answer.Garbled(why));
+        }
+
+        /** Drops the node's parts held so far. */
+        private void forget(String node) {
+            Pending held = pending.remove(node);
+            if (held != null) {
+                for (String chunk : held.chunks) {
+                    pendingChars -= chunk == null ? 0 : chunk.length();
+                }
+            }
+        }
+
+        /** A node's parts so far, and how many (not counted again at each part: up to 65,536 of them). */
+        private static final class Pending {
+            final String[] chunks;
+            int arrived;
+
+            Pending(String[] chunks) {
+                this.chunks = chunks;
             }
         }
 
@@ -152,10 +211,8 @@ public final class NodeMessages {
         /** Every node's answer so far; a node with parts still missing is {@link Answer.Garbled}. */
         public Map<String, Answer> answers() {
             Map<String, Answer> all = new LinkedHashMap<>(answers);
-            pending.forEach((node, chunks) -> {
-                long arrived = java.util.Arrays.stream(chunks).filter(c -> c != null).count();
-                all.put(node, new Answer.Garbled("only " + arrived + " of its " + chunks.length + " parts arrived"));
-            });
+            pending.forEach((node, held) -> all.put(node,
+                    new Answer.Garbled("only " + held.arrived + " of its " + held.chunks.length + " parts arrived")));
             return all;
         }
 
@@ -182,9 +239,9 @@ public final class NodeMessages {
     private static String gunzip(byte[] data) throws IOException {
         try (GZIPInputStream in = new GZIPInputStream(new java.io.ByteArrayInputStream(data))) {
             // bounded: a summary is a few MB at most; a corrupt stream must not fill the heap
-            byte[] text = in.readNBytes(512 << 20);
+            byte[] text = in.readNBytes(MAX_UNPACKED);
             if (in.read() != -1) {
-                throw new IOException("larger than 512 MB once unpacked");
+                throw new IOException("larger than " + (MAX_UNPACKED >> 20) + " MiB once unpacked");
             }
             return new String(text, StandardCharsets.UTF_8);
         }

@@ -80,7 +80,7 @@ public final class SlurmFanOut {
         builder.environment().keySet().removeIf(name -> name.startsWith("SLURM_") && !name.equals("SLURM_CONF"));
         builder.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
         Process srun = builder.start();
-        NodeMessages.Receiver receiver = new NodeMessages.Receiver();
+        NodeMessages.Receiver receiver = new NodeMessages.Receiver(step.nodes());
         List<JobSummary> merged = new ArrayList<>(1);
         // every node's answer in: the picture is complete, whatever srun still does (its agents have let their ranks
         // go before answering; the step's teardown takes ~0.3 s more, which the user need not wait for)
@@ -172,20 +172,10 @@ public final class SlurmFanOut {
     }
 
     private static String run(List<String> command) throws IOException {
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        try {
-            if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-                throw new IOException(String.join(" ", command) + " did not answer in 30 s");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted", e);
+        Commands.Result result = Commands.run(command, Duration.ofSeconds(30));
+        if (result.exitCode() != 0) {
+            throw new IOException(String.join(" ", command) + " failed: " + result.output().strip());
         }
-        if (process.exitValue() != 0) {
-            throw new IOException(String.join(" ", command) + " failed: " + output.strip());
-        }
-        return output;
+        return result.output();
     }
 }

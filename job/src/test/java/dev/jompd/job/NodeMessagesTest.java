@@ -48,7 +48,7 @@ class NodeMessagesTest {
                 mixed.add("srun: warning: something");
             }
         }
-        NodeMessages.Receiver receiver = new NodeMessages.Receiver();
+        NodeMessages.Receiver receiver = new NodeMessages.Receiver(List.of("n1", "node-with-a-long-name-017"));
         List<String> completed = new ArrayList<>();
         mixed.forEach(line -> receiver.accept(line).ifPresent(completed::add));
         assertThat(completed).containsExactlyInAnyOrder("n1", "node-with-a-long-name-017");
@@ -59,7 +59,7 @@ class NodeMessagesTest {
 
     @Test
     void aNodeWithoutRanksAFailedAgentAndAnAnswerCutShortAreToldApart() {
-        NodeMessages.Receiver receiver = new NodeMessages.Receiver();
+        NodeMessages.Receiver receiver = new NodeMessages.Receiver(List.of("n1", "n2", "n3", "n4", "n5", "n6"));
         NodeMessages.answer("n1", Optional.empty()).forEach(receiver::accept);
         receiver.accept(NodeMessages.failure("n2", "scontrol listpids 5.0 n2 failed:\n no such step " + "x".repeat(3000)));
         List<String> parts = NodeMessages.answer("n3", Optional.of(bigSummary("n3", 100)));
@@ -82,6 +82,49 @@ class NodeMessagesTest {
         assertThat(answers.get("n5")).isInstanceOfSatisfying(NodeMessages.Answer.Garbled.class,
                 g -> assertThat(g.why()).contains("do not decode"));
         assertThat(answers).doesNotContainKey("n6");
+    }
+
+    @Test
+    void onlyTheStepsNodesAreHeardAndNoAnswerHoldsMoreThanItsCaps() {
+        List<String> flooders = List.of("f1", "f2", "f3", "f4", "f5");
+        List<String> step = new ArrayList<>(List.of("n1", "n2", "n3"));
+        step.addAll(flooders);
+        long cap = 1 << 20; // as MAX_PENDING_CHARS (256 MiB), reached sooner
+        NodeMessages.Receiver receiver = new NodeMessages.Receiver(step, cap);
+        List<String> other = List.of("JOMPD-NODE intruder 1/1 H4sI", "JOMPD-NODE n9 none");
+        other.forEach(receiver::accept);
+        // the most parts a line may claim, and one more
+        receiver.accept("JOMPD-NODE n1 1/65537 AAAA");
+        receiver.accept("JOMPD-NODE n2 1/65536 AAAA");
+        // a part longer than any line the agent writes (Slurm relays at most 1,024 bytes a message)
+        receiver.accept("JOMPD-NODE n3 1/2 " + "A".repeat(NodeMessages.MAX_LINE));
+        // parts that fit, from five nodes at once, more than the front end holds: the node whose part crosses
+        // the cap is garbled, the others go on
+        String chunk = "A".repeat(NodeMessages.MAX_LINE - 40);
+        long fitting = cap / chunk.length();
+        List<String> completed = new ArrayList<>();
+        long accepted = 0;
+        for (int part = 1; part <= NodeMessages.MAX_PARTS && completed.isEmpty(); part++) {
+            for (String node : flooders) {
+                receiver.accept("JOMPD-NODE " + node + " " + part + "/" + NodeMessages.MAX_PARTS + " " + chunk)
+                        .ifPresent(completed::add);
+                if (completed.isEmpty()) {
+                    accepted++;
+                }
+            }
+        }
+        var answers = receiver.answers();
+        assertThat(answers.keySet()).containsExactlyInAnyOrderElementsOf(step);
+        assertThat(receiver.otherOutput()).isEqualTo(other);
+        assertThat(answers.get("n1")).isEqualTo(new NodeMessages.Answer.Garbled("it claims 65537 parts, more than 65536"));
+        assertThat(answers.get("n2")).isEqualTo(new NodeMessages.Answer.Garbled("only 1 of its 65536 parts arrived"));
+        assertThat(answers.get("n3")).isEqualTo(new NodeMessages.Answer.Garbled(
+                "a part of " + (18 + NodeMessages.MAX_LINE) + " characters, longer than any the agent writes"));
+        assertThat(accepted).isEqualTo(fitting);
+        String crossing = flooders.get((int) (fitting % flooders.size()));
+        assertThat(completed).containsExactly(crossing);
+        assertThat(answers.get(crossing)).isEqualTo(new NodeMessages.Answer.Garbled(
+                "the answers still incomplete would hold more than 1048576 characters"));
     }
 
     private static JobSummary summaryOf(NodeMessages.Receiver receiver, String node) {

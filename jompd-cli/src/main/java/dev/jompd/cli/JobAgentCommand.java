@@ -160,7 +160,7 @@ class JobAgentCommand implements Callable<Integer> {
                         pids.get(i), "pid " + pids.get(i))));
             }
             Optional<JobSummary> summary = NodeAgent.summarize(new RankInspector().inspectAll(targets));
-            NodeMessages.Receiver receiver = new NodeMessages.Receiver();
+            NodeMessages.Receiver receiver = new NodeMessages.Receiver(List.of("training"));
             for (String line : NodeMessages.answer("training", summary)) {
                 out.println(line);
                 receiver.accept(line);

@@ -30,6 +30,28 @@ public final class Jompd {
 
     /** Runs the command line and answers its exit code (for tests and embedding). */
     public static int run(String... args) {
+        return guarded(() -> runCommandLine(args), new PrintWriter(System.err, true));
+    }
+
+    /**
+     * Runs {@code command}; a fault reading a mapped file (a core or library cut short while we read it, see
+     * {@link dev.jompd.core.elf.MappedFile#isFault}) is bad input, said so, not an internal error.
+     */
+    static int guarded(IntSupplier command, PrintWriter err) {
+        try {
+            return command.getAsInt();
+        } catch (InternalError e) {
+            if (!dev.jompd.core.elf.MappedFile.isFault(e)) {
+                throw e;
+            }
+            err.println("jompd: a file jompd was reading (the core or a module) changed while being read: it is shorter"
+                    + " than when it was opened (truncated?)");
+            err.flush();
+            return ExitCode.BAD_INPUT;
+        }
+    }
+
+    private static int runCommandLine(String... args) {
         // inspect, diagnose and the node agent as they are usually written, without picocli's start-up cost
         // (DirectCommandLine)
         Optional<IntSupplier> direct = DirectCommandLine.command(args);

@@ -100,6 +100,10 @@ final class CallbackAddressSpace implements AddressSpace {
         this.questions = questions;
         this.pageRefused = new MemoryReadException(name(), 0, PAGE, "page reads are not made through the debugger");
         byte[] sizes = questions.typeSizes();
+        if (sizes.length != 6) {
+            throw new OmpdException(OmpdRc.CALLBACK_ERROR, "the debugger's sizeof_type answer has " + sizes.length
+                    + " sizes (char, short, int, long, long long, pointer expected)");
+        }
         this.architecture = new TargetArchitecture(sizes[0], sizes[1], sizes[2], sizes[3], sizes[4], sizes[5],
                 ByteOrder.LITTLE_ENDIAN);
         if (!architecture.equals(TargetArchitecture.X86_64_LINUX)) {

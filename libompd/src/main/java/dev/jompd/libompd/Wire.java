@@ -87,14 +87,25 @@ final class Wire {
         }
 
         int u16() {
+            need(2, "a u16");
             return buffer.getShort() & 0xffff;
         }
 
         long word() {
+            need(8, "a word");
             return buffer.getLong();
         }
 
+        /** A frame shorter than what its type carries is a broken stream, as a wrong length is. */
+        private void need(int bytes, String what) {
+            if (buffer.remaining() < bytes) {
+                throw new ProtocolException("frame of type " + type + " ends where " + what + " was expected ("
+                        + buffer.remaining() + " bytes left)");
+            }
+        }
+
         byte[] blob() {
+            need(4, "a blob's length");
             int length = buffer.getInt();
             if (length < 0 || length > buffer.remaining()) {
                 throw new ProtocolException("blob of " + length + " bytes in a frame with " + buffer.remaining() + " left");

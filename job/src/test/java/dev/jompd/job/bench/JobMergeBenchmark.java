@@ -87,7 +87,7 @@ public final class JobMergeBenchmark {
             bytes += wire;
             maxBytes = Math.max(maxBytes, wire);
             long start = System.nanoTime();
-            NodeMessages.Receiver receiver = new NodeMessages.Receiver();
+            NodeMessages.Receiver receiver = new NodeMessages.Receiver(List.of("n" + node));
             for (String line : lines) {
                 receiver.accept(line);
             }

@@ -57,6 +57,19 @@ final class DebugInfoReader {
 
     private record Abbreviation(int tag, boolean hasChildren, Attribute[] attributes) {}
 
+    /**
+     * One abbreviation table by code: an array when the codes are dense (as compilers number them, 1 up),
+     * a map when they are not, so a table costs what its abbreviations do, not its largest code.
+     */
+    private record AbbreviationTable(Abbreviation[] dense, Map<Integer, Abbreviation> sparse) {
+        Abbreviation get(int code) {
+            if (dense != null) {
+                return code > 0 && code < dense.length ? dense[code] : null;
+            }
+            return sparse.get(code);
+        }
+    }
+
     /** One entry read on its own: its tag, attributes, and where the next entry starts. */
     record Entry(int tag, boolean hasChildren, Map<Integer, AttributeValue> values, long next) {
         boolean isNull() {
@@ -77,7 +90,7 @@ final class DebugInfoReader {
     private final DebugSections sections;
     private final ByteView info;
     private final ByteView abbrev;
-    private final Map<Long, Abbreviation[]> abbreviations = new ConcurrentHashMap<>();
+    private final Map<Long, AbbreviationTable> abbreviations = new ConcurrentHashMap<>();
     private final Map<Long, Unit> unitsByOffset = new ConcurrentHashMap<>();
     private final Map<Long, Optional<LineTable>> unitLines = new ConcurrentHashMap<>();
     /** {@code .debug_aranges}: sorted [start, end) → unit offset; empty when the file has none. */
@@ -118,9 +131,17 @@ final class DebugInfoReader {
         if (unit.lineOffset() < 0) {
             return Optional.empty();
         }
-        return unitLines.computeIfAbsent(unit.lineOffset(), offset -> sections.section(".debug_line").map(line ->
-                LineTable.parseUnitAt(line, offset, sections.section(".debug_line_str"), sections.section(".debug_str"),
-                        unit.compilationDirectory())));
+        return unitLines.computeIfAbsent(unit.lineOffset(), offset -> sections.section(".debug_line").map(line -> {
+            LineTable table = LineTable.parseUnitAt(line, offset, sections.section(".debug_line_str"),
+                    sections.section(".debug_str"), unit.compilationDirectory());
+            charge(LineTable.BYTES_PER_ROW * table.size() + 4096, "the line program at 0x%x".formatted(offset));
+            return table;
+        }));
+    }
+
+    /** Charges heap kept for what this file's debug data says to its budget ({@link DebugSections#charge}). */
+    void charge(long bytes, String what) {
+        sections.charge(bytes, what);
     }
 
     /** The units that may contain {@code address}: by .debug_aranges, else by every unit's own ranges. */
@@ -401,20 +422,21 @@ final class DebugInfoReader {
     // ------------------------------------------------------------------ abbreviations and forms
 
     private Abbreviation abbreviation(Unit unit, int code) {
-        Abbreviation[] table = abbreviations.computeIfAbsent(unit.abbrevOffset(), this::parseAbbreviations);
-        if (code <= 0 || code >= table.length || table[code] == null) {
+        Abbreviation abbreviation = abbreviations.computeIfAbsent(unit.abbrevOffset(), this::parseAbbreviations).get(code);
+        if (abbreviation == null) {
             throw new DwarfFormatException(info.source(), "unit at 0x%x uses unknown abbreviation %d".formatted(unit.offset(), code));
         }
-        return table[code];
+        return abbreviation;
     }
 
-    private Abbreviation[] parseAbbreviations(long offset) {
+    private AbbreviationTable parseAbbreviations(long offset) {
         if (offset < 0 || offset >= abbrev.size()) {
             throw new DwarfFormatException(abbrev.source(), "abbreviation table offset 0x%x outside .debug_abbrev".formatted(offset));
         }
         DwarfCursor cursor = new DwarfCursor(abbrev, offset);
         Map<Integer, Abbreviation> byCode = new HashMap<>();
         int maxCode = 0;
+        long attributeCount = 0;
         while (true) {
             int code = cursor.ulebInt("abbreviation code");
             if (code == 0) {
@@ -440,10 +462,18 @@ final class DebugInfoReader {
             }
             byCode.put(code, new Abbreviation(tag, hasChildren, attributes.toArray(Attribute[]::new)));
             maxCode = Math.max(maxCode, code);
+            attributeCount += attributes.size();
+        }
+        // what the table keeps: ~32 bytes an attribute, ~48 an abbreviation, plus the index by code
+        boolean dense = maxCode <= 2L * byCode.size() + 16;
+        long cost = 32 * attributeCount + 48L * byCode.size() + (dense ? 4L * (maxCode + 1) : 64L * byCode.size());
+        sections.charge(cost, "the abbreviation table at 0x%x".formatted(offset));
+        if (!dense) {
+            return new AbbreviationTable(null, Map.copyOf(byCode));
         }
         Abbreviation[] table = new Abbreviation[maxCode + 1];
         byCode.forEach((code, abbreviation) -> table[code] = abbreviation);
-        return table;
+        return new AbbreviationTable(table, null);
     }
 
     /** One value in its form's terms (resolved later, when needed); an inline string kept only if asked. */
@@ -657,6 +687,7 @@ final class DebugInfoReader {
                 add(result, base + start, base + end);
             }
         }
+        charge(8L * result.size(), "a range list at 0x%x".formatted(value));
         long[] flat = new long[result.size()];
         for (int i = 0; i < flat.length; i++) {
             flat[i] = result.get(i);

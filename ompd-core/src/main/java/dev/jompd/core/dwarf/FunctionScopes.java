@@ -65,6 +65,9 @@ public final class FunctionScopes {
         final List<ScopeEntry> children = new ArrayList<>(0);
     }
 
+    /** Heap a kept entry takes: its NamedEntry, map node and boxed key, a scope's share. */
+    private static final long BYTES_PER_ENTRY = 160;
+
     private final DebugInfoReader reader;
     private final DwarfNames names;
     private final Map<Long, ParsedUnit> parsed = new ConcurrentHashMap<>();
@@ -94,7 +97,11 @@ public final class FunctionScopes {
     }
 
     private ParsedUnit parsed(Unit unit) {
-        return parsed.computeIfAbsent(unit.offset(), offset -> parseUnit(unit));
+        return parsed.computeIfAbsent(unit.offset(), offset -> {
+            ParsedUnit parsedUnit = parseUnit(unit);
+            reader.charge(BYTES_PER_ENTRY * parsedUnit.entries.size(), "the entries of unit 0x%x".formatted(offset));
+            return parsedUnit;
+        });
     }
 
     /**

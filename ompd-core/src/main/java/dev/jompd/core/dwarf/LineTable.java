@@ -18,6 +18,8 @@ import java.util.Optional;
 public final class LineTable {
     private static final int MAX_UNITS = 1 << 20;
     private static final int MAX_ENTRIES = 1 << 20;
+    /** Heap a row takes (address, line, column, file, flag), its arrays grown by doubling. */
+    static final long BYTES_PER_ROW = 2 * (8 + 4 + 4 + 4 + 1);
 
     /** A file and line (and column, 0 when unknown) the line table gives for an address. */
     public record Row(String file, int line, int column) {}

@@ -12,7 +12,10 @@ import java.util.Objects;
  * they are: one that falls outside throws {@link ElfFormatException}, never an index error.
  *
  * <p>Offsets are {@code long} because mapped files may exceed 2 GB. A view over a mapped file is only
- * usable while that file is open.
+ * usable while that file is open. A mapped file cut short by someone else while we read it faults (SIGBUS);
+ * the JVM turns the fault into an InternalError, which an access turns into an {@link ElfFormatException}
+ * that says so when the error reaches it (compiled code may raise it a little later: see
+ * {@link MappedFile#isFault}).
  */
 public final class ByteView {
     private static final ValueLayout.OfShort U16 =
@@ -60,14 +63,30 @@ public final class ByteView {
         }
     }
 
+    /** The error for bytes of a mapped file that faulted when read: the file was cut short meanwhile. */
+    private ElfFormatException vanished(InternalError fault, long offset) {
+        if (!MappedFile.isFault(fault)) {
+            throw fault;
+        }
+        return MappedFile.changedWhileRead(source);
+    }
+
     public int u8(long offset) {
         check(offset, 1, "byte");
-        return Byte.toUnsignedInt(segment.get(ValueLayout.JAVA_BYTE, offset));
+        try {
+            return Byte.toUnsignedInt(segment.get(ValueLayout.JAVA_BYTE, offset));
+        } catch (InternalError fault) {
+            throw vanished(fault, offset);
+        }
     }
 
     public int u16(long offset) {
         check(offset, 2, "16-bit value");
-        return Short.toUnsignedInt(segment.get(U16, offset));
+        try {
+            return Short.toUnsignedInt(segment.get(U16, offset));
+        } catch (InternalError fault) {
+            throw vanished(fault, offset);
+        }
     }
 
     /** An unsigned 32-bit value, widened to long. */
@@ -78,13 +97,21 @@ public final class ByteView {
     /** A signed 32-bit value (or the raw bits of an unsigned one). */
     public int s32(long offset) {
         check(offset, 4, "32-bit value");
-        return segment.get(U32, offset);
+        try {
+            return segment.get(U32, offset);
+        } catch (InternalError fault) {
+            throw vanished(fault, offset);
+        }
     }
 
     /** A 64-bit value; unsigned ones keep their bits (compare with {@link Long#compareUnsigned}). */
     public long u64(long offset) {
         check(offset, 8, "64-bit value");
-        return segment.get(U64, offset);
+        try {
+            return segment.get(U64, offset);
+        } catch (InternalError fault) {
+            throw vanished(fault, offset);
+        }
     }
 
     /**
@@ -105,11 +132,16 @@ public final class ByteView {
         check(offset, 0, "string");
         long limit = Math.min(size() - offset, Math.max(0, maxLength));
         int length = 0;
-        while (length < limit && segment.get(ValueLayout.JAVA_BYTE, offset + length) != 0) {
-            length++;
+        byte[] bytes;
+        try {
+            while (length < limit && segment.get(ValueLayout.JAVA_BYTE, offset + length) != 0) {
+                length++;
+            }
+            bytes = new byte[length];
+            MemorySegment.copy(segment, offset, MemorySegment.ofArray(bytes), 0, length);
+        } catch (InternalError fault) {
+            throw vanished(fault, offset + length);
         }
-        byte[] bytes = new byte[length];
-        MemorySegment.copy(segment, offset, MemorySegment.ofArray(bytes), 0, length);
         return new String(bytes, StandardCharsets.UTF_8);
     }
 
@@ -121,13 +153,17 @@ public final class ByteView {
         if (!contains(offset, expected.length)) {
             return false;
         }
-        for (int i = 0; i < expected.length; i++) {
-            if (segment.get(ValueLayout.JAVA_BYTE, offset + i) != expected[i]) {
-                return false;
+        try {
+            for (int i = 0; i < expected.length; i++) {
+                if (segment.get(ValueLayout.JAVA_BYTE, offset + i) != expected[i]) {
+                    return false;
+                }
             }
+            long end = offset + expected.length;
+            return end == size() || segment.get(ValueLayout.JAVA_BYTE, end) == 0;
+        } catch (InternalError fault) {
+            throw vanished(fault, offset);
         }
-        long end = offset + expected.length;
-        return end == size() || segment.get(ValueLayout.JAVA_BYTE, end) == 0;
     }
 
     /** Copies {@code length} bytes at {@code offset} into {@code destination[destinationOffset..]}. */
@@ -136,7 +172,11 @@ public final class ByteView {
         Objects.checkFromIndexSize(destinationOffset, length, destination.length);
         // segment to segment: the copy into an array dispatches on the array's type through a pattern
         // switch, whose class is made at run time and which is slow in the interpreter (cold start)
-        MemorySegment.copy(segment, offset, MemorySegment.ofArray(destination), destinationOffset, length);
+        try {
+            MemorySegment.copy(segment, offset, MemorySegment.ofArray(destination), destinationOffset, length);
+        } catch (InternalError fault) {
+            throw vanished(fault, offset);
+        }
     }
 
     /** All bytes of this view as a new array; the view must be smaller than 2 GB. */

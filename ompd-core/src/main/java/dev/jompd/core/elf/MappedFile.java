@@ -48,6 +48,22 @@ public final class MappedFile implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether {@code error} is the JVM's report of a fault while reading mapped memory (SIGBUS: a mapped file
+     * was cut short after it was mapped). Interpreted code gets it at the access; compiled code at its next
+     * safepoint poll, possibly a few calls further out: so a command's last resort recognizes it too.
+     */
+    public static boolean isFault(Throwable error) {
+        return error instanceof InternalError && error.getMessage() != null
+                && error.getMessage().startsWith("a fault occurred in ") && error.getMessage().contains("unsafe memory access");
+    }
+
+    /** The error a read of {@code source} that faulted is reported as. */
+    public static ElfFormatException changedWhileRead(String source) {
+        return new ElfFormatException(source, "the file changed while being read: it is shorter than when it was opened"
+                + " (truncated?)");
+    }
+
     public Path path() { return path; }
 
     public long size() { return bytes.size(); }

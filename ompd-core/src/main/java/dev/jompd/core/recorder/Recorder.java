@@ -35,12 +35,21 @@ public final class Recorder {
 
     private static final int MAX_THREADS = 1 << 16;
     private static final long MAX_RING = 1L << 20;
+    /**
+     * The most ring bytes one recording may make us read, all threads together: some 6 million events of the
+     * recorder's 80 bytes (100 threads with 2^16-event rings; its default is 1,024 a thread). More is a
+     * corrupt record, or a history too large to show.
+     */
+    static final long MAX_RING_BYTES = 1L << 29;
     private static final int MAX_TEXT = 4096;
 
     private final TargetMemory memory;
     private final RecorderLayout layout;
     private final ByteOrder order;
     private RecorderClock clock;
+    /** The rings read so far, by address, and the thread record each belongs to. */
+    private final Map<Long, Long> ringOwners = new java.util.HashMap<>();
+    private long ringBytes;
 
     private Recorder(TargetMemory memory, RecorderLayout layout) {
         this.memory = memory;
@@ -207,7 +216,7 @@ public final class Recorder {
         return new RecordedThread(at, field(at, "thread", "serial"), field(at, "thread", "pthread_id"),
                 field(at, "thread", "lwp"), (int) field(at, "thread", "thread_type"), ended != 0,
                 time(field(at, "thread", "begin_time_ns")), ended != 0 ? OptionalLong.of(time(endTime)) : OptionalLong.empty(),
-                capacity, head, events(memory.readPointer(at + layout.offset("thread", "events")), capacity, head),
+                capacity, head, events(at, memory.readPointer(at + layout.offset("thread", "events")), capacity, head),
                 held, field(at, "thread", "held_overflow"),
                 waiting.kindId() == 0 ? Optional.empty() : Optional.of(waiting));
     }
@@ -216,18 +225,28 @@ public final class Recorder {
      * The ring's events, oldest first. Slot (head % capacity) is the one the thread writes next; an event
      * whose seq is not its position + 1 was being written when the target stopped, and is left out.
      */
-    private List<RecordedEvent> events(long ring, long capacity, long head) {
-        long count = Math.min(head, capacity);
+    private List<RecordedEvent> events(long thread, long ring, long capacity, long head) {
+        long count = Long.compareUnsigned(head, capacity) < 0 ? head : capacity;
         if (count == 0) {
             return List.of();
         }
-        long eventSize = layout.sizeOf("event");
+        Long owner = ringOwners.putIfAbsent(ring, thread);
+        if (owner != null) {
+            throw new RecorderFormatException("thread records at 0x%x and 0x%x share the ring at 0x%x (each thread has its own)"
+                    .formatted(owner, thread, ring), thread);
+        }
+        long eventSize = layout.sizeOf("event"); // at most MAX_STRUCT_SIZE: the product cannot overflow
+        ringBytes += count * eventSize; // the slots written so far: [0, count) until the ring wraps
+        if (ringBytes > MAX_RING_BYTES) {
+            throw new RecorderFormatException("the thread records' rings hold more than %d MiB of events (thread record at 0x%x)"
+                    .formatted(MAX_RING_BYTES >> 20, thread), thread);
+        }
         long coarseCallbacks = layout.entry("constant.coarse_callbacks").orElse(0);
         long first = head - count;
         long previousTime = 0;
         List<RecordedEvent> events = new ArrayList<>((int) count);
-        // Read the ring in at most two pieces (before and after the wrap), not event by event.
-        byte[] bytes = memory.read(ring, Math.toIntExact(capacity * eventSize));
+        // Read the written part of the ring at once, not event by event.
+        byte[] bytes = memory.read(ring, (int) (count * eventSize)); // at most MAX_RING_BYTES
         ByteBuffer buffer = ByteBuffer.wrap(bytes).order(order);
         for (long position = first; position < head; position++) {
             int base = (int) ((position & (capacity - 1)) * eventSize);

@@ -25,6 +25,14 @@ public final class RecorderLayout {
     private static final int ENTRY_NAME = 48;
     private static final int ENTRY_SIZE = 56;
     private static final int MAX_ENTRIES = 4096;
+    /** No struct of the recorder comes near this (its state, the largest, is some 40 KB). */
+    static final long MAX_STRUCT_SIZE = 1 << 20;
+    /**
+     * The counts the reader loops over, with the most each may be (the recorder's own are 16 to 64): a
+     * corrupt count must not make the reader walk the target for hours.
+     */
+    private static final Map<String, Long> MAX_COUNTS = Map.of("constant.callbacks", 1024L, "constant.held_max", 64L,
+            "constant.marks", 4096L, "constant.commands", 4096L, "constant.devices", 256L, "constant.device_trace", 1024L);
 
     private final Map<String, Long> entries;
     private final long statePointer;
@@ -73,7 +81,46 @@ public final class RecorderLayout {
             table.get(at, name);
             entries.put(new String(name, StandardCharsets.US_ASCII), table.getLong(at + ENTRY_NAME));
         }
+        check(entries, address);
         return new RecorderLayout(Collections.unmodifiableMap(entries), statePointer, address);
+    }
+
+    /**
+     * Every struct size in 1..{@link #MAX_STRUCT_SIZE}, every field inside its struct, every count within
+     * {@link #MAX_COUNTS}: what the reader computes from them then stays in range.
+     */
+    private static void check(Map<String, Long> entries, long address) {
+        for (Map.Entry<String, Long> entry : entries.entrySet()) {
+            String name = entry.getKey();
+            long value = entry.getValue();
+            Long maxCount = MAX_COUNTS.get(name);
+            if (maxCount != null && (value < 1 || value > maxCount)) {
+                throw malformed(address, name, value, "1.." + maxCount);
+            }
+            if (name.startsWith("constant.")) {
+                continue;
+            }
+            if (name.endsWith(".size")) {
+                if (value < 1 || value > MAX_STRUCT_SIZE) {
+                    throw malformed(address, name, value, "1.." + MAX_STRUCT_SIZE);
+                }
+                continue;
+            }
+            int dot = name.indexOf('.');
+            Long structSize = dot < 0 ? null : entries.get(name.substring(0, dot) + ".size");
+            Long fieldSize = entries.get(name + ".size");
+            if (structSize == null || fieldSize == null) {
+                continue; // not a field the reader knows how to place
+            }
+            if (value < 0 || value >= structSize || fieldSize > structSize - value) {
+                throw malformed(address, name, value, "a field of %d bytes inside %d".formatted(fieldSize, structSize));
+            }
+        }
+    }
+
+    private static RecorderFormatException malformed(long address, String name, long value, String expected) {
+        return new RecorderFormatException("the jompd-recorder's layout at 0x%x has %s = %d (%s expected)"
+                .formatted(address, name, value, expected), address);
     }
 
     /** Offset of {@code field} in {@code struct jompd_recorder_<type>}. */

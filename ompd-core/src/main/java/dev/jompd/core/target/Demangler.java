@@ -46,10 +46,28 @@ public final class Demangler implements AutoCloseable {
 
     /** The demangled form of {@code symbol}; the symbol itself when it is not mangled or cannot be demangled. */
     public String demangle(String symbol) {
-        if (!isMangled(symbol) || symbol.length() > MAX_NAME_LENGTH || symbol.indexOf('\n') >= 0) {
+        if (!isMangled(symbol) || symbol.length() > MAX_NAME_LENGTH || !isClean(symbol)) {
             return symbol;
         }
         return cache.computeIfAbsent(symbol, name -> ask(name).orElse(name));
+    }
+
+    /**
+     * Whether {@code symbol} is made only of what a mangled name is made of (letters, digits, {@code _},
+     * and the {@code .} and {@code $} of clone suffixes). Anything else stays mangled: one line in must
+     * give one line out, and a {@code \r} (a line end to our reader, not to c++filt) or a space (which
+     * c++filt reads as two names) in a symbol read from a target would break that.
+     */
+    private static boolean isClean(String symbol) {
+        for (int i = 0; i < symbol.length(); i++) {
+            char c = symbol.charAt(i);
+            boolean clean = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+                    || c == '_' || c == '.' || c == '$';
+            if (!clean) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private synchronized Optional<String> ask(String symbol) {

@@ -33,6 +33,7 @@ public final class ModuleDebugInfo implements AutoCloseable {
     private final Optional<ElfFile> debugFile;
     private final long[] segments;
     private final Map<String, String> problems = new ConcurrentHashMap<>();
+    private final Map<ElfFile, DebugSections> sections = new ConcurrentHashMap<>();
     private Optional<CallFrameInfo> ehFrame;
     private Optional<CallFrameInfo> debugFrame;
     private Optional<FunctionScopes> scopes;
@@ -96,7 +97,7 @@ public final class ModuleDebugInfo implements AutoCloseable {
     public synchronized Optional<CallFrameInfo> ehFrame() {
         if (ehFrame == null) {
             ehFrame = guarded(".eh_frame", () -> file.flatMap(elf -> {
-                DebugSections sections = new DebugSections(elf);
+                DebugSections sections = sectionsOf(elf);
                 Optional<ByteView> bytes = sections.section(".eh_frame");
                 return bytes.map(view -> CallFrameInfo.ehFrame(view, sections.address(".eh_frame"),
                         sections.section(".eh_frame_hdr"), sections.address(".eh_frame_hdr")));
@@ -110,7 +111,7 @@ public final class ModuleDebugInfo implements AutoCloseable {
         if (debugFrame == null) {
             debugFrame = guarded(".debug_frame", () -> {
                 for (ElfFile elf : filesWithDebugData()) {
-                    Optional<ByteView> bytes = new DebugSections(elf).section(".debug_frame");
+                    Optional<ByteView> bytes = sectionsOf(elf).section(".debug_frame");
                     if (bytes.isPresent()) {
                         return Optional.of(CallFrameInfo.debugFrame(bytes.get()));
                     }
@@ -126,7 +127,7 @@ public final class ModuleDebugInfo implements AutoCloseable {
         if (scopes == null) {
             scopes = guarded(".debug_info", () -> {
                 for (ElfFile elf : filesWithDebugData()) {
-                    Optional<FunctionScopes> found = FunctionScopes.of(new DebugSections(elf));
+                    Optional<FunctionScopes> found = FunctionScopes.of(sectionsOf(elf));
                     if (found.isPresent()) {
                         return found;
                     }
@@ -154,7 +155,7 @@ public final class ModuleDebugInfo implements AutoCloseable {
         if (lines == null) {
             lines = guarded(".debug_line", () -> {
                 for (ElfFile elf : filesWithDebugData()) {
-                    DebugSections sections = new DebugSections(elf);
+                    DebugSections sections = sectionsOf(elf);
                     Optional<ByteView> bytes = sections.section(".debug_line");
                     if (bytes.isPresent()) {
                         return Optional.of(LineTable.parse(bytes.get(), sections.section(".debug_line_str"),
@@ -241,6 +242,11 @@ public final class ModuleDebugInfo implements AutoCloseable {
                     functions.stream().map(ElfSymbol::name).toArray(String[]::new));
         }
         return symbolTable;
+    }
+
+    /** One DebugSections a file, so its memory budget covers all that is read of that file. */
+    private DebugSections sectionsOf(ElfFile elf) {
+        return sections.computeIfAbsent(elf, DebugSections::new);
     }
 
     private List<ElfFile> filesWithDebugData() {

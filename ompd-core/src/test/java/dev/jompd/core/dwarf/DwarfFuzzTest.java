@@ -15,9 +15,14 @@ import java.util.OptionalLong;
  * {@link ElfFormatException} (DwarfFormatException is one), never loop, never throw anything else.
  * Runs the seeds as a regression test in every build; JAZZER_FUZZ=1 fuzzes for maxDuration.
  */
-class DwarfFuzzTest {
-    @FuzzTest(maxDuration = "20s")
+public class DwarfFuzzTest {
+    @FuzzTest(maxDuration = "10s")
     void dwarfParsersRejectArbitraryBytesOnlyWithFormatExceptions(byte[] data) {
+        dwarfParsers(data);
+    }
+
+    /** The property, for {@link dev.jompd.core.ParsersFuzzTest} too. */
+    public static void dwarfParsers(byte[] data) {
         if (data.length < 2) {
             return;
         }

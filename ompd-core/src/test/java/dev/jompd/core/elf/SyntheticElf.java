@@ -114,6 +114,40 @@ public final class SyntheticElf {
         return out.toByteArray();
     }
 
+    /** A section of {@link #withSections}: its name, flags ({@code SHF_*}) and contents. */
+    public record Section(String name, long flags, byte[] contents) {}
+
+    /**
+     * A relocatable file (ET_REL) with no program headers holding only {@code sections} (type PROGBITS, at
+     * address 0) and the section name table: what a debug file's DWARF looks like to a reader.
+     */
+    public static byte[] withSections(List<Section> sections) {
+        Writer out = new Writer();
+        out.zeros(64);
+        StringTable shstrtab = new StringTable();
+        long[] offsets = new long[sections.size()];
+        int[] names = new int[sections.size()];
+        for (int i = 0; i < sections.size(); i++) {
+            names[i] = shstrtab.add(sections.get(i).name());
+            out.alignTo(8);
+            offsets[i] = out.position();
+            out.bytes(sections.get(i).contents());
+        }
+        int shstrtabName = shstrtab.add(".shstrtab");
+        long shstrtabOffset = out.position();
+        out.bytes(shstrtab.bytes());
+        out.alignTo(8);
+        long sectionHeaders = out.position();
+        writeSection(out, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+        for (int i = 0; i < sections.size(); i++) {
+            Section section = sections.get(i);
+            writeSection(out, names[i], 1, section.flags(), 0, offsets[i], section.contents().length, 0, 0, 1, 0);
+        }
+        writeSection(out, shstrtabName, SectionHeader.SHT_STRTAB, 0, 0, shstrtabOffset, shstrtab.size(), 0, 0, 1, 0);
+        writeElfHeader(out, 1, 0, 0, sectionHeaders, sections.size() + 2, sections.size() + 1);
+        return out.toByteArray();
+    }
+
     /** A memory segment of a core: {@code bytes} at {@code address}, {@code memorySize} >= bytes.length. */
     public record Segment(long address, byte[] bytes, long memorySize) {
         public static Segment of(long address, byte[] bytes) {

@@ -111,4 +111,77 @@ class RecorderCorruptionIT {
             assertThat(torn.events()).isEqualTo(intact.events().subList(0, intact.events().size() - 1));
         }
     }
+
+    /** Where the layout entry {@code name}'s value is (the descriptor's table: 48-byte name, 8-byte value). */
+    private static long layoutValueAddress(AddressSpace space, String name) {
+        dev.jompd.core.memory.TargetMemory memory = new dev.jompd.core.memory.TargetMemory(space);
+        long descriptor = descriptor(space);
+        long count = memory.readUnsigned(descriptor + 20, 4);
+        long table = memory.readPointer(descriptor + 24);
+        for (long i = 0; i < count; i++) {
+            if (memory.readCString(table + i * 56, 48).equals(name)) {
+                return table + i * 56 + 48;
+            }
+        }
+        throw new AssertionError("no layout entry " + name);
+    }
+
+    @Test
+    void anEventSizePastAnyStructIsRefusedNotAnOverflow() {
+        StoppedFixture fixture = RecorderIT.core(Fixture.RECORDER_EVENTS, "2", "1");
+        try (Patched space = new Patched(CoreFileAddressSpace.open(fixture.core()))) {
+            space.write(layoutValueAddress(space, "event.size"), 1L << 40, 8);
+            assertThatThrownBy(() -> Recorder.find(space)).isInstanceOf(RecorderFormatException.class)
+                    .hasMessage("the jompd-recorder's layout at 0x%x has event.size = 1099511627776 (1..1048576 expected)"
+                            .formatted(descriptor(space)));
+        }
+    }
+
+    @Test
+    void aFieldOutsideItsStructIsRefusedNotAnIndexError() {
+        StoppedFixture fixture = RecorderIT.core(Fixture.RECORDER_EVENTS, "2", "1");
+        try (Patched space = new Patched(CoreFileAddressSpace.open(fixture.core()))) {
+            RecorderLayout layout = Recorder.find(space).orElseThrow().layout();
+            space.write(layoutValueAddress(space, "event.seq"), 1 << 19, 8);
+            assertThatThrownBy(() -> Recorder.find(space)).isInstanceOf(RecorderFormatException.class)
+                    .hasMessage("the jompd-recorder's layout at 0x%x has event.seq = 524288 (a field of %d bytes inside %d expected)"
+                            .formatted(descriptor(space), layout.fieldSize("event", "seq"), layout.sizeOf("event")));
+        }
+    }
+
+    @Test
+    void threadRecordsSharingOneRingAreRefusedNotReadTwice() {
+        StoppedFixture fixture = RecorderIT.core(Fixture.RECORDER_EVENTS, "2", "1");
+        try (Patched space = new Patched(CoreFileAddressSpace.open(fixture.core()))) {
+            RecorderSnapshot intact = Recorder.find(space).orElseThrow();
+            dev.jompd.core.memory.TargetMemory memory = new dev.jompd.core.memory.TargetMemory(space);
+            long eventsField = intact.layout().offset("thread", "events");
+            // the reader walks the list newest first: the newest thread's ring is read first
+            RecordedThread first = intact.threads().getLast();
+            RecordedThread second = intact.threads().getFirst();
+            assertThat(first.eventsWritten()).isPositive();
+            assertThat(second.eventsWritten()).isPositive();
+            long ring = memory.readPointer(first.address() + eventsField);
+            space.write(second.address() + eventsField, ring, 8);
+            assertThatThrownBy(() -> Recorder.find(space)).isInstanceOf(RecorderFormatException.class)
+                    .hasMessage("thread records at 0x%x and 0x%x share the ring at 0x%x (each thread has its own)"
+                            .formatted(first.address(), second.address(), ring));
+        }
+    }
+
+    @Test
+    void ringsPastTheTotalCapAreRefusedBeforeAnyIsRead() {
+        StoppedFixture fixture = RecorderIT.core(Fixture.RECORDER_EVENTS, "2", "1");
+        try (Patched space = new Patched(CoreFileAddressSpace.open(fixture.core()))) {
+            RecorderSnapshot intact = Recorder.find(space).orElseThrow();
+            RecordedThread newest = intact.threads().getLast();
+            // the largest event the layout may describe, in a full ring of the most events a thread may have
+            space.write(layoutValueAddress(space, "event.size"), 1 << 20, 8);
+            space.write(newest.address() + intact.layout().offset("thread", "capacity"), 1 << 20, 8);
+            space.write(newest.address() + intact.layout().offset("thread", "head"), 1 << 20, 8);
+            assertThatThrownBy(() -> Recorder.find(space)).isInstanceOf(RecorderFormatException.class)
+                    .hasMessage("the thread records' rings hold more than 512 MiB of events (thread record at 0x%x)"
+                            .formatted(newest.address()));
+        }
+    }
 }

@@ -98,6 +98,9 @@ public record RuntimeProfile(String version, List<Breadcrumb> breadcrumbs, Map<S
 
         static FileSignature parse(String text) {
             String[] parts = text.strip().split("\\s+");
+            if (parts.length != 3 || parts[2].length() % 2 != 0) {
+                throw new IllegalArgumentException("a file signature is SECTION OFFSET HEX, not '" + text.strip() + "'");
+            }
             String hex = parts[2];
             int[] pattern = new int[hex.length() / 2];
             for (int i = 0; i < pattern.length; i++) {
@@ -183,6 +186,9 @@ public record RuntimeProfile(String version, List<Breadcrumb> breadcrumbs, Map<S
             String value = properties.getProperty(key).strip();
             if (key.startsWith("breadcrumb.")) {
                 String[] parts = value.split("\\s+");
+                if (parts.length != 2) {
+                    throw new IllegalArgumentException("runtime profile " + version + ": " + key + " is OFFSET VALUE, not '" + value + "'");
+                }
                 breadcrumbs.add(new Breadcrumb(key.substring("breadcrumb.".length()), Long.parseLong(parts[0]),
                         Long.parseLong(parts[1])));
             } else if (key.startsWith("signature.")) {
@@ -191,6 +197,10 @@ public record RuntimeProfile(String version, List<Breadcrumb> breadcrumbs, Map<S
                 List<Placement> placements = new ArrayList<>();
                 for (String candidate : value.split(",")) {
                     int colon = candidate.lastIndexOf(':');
+                    if (colon < 0) {
+                        throw new IllegalArgumentException("runtime profile " + version + ": " + key
+                                + " lists ANCHOR:OFFSET, not '" + candidate.strip() + "'");
+                    }
                     placements.add(new Placement(candidate.substring(0, colon).strip(),
                             Long.parseLong(candidate.substring(colon + 1).strip())));
                 }

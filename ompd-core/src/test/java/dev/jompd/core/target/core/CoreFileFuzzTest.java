@@ -13,7 +13,7 @@ import java.nio.file.Path;
  * lookups); CoreExercise lets anything else escape. Runs the seeds in CoreFileFuzzTestInputs/ as a
  * regression test in every build; JAZZER_FUZZ=1 fuzzes for maxDuration.
  */
-class CoreFileFuzzTest {
+public class CoreFileFuzzTest {
     private static Path scratchFile;
 
     /** One scratch file, rewritten per input: the code under test maps files, it does not take bytes. */
@@ -25,13 +25,23 @@ class CoreFileFuzzTest {
         return Files.write(scratchFile, data);
     }
 
-    @FuzzTest(maxDuration = "20s")
+    @FuzzTest(maxDuration = "10s")
     void elfReaderRejectsArbitraryBytesOnlyWithElfFormatException(byte[] data) throws IOException {
+        elfReader(data);
+    }
+
+    /** The property, for {@link dev.jompd.core.ParsersFuzzTest} too. */
+    public static void elfReader(byte[] data) throws IOException {
         ElfTestExercise.exerciseElf(scratch(data));
     }
 
-    @FuzzTest(maxDuration = "20s")
+    @FuzzTest(maxDuration = "10s")
     void coreBackendRejectsArbitraryBytesOnlyWithTargetExceptions(byte[] data) throws IOException {
+        coreBackend(data);
+    }
+
+    /** The property, for {@link dev.jompd.core.ParsersFuzzTest} too. */
+    public static void coreBackend(byte[] data) throws IOException {
         CoreExercise.exercise(scratch(data));
     }
 }
