@@ -1,17 +1,25 @@
 package dev.jompd.report;
 
+import dev.jompd.core.ompd.AddressSpaceHandle;
+import dev.jompd.core.ompd.OmpdException;
+import dev.jompd.core.ompd.RuntimeLocks;
 import dev.jompd.core.recorder.DeviceRecord;
 import dev.jompd.core.recorder.LockHolder;
+import dev.jompd.core.recorder.Mark;
+import dev.jompd.core.recorder.MutexKind;
 import dev.jompd.core.recorder.MutexRecord;
 import dev.jompd.core.recorder.OmptCallback;
 import dev.jompd.core.recorder.RecordedEvent;
 import dev.jompd.core.recorder.RecordedThread;
 import dev.jompd.core.recorder.RecorderSnapshot;
 import dev.jompd.core.recorder.WhyHere;
+import dev.jompd.core.target.TargetException;
 import dev.jompd.report.OpenMpPicture.OpenMpThread;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -25,9 +33,13 @@ import java.util.OptionalLong;
  * <p>Times are the target's CLOCK_MONOTONIC; the doors show them relative to the newest event the recorder
  * holds in the whole process ({@link #newestEventNanos()}): a core says nothing about when it was written.
  *
- * @param names names of code, for the source lines of the events' return addresses (null: none)
+ * @param names       names of code, for the source lines of the events' return addresses (null: none)
+ * @param lockObjects libomp's lock object of each {@code omp_lock_t} / {@code omp_nest_lock_t} the recorder
+ *                    names (OMPT's wait id of a lock is the user's {@code &L}; libomp's lock table, OMPD's wait
+ *                    ids and the diagnosis key a lock by its object): user address to object, for the locks
+ *                    whose word could be read
  */
-public record RecordedHistory(RecorderSnapshot snapshot, CodeNames names) {
+public record RecordedHistory(RecorderSnapshot snapshot, CodeNames names, Map<Long, Long> lockObjects) {
     /**
      * How many of a thread's most recent events the text renderings show unless asked for more (the JSON
      * carries every event the recorder keeps).
@@ -36,9 +48,83 @@ public record RecordedHistory(RecorderSnapshot snapshot, CodeNames names) {
     /** What the relative times of the renderings count from, in words. */
     public static final String TIME_REFERENCE = "times relative to the newest event recorded in the process";
 
+    public RecordedHistory {
+        lockObjects = Map.copyOf(lockObjects);
+    }
+
     /** A history without names of code: sentences then give no file:line. */
     public RecordedHistory(RecorderSnapshot snapshot) {
         this(snapshot, null);
+    }
+
+    /** A history whose locks are known only by their OMPT wait ids (the user's {@code &L}). */
+    public RecordedHistory(RecorderSnapshot snapshot, CodeNames names) {
+        this(snapshot, names, Map.of());
+    }
+
+    /**
+     * The history of {@code snapshot} in {@code process}, each lock the recorder names (by the user's
+     * {@code &L}) tied to libomp's lock object where the lock's word says which it is.
+     */
+    public static RecordedHistory inProcess(RecorderSnapshot snapshot, CodeNames names, AddressSpaceHandle process) {
+        Map<Long, Long> objects = new HashMap<>();
+        for (RecordedThread thread : snapshot.threads()) {
+            List<MutexRecord> mutexes = new ArrayList<>(thread.held());
+            thread.waitingFor().ifPresent(mutexes::add);
+            for (MutexRecord mutex : mutexes) {
+                if (userLock(mutex) && !objects.containsKey(mutex.waitId())) {
+                    try {
+                        objects.put(mutex.waitId(), RuntimeLocks.userLock(process, mutex.waitId()).object());
+                    } catch (OmpdException | TargetException unreadable) {
+                        // not tied: the lock keeps its user address, and no finding about an object names it
+                    }
+                }
+            }
+        }
+        return new RecordedHistory(snapshot, names, objects);
+    }
+
+    /** A mutex whose OMPT wait id is the address of the user's omp_lock_t / omp_nest_lock_t. */
+    private static boolean userLock(MutexRecord mutex) {
+        return MutexKind.of(mutex.kindId()).filter(kind -> kind == MutexKind.LOCK || kind == MutexKind.TEST_LOCK
+                || kind == MutexKind.NEST_LOCK || kind == MutexKind.TEST_NEST_LOCK).isPresent();
+    }
+
+    /**
+     * A mutex a recorded thread holds.
+     *
+     * @param thread the holder
+     * @param mutex  the holder's record of it: where and when it took it
+     */
+    public record Holding(RecordedThread thread, MutexRecord mutex) {}
+
+    /**
+     * Who the recorder saw take the lock or critical section whose libomp lock object (OMPD wait id) is
+     * {@code object}, and has not seen release it: a live thread; empty when none did.
+     */
+    public Optional<Holding> holderOfLockObject(long object) {
+        for (RecordedThread thread : snapshot.threads()) {
+            if (thread.ended()) {
+                continue;
+            }
+            for (MutexRecord held : thread.held()) {
+                if (lockObjects.getOrDefault(held.waitId(), held.waitId()) == object) {
+                    return Optional.of(new Holding(thread, held));
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * The holder in the diagnosis's words: {@code omp 1/3 (LWP 9033), which took it at deadlock.c:58}; a
+     * thread the runtime does not list as an OpenMP thread by its LWP.
+     */
+    String holderWords(OpenMpPicture picture, Holding holding) {
+        return picture.threadByPthread(holding.thread().pthreadId())
+                .or(() -> picture.threadByLwp(holding.thread().lwp())).map(Diagnosis::who)
+                .orElse("LWP " + holding.thread().lwp() + " (no OpenMP thread the runtime lists)")
+                + ", which took it" + at(holding.mutex().codeReturnAddress());
     }
 
     /** The recorder's record of an OpenMP thread (by its pthread_t, else its LWP). */
@@ -60,6 +146,61 @@ public record RecordedHistory(RecorderSnapshot snapshot, CodeNames names) {
     /** Every event the recorder keeps of the thread (its ring), oldest first. */
     public List<RecordedEvent> events(OpenMpThread thread) {
         return of(thread).map(RecordedThread::events).orElse(List.of());
+    }
+
+    /**
+     * The events in words ({@link RecordedEvent#describe()}), a mark or snapshot the thread sent with its
+     * message: {@code control_tool mark modifier 1 "phase 2 done"} (a mark sent without one, as Fortran's
+     * omp_control_tool does: {@code control_tool mark modifier 7, no message}).
+     */
+    public List<String> describe(OpenMpThread thread, List<RecordedEvent> events) {
+        Map<Long, Mark> marks = of(thread).map(snapshot::marksOf).orElse(Map.of());
+        return events.stream().map(event -> describe(event, marks)).toList();
+    }
+
+    private static String describe(RecordedEvent event, Map<Long, Mark> marks) {
+        Mark mark = marks.get(event.sequence());
+        if (mark == null) {
+            return event.describe();
+        }
+        return event.describe() + " modifier " + Long.toUnsignedString(mark.modifier())
+                + (mark.text().isEmpty() ? ", no message" : " " + quoted(mark.text()));
+    }
+
+    /** The program's message in double quotes, a quote, backslash or control character in it escaped. */
+    static String quoted(String text) {
+        StringBuilder quoted = new StringBuilder("\"");
+        for (char c : text.toCharArray()) {
+            if (c == '"' || c == '\\') {
+                quoted.append('\\').append(c);
+            } else if (c < 0x20 || c == 0x7f) {
+                quoted.append(String.format(Locale.ROOT, "\\x%02x", (int) c));
+            } else {
+                quoted.append(c);
+            }
+        }
+        return quoted.append('"').toString();
+    }
+
+    /**
+     * The marks and snapshots the program sent, oldest first, one line each: {@code mark 2 modifier 1
+     * "phase 2 done" from LWP 4711 (omp 0/1 · …) (-1.203 s)}; the recorder keeps the most recent
+     * {@code constant.marks} of them (the line says how many it received before those).
+     */
+    public List<String> marks(OpenMpPicture picture) {
+        List<String> lines = new ArrayList<>();
+        long dropped = snapshot.marksReceived() - snapshot.marks().size();
+        for (Mark mark : snapshot.marks()) {
+            String from = snapshot.threads().stream().filter(t -> t.serial() == mark.threadSerial()).findFirst()
+                    .map(t -> threadName(picture, t)).orElse("a thread the recorder has no record of");
+            lines.add((mark.isSnapshot() ? "snapshot " : "mark ") + mark.sequence() + " modifier "
+                    + Long.toUnsignedString(mark.modifier()) + (mark.text().isEmpty() ? ", no message" : " " + quoted(mark.text()))
+                    + " from " + from + " (" + relative(mark.timeNanos()) + ")");
+        }
+        if (dropped > 0 && !lines.isEmpty()) {
+            lines.addFirst("(" + dropped + " older marks were overwritten: the recorder keeps the last " + snapshot.marks().size() + ")");
+        }
+        return lines;
     }
 
     /** Mutexes that someone holds or waits for, with the holder and the waiters. */
