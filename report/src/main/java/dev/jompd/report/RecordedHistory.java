@@ -224,14 +224,17 @@ public record RecordedHistory(RecorderSnapshot snapshot, CodeNames names, Map<Lo
         return newest;
     }
 
-    /** {@code -1.203 s}, {@code -4.736 ms}, {@code -36 us}: a time relative to {@link #newestEventNanos()}. */
+    /**
+     * {@code -1.203 s}, {@code -4.736 ms}, {@code -36.2 us} ({@code the newest event} itself): a time relative
+     * to {@link #newestEventNanos()}, the one time base of every rendering.
+     */
     public String relative(long nanos) {
         long delta = nanos - newestEventNanos();
         if (delta == 0) {
             return "the newest event";
         }
         long size = Math.abs(delta);
-        return size < 1_000_000 ? String.format(Locale.ROOT, "%+d us", delta / 1000)
+        return size < 1_000_000 ? String.format(Locale.ROOT, "%+.1f us", delta / 1e3)
                 : size < 1_000_000_000 ? String.format(Locale.ROOT, "%+.3f ms", delta / 1e6)
                 : String.format(Locale.ROOT, "%+.3f s", delta / 1e9);
     }
@@ -249,8 +252,20 @@ public record RecordedHistory(RecorderSnapshot snapshot, CodeNames names, Map<Lo
         }
         WhyHere why = snapshot.whyHere(recorded.get(), RECENT_EVENTS);
         List<String> sentences = new ArrayList<>();
-        for (RecordedEvent scope : why.insideScopes()) {
+        List<RecordedEvent> scopes = why.insideScopes();
+        for (int i = 0; i < scopes.size(); i++) {
+            RecordedEvent scope = scopes.get(i);
             sentences.add(entered(scope));
+            // a task the thread took up while in this wait (the task the next scope was begun in, or the task
+            // its last task switch after the innermost one went to)
+            if (isSyncRegion(scope) && scope.taskId() != 0) {
+                OptionalLong running = i + 1 < scopes.size()
+                        ? (isTaskScope(scopes.get(i + 1)) ? OptionalLong.of(scopes.get(i + 1).taskId()) : OptionalLong.empty())
+                        : taskSwitchedToAfter(recorded.get(), scope);
+                if (running.isPresent() && running.getAsLong() != 0 && running.getAsLong() != scope.taskId()) {
+                    sentences.add(runsTask(picture, recorded.get(), running.getAsLong(), scope));
+                }
+            }
         }
         if (why.insideScopes().isEmpty()) {
             sentences.add("the " + recorded.get().events().size() + " events the recorder keeps of it show no scope it "
@@ -284,6 +299,57 @@ public record RecordedHistory(RecorderSnapshot snapshot, CodeNames names, Map<Lo
             }
         }
         return sentences;
+    }
+
+    private static boolean isSyncRegion(RecordedEvent scope) {
+        return scope.callback().filter(c -> c == OmptCallback.SYNC_REGION || c == OmptCallback.SYNC_REGION_WAIT).isPresent();
+    }
+
+    /** A scope begun in a task of this thread's own (not a nested region's implicit task, nor a target's). */
+    private static boolean isTaskScope(RecordedEvent scope) {
+        return scope.callback().filter(c -> c == OmptCallback.SYNC_REGION || c == OmptCallback.SYNC_REGION_WAIT
+                || c == OmptCallback.WORK || c == OmptCallback.MASKED || c == OmptCallback.REDUCTION).isPresent();
+    }
+
+    /** The task the thread's last task switch after {@code scope} began went to (task_schedule's next task). */
+    private static OptionalLong taskSwitchedToAfter(RecordedThread thread, RecordedEvent scope) {
+        OptionalLong next = OptionalLong.empty();
+        for (RecordedEvent event : thread.events()) {
+            if (event.sequence() > scope.sequence() && event.callbackId() == OmptCallback.TASK_SCHEDULE.id()) {
+                next = OptionalLong.of(event.value());
+            }
+        }
+        return next;
+    }
+
+    /**
+     * "runs task 12 there, created at tasks.c:30 by LWP 4711 (omp 0/2 · …) (-1.203 ms), since -0.98 ms": the
+     * task a thread took up in a wait, where its task_create event was (any thread's ring that still holds it)
+     * and when the thread switched to it.
+     */
+    private String runsTask(OpenMpPicture picture, RecordedThread thread, long task, RecordedEvent scope) {
+        StringBuilder sentence = new StringBuilder("runs task ").append(task).append(" there");
+        Optional<String> created = Optional.empty();
+        for (RecordedThread creator : snapshot.threads()) {
+            for (RecordedEvent event : creator.events()) {
+                if (event.callbackId() == OmptCallback.TASK_CREATE.id() && event.taskId() == task) {
+                    created = Optional.of(", created" + at(event.codeReturnAddress()) + " by " + threadName(picture, creator)
+                            + " (" + relative(event.timeNanos()) + ")");
+                }
+            }
+        }
+        sentence.append(created.orElse(" (its creation is older than every event the recorder keeps)"));
+        RecordedEvent switched = null;
+        for (RecordedEvent event : thread.events()) {
+            if (event.sequence() > scope.sequence() && event.callbackId() == OmptCallback.TASK_SCHEDULE.id()
+                    && event.value() == task) {
+                switched = event;
+            }
+        }
+        if (switched != null) {
+            sentence.append(", since ").append(relative(switched.timeNanos()));
+        }
+        return sentence.toString();
     }
 
     /** "entered an explicit barrier at waits.c:40 (-0.812 s)", for an open scope's begin event. */
