@@ -295,7 +295,8 @@ public record RecordedHistory(RecorderSnapshot snapshot, CodeNames names, Map<Lo
         if (!recorded.get().events().isEmpty()) {
             RecordedEvent last = recorded.get().events().getLast();
             if (why.insideScopes().isEmpty() || why.insideScopes().getLast().sequence() != last.sequence()) {
-                sentences.add("its last event: " + last.describe() + at(last.codeReturnAddress()) + " (" + relative(last.timeNanos()) + ")");
+                sentences.add("its last event: " + describe(last, snapshot.marksOf(recorded.get())) + at(last.codeReturnAddress())
+                        + " (" + relative(last.timeNanos()) + ")");
             }
         }
         return sentences;
