@@ -459,17 +459,21 @@ static void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int 
                              ompt_wait_id_t wait_id, const void *codeptr_ra) {
   (void)hint;
   struct jompd_recorder_thread *t = thread_record();
+  /* One clock read for the waiting slot and the event: a reader shows them as one moment. */
+  uint64_t now = now_ns();
   if (t) {
     t->waiting.wait_id = wait_id;
     t->waiting.codeptr_ra = (uint64_t)(uintptr_t)codeptr_ra;
-    t->waiting.time_ns = now_ns();
+    t->waiting.time_ns = now;
     __atomic_store_n(&t->waiting.kind, (uint64_t)kind, __ATOMIC_RELEASE);
   }
-  record(ompt_callback_mutex_acquire, 0, kind, codeptr_ra, 0, 0, wait_id, impl);
+  if (recording())
+    record_at(now, ompt_callback_mutex_acquire, 0, kind, codeptr_ra, 0, 0, wait_id, impl);
 }
 
 static void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr_ra) {
   struct jompd_recorder_thread *t = thread_record();
+  uint64_t now = now_ns(); /* the held entry's time and the event's: one moment */
   if (t) {
     __atomic_store_n(&t->waiting.kind, 0, __ATOMIC_RELEASE);
     if (t->held_count < JOMPD_RECORDER_HELD_MAX) {
@@ -477,13 +481,14 @@ static void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const v
       m->kind = kind;
       m->wait_id = wait_id;
       m->codeptr_ra = (uint64_t)(uintptr_t)codeptr_ra;
-      m->time_ns = now_ns();
+      m->time_ns = now;
       __atomic_store_n(&t->held_count, t->held_count + 1, __ATOMIC_RELEASE);
     } else {
       t->held_overflow++;
     }
   }
-  record(ompt_callback_mutex_acquired, 0, kind, codeptr_ra, 0, 0, wait_id, 0);
+  if (recording())
+    record_at(now, ompt_callback_mutex_acquired, 0, kind, codeptr_ra, 0, 0, wait_id, 0);
 }
 
 static void on_mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr_ra) {

@@ -73,6 +73,8 @@ export interface InspectRecorder {
   registrations: Record<string, string>;
   lockHolders: { waitId: string; kind: string; holderLwp: number | null; waiterLwps: number[] }[];
   deadlocks: number[][];
+  // the most recent marks and snapshots the program sent with omp_control_tool(64 | 65, modifier, message)
+  marks?: { sequence: number; timeNanos: string; command: 'mark' | 'snapshot'; modifier: string; text: string; lwp?: number }[];
   devices: InspectDevice[];
 }
 

@@ -8,7 +8,8 @@
  *   after a first parallel region: start, flush, mark(64, "first mark"), mark(64, NULL arg),
  *   pause, [a 2-thread parallel region: not recorded], start, snapshot(65, "snap"), command 99
  *   (unknown tool command), end, start, pause, mark(64, "after end")
- * phase is "before_init", "active", "after_end". After the last command the initial thread calls the
+ * phase is "before_init", "active", "after_end"; control.<i>.text is the message of a mark or snapshot
+ * (64, 65; empty for a NULL arg). After the last command the initial thread calls the
  * marker. Extra facts: paused_region_ran=1 (the region run while paused), control.count.
  */
 #include "fixture.h"
@@ -31,6 +32,10 @@ static void command(const char *phase, int cmd, int modifier, void *arg) {
   fx_put(key, "%d", result);
   snprintf(key, sizeof key, "control.%d.phase", count);
   fx_put(key, "%s", phase);
+  if (cmd == 64 || cmd == 65) { /* the tool's mark and snapshot: arg is the message (NULL: none) */
+    snprintf(key, sizeof key, "control.%d.text", count);
+    fx_put(key, "%s", arg ? (const char *)arg : "");
+  }
   count++;
 }
 

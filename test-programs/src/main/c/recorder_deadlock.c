@@ -7,7 +7,7 @@
  * that both are inside omp_set_lock's wait, writes the facts and calls the marker. After the marker it
  * prints JOMPD_RESULT ok and ends the process with _exit(0): the deadlock never resolves.
  * Extra facts: lock_a, lock_b (addresses of the omp_lock_t), thread.<k>.holds, thread.<k>.waits_for
- * ("A" or "B", k = 1, 2).
+ * ("A" or "B", k = 1, 2), thread.<k>.holds_line and .waits_line (the lines of its two omp_set_lock calls).
  */
 #define _GNU_SOURCE
 #include "fixture.h"
@@ -49,10 +49,13 @@ int main(int argc, char **argv) {
     }
     omp_lock_t *first = k == 1 ? &a : &b;
     omp_lock_t *second = k == 1 ? &b : &a;
+    int holds_line = __LINE__ + 1;
     omp_set_lock(first);
     fx_thread_facts(k, "lock");
     fx_thread_put(k, "holds", "%s", k == 1 ? "A" : "B");
     fx_thread_put(k, "waits_for", "%s", k == 1 ? "B" : "A");
+    fx_thread_put(k, "holds_line", "%d", holds_line);
+    fx_thread_put(k, "waits_line", "%d", __LINE__ + 4);
     fx_counter_add(holding, 1);
     fx_counter_await(holding, 2);
     fx_counter_add(asking, 1);

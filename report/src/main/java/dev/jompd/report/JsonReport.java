@@ -10,6 +10,7 @@ import dev.jompd.core.ompd.IcvReading;
 import dev.jompd.core.ompd.TaskHandle;
 import dev.jompd.core.ompd.ToolData;
 import dev.jompd.core.recorder.LockHolder;
+import dev.jompd.core.recorder.Mark;
 import dev.jompd.core.recorder.RecordedEvent;
 import dev.jompd.core.recorder.RecordedThread;
 import dev.jompd.core.recorder.RecorderSnapshot;
@@ -205,9 +206,11 @@ public final class JsonReport {
             picture.history().ifPresent(history -> {
                 // every event the recorder keeps; recentEvents (the text's default tail) stays for older readers
                 JsonArray events = new JsonArray();
-                for (RecordedEvent event : history.events(thread)) {
-                    JsonObject e = event(event);
-                    e.addProperty("sequence", Long.toString(event.sequence()));
+                List<RecordedEvent> kept = history.events(thread);
+                List<String> described = history.describe(thread, kept);
+                for (int i = 0; i < kept.size(); i++) {
+                    JsonObject e = event(kept.get(i), described.get(i));
+                    e.addProperty("sequence", Long.toString(kept.get(i).sequence()));
                     events.add(e);
                 }
                 json.add("events", events);
@@ -216,8 +219,10 @@ public final class JsonReport {
                     json.addProperty("eventsLost", Long.toString(recorded.eventsLost()));
                 });
                 JsonArray recent = new JsonArray();
-                for (RecordedEvent event : history.recent(thread)) {
-                    recent.add(event(event));
+                List<RecordedEvent> tail = history.recent(thread);
+                List<String> tailWords = history.describe(thread, tail);
+                for (int i = 0; i < tail.size(); i++) {
+                    recent.add(event(tail.get(i), tailWords.get(i)));
                 }
                 json.add("recentEvents", recent);
                 List<String> why = history.whyHere(picture, thread);
@@ -241,10 +246,10 @@ public final class JsonReport {
     }
 
     /** One recorded event: its time (the target's CLOCK_MONOTONIC), in words, and its code return address. */
-    private static JsonObject event(RecordedEvent event) {
+    private static JsonObject event(RecordedEvent event, String words) {
         JsonObject e = new JsonObject();
         e.addProperty("timeNanos", Long.toString(event.timeNanos()));
-        e.addProperty("event", event.describe());
+        e.addProperty("event", words);
         e.addProperty("codeptr", Text.hex(event.codeReturnAddress()));
         return e;
     }
@@ -279,6 +284,19 @@ public final class JsonReport {
             deadlocks.add(lwps);
         }
         json.add("deadlocks", deadlocks);
+        JsonArray marks = new JsonArray();
+        for (Mark mark : snapshot.marks()) {
+            JsonObject m = new JsonObject();
+            m.addProperty("sequence", mark.sequence());
+            m.addProperty("timeNanos", Long.toString(mark.timeNanos()));
+            m.addProperty("command", mark.isSnapshot() ? "snapshot" : "mark");
+            m.addProperty("modifier", Long.toUnsignedString(mark.modifier()));
+            m.addProperty("text", mark.text());
+            snapshot.threads().stream().filter(t -> t.serial() == mark.threadSerial()).findFirst()
+                    .ifPresent(t -> m.addProperty("lwp", t.lwp()));
+            marks.add(m);
+        }
+        json.add("marks", marks);
         JsonArray devices = new JsonArray();
         history.devices(picture).forEach(activity -> {
             var device = activity.device();

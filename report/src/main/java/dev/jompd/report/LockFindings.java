@@ -3,7 +3,6 @@ package dev.jompd.report;
 import dev.jompd.core.ompd.LockNames;
 import dev.jompd.core.ompd.RuntimeLocks.Holder;
 import dev.jompd.core.ompd.RuntimeLocks.Lock;
-import dev.jompd.core.recorder.LockHolder;
 import dev.jompd.core.recorder.RecordedThread;
 import dev.jompd.core.unwind.NativeFrame;
 import dev.jompd.report.Diagnosis.Finding;
@@ -96,7 +95,7 @@ final class LockFindings {
                     .orElse(waitId == 0 ? "which one the runtime's memory does not say (a tas or futex lock keeps no "
                             + "queue, and without OMP_DEBUG there is no wait id)"
                             : "no lock of libomp's table has this wait id");
-            String holder = recorderHolder(waitId).map(lwp -> "held by LWP " + lwp + " (jompd-recorder)")
+            String holder = recorderHolder(waitId).map(h -> "held by " + recorderHolderWords(h) + " (jompd-recorder)")
                     .orElse("its holder is not known: " + why);
             findings.add(new Finding(FindingKind.LOCK, waiters.size() + " thread" + (waiters.size() == 1 ? " waits" : "s wait")
                     + " for " + what + (waitId != 0 ? " (wait id " + Text.hex(waitId) + ")" : "") + "; " + holder,
@@ -114,13 +113,18 @@ final class LockFindings {
                     continue;
                 }
                 findings.add(new Finding(FindingKind.DEADLOCK, "deadlock: " + String.join(" -> ", cycle.stream()
-                        .map(t -> "LWP " + t.lwp()).toList()) + " -> LWP " + cycle.getFirst().lwp()
+                        .map(this::recordedThreadName).toList()) + " -> " + recordedThreadName(cycle.getFirst())
                         + ", each waiting for a mutex the next holds",
                         List.of("jompd-recorder: mutex acquired/released events of each thread"), Optional.empty(),
                         List.of()));
             }
         });
         return findings;
+    }
+
+    /** A recorded thread by its OpenMP thread ({@code omp 1/3 (LWP 9033)}), else by its LWP. */
+    private String recordedThreadName(RecordedThread thread) {
+        return picture.threadByLwp(thread.lwp()).map(Diagnosis::who).orElse("LWP " + thread.lwp());
     }
 
     private Finding lockFinding(Lock lock, Map<Long, String> waiters) {
@@ -135,7 +139,8 @@ final class LockFindings {
         }
         String holder;
         Optional<ThreadWait> holding = Optional.empty();
-        Optional<Long> recorded = recorderHolder(lock.object());
+        Optional<RecordedHistory.Holding> recordedHolder = recorderHolder(lock.object());
+        Optional<Long> recorded = recordedHolder.map(h -> h.thread().lwp());
         if (lock.holder() instanceof Holder.Owner owner && threadByGtid.containsKey(owner.gtid())) {
             OpenMpThread thread = threadByGtid.get(owner.gtid());
             ThreadWait held = waitByGtid.get(owner.gtid());
@@ -144,12 +149,12 @@ final class LockFindings {
                     + " deep)" : "") + (held == null ? "" : ", " + held.where() + whatItWaitsFor(held));
             waiters.keySet().forEach(gtid -> edges.add(new Edge(gtid, owner.gtid(), "waits for " + describe(lock, waiters))));
             if (recorded.isPresent() && thread.lwp().isPresent() && recorded.get() != thread.lwp().getAsLong()) {
-                holder += "; the jompd-recorder disagrees: it saw LWP " + recorded.get() + " take it";
+                holder += "; the jompd-recorder disagrees: it saw " + recorderHolderWords(recordedHolder.get());
             } else if (recorded.isPresent()) {
-                evidence.add("jompd-recorder agrees: LWP " + recorded.get() + " acquired it last");
+                evidence.add("jompd-recorder agrees: " + recorderHolderWords(recordedHolder.get()));
             }
         } else if (recorded.isPresent()) {
-            holder = "held by LWP " + recorded.get() + " (jompd-recorder)" + (lock.holder() instanceof Holder.Unknown u
+            holder = "held by " + recorderHolderWords(recordedHolder.get()) + " (jompd-recorder)" + (lock.holder() instanceof Holder.Unknown u
                     ? "; the lock's memory does not say: " + u.why() : "");
             picture.threads().stream().filter(t -> t.lwp().isPresent() && t.lwp().getAsLong() == recorded.get())
                     .findFirst().ifPresent(t -> waiters.keySet().forEach(gtid ->
@@ -235,17 +240,20 @@ final class LockFindings {
                 : ", itself " + wait.describe() + " (" + wait.evidence() + ")";
     }
 
-    /** The recorder's holder (LWP) of a lock object, when the recorder runs and saw one. */
-    private Optional<Long> recorderHolder(long waitId) {
+    /**
+     * The recorder's holder of a lock object (libomp's, as OMPD's wait ids name it: the recorder's locks are
+     * tied to theirs by {@link RecordedHistory#lockObjects()}), when the recorder runs and saw one take it.
+     */
+    private Optional<RecordedHistory.Holding> recorderHolder(long waitId) {
         if (picture.history().isEmpty() || waitId == 0) {
             return Optional.empty();
         }
-        for (LockHolder holder : picture.history().get().lockHolders()) {
-            if (holder.waitId() == waitId && holder.holder().isPresent()) {
-                return Optional.of(holder.holder().get().lwp());
-            }
-        }
-        return Optional.empty();
+        return picture.history().get().holderOfLockObject(waitId);
+    }
+
+    /** {@code omp 1/3 (LWP 9033), which took it at deadlock.c:58}: the recorder's holder by its OpenMP thread. */
+    private String recorderHolderWords(RecordedHistory.Holding holding) {
+        return picture.history().orElseThrow().holderWords(picture, holding);
     }
 
     /** A thread at its team's barrier waits for every member of the team that is not there. */

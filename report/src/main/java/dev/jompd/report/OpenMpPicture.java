@@ -219,7 +219,7 @@ public final class OpenMpPicture {
         }
         try {
             return new OpenMpPicture(target, snapshot, names, reading,
-                    Recorder.find(process).map(recorded -> new RecordedHistory(recorded, names)), List.of(), locks, lockNames,
+                    Recorder.find(process).map(recorded -> RecordedHistory.inProcess(recorded, names, process)), List.of(), locks, lockNames,
                     counts, groups, barrierIdents);
         } catch (RecorderFormatException e) {
             return new OpenMpPicture(target, snapshot, names, reading, Optional.empty(),

@@ -1,17 +1,25 @@
 package dev.jompd.report;
 
+import dev.jompd.core.ompd.AddressSpaceHandle;
+import dev.jompd.core.ompd.OmpdException;
+import dev.jompd.core.ompd.RuntimeLocks;
 import dev.jompd.core.recorder.DeviceRecord;
 import dev.jompd.core.recorder.LockHolder;
+import dev.jompd.core.recorder.Mark;
+import dev.jompd.core.recorder.MutexKind;
 import dev.jompd.core.recorder.MutexRecord;
 import dev.jompd.core.recorder.OmptCallback;
 import dev.jompd.core.recorder.RecordedEvent;
 import dev.jompd.core.recorder.RecordedThread;
 import dev.jompd.core.recorder.RecorderSnapshot;
 import dev.jompd.core.recorder.WhyHere;
+import dev.jompd.core.target.TargetException;
 import dev.jompd.report.OpenMpPicture.OpenMpThread;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -25,9 +33,13 @@ import java.util.OptionalLong;
  * <p>Times are the target's CLOCK_MONOTONIC; the doors show them relative to the newest event the recorder
  * holds in the whole process ({@link #newestEventNanos()}): a core says nothing about when it was written.
  *
- * @param names names of code, for the source lines of the events' return addresses (null: none)
+ * @param names       names of code, for the source lines of the events' return addresses (null: none)
+ * @param lockObjects libomp's lock object of each {@code omp_lock_t} / {@code omp_nest_lock_t} the recorder
+ *                    names (OMPT's wait id of a lock is the user's {@code &L}; libomp's lock table, OMPD's wait
+ *                    ids and the diagnosis key a lock by its object): user address to object, for the locks
+ *                    whose word could be read
  */
-public record RecordedHistory(RecorderSnapshot snapshot, CodeNames names) {
+public record RecordedHistory(RecorderSnapshot snapshot, CodeNames names, Map<Long, Long> lockObjects) {
     /**
      * How many of a thread's most recent events the text renderings show unless asked for more (the JSON
      * carries every event the recorder keeps).
@@ -36,9 +48,83 @@ public record RecordedHistory(RecorderSnapshot snapshot, CodeNames names) {
     /** What the relative times of the renderings count from, in words. */
     public static final String TIME_REFERENCE = "times relative to the newest event recorded in the process";
 
+    public RecordedHistory {
+        lockObjects = Map.copyOf(lockObjects);
+    }
+
     /** A history without names of code: sentences then give no file:line. */
     public RecordedHistory(RecorderSnapshot snapshot) {
         this(snapshot, null);
+    }
+
+    /** A history whose locks are known only by their OMPT wait ids (the user's {@code &L}). */
+    public RecordedHistory(RecorderSnapshot snapshot, CodeNames names) {
+        this(snapshot, names, Map.of());
+    }
+
+    /**
+     * The history of {@code snapshot} in {@code process}, each lock the recorder names (by the user's
+     * {@code &L}) tied to libomp's lock object where the lock's word says which it is.
+     */
+    public static RecordedHistory inProcess(RecorderSnapshot snapshot, CodeNames names, AddressSpaceHandle process) {
+        Map<Long, Long> objects = new HashMap<>();
+        for (RecordedThread thread : snapshot.threads()) {
+            List<MutexRecord> mutexes = new ArrayList<>(thread.held());
+            thread.waitingFor().ifPresent(mutexes::add);
+            for (MutexRecord mutex : mutexes) {
+                if (userLock(mutex) && !objects.containsKey(mutex.waitId())) {
+                    try {
+                        objects.put(mutex.waitId(), RuntimeLocks.userLock(process, mutex.waitId()).object());
+                    } catch (OmpdException | TargetException unreadable) {
+                        // not tied: the lock keeps its user address, and no finding about an object names it
+                    }
+                }
+            }
+        }
+        return new RecordedHistory(snapshot, names, objects);
+    }
+
+    /** A mutex whose OMPT wait id is the address of the user's omp_lock_t / omp_nest_lock_t. */
+    private static boolean userLock(MutexRecord mutex) {
+        return MutexKind.of(mutex.kindId()).filter(kind -> kind == MutexKind.LOCK || kind == MutexKind.TEST_LOCK
+                || kind == MutexKind.NEST_LOCK || kind == MutexKind.TEST_NEST_LOCK).isPresent();
+    }
+
+    /**
+     * A mutex a recorded thread holds.
+     *
+     * @param thread the holder
+     * @param mutex  the holder's record of it: where and when it took it
+     */
+    public record Holding(RecordedThread thread, MutexRecord mutex) {}
+
+    /**
+     * Who the recorder saw take the lock or critical section whose libomp lock object (OMPD wait id) is
+     * {@code object}, and has not seen release it: a live thread; empty when none did.
+     */
+    public Optional<Holding> holderOfLockObject(long object) {
+        for (RecordedThread thread : snapshot.threads()) {
+            if (thread.ended()) {
+                continue;
+            }
+            for (MutexRecord held : thread.held()) {
+                if (lockObjects.getOrDefault(held.waitId(), held.waitId()) == object) {
+                    return Optional.of(new Holding(thread, held));
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * The holder in the diagnosis's words: {@code omp 1/3 (LWP 9033), which took it at deadlock.c:58}; a
+     * thread the runtime does not list as an OpenMP thread by its LWP.
+     */
+    String holderWords(OpenMpPicture picture, Holding holding) {
+        return picture.threadByPthread(holding.thread().pthreadId())
+                .or(() -> picture.threadByLwp(holding.thread().lwp())).map(Diagnosis::who)
+                .orElse("LWP " + holding.thread().lwp() + " (no OpenMP thread the runtime lists)")
+                + ", which took it" + at(holding.mutex().codeReturnAddress());
     }
 
     /** The recorder's record of an OpenMP thread (by its pthread_t, else its LWP). */
@@ -62,6 +148,61 @@ public record RecordedHistory(RecorderSnapshot snapshot, CodeNames names) {
         return of(thread).map(RecordedThread::events).orElse(List.of());
     }
 
+    /**
+     * The events in words ({@link RecordedEvent#describe()}), a mark or snapshot the thread sent with its
+     * message: {@code control_tool mark modifier 1 "phase 2 done"} (a mark sent without one, as Fortran's
+     * omp_control_tool does: {@code control_tool mark modifier 7, no message}).
+     */
+    public List<String> describe(OpenMpThread thread, List<RecordedEvent> events) {
+        Map<Long, Mark> marks = of(thread).map(snapshot::marksOf).orElse(Map.of());
+        return events.stream().map(event -> describe(event, marks)).toList();
+    }
+
+    private static String describe(RecordedEvent event, Map<Long, Mark> marks) {
+        Mark mark = marks.get(event.sequence());
+        if (mark == null) {
+            return event.describe();
+        }
+        return event.describe() + " modifier " + Long.toUnsignedString(mark.modifier())
+                + (mark.text().isEmpty() ? ", no message" : " " + quoted(mark.text()));
+    }
+
+    /** The program's message in double quotes, a quote, backslash or control character in it escaped. */
+    static String quoted(String text) {
+        StringBuilder quoted = new StringBuilder("\"");
+        for (char c : text.toCharArray()) {
+            if (c == '"' || c == '\\') {
+                quoted.append('\\').append(c);
+            } else if (c < 0x20 || c == 0x7f) {
+                quoted.append(String.format(Locale.ROOT, "\\x%02x", (int) c));
+            } else {
+                quoted.append(c);
+            }
+        }
+        return quoted.append('"').toString();
+    }
+
+    /**
+     * The marks and snapshots the program sent, oldest first, one line each: {@code mark 2 modifier 1
+     * "phase 2 done" from LWP 4711 (omp 0/1 · …) (-1.203 s)}; the recorder keeps the most recent
+     * {@code constant.marks} of them (the line says how many it received before those).
+     */
+    public List<String> marks(OpenMpPicture picture) {
+        List<String> lines = new ArrayList<>();
+        long dropped = snapshot.marksReceived() - snapshot.marks().size();
+        for (Mark mark : snapshot.marks()) {
+            String from = snapshot.threads().stream().filter(t -> t.serial() == mark.threadSerial()).findFirst()
+                    .map(t -> threadName(picture, t)).orElse("a thread the recorder has no record of");
+            lines.add((mark.isSnapshot() ? "snapshot " : "mark ") + mark.sequence() + " modifier "
+                    + Long.toUnsignedString(mark.modifier()) + (mark.text().isEmpty() ? ", no message" : " " + quoted(mark.text()))
+                    + " from " + from + " (" + relative(mark.timeNanos()) + ")");
+        }
+        if (dropped > 0 && !lines.isEmpty()) {
+            lines.addFirst("(" + dropped + " older marks were overwritten: the recorder keeps the last " + snapshot.marks().size() + ")");
+        }
+        return lines;
+    }
+
     /** Mutexes that someone holds or waits for, with the holder and the waiters. */
     public List<LockHolder> lockHolders() {
         return snapshot.lockHolders();
@@ -83,14 +224,17 @@ public record RecordedHistory(RecorderSnapshot snapshot, CodeNames names) {
         return newest;
     }
 
-    /** {@code -1.203 s}, {@code -4.736 ms}, {@code -36 us}: a time relative to {@link #newestEventNanos()}. */
+    /**
+     * {@code -1.203 s}, {@code -4.736 ms}, {@code -36.2 us} ({@code the newest event} itself): a time relative
+     * to {@link #newestEventNanos()}, the one time base of every rendering.
+     */
     public String relative(long nanos) {
         long delta = nanos - newestEventNanos();
         if (delta == 0) {
             return "the newest event";
         }
         long size = Math.abs(delta);
-        return size < 1_000_000 ? String.format(Locale.ROOT, "%+d us", delta / 1000)
+        return size < 1_000_000 ? String.format(Locale.ROOT, "%+.1f us", delta / 1e3)
                 : size < 1_000_000_000 ? String.format(Locale.ROOT, "%+.3f ms", delta / 1e6)
                 : String.format(Locale.ROOT, "%+.3f s", delta / 1e9);
     }
@@ -108,8 +252,20 @@ public record RecordedHistory(RecorderSnapshot snapshot, CodeNames names) {
         }
         WhyHere why = snapshot.whyHere(recorded.get(), RECENT_EVENTS);
         List<String> sentences = new ArrayList<>();
-        for (RecordedEvent scope : why.insideScopes()) {
+        List<RecordedEvent> scopes = why.insideScopes();
+        for (int i = 0; i < scopes.size(); i++) {
+            RecordedEvent scope = scopes.get(i);
             sentences.add(entered(scope));
+            // a task the thread took up while in this wait (the task the next scope was begun in, or the task
+            // its last task switch after the innermost one went to)
+            if (isSyncRegion(scope) && scope.taskId() != 0) {
+                OptionalLong running = i + 1 < scopes.size()
+                        ? (isTaskScope(scopes.get(i + 1)) ? OptionalLong.of(scopes.get(i + 1).taskId()) : OptionalLong.empty())
+                        : taskSwitchedToAfter(recorded.get(), scope);
+                if (running.isPresent() && running.getAsLong() != 0 && running.getAsLong() != scope.taskId()) {
+                    sentences.add(runsTask(picture, recorded.get(), running.getAsLong(), scope));
+                }
+            }
         }
         if (why.insideScopes().isEmpty()) {
             sentences.add("the " + recorded.get().events().size() + " events the recorder keeps of it show no scope it "
@@ -139,10 +295,62 @@ public record RecordedHistory(RecorderSnapshot snapshot, CodeNames names) {
         if (!recorded.get().events().isEmpty()) {
             RecordedEvent last = recorded.get().events().getLast();
             if (why.insideScopes().isEmpty() || why.insideScopes().getLast().sequence() != last.sequence()) {
-                sentences.add("its last event: " + last.describe() + at(last.codeReturnAddress()) + " (" + relative(last.timeNanos()) + ")");
+                sentences.add("its last event: " + describe(last, snapshot.marksOf(recorded.get())) + at(last.codeReturnAddress())
+                        + " (" + relative(last.timeNanos()) + ")");
             }
         }
         return sentences;
+    }
+
+    private static boolean isSyncRegion(RecordedEvent scope) {
+        return scope.callback().filter(c -> c == OmptCallback.SYNC_REGION || c == OmptCallback.SYNC_REGION_WAIT).isPresent();
+    }
+
+    /** A scope begun in a task of this thread's own (not a nested region's implicit task, nor a target's). */
+    private static boolean isTaskScope(RecordedEvent scope) {
+        return scope.callback().filter(c -> c == OmptCallback.SYNC_REGION || c == OmptCallback.SYNC_REGION_WAIT
+                || c == OmptCallback.WORK || c == OmptCallback.MASKED || c == OmptCallback.REDUCTION).isPresent();
+    }
+
+    /** The task the thread's last task switch after {@code scope} began went to (task_schedule's next task). */
+    private static OptionalLong taskSwitchedToAfter(RecordedThread thread, RecordedEvent scope) {
+        OptionalLong next = OptionalLong.empty();
+        for (RecordedEvent event : thread.events()) {
+            if (event.sequence() > scope.sequence() && event.callbackId() == OmptCallback.TASK_SCHEDULE.id()) {
+                next = OptionalLong.of(event.value());
+            }
+        }
+        return next;
+    }
+
+    /**
+     * "runs task 12 there, created at tasks.c:30 by LWP 4711 (omp 0/2 · …) (-1.203 ms), since -0.98 ms": the
+     * task a thread took up in a wait, where its task_create event was (any thread's ring that still holds it)
+     * and when the thread switched to it.
+     */
+    private String runsTask(OpenMpPicture picture, RecordedThread thread, long task, RecordedEvent scope) {
+        StringBuilder sentence = new StringBuilder("runs task ").append(task).append(" there");
+        Optional<String> created = Optional.empty();
+        for (RecordedThread creator : snapshot.threads()) {
+            for (RecordedEvent event : creator.events()) {
+                if (event.callbackId() == OmptCallback.TASK_CREATE.id() && event.taskId() == task) {
+                    created = Optional.of(", created" + at(event.codeReturnAddress()) + " by " + threadName(picture, creator)
+                            + " (" + relative(event.timeNanos()) + ")");
+                }
+            }
+        }
+        sentence.append(created.orElse(" (its creation is older than every event the recorder keeps)"));
+        RecordedEvent switched = null;
+        for (RecordedEvent event : thread.events()) {
+            if (event.sequence() > scope.sequence() && event.callbackId() == OmptCallback.TASK_SCHEDULE.id()
+                    && event.value() == task) {
+                switched = event;
+            }
+        }
+        if (switched != null) {
+            sentence.append(", since ").append(relative(switched.timeNanos()));
+        }
+        return sentence.toString();
     }
 
     /** "entered an explicit barrier at waits.c:40 (-0.812 s)", for an open scope's begin event. */

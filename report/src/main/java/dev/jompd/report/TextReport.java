@@ -219,6 +219,9 @@ public final class TextReport {
                     .append(" (each waits for a mutex the next one holds)\n");
         }
         out.append("  (").append(RecordedHistory.TIME_REFERENCE).append(")\n");
+        for (String mark : history.marks(picture)) {
+            out.append("  ").append(mark).append('\n');
+        }
         for (var device : history.devices(picture)) {
             out.append("  ").append(device.summary()).append('\n');
         }
@@ -236,8 +239,9 @@ public final class TextReport {
             }
             out.append("  ").append(thread.name()).append(", ").append(eventsShown(events.size(), history, thread))
                     .append(":\n");
-            for (var event : events) {
-                out.append("    ").append(RecordedHistory.age(event, events.getLast())).append("  ").append(event.describe())
+            List<String> described = history.describe(thread, events);
+            for (int i = 0; i < events.size(); i++) {
+                out.append("    ").append(history.relative(events.get(i).timeNanos())).append("  ").append(described.get(i))
                         .append('\n');
             }
         }

@@ -224,9 +224,19 @@ class LockDiagnosisIT {
     void withTheRecorderTheCriticalBarrierHangIsADeadlock() {
         StoppedFixture fixture = Fixtures.core(RecorderLibrary.with(FixtureRun.of(Fixture.CRITICAL_BARRIER)));
         Facts facts = fixture.facts();
-        String text = TextReport.diagnosis(DiagnosisIT.diagnose(fixture));
+        List<Finding> findings = DiagnosisIT.diagnose(fixture);
+        String text = TextReport.diagnosis(findings);
         Facts.ThreadFacts holder = facts.threads().stream().filter(t -> t.role().equals("holder")).findFirst().orElseThrow();
-        assertThat(text).contains("held by LWP " + holder.lwp() + " (jompd-recorder)");
+        // the recorder's holder by its OpenMP thread (team path: the outer thread numbers the program recorded)
+        // and the line of the critical construct it took
+        List<Integer> ancestors = holder.ancestors();
+        String path = String.join(".", ancestors.subList(0, ancestors.size() - 1).stream().map(String::valueOf).toList());
+        Finding critical = findings.stream().filter(f -> f.kind() == Diagnosis.FindingKind.LOCK).findFirst().orElseThrow();
+        int start = critical.summary().indexOf("; held by ");
+        assertThat(start).as(text).isNotNegative();
+        assertThat(critical.summary().substring(start + 2)).as(text).startsWith("held by omp " + path + " · " + holder.threadNum()
+                + "/" + holder.teamSize() + " (LWP " + holder.lwp() + "), which took it at critical_barrier.c:"
+                + facts.get("hang.lock.gate.line") + " (jompd-recorder); ");
         assertThat(text).contains("deadlock: ").contains("waits at a barrier of team");
     }
 

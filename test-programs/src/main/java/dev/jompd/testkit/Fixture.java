@@ -14,6 +14,8 @@ public enum Fixture {
     NESTED_FORTRAN("nested_fortran.f90"),
     RECORDER_EVENTS("recorder_events.c"),
     RECORDER_DEADLOCK("recorder_deadlock.c"),
+    /** With the jompd-recorder: a thread runs a task inside its own taskwait (and calls the marker there). */
+    RECORDER_TASKWAIT("recorder_taskwait.c"),
     /** Hang fixture: a lock-order deadlock over omp_lock_t (or omp_nest_lock_t), no recorder. */
     LOCK_DEADLOCK("lock_deadlock.c"),
     /** Hang fixture: a barrier inside a critical section the rest of the team waits to enter. */

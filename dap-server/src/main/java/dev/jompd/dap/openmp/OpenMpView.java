@@ -191,10 +191,9 @@ public final class OpenMpView {
         return picture.history().map(history -> {
             var events = history.events(thread);
             List<OmpVariable> children = new ArrayList<>();
+            List<String> described = history.describe(thread, events);
             for (int i = 0; i < events.size(); i++) {
-                var event = events.get(i);
-                children.add(OmpVariable.leaf(String.format("%+.3f ms", (event.timeNanos() - events.getLast().timeNanos()) / 1e6),
-                        event.describe(), "recorded event"));
+                children.add(OmpVariable.leaf(history.relative(events.get(i).timeNanos()), described.get(i), "recorded event"));
             }
             List<OmpVariable> rows = new ArrayList<>();
             List<String> why = history.whyHere(picture, thread);
@@ -207,7 +206,7 @@ public final class OpenMpView {
             }
             long lost = history.of(thread).map(recorded -> recorded.eventsLost()).orElse(0L);
             rows.add(new OmpVariable("recent events", events.size() + " kept" + (lost > 0 ? ", " + lost
-                    + " older ones overwritten" : "") + " (jompd-recorder)", "", children));
+                    + " older ones overwritten" : "") + " (jompd-recorder)", RecordedHistory.TIME_REFERENCE, children));
             return rows;
         }).orElse(List.of());
     }

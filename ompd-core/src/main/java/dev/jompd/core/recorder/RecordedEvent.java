@@ -64,6 +64,9 @@ public record RecordedEvent(long sequence, long timeNanos, int callbackId, int e
             }
             text.append(" device ").append(aux);
         }
+        if (callback().filter(c -> c == OmptCallback.TASK_SCHEDULE).isPresent() && value != 0) {
+            text.append(" next task ").append(value);
+        }
         if (callback().filter(c -> c == OmptCallback.MUTEX_ACQUIRE || c == OmptCallback.MUTEX_ACQUIRED
                 || c == OmptCallback.MUTEX_RELEASED || c == OmptCallback.NEST_LOCK).isPresent()) {
             text.append(" wait_id 0x").append(Long.toHexString(value));

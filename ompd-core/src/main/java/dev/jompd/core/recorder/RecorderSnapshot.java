@@ -56,6 +56,38 @@ public record RecorderSnapshot(String module, RecorderLayout layout, RecorderClo
         return threads.stream().filter(t -> t.address() == address).findFirst();
     }
 
+    /**
+     * The marks and snapshots {@code thread} sent (omp_control_tool(64 or 65, modifier, "text")), by the
+     * sequence number of the control_tool event that sent each. The recorder writes a mark just before that
+     * event, on the same thread, so the thread's marks and its answered mark/snapshot events pair from the
+     * newest back, each mark no later than its event: a mark newer than every such event was being sent when
+     * the target stopped (its event is not written yet), and older events whose marks the ring of
+     * {@code constant.marks} overwrote have none.
+     */
+    public Map<Long, Mark> marksOf(RecordedThread thread) {
+        List<RecordedEvent> sent = thread.events().stream().filter(e -> e.callbackId() == OmptCallback.CONTROL_TOOL.id()
+                && (e.kind() == Recorder.COMMAND_MARK || e.kind() == Recorder.COMMAND_SNAPSHOT)
+                && e.aux() == 0 /* omp_control_tool_success: the recorder kept a mark */).toList();
+        List<Mark> own = marks.stream().filter(m -> m.threadSerial() == thread.serial()).toList();
+        Map<Long, Mark> bySequence = new LinkedHashMap<>();
+        int e = sent.size() - 1;
+        int m = own.size() - 1;
+        while (e >= 0 && m >= 0) {
+            RecordedEvent event = sent.get(e);
+            Mark mark = own.get(m);
+            if (mark.timeNanos() > event.timeNanos()) {
+                m--; // sent after this event: its own event is not in the ring
+            } else if (mark.command() == event.kind() && mark.modifier() == event.value()) {
+                bySequence.put(event.sequence(), mark);
+                e--;
+                m--;
+            } else {
+                break; // a mark that is not this event's: the pairing cannot be trusted further back
+            }
+        }
+        return bySequence;
+    }
+
     public Registration registration(OmptCallback callback) {
         return registrations.getOrDefault(callback, Registration.NOT_REGISTERED);
     }

@@ -94,4 +94,34 @@ class RecorderSnapshotTest {
         assertThat(snapshot.lockHolders()).singleElement().satisfies(h -> assertThat(h.holder()).isEmpty());
         assertThat(snapshot.waitCycles()).isEmpty();
     }
+    private static RecordedEvent control(long sequence, long time, long command, long modifier, long result) {
+        return new RecordedEvent(sequence, time, OmptCallback.CONTROL_TOOL.id(), 0, command, 0x401000, 0, 0, modifier, result);
+    }
+
+    /**
+     * A thread's marks pair with the control_tool events that sent them, newest first: a mark whose event is
+     * not written yet (the target stopped between the two) pairs with none, an ignored mark command (after
+     * end) has no mark, another thread's marks are not this one's, and older events whose marks the ring
+     * overwrote have none.
+     */
+    @Test
+    void marksPairWithTheEventsThatSentThemFromTheNewestBack() {
+        RecordedThread thread = thread(0, List.of(
+                control(1, 100, Recorder.COMMAND_MARK, 1, 0),    // its mark was overwritten
+                control(2, 200, Recorder.COMMAND_MARK, 2, 0),
+                control(3, 300, Recorder.COMMAND_SNAPSHOT, 3, 0),
+                control(4, 400, 2, 0, 0),                        // pause: no mark
+                control(5, 500, Recorder.COMMAND_MARK, 5, 1)),   // ignored (after end): no mark
+                List.of(), Optional.empty());
+        RecordedThread other = thread(1, List.of(control(1, 250, Recorder.COMMAND_MARK, 9, 0)), List.of(), Optional.empty());
+        List<Mark> marks = List.of(
+                new Mark(7, 195, 0, Recorder.COMMAND_MARK, 2, "second"),
+                new Mark(8, 249, 1, Recorder.COMMAND_MARK, 9, "other thread's"),
+                new Mark(9, 299, 0, Recorder.COMMAND_SNAPSHOT, 3, "snap"),
+                new Mark(10, 600, 0, Recorder.COMMAND_MARK, 6, "in flight"));
+        RecorderSnapshot snapshot = new RecorderSnapshot("libjompd-recorder.so", null, new RecorderClock(1, 0, 0, 0, 0), 1024,
+                RecorderSnapshot.Monitoring.ENDED, 201611, "test", List.of(thread, other), Map.of(), 5, List.of(), 10, marks, List.of());
+        assertThat(snapshot.marksOf(thread)).isEqualTo(Map.of(2L, marks.get(0), 3L, marks.get(2)));
+        assertThat(snapshot.marksOf(other)).isEqualTo(Map.of(1L, marks.get(1)));
+    }
 }
