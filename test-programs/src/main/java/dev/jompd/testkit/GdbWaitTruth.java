@@ -131,7 +131,7 @@ public final class GdbWaitTruth {
      */
     public static final Map<String, Set<String>> ENTRIES = Map.ofEntries(
             Map.entry("barrier", Set.of("__kmpc_barrier", "GOMP_barrier")),
-            Map.entry("implicit_for", Set.of("__kmpc_barrier", "GOMP_loop_end")),
+            Map.entry("implicit_for", Set.of("__kmpc_barrier", "GOMP_barrier", "GOMP_loop_end")),
             Map.entry("implicit_sections", Set.of("__kmpc_barrier", "GOMP_sections_end")),
             Map.entry("implicit_single", Set.of("__kmpc_barrier", "GOMP_barrier")),
             Map.entry("implicit_parallel", Set.of("__kmp_join_call", "__kmp_join_barrier", "__kmp_fork_barrier")),
