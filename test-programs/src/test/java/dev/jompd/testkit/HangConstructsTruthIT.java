@@ -218,6 +218,14 @@ class HangConstructsTruthIT {
             next = 1;
         }
         checkWait(softly, source, criticalName, who, thread, "wait", runs, next);
+        Long barrierBits = GdbWaitTruth.Ident.BARRIER_FLAGS.get(thread.get("wait"));
+        if (barrierBits != null && next == 0) { // __kmpc_barrier stored its ident_t in th_ident before it waited
+            String ident = stack.ident().map(i -> "0x" + Long.toHexString(i.barrierBits()) + " at line " + i.line())
+                    .orElse("(none)");
+            // gcc's GOMP_barrier, GOMP_sections_end pass libomp's own ident: no barrier kind, no line
+            softly.assertThat(ident).as(who + "\nth_ident's barrier bits and line")
+                    .isEqualTo(GCC ? "0x0 at line 0" : "0x" + Long.toHexString(barrierBits) + " at line " + thread.get("wait_line"));
+        }
         for (int i = next + 1; i < runs.size(); i++) {
             Optional<String> entry = runs.get(i).entry();
             softly.assertThat(entry.filter(WAIT_ENTRIES::contains)).as(who + "\nno further wait on the stack: run " + i)
