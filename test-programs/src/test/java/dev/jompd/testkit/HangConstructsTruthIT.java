@@ -27,7 +27,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * runtime frames enters libomp at the construct's entry point, called from the line the facts name; a thread
  * that runs a task inside its wait shows the task's wait innermost, the task's entry at its {@code #pragma omp
  * task} line, then its own wait; a straggler or holder is in read() at its line, in no wait; no thread has a
- * second wait on its stack; and the threads in the runtime are exactly the recorded ones. Every line fact is
+ * second wait on its stack; a barrier waiter's {@code th_ident} has its barrier's kind bits and line; and the
+ * threads in the runtime are exactly the recorded ones. Every line fact is
  * checked against the source's text first. No jompd code is involved: this proves the fixture, so that tests of
  * jompd's diagnosis can take its facts as the truth.
  *
