@@ -36,8 +36,8 @@
  *              "teams num_teams(2) thread_limit(N)", in each team a parallel region of N threads: both
  *              teams hang the same way (k = team number * N + thread number)
  * Defaults: barrier construct 3. N: 3..8 threads per case team. The thread that blocks last writes the
- * facts once every other thread is in its wait; the watcher thread (no OpenMP thread) then calls the marker, prints JOMPD_RESULT ok
- * and _exit(0)s.
+ * facts once every other thread is in its wait; the watcher thread (no OpenMP thread) then calls the
+ * marker, prints JOMPD_RESULT ok and _exit(0)s.
  *
  * Facts: hang.kind=construct-hang, hang.construct, hang.where, hang.expect, hang.teams (case teams: 1 or
  * 2), hang.team_size (N), hang.critical.name (critical_named: big), hang.lock.address (lock, nest_lock).
@@ -46,9 +46,10 @@
  * implicit_single, implicit_parallel, taskwait, taskgroup, ordered, critical, lock, nest_lock or none (in
  * user code); wait_line = that construct's "#pragma omp" line (locks: the omp_set_(nest_)lock call; none:
  * the read() line); wait_call_line where the compiler places the call that waits elsewhere (taskgroup:
- * its closing brace). A holder: holds (critical, lock, nest_lock) and holds_line. A thread that runs a task
- * inside its wait (runs_task): task_line (the task's "#pragma omp task"), task_wait and task_wait_line
- * (the wait inside the task, same words; none = the read() line), task_wait_call_line as above.
+ * its closing brace); beside each of these and the task keys below a *_function key: the function whose
+ * code has that line (gdb's frame: it, or a region or task outlined from it). A holder: holds (critical, lock, nest_lock) and holds_line. A thread that runs a task inside its wait
+ * (runs_task): task_line (the task's "#pragma omp task"), task_wait and task_wait_line (the wait inside the
+ * task, same words; none = the read() line), task_wait_call_line as above.
  */
 #define _GNU_SOURCE
 #include "fixture.h"
@@ -81,6 +82,7 @@ enum { SECTIONS_COUNT = 3 };
 typedef struct {
   int kbase;          /* k of its thread 0 */
   int region_line;    /* its "#pragma omp parallel" */
+  const char *region_function; /* the function that has it */
   fx_counter *ready;  /* the holder holds / the straggler took the single / a section started / C started */
 } case_team;
 
@@ -104,12 +106,23 @@ static void finish(int k) {
   fx_hang_write_facts();
 }
 
+/* Records where thread k waits: line_key (wait_line, task_wait_line, wait_call_line, ...) = line, and the
+ * same key with _function for _line = the function whose code has the line (gdb's frame of the call: it,
+ * or a region or task outlined from it). */
+static void put_place(int k, const char *line_key, int line, const char *function) {
+  char function_key[64];
+  size_t stem = strlen(line_key) - strlen("_line");
+  snprintf(function_key, sizeof function_key, "%.*s_function", (int)stem, line_key);
+  fx_thread_put(k, line_key, "%d", line);
+  fx_thread_put(k, function_key, "%s", function);
+}
+
 /* Blocks for good in user code; records the read()'s line under line_key first. signal: counted up once
  * the facts are recorded (someone waits for this thread to be here); last: this thread blocks last. */
 __attribute__((noinline)) static void block_for_good(int k, const char *line_key, fx_counter *signal, int last) {
   int fd = fx_hang_never_ready_fd();
   char c;
-  fx_thread_put(k, line_key, "%d", __LINE__ + 7);
+  put_place(k, line_key, __LINE__ + 7, __func__);
   if (signal)
     fx_counter_add(signal, 1);
   if (last)
@@ -128,10 +141,10 @@ static void straggle(int k, int last) {
 }
 
 /* A thread that waits in `wait` at `line`: its facts, then its slot (call right before the construct). */
-static void waiter(int k, const char *wait, int line) {
+static void waiter(int k, const char *wait, int line, const char *function) {
   fx_thread_facts(k, "waiter");
   fx_thread_put(k, "wait", "%s", wait);
-  fx_thread_put(k, "wait_line", "%d", line);
+  put_place(k, "wait_line", line, function);
 }
 
 static int k_of(case_team *t) { return t->kbase + omp_get_thread_num(); }
@@ -174,7 +187,7 @@ static void hold(case_team *t, int k, int last) {
 static void enter_held(int k, const char *line_key, int last) {
   switch (construct) {
   case CRITICAL:
-    fx_thread_put(k, line_key, "%d", __LINE__ + 4);
+    put_place(k, line_key, __LINE__ + 4, __func__);
     if (last)
       finish(k);
     fx_hang_enter(k);
@@ -182,7 +195,7 @@ static void enter_held(int k, const char *line_key, int last) {
     never_sum++;
     break;
   case CRITICAL_NAMED:
-    fx_thread_put(k, line_key, "%d", __LINE__ + 4);
+    put_place(k, line_key, __LINE__ + 4, __func__);
     if (last)
       finish(k);
     fx_hang_enter(k);
@@ -190,14 +203,14 @@ static void enter_held(int k, const char *line_key, int last) {
     never_sum++;
     break;
   case LOCK:
-    fx_thread_put(k, line_key, "%d", __LINE__ + 4);
+    put_place(k, line_key, __LINE__ + 4, __func__);
     if (last)
       finish(k);
     fx_hang_enter(k);
     omp_set_lock(&lock);
     break;
   case NEST_LOCK:
-    fx_thread_put(k, line_key, "%d", __LINE__ + 4);
+    put_place(k, line_key, __LINE__ + 4, __func__);
     if (last)
       finish(k);
     fx_hang_enter(k);
@@ -211,11 +224,11 @@ static void enter_held(int k, const char *line_key, int last) {
 /* ---- taskwait and taskgroup ----------------------------------------------------------------------------- */
 
 /* Child task C: its thread took it from a barrier (it had entered its slot there) and blocks in it. */
-static void blocked_child(case_team *t, int child_line) {
+static void blocked_child(case_team *t, int child_line, const char *child_function) {
   int k = k_of(t);
   fx_hang_leave(k);
   fx_thread_put(k, "role", "runs_task");
-  fx_thread_put(k, "task_line", "%d", child_line);
+  put_place(k, "task_line", child_line, child_function);
   fx_thread_put(k, "task_wait", "none");
   block_for_good(k, "task_wait_line", t->ready, 0);
 }
@@ -226,20 +239,20 @@ static void blocked_child(case_team *t, int child_line) {
 static void wait_for_child(case_team *t, int k, const char *line_key, const char *call_line_key) {
   if (construct == TASKWAIT) {
 #pragma omp task
-    blocked_child(t, __LINE__ - 1);
+    blocked_child(t, __LINE__ - 1, __func__);
     fx_counter_await(t->ready, 1);
-    fx_thread_put(k, line_key, "%d", __LINE__ + 3);
+    put_place(k, line_key, __LINE__ + 3, __func__);
     finish(k);
     fx_hang_enter(k);
 #pragma omp taskwait
   } else {
-    fx_thread_put(k, line_key, "%d", __LINE__ + 1);
+    put_place(k, line_key, __LINE__ + 1, __func__);
 #pragma omp taskgroup
     {
 #pragma omp task
-      blocked_child(t, __LINE__ - 1);
+      blocked_child(t, __LINE__ - 1, __func__);
       fx_counter_await(t->ready, 1);
-      fx_thread_put(k, call_line_key, "%d", __LINE__ + 3);
+      put_place(k, call_line_key, __LINE__ + 3, __func__);
       finish(k);
       fx_hang_enter(k);
     } /* the end of the taskgroup: clang places the call that waits on this line */
@@ -256,7 +269,7 @@ __attribute__((noinline)) static void in_construct(case_team *t) {
   case BARRIER:
     if (i == n - 1)
       straggle(k, 1);
-    waiter(k, "barrier", __LINE__ + 2);
+    waiter(k, "barrier", __LINE__ + 2, __func__);
     fx_hang_enter(k);
 #pragma omp barrier
     break;
@@ -268,7 +281,7 @@ __attribute__((noinline)) static void in_construct(case_team *t) {
         fx_fail("iteration %d on thread %d", it, i);
       if (it == n - 1)
         straggle(k, 1);
-      waiter(k, "implicit_for", for_line);
+      waiter(k, "implicit_for", for_line, __func__);
       fx_hang_enter(k);
     }
     break;
@@ -281,14 +294,14 @@ __attribute__((noinline)) static void in_construct(case_team *t) {
       {
         fx_counter_add(t->ready, 1);
         fx_counter_await(t->ready, SECTIONS_COUNT);
-        waiter(k, "implicit_sections", sections_line);
+        waiter(k, "implicit_sections", sections_line, __func__);
         fx_hang_enter(k);
       }
 #pragma omp section
       {
         fx_counter_add(t->ready, 1);
         fx_counter_await(t->ready, SECTIONS_COUNT);
-        waiter(k, "implicit_sections", sections_line);
+        waiter(k, "implicit_sections", sections_line, __func__);
         fx_hang_enter(k);
       }
 #pragma omp section
@@ -303,7 +316,7 @@ __attribute__((noinline)) static void in_construct(case_team *t) {
   case SINGLE:
     if (i != n - 1) { /* thread N-1 takes the single */
       fx_counter_await(t->ready, 1);
-      waiter(k, "implicit_single", __LINE__ + 3);
+      waiter(k, "implicit_single", __LINE__ + 3, __func__);
       fx_hang_enter(k);
     }
 #pragma omp single
@@ -315,16 +328,16 @@ __attribute__((noinline)) static void in_construct(case_team *t) {
   case PARALLEL:
     if (i == n - 1)
       straggle(k, 1);
-    waiter(k, "implicit_parallel", t->region_line);
+    waiter(k, "implicit_parallel", t->region_line, t->region_function);
     fx_hang_enter(k);
     break; /* to the end of the region */
   case TASKWAIT:
   case TASKGROUP:
     if (i == 0) {
-      waiter(k, wait_names[construct], 0);
+      waiter(k, wait_names[construct], 0, __func__);
       wait_for_child(t, k, "wait_line", "wait_call_line");
     } else {
-      waiter(k, "barrier", __LINE__ + 2);
+      waiter(k, "barrier", __LINE__ + 2, __func__);
       fx_hang_enter(k);
 #pragma omp barrier
     }
@@ -336,7 +349,7 @@ __attribute__((noinline)) static void in_construct(case_team *t) {
         fx_fail("iteration %d on thread %d", it, i);
       if (it == 0)
         straggle(k, 1);
-      waiter(k, "ordered", __LINE__ + 2);
+      waiter(k, "ordered", __LINE__ + 2, __func__);
       fx_hang_enter(k);
 #pragma omp ordered
       never_sum += it;
@@ -350,7 +363,7 @@ __attribute__((noinline)) static void in_construct(case_team *t) {
     if (i == n - 1)
       hold(t, k, 1);
     fx_counter_await(t->ready, 1);
-    waiter(k, wait_names[construct], 0);
+    waiter(k, wait_names[construct], 0, __func__);
     enter_held(k, "wait_line", 0);
     break;
   default:
@@ -361,11 +374,11 @@ __attribute__((noinline)) static void in_construct(case_team *t) {
 /* ---- WHERE = task ---------------------------------------------------------------------------------------- */
 
 /* Task T: taken by a thread at the single's barrier; waits in the construct and blocks last. */
-static void waiting_task(case_team *t, int task_line) {
+static void waiting_task(case_team *t, int task_line, const char *task_function) {
   int k = k_of(t);
   fx_hang_leave(k);
   fx_thread_put(k, "role", "runs_task");
-  fx_thread_put(k, "task_line", "%d", task_line);
+  put_place(k, "task_line", task_line, task_function);
   fx_thread_put(k, "task_wait", "%s", wait_names[construct]);
   if (construct == TASKWAIT || construct == TASKGROUP)
     wait_for_child(t, k, "task_wait_line", "task_wait_call_line");
@@ -382,13 +395,13 @@ __attribute__((noinline)) static void in_task(case_team *t) {
     hold(t, k, 0);
   if (held)
     fx_counter_await(t->ready, 1);
-  waiter(k, "implicit_single", __LINE__ + 2);
+  waiter(k, "implicit_single", __LINE__ + 2, __func__);
   fx_hang_enter(k);
 #pragma omp single
   {
     fx_hang_leave(k); /* creating T is not waiting */
 #pragma omp task
-    waiting_task(t, __LINE__ - 1);
+    waiting_task(t, __LINE__ - 1, __func__);
     fx_hang_enter(k);
   }
 }
@@ -397,6 +410,7 @@ __attribute__((noinline)) static void in_task(case_team *t) {
 
 static void run_case_team(void) {
   case_team *t = &teams_of_case[0];
+  t->region_function = __func__;
   t->region_line = __LINE__ + 1;
 #pragma omp parallel num_threads(nthreads)
   {
@@ -415,12 +429,13 @@ static void run_nested(void) {
     if (omp_get_num_threads() != 2)
       fx_fail("outer team of %d threads, wanted 2", omp_get_num_threads());
     if (omp_get_thread_num() == 0) {
+      t->region_function = __func__;
       t->region_line = __LINE__ + 1;
 #pragma omp parallel num_threads(nthreads)
       in_construct(t);
     } else {
       outer_barrier_line = __LINE__ + 3;
-      waiter(nthreads, "barrier", outer_barrier_line);
+      waiter(nthreads, "barrier", outer_barrier_line, __func__);
       fx_hang_enter(nthreads);
 #pragma omp barrier
     }
@@ -435,6 +450,7 @@ static void run_teams(void) {
       fx_fail("%d teams, wanted 2", omp_get_num_teams());
     case_team *t = &teams_of_case[omp_get_team_num()];
     t->kbase = omp_get_team_num() * nthreads;
+    t->region_function = __func__;
     t->region_line = __LINE__ + 1;
 #pragma omp parallel num_threads(nthreads)
     in_construct(t);

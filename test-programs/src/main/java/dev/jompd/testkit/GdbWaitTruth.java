@@ -95,8 +95,44 @@ public final class GdbWaitTruth {
         }
     }
 
-    /** One thread's backtrace and its runs, innermost first; {@code leading} the program's frames above the first run. */
-    public record ThreadStack(long lwp, List<Frame> frames, List<Frame> leading, List<Run> runs) {
+    /**
+     * A thread's {@code th.th_ident} in libomp ({@code __kmp_threads[gtid]->th.th_ident}, read through libomp's
+     * DWARF): the {@code ident_t} of its last {@code __kmpc_barrier} (set unconditionally before the wait), or of
+     * a later {@code __kmpc_barrier_master}, {@code __kmpc_copyprivate}, reduction or lock entry.
+     */
+    public record Ident(long flags, String psource) {
+        /** {@code KMP_IDENT_BARRIER_EXPL} 0x20 and the implicit barriers' mask {@code 0x1C0}: which barrier. */
+        public static final long BARRIER_BITS = 0x20 | 0x1C0;
+        /** The barrier bits of each barrier wait (kmp.h: EXPL 0x20, IMPL_FOR 0x40, IMPL_SECTIONS 0xC0, IMPL_SINGLE 0x140). */
+        public static final Map<String, Long> BARRIER_FLAGS = Map.of("barrier", 0x20L, "implicit_for", 0x40L,
+                "implicit_sections", 0xC0L, "implicit_single", 0x140L);
+
+        public long barrierBits() {
+            return flags & BARRIER_BITS;
+        }
+
+        /** The line in {@code ";file;function;line;column;;"}, 0 when unknown (a build without -g: {@code ;unknown;unknown;0;0;;}). */
+        public int line() {
+            String[] fields = psource.split(";", -1);
+            try {
+                return fields.length > 3 ? Integer.parseInt(fields[3]) : 0;
+            } catch (NumberFormatException e) {
+                return 0;
+            }
+        }
+
+        /** The function field of {@code psource}. */
+        public String function() {
+            String[] fields = psource.split(";", -1);
+            return fields.length > 2 ? fields[2] : "";
+        }
+    }
+
+    /**
+     * One thread's backtrace and its runs, innermost first; {@code leading} the program's frames above the first
+     * run; {@code ident} its {@code th_ident} (absent for a thread that is no OpenMP thread, or a null ident).
+     */
+    public record ThreadStack(long lwp, List<Frame> frames, List<Frame> leading, List<Run> runs, Optional<Ident> ident) {
         public ThreadStack {
             frames = List.copyOf(frames);
             leading = List.copyOf(leading);
@@ -131,7 +167,7 @@ public final class GdbWaitTruth {
      */
     public static final Map<String, Set<String>> ENTRIES = Map.ofEntries(
             Map.entry("barrier", Set.of("__kmpc_barrier", "GOMP_barrier")),
-            Map.entry("implicit_for", Set.of("__kmpc_barrier", "GOMP_loop_end")),
+            Map.entry("implicit_for", Set.of("__kmpc_barrier", "GOMP_barrier", "GOMP_loop_end")),
             Map.entry("implicit_sections", Set.of("__kmpc_barrier", "GOMP_sections_end")),
             Map.entry("implicit_single", Set.of("__kmpc_barrier", "GOMP_barrier")),
             Map.entry("implicit_parallel", Set.of("__kmp_join_call", "__kmp_join_barrier", "__kmp_fork_barrier")),
@@ -198,6 +234,14 @@ public final class GdbWaitTruth {
                         f = f.older()
                     except Exception:
                         f = None
+                try:
+                    gtid = int(gdb.parse_and_eval("__kmp_gtid"))
+                    if 0 <= gtid < int(gdb.parse_and_eval("__kmp_threads_capacity")):
+                        ident = gdb.parse_and_eval("__kmp_threads[%d]->th.th_ident" % gtid)
+                        if int(ident) != 0:
+                            out.write("I\\t%d\\t%d\\t%s\\n" % (t.ptid[1], int(ident["flags"]), esc(ident["psource"].string())))
+                except Exception:
+                    pass
             out.close()
             """;
 
@@ -248,6 +292,7 @@ public final class GdbWaitTruth {
     /** The script's lines (R: the runtime library; F: LWP, depth, kind, function, file, line) as thread stacks. */
     static Map<Long, ThreadStack> parse(List<String> lines) {
         Map<Long, List<Frame>> frames = new LinkedHashMap<>();
+        Map<Long, Ident> idents = new LinkedHashMap<>();
         boolean runtimeFound = false;
         for (String line : lines) {
             String[] fields = line.split("\t", -1);
@@ -257,6 +302,8 @@ public final class GdbWaitTruth {
                 frames.computeIfAbsent(Long.parseLong(fields[1]), k -> new ArrayList<>()).add(new Frame(
                         Integer.parseInt(fields[2]), Kind.valueOf(fields[3]), unescape(fields[4]), unescape(fields[5]),
                         Integer.parseInt(fields[6])));
+            } else if (fields[0].equals("I") && fields.length == 4) {
+                idents.put(Long.parseLong(fields[1]), new Ident(Long.parseLong(fields[2]), unescape(fields[3])));
             } else {
                 throw new IllegalStateException("unexpected line from gdb's script: " + line);
             }
@@ -265,12 +312,12 @@ public final class GdbWaitTruth {
             throw new IllegalStateException("gdb found no OpenMP runtime (no __kmpc_barrier in any shared library)");
         }
         Map<Long, ThreadStack> stacks = new LinkedHashMap<>();
-        frames.forEach((lwp, list) -> stacks.put(lwp, stackOf(lwp, list)));
+        frames.forEach((lwp, list) -> stacks.put(lwp, stackOf(lwp, list, Optional.ofNullable(idents.get(lwp)))));
         return stacks;
     }
 
     /** Cuts a backtrace into the program's leading frames and the runs outside it with their callers. */
-    static ThreadStack stackOf(long lwp, List<Frame> frames) {
+    static ThreadStack stackOf(long lwp, List<Frame> frames, Optional<Ident> ident) {
         int i = 0;
         List<Frame> leading = new ArrayList<>();
         while (i < frames.size() && frames.get(i).kind() == Kind.PROGRAM) {
@@ -288,7 +335,7 @@ public final class GdbWaitTruth {
             }
             runs.add(new Run(run, callers));
         }
-        return new ThreadStack(lwp, frames, leading, runs);
+        return new ThreadStack(lwp, frames, leading, runs, ident);
     }
 
     private static String unescape(String text) {
