@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Map;
 import java.util.Optional;
 
@@ -50,6 +51,32 @@ public final class OwnedPaths {
     /** The directory resolved, when it is this user's own and nobody else can change it; else why not. */
     public static Verdict directory(Path directory) {
         return check(directory, true);
+    }
+
+    /**
+     * {@link #directory}, made first (0700, with what is missing above it) when it is not there and the directories
+     * that hold it pass: never made where another user could take it over ({@code sudo -E} keeps another user's HOME).
+     */
+    public static Verdict privateDirectory(Path directory) {
+        Path absolute = directory.toAbsolutePath();
+        if (!Files.exists(absolute, LinkOption.NOFOLLOW_LINKS) && !Files.isSymbolicLink(absolute)) {
+            Path existing = absolute.getParent();
+            while (existing != null && !Files.exists(existing)) {
+                existing = existing.getParent();
+            }
+            if (existing != null) {
+                Verdict above = ancestry(existing);
+                if (!above.trusted()) {
+                    return above;
+                }
+            }
+            try {
+                Files.createDirectories(absolute, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            } catch (IOException | RuntimeException e) {
+                return Verdict.refused(absolute + " cannot be made (" + e.getMessage() + ")");
+            }
+        }
+        return directory(absolute);
     }
 
     /** The file resolved, when only root or this user can change it (a library to load, a program to run); else why not. */
@@ -101,7 +128,24 @@ public final class OwnedPaths {
             if ((mode & GROUP_OR_OTHER_WRITE) != 0) {
                 return Verdict.refused(real + " can be written by its group or others (mode " + octal(mode) + ")");
             }
-            for (Path parent = real.getParent(); parent != null; parent = parent.getParent()) {
+        } catch (IOException | RuntimeException e) {
+            return Verdict.refused(real + " cannot be checked (" + e.getMessage() + ")");
+        }
+        Verdict above = real.getParent() == null ? Verdict.trusted(real) : ancestry(real.getParent());
+        return above.trusted() ? Verdict.trusted(real) : above;
+    }
+
+    /** Whether {@code directory} (resolved) and every directory above it is root's or this user's and not writable by others unless sticky. */
+    private static Verdict ancestry(Path directory) {
+        int self = effectiveUid();
+        Path real;
+        try {
+            real = directory.toRealPath();
+        } catch (IOException e) {
+            return Verdict.refused(directory + " cannot be resolved (" + e.getMessage() + ")");
+        }
+        try {
+            for (Path parent = real; parent != null; parent = parent.getParent()) {
                 Map<String, Object> attributes = Files.readAttributes(parent, "unix:uid,mode", LinkOption.NOFOLLOW_LINKS);
                 int parentOwner = (Integer) attributes.get("uid");
                 int parentMode = (Integer) attributes.get("mode");
