@@ -22,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import java.util.stream.Stream;
 
 /**
  * An OpenMP process for the training of {@code jompd job}'s ahead-of-time cache (bin/jompd: {@code job-agent
@@ -68,7 +69,7 @@ final class JobTraining {
         Optional<Path> own = ownRuntime();
         if (own.isPresent()) {
             remember(cache.get(), own.get().toString());
-        } else if (!refused.isEmpty() && !jobCacheTrained(cache.get()) && !WARNED.getAndSet(true)) {
+        } else if (!refused.isEmpty() && trainingFollows(cache.get()) && !WARNED.getAndSet(true)) {
             say.accept("jompd: the job cache's training will run without an OpenMP process: the ranks' runtime is not "
                     + "loaded by jompd (" + refused + ") and jompd's own libomp is not built");
         }
@@ -101,9 +102,14 @@ final class JobTraining {
         }
     }
 
-    private static boolean jobCacheTrained(Path cache) {
+    /** Whether bin/jompd trains the job cache after this front end: no cache yet, none turned off, not in a job step. */
+    private static boolean trainingFollows(Path cache) {
+        if (Stream.of("JOMPD_NO_AOT", "JOMPD_NO_CDS", "SLURM_STEP_ID").map(System::getenv)
+                .anyMatch(value -> value != null && !value.isEmpty())) {
+            return false;
+        }
         try (var names = Files.newDirectoryStream(cache, "jompd-job-*.aot")) {
-            return names.iterator().hasNext();
+            return !names.iterator().hasNext();
         } catch (IOException | RuntimeException e) {
             return false;
         }
