@@ -36,6 +36,7 @@ import re
 import select
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -60,6 +61,53 @@ _JOMPD_MIN_JAVA = 25
 _JOMPD_ENGINE_JAR = "gdb-adapter.jar"
 _JOMPD_HELLO_SECONDS = 60
 _JOMPD_SYMBOL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.$@]*$")
+
+
+def _why_not_private(real, leaf):
+    """Why `real` (resolved) is not this user's alone, or None: `leaf` owned by the effective uid and not writable
+    by its group or others; every directory above it root's or this user's, not writable by others unless sticky."""
+    me = os.geteuid()
+    path = real
+    while True:
+        st = os.lstat(path)
+        if path == real and leaf:
+            if st.st_uid != me:
+                return "%s belongs to uid %d, not to uid %d that gdb runs as" % (path, st.st_uid, me)
+            if st.st_mode & 0o022:
+                return "%s can be written by its group or others (mode %04o)" % (path, st.st_mode & 0o7777)
+        else:
+            if st.st_uid not in (0, me):
+                return "its directory %s belongs to uid %d, who can replace what it holds" % (path, st.st_uid)
+            if st.st_mode & 0o022 and not st.st_mode & 0o1000:
+                return "its directory %s can be written by its group or others (mode %04o)" % (path, st.st_mode & 0o7777)
+        if path == "/":
+            return None
+        path = os.path.dirname(path)
+
+
+_said_cache = False
+
+
+def _private_directory(directory):
+    """`directory` resolved when it is this user's alone (made 0700 when missing, under directories that pass), else
+    None, said once on stderr: the engine's class archive is code the JVM runs, and under `sudo -E` (the user's
+    HOME) or a shared XDG_CACHE_HOME another user could write it."""
+    global _said_cache
+    real = os.path.realpath(directory)
+    existing = real
+    while not os.path.exists(existing):
+        existing = os.path.dirname(existing)
+    why = _why_not_private(existing, existing == real)
+    if why is None and existing != real:
+        os.makedirs(real, mode=0o700, exist_ok=True)
+        why = _why_not_private(real, True)
+    if why is None:
+        return real
+    if not _said_cache:
+        _said_cache = True
+        sys.stderr.write("jompd: not using the cache directory %s: %s; the engine starts without its class archive\n"
+                         % (real, why))
+    return None
 
 
 class JompdUnavailable(Exception):
@@ -192,8 +240,8 @@ class JompdBridge:
         cache = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "jompd")
         if not os.environ.get("JOMPD_NO_CDS"):
             try:
-                os.makedirs(cache, exist_ok=True)
-                if os.access(cache, os.W_OK):
+                cache = _private_directory(cache)
+                if cache:
                     # One class-data archive per engine build, made by the JVM on first use: start-up time.
                     stamp = int(os.stat(os.path.join(lib, _JOMPD_ENGINE_JAR)).st_mtime)
                     archive = os.path.join(cache, "jompd-gdb-%d.jsa" % stamp)

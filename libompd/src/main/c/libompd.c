@@ -161,14 +161,13 @@ static uint64_t states_start; /* the code that starts the walk */
 
 /* ---- messages ---------------------------------------------------------------------------------------- */
 
-static void log_path(char *path, size_t size);
+static int open_log(char *path, size_t size);
 
 /* Appends a line to the engine's log too: a debugger may lose what print_string gets (LLVM's gdb plugin
    hands it to gdb's printf command, which fails on the newline it adds). */
 static void log_line(const char *text) {
   char path[PATH_MAX];
-  log_path(path, sizeof path);
-  int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  int fd = open_log(path, sizeof path);
   if (fd < 0)
     return;
   char line[1100];
@@ -473,23 +472,105 @@ static int find_java(const char *dir, char *java, size_t size) {
   return 0;
 }
 
-static void log_path(char *path, size_t size) {
+/* ---- a private directory for the engine's log and class archive -------------------------------------
+   A debugger loads this library as any user, root included, on shared login nodes. A log or class archive in
+   a place another user can change is theirs: a link planted where the log goes makes the debugger's user
+   write wherever it points, and a class archive is code the engine runs. So both live in a directory that is
+   this user's alone (made 0700 and checked), and without one there is no archive and no log. */
+
+/* Whether `real` (resolved) and every directory above it is root's or this user's and not writable by others
+   (a sticky one, /tmp, may be: there only an entry's owner may rename or remove it). */
+static int safe_ancestry(const char *real) {
+  char walk[PATH_MAX];
+  if (snprintf(walk, sizeof walk, "%s", real) >= (int)sizeof walk)
+    return 0;
+  uid_t self = geteuid();
+  for (;;) {
+    struct stat st;
+    if (lstat(walk, &st) != 0 || !S_ISDIR(st.st_mode) || (st.st_uid != self && st.st_uid != 0) ||
+        ((st.st_mode & 022) && !(st.st_mode & S_ISVTX)))
+      return 0;
+    char *slash = strrchr(walk, '/');
+    if (!slash || slash == walk) {
+      if (!slash || walk[1] == 0)
+        return 1;
+      walk[1] = 0; /* then "/" itself */
+    } else
+      *slash = 0;
+  }
+}
+
+/* `path` resolved into `real` when it is a directory of this user's that its group and others cannot write
+   (made 0700 here; one that bin/jompd made under umask 022 serves too),
+   above which nobody else can change anything. */
+static int private_directory(const char *path, char *real) {
+  struct stat st;
+  if (!realpath(path, real) || lstat(real, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+      (st.st_mode & 022))
+    return 0;
+  char parent[PATH_MAX];
+  snprintf(parent, sizeof parent, "%s", real);
+  char *slash = strrchr(parent, '/');
+  if (slash)
+    slash[slash == parent ? 1 : 0] = 0;
+  return safe_ancestry(parent);
+}
+
+/* `parent`/`name` as a private directory (resolved into `real`), made 0700 when missing and `parent` is safe:
+   never made where another user could take it over (sudo -E keeps another user's HOME). */
+static int make_private(const char *parent, const char *name, char *real) {
+  char path[PATH_MAX], resolved_parent[PATH_MAX];
+  if (!parent || !*parent || snprintf(path, sizeof path, "%s/%s", parent, name) >= (int)sizeof path)
+    return 0;
+  if (private_directory(path, real))
+    return 1;
+  if (!realpath(parent, resolved_parent) || !safe_ancestry(resolved_parent))
+    return 0;
+  if (mkdir(path, 0700) != 0 && errno != EEXIST)
+    return 0;
+  return private_directory(path, real);
+}
+
+/* The engine's directory: $XDG_CACHE_HOME/jompd or ~/.cache/jompd (kept across sessions), else
+   $XDG_RUNTIME_DIR/jompd, else ${TMPDIR:-/tmp}/jompd-UID; each only when it is this user's alone. */
+static int engine_directory(char *dir) {
   const char *cache = getenv("XDG_CACHE_HOME");
   const char *home = getenv("HOME");
-  char dir[PATH_MAX];
+  char base[PATH_MAX];
   if (cache && *cache) {
-    mkdir(cache, 0700);
-    snprintf(dir, sizeof dir, "%s/jompd", cache);
-  } else if (home && *home) {
-    snprintf(dir, sizeof dir, "%s/.cache", home);
-    mkdir(dir, 0700);
-    snprintf(dir, sizeof dir, "%s/.cache/jompd", home);
-  } else
-    dir[0] = 0;
-  if (dir[0] && (mkdir(dir, 0700) == 0 || errno == EEXIST) && access(dir, W_OK) == 0)
-    snprintf(path, size, "%s/libompd-engine.log", dir);
-  else
-    snprintf(path, size, "/tmp/jompd-libompd-%ld.log", (long)getuid());
+    char above[PATH_MAX];
+    snprintf(above, sizeof above, "%s", cache);
+    char *slash = strrchr(above, '/');
+    if (slash && slash[1]) {
+      *slash = 0;
+      if (make_private(*above ? above : "/", slash + 1, base) && make_private(base, "jompd", dir))
+        return 1;
+    }
+  } else if (home && *home && make_private(home, ".cache", base) && make_private(base, "jompd", dir))
+    return 1;
+  if (make_private(getenv("XDG_RUNTIME_DIR"), "jompd", dir))
+    return 1;
+  const char *tmp = getenv("TMPDIR");
+  char name[32];
+  snprintf(name, sizeof name, "jompd-%ld", (long)geteuid());
+  return make_private(tmp && *tmp ? tmp : "/tmp", name, dir);
+}
+
+/* Opens the engine's log for appending (its path in `path`), or -1 without a private directory: never
+   through a link, never a FIFO's open that waits, only a file of this user's. */
+static int open_log(char *path, size_t size) {
+  char dir[PATH_MAX];
+  if (!engine_directory(dir) || snprintf(path, size, "%s/libompd-engine.log", dir) >= (int)size) {
+    snprintf(path, size, "no log: no directory of this user's alone");
+    return -1;
+  }
+  int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
+  struct stat st;
+  if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid())) {
+    close(fd);
+    fd = -1;
+  }
+  return fd;
 }
 
 extern char **environ;
@@ -506,16 +587,20 @@ static int start_engine(void) {
     return 0;
   }
   snprintf(classpath, sizeof classpath, "%s/*", dir);
-  log_path(log, sizeof log);
+  int log_fd = open_log(log, sizeof log);
   int down[2], up[2];
-  if (pipe2(down, O_CLOEXEC) != 0)
+  if (pipe2(down, O_CLOEXEC) != 0) {
+    if (log_fd >= 0)
+      close(log_fd);
     return say("jompd libompd: pipe: %s", strerror(errno)), 0;
+  }
   if (pipe2(up, O_CLOEXEC) != 0) {
     close(down[0]);
     close(down[1]);
+    if (log_fd >= 0)
+      close(log_fd);
     return say("jompd libompd: pipe: %s", strerror(errno)), 0;
   }
-  int log_fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, down[0], 0);
@@ -532,14 +617,18 @@ static int start_engine(void) {
   posix_spawnattr_setsigmask(&attributes, &none);
   posix_spawnattr_setsigdefault(&attributes, &all_default);
   posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  /* start-up: an application class-data archive the JVM makes on first use, beside the log; a long
-     session's many small calls: the JVM's full tiered compilation */
+  /* start-up: an application class-data archive the JVM makes on first use, beside the log (only there: a
+     private directory); a long session's many small calls: the JVM's full tiered compilation */
   char archive[PATH_MAX + 32];
+  int archived = log_fd >= 0;
   snprintf(archive, sizeof archive, "-XX:SharedArchiveFile=%.*s/libompd-engine.jsa",
            (int)(strrchr(log, '/') ? strrchr(log, '/') - log : 1), strrchr(log, '/') ? log : ".");
-  char *argv[] = {java, "-XX:+UseSerialGC", archive, "-XX:+AutoCreateSharedArchive", "-Xshare:auto",
-                  "-Xlog:cds=off", "-Xlog:cds+dynamic=off", "-XX:-UsePerfData", "-cp", classpath,
-                  "dev.jompd.libompd.Engine", NULL};
+  char *with_archive[] = {java, "-XX:+UseSerialGC", archive, "-XX:+AutoCreateSharedArchive", "-Xshare:auto",
+                          "-Xlog:cds=off", "-Xlog:cds+dynamic=off", "-XX:-UsePerfData", "-cp", classpath,
+                          "dev.jompd.libompd.Engine", NULL};
+  char *without_archive[] = {java, "-XX:+UseSerialGC", "-Xshare:auto", "-Xlog:cds=off", "-XX:-UsePerfData", "-cp",
+                             classpath, "dev.jompd.libompd.Engine", NULL};
+  char **argv = archived ? with_archive : without_archive;
   pid_t pid;
   int spawned = posix_spawn(&pid, java, &actions, &attributes, argv, environ);
   posix_spawn_file_actions_destroy(&actions);
@@ -561,7 +650,7 @@ static int start_engine(void) {
   int type = receive_frame(now_ms() + timeout_ms(), &why);
   if (type != F_HELLO || get_word(&in) != PROTOCOL_VERSION || in.bad) {
     stop_engine();
-    say("jompd libompd: the engine (%s, classes in %s) did not start: it %s; see %s", java, dir,
+    say("jompd libompd: the engine (%s, classes in %s) did not start: it %s (its log: %s)", java, dir,
         type < 0 ? why : "spoke another protocol", log);
     return 0;
   }

@@ -15,7 +15,9 @@ import java.net.UnknownHostException;
  * {@code jompd-dap}: the Debug Adapter Protocol server. Over stdio by default (a client starts it as its
  * adapter executable), or over TCP with {@code --port} (0: a free port, printed on stdout). Listens on
  * loopback only unless {@code --host} names another address and {@code --allow-remote} is given: a DAP
- * client can make the server run any program, so whoever can connect can run commands as this user.
+ * client can make the server run any program, so whoever can connect can run commands as this user. On this
+ * machine only this user's processes are served (every user can reach loopback): another user's connection is
+ * closed unread and said on stderr.
  */
 public final class DapMain {
     private DapMain() {}
@@ -24,7 +26,8 @@ public final class DapMain {
             usage: jompd-dap [--stdio] | [--port N] [--host ADDRESS [--allow-remote]]
                              [--gdb PATH] [--max-message BYTES] [--verbose]
               --stdio          speak DAP on standard input/output (the default)
-              --port N         listen for DAP clients on TCP port N (0: any free port; the port is printed)
+              --port N         listen for DAP clients on TCP port N (0: any free port; the port is printed);
+                               only this user's processes are served
               --host ADDRESS   address to listen on (default 127.0.0.1, loopback)
               --allow-remote   allow a non-loopback --host: anyone who connects can run programs as you
               --gdb PATH       gdb to run when a launch configuration has no miDebuggerPath (default: gdb)
@@ -99,7 +102,11 @@ public final class DapMain {
                     + "can run any program as this user. Add --allow-remote if that is really meant.");
             return 2;
         }
-        try (DapTcpServer server = DapTcpServer.start(address, port, maxMessage, peer -> new DapSession(peer, options))) {
+        try (DapTcpServer server = DapTcpServer.start(address, port, maxMessage, peer -> new DapSession(peer, options),
+                allowRemote, refusal -> {
+                    err.println(refusal);
+                    err.flush();
+                })) {
             Warmup.startInBackground();
             out.println("jompd-dap listening on " + server.address().getAddress().getHostAddress() + ":" + server.port());
             out.flush();

@@ -172,4 +172,28 @@ class LauncherIT {
         }
         assertThat(Files.readString(work.resolve("err"))).doesNotContain("unbound variable");
     }
+
+    /**
+     * A cache others can write (a shared XDG_CACHE_HOME): the ahead-of-time cache is code the JVM runs, so the
+     * session neither records nor uses one there, and says so once on stderr (never on stdout, the DAP stream).
+     */
+    @Test
+    void aCacheOthersCanWriteIsNeitherRecordedNorUsed(@TempDir Path work) throws Exception {
+        Path cache = Files.createDirectories(work.resolve("shared"));
+        Path directory = Files.createDirectories(cache.resolve("jompd"));
+        Files.setPosixFilePermissions(directory, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+        try (Server server = Server.start(cache, work.resolve("err"), Map.of())) {
+            JsonObject capabilities = server.client().body("initialize", args("adapterID", "jompd"));
+            assertThat(capabilities.get("supportsConfigurationDoneRequest").getAsBoolean()).isTrue();
+            server.client().close();
+            assertThat(server.process().waitFor(1, TimeUnit.MINUTES)).isTrue();
+            assertThat(server.client().strayLines()).isEmpty();
+        }
+        try (Stream<Path> files = Files.list(directory)) {
+            assertThat(files.toList()).as("written in the shared cache").isEmpty();
+        }
+        assertThat(Files.readString(work.resolve("err"))).isEqualTo("jompd-dap: not using the cache directory "
+                + directory + ": " + directory + " can be written by its group or others (mode 777); running without it "
+                + "(no ahead-of-time cache)\njompd-dap: connection stdio closed: end of input\n");
+    }
 }

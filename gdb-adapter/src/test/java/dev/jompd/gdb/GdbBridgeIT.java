@@ -114,6 +114,30 @@ class GdbBridgeIT {
                 + facts.threadCount() + " threads identified, all commands answered");
     }
 
+    /**
+     * A cache others can write (a shared XDG_CACHE_HOME): the engine's class archive is code its JVM runs, so the
+     * bridge starts the engine without one there, writes nothing in it, and says so once.
+     */
+    @Test
+    void aCacheOthersCanWriteGetsNoClassArchiveAndIsSaidOnce(@TempDir Path directory) throws IOException {
+        Path shared = Files.createDirectories(directory.resolve("shared/jompd"));
+        Files.setPosixFilePermissions(shared, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.NESTED, "4", "4"));
+        GdbDriver.Output output = GdbDriver.run(GdbDriver.withBridge(List.of()), List.of("ompd threads", "ompd threads"),
+                List.of(fixture.executable().toString(), fixture.core().toString()),
+                Map.of("XDG_CACHE_HOME", shared.getParent().toString()), directory, TIMEOUT);
+        String said = "jompd: not using the cache directory " + shared + ": " + shared + " can be written by its group "
+                + "or others (mode 0777); the engine starts without its class archive";
+        // said as the engine starts, before the first answer; the second command's answer is the same, unsaid
+        assertThat(output.section("ompd threads")).isEqualTo(said + "\n" + output.section("ompd threads#2"));
+        assertThat(output.section("ompd threads#2")).startsWith("16 OpenMP threads of 16 threads in core:");
+        assertThat(output.text().lines().filter(line -> line.startsWith("jompd: not using")).toList())
+                .isEqualTo(List.of(said));
+        try (var files = Files.list(shared)) {
+            assertThat(files.toList()).as("written in the shared cache").isEmpty();
+        }
+    }
+
     @Test
     void jsonIsTheSameDocumentTheCommandLinePrints(@TempDir Path directory) {
         StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.NESTED, "4", "4"));

@@ -327,14 +327,17 @@ public final class RankInspector {
                 String owner = Files.getOwner(Path.of("/proc/" + pid)).getName();
                 String self = System.getProperty("user.name");
                 StringBuilder advice = new StringBuilder(". The process belongs to user " + owner + "; jompd runs as " + self);
-                advice.append(": run jompd job as ").append(owner)
-                        .append(" (srun steps into a job as its owner), or give jompd CAP_SYS_PTRACE");
+                // Never "give jompd CAP_SYS_PTRACE": jompd is a JVM a script starts, which honours JOMPD_JAVA,
+                // JAVA_TOOL_OPTIONS and the user's caches, so the capability would let any user trace any process.
+                String asRoot = "root (sudo, through a rule for jompd's installed launcher alone: docs/security.md)";
+                advice.append(": run jompd job as ").append(owner.equals("root") ? asRoot
+                        : owner + " (srun steps into a job as its owner), or as " + asRoot);
                 if (Files.isRegularFile(Path.of("/proc/sys/kernel/yama/ptrace_scope"))) {
                     String scope = Files.readString(Path.of("/proc/sys/kernel/yama/ptrace_scope")).strip();
                     advice.append("; Yama's ptrace_scope is ").append(scope);
                     if (scope.equals("1")) {
-                        advice.append(" (only a process's ancestors may attach: a tool step is not one; set it to 0, ")
-                                .append("grant CAP_SYS_PTRACE, or have the program call prctl(PR_SET_PTRACER))");
+                        advice.append(" (only a process's ancestors may attach: a tool step is not one; run jompd as ")
+                                .append("root, set it to 0, or have the program call prctl(PR_SET_PTRACER))");
                     }
                 }
                 return advice.toString();

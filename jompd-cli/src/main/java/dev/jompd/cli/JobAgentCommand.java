@@ -70,7 +70,7 @@ class JobAgentCommand implements Callable<Integer> {
         PrintWriter out = spec != null ? spec.commandLine().getOut() : directOut;
         PrintWriter err = spec != null ? spec.commandLine().getErr() : directErr;
         if (aotTraining) {
-            return train(out);
+            return train(out, err);
         }
         if (step == null) {
             err.println("jompd job-agent: --step JOBID.STEP is required");
@@ -85,7 +85,7 @@ class JobAgentCommand implements Callable<Integer> {
         try {
             List<RankInspection> inspections = NodeAgent.inspectRanks(step, nodeName,
                     Duration.ofMillis((long) (stopTimeout * 1000)), readers);
-            JobTraining.rememberRuntime(inspections);
+            JobTraining.rememberRuntime(inspections, notSaid -> { }); // an agent's stderr is not the user's
             Optional<JobSummary> summary = NodeAgent.summarize(inspections);
             NodeMessages.answer(nodeName, summary).forEach(out::println);
             out.flush();
@@ -136,14 +136,14 @@ class JobAgentCommand implements Callable<Integer> {
      * What an agent and its front end do, over two processes that are not OpenMP programs (each rank "missing")
      * and, where a job's ranks used a libomp this host has, a team of OpenMP threads on it ({@link JobTraining}).
      */
-    private int train(PrintWriter out) {
+    private int train(PrintWriter out, PrintWriter err) {
         // grandchildren of this JVM (a JVM cannot trace its own children: its process reaper waits on them)
         ProcessBuilder builder = new ProcessBuilder("sh", "-c", "sleep 60 & echo $!; sleep 60 & echo $!; wait")
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                 .redirectError(ProcessBuilder.Redirect.DISCARD);
         Process shell = null;
         List<Long> pids = new ArrayList<>();
-        Optional<JobTraining.Team> team = JobTraining.startTeam();
+        Optional<JobTraining.Team> team = JobTraining.startTeam(err);
         try {
             shell = builder.start();
             var lines = new BufferedReader(new InputStreamReader(shell.getInputStream(), StandardCharsets.UTF_8));

@@ -164,7 +164,7 @@ class JobCommand implements Callable<Integer> {
     /** The ranks read here; a runtime they used is remembered for the training of the job's cache (JobTraining). */
     private static List<RankInspection> inspect(RankInspector inspector, List<RankInspector.Target> targets) {
         List<RankInspection> inspections = inspector.inspectAll(targets);
-        JobTraining.rememberRuntime(inspections);
+        JobTraining.rememberRuntime(inspections, System.err::println);
         return inspections;
     }
 

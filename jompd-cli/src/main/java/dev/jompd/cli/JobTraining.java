@@ -1,11 +1,14 @@
 package dev.jompd.cli;
 
+import dev.jompd.core.launch.OpenMpLaunch;
+import dev.jompd.core.launch.OwnedPaths;
 import dev.jompd.job.RankInspection;
 
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,6 +20,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
 
 /**
  * An OpenMP process for the training of {@code jompd job}'s ahead-of-time cache (bin/jompd: {@code job-agent
@@ -24,7 +30,9 @@ import java.util.concurrent.TimeoutException;
  * — the lambdas and string concatenations the JVM otherwise generates in every agent of every job (~550 classes,
  * ~0.5 CPU-s of an agent's ~2.3 at two ranks, measured against a cache trained without one). Never a rank of the
  * job: {@code lib/jompd-aot-team} (a C program of the distribution) on a libomp the last job's ranks used, which
- * the agents and front ends remember in the launcher's cache directory ({@code -Djompd.cache}).
+ * the agents and front ends remember in the launcher's cache directory ({@code -Djompd.cache}). The team loads
+ * that libomp, so only one a rank of this user maps and that nobody but root or this user can change is
+ * remembered ({@link OwnedPaths}), else jompd's own: root reading another user's job must never run their code.
  */
 final class JobTraining {
     /** The file in the cache directory that names a libomp a job's ranks used. */
@@ -33,22 +41,77 @@ final class JobTraining {
     private JobTraining() {}
 
     /**
-     * Remembers the runtime of the first live rank read (the file its memory maps under the runtime's name, from
-     * {@code /proc/PID/maps}); nothing without a cache directory or when it is already the one remembered.
+     * Remembers the runtime of the first live rank read that is safe to load later (see {@link #trainable}), else
+     * jompd's own libomp when it is built; nothing without a cache directory or when it is already the one
+     * remembered. When a rank's runtime was refused and there is nothing else to remember, {@code say} hears why,
+     * once per process and only while the job cache is still to be trained (bin/jompd trains it after the first
+     * job).
      */
-    static void rememberRuntime(List<RankInspection> inspections) {
+    static void rememberRuntime(List<RankInspection> inspections, Consumer<String> say) {
         Optional<Path> cache = cacheDirectory();
         if (cache.isEmpty()) {
             return;
         }
+        String refused = "";
         for (RankInspection inspection : inspections) {
             if (inspection instanceof RankInspection.Seen seen && seen.id().pid() > 0) {
                 Optional<String> runtime = mappedFile(seen.id().pid(), seen.picture().target().runtime());
                 if (runtime.isPresent()) {
-                    remember(cache.get(), runtime.get());
-                    return;
+                    OwnedPaths.Verdict verdict = trainable(seen.id().pid(), Path.of(runtime.get()));
+                    if (verdict.trusted()) {
+                        remember(cache.get(), verdict.path().orElseThrow().toString());
+                        return;
+                    }
+                    refused = refused.isEmpty() ? runtime.get() + ": " + verdict.why() : refused;
                 }
             }
+        }
+        Optional<Path> own = ownRuntime();
+        if (own.isPresent()) {
+            remember(cache.get(), own.get().toString());
+        } else if (!refused.isEmpty() && trainingFollows(cache.get()) && !WARNED.getAndSet(true)) {
+            say.accept("jompd: the job cache's training will run without an OpenMP process: the ranks' runtime is not "
+                    + "loaded by jompd (" + refused + ") and jompd's own libomp is not built");
+        }
+    }
+
+    private static final AtomicBoolean WARNED = new AtomicBoolean();
+
+    /**
+     * Whether the training may load {@code runtime}, which rank {@code pid} maps: the rank is this user's (a rank
+     * of another user says nothing of what this user may run) and only root or this user can change the file and
+     * every directory above it. Root reading user B's job must not run B's code.
+     */
+    static OwnedPaths.Verdict trainable(long pid, Path runtime) {
+        int self = OwnedPaths.effectiveUid();
+        Optional<Integer> owner = OwnedPaths.processOwner(pid);
+        if (owner.isEmpty() || owner.get() != self) {
+            return new OwnedPaths.Verdict(Optional.empty(), "the rank (process " + pid + ") "
+                    + owner.map(uid -> "belongs to uid " + uid + ", not to uid " + self + " that jompd runs as")
+                    .orElse("has gone"));
+        }
+        return OwnedPaths.file(runtime);
+    }
+
+    /** jompd's own libomp (JOMPD_RUNTIME, else the one scripts/build-runtime.sh made in the cache), when safe to load. */
+    private static Optional<Path> ownRuntime() {
+        try {
+            return OpenMpLaunch.findRuntime(System.getenv()).flatMap(runtime -> OwnedPaths.file(runtime).path());
+        } catch (RuntimeException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** Whether bin/jompd trains the job cache after this front end: no cache yet, none turned off, not in a job step. */
+    private static boolean trainingFollows(Path cache) {
+        if (Stream.of("JOMPD_NO_AOT", "JOMPD_NO_CDS", "SLURM_STEP_ID").map(System::getenv)
+                .anyMatch(value -> value != null && !value.isEmpty())) {
+            return false;
+        }
+        try (var names = Files.newDirectoryStream(cache, "jompd-job-*.aot")) {
+            return !names.iterator().hasNext();
+        } catch (IOException | RuntimeException e) {
+            return false;
         }
     }
 
@@ -99,20 +162,31 @@ final class JobTraining {
 
     /**
      * Starts {@code lib/jompd-aot-team} on the remembered runtime and waits (at most 10 s) until its team is in
-     * place; empty when there is no remembered runtime, no program, or it does not get there.
+     * place; empty when there is no remembered runtime, no program, or it does not get there. A remembered runtime
+     * that another user can change (remembered before this check existed, or changed since) is refused, said on
+     * {@code err}: the training runs without it.
      */
-    static Optional<Team> startTeam() {
-        Optional<Path> runtime = cacheDirectory().map(cache -> cache.resolve(RUNTIME_FILE)).filter(Files::isRegularFile)
+    static Optional<Team> startTeam(PrintWriter err) {
+        Optional<Path> remembered = cacheDirectory().map(cache -> cache.resolve(RUNTIME_FILE)).filter(Files::isRegularFile)
                 .flatMap(JobTraining::readPath).filter(Files::isRegularFile);
         Path program = Path.of(System.getProperty("jompd.home", "."), "lib", "jompd-aot-team");
-        if (runtime.isEmpty() || !Files.isExecutable(program)) {
+        if (remembered.isEmpty() || !Files.isExecutable(program)) {
+            return Optional.empty();
+        }
+        OwnedPaths.Verdict runtime = OwnedPaths.file(remembered.get());
+        if (!runtime.trusted()) {
+            err.println("jompd: the training does not load " + remembered.get() + ": " + runtime.why());
+            err.flush();
             return Optional.empty();
         }
         // a grandchild of this JVM (a JVM cannot trace its own children: its process reaper waits on them)
-        ProcessBuilder builder = new ProcessBuilder("sh", "-c", "\"$0\" \"$1\" & echo $!; wait",
-                program.toString(), runtime.get().toString())
+        ProcessBuilder builder = new ProcessBuilder("/bin/sh", "-c", "\"$0\" \"$1\" & echo $!; wait",
+                program.toString(), runtime.path().orElseThrow().toString())
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                 .redirectError(ProcessBuilder.Redirect.DISCARD);
+        // nothing else loaded into it from the environment (sudo -E keeps the user's): no OMPT tool, no preload
+        builder.environment().keySet().removeAll(List.of("OMP_TOOL_LIBRARIES", "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT"));
+        builder.environment().put("OMP_TOOL", "disabled");
         builder.environment().put("OMP_DEBUG", "enabled");
         builder.environment().put("KMP_BLOCKTIME", "0"); // the waiting threads sleep rather than spin
         Process shell;

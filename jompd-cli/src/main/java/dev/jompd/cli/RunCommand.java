@@ -90,7 +90,13 @@ public final class RunCommand implements Callable<Integer> {
             err.flush();
             return ExitCode.UNSUPPORTED_RUNTIME;
         }
-        Path aliases = OpenMpLaunch.aliasDirectory(libomp, environment);
+        Path aliases;
+        try {
+            aliases = OpenMpLaunch.aliasDirectory(libomp, environment);
+        } catch (IllegalArgumentException e) {
+            err.println("jompd: " + e.getMessage());
+            return ExitCode.UNSUPPORTED_RUNTIME;
+        }
         Map<String, String> changes = new java.util.LinkedHashMap<>(OpenMpLaunch.environmentChanges(environment, aliases));
         if (recorder) {
             Path library;
@@ -129,6 +135,7 @@ public final class RunCommand implements Callable<Integer> {
     }
 
     private Path build(Map<String, String> environment, PrintWriter err) {
+        OpenMpLaunch.privateCache(environment); // built only into a cache of this user's alone
         Path script = distributionHome().resolve("scripts/build-runtime.sh");
         if (!Files.isRegularFile(script)) {
             throw new IllegalStateException("jompd's libomp is not built and " + script + " is missing: run "

@@ -108,8 +108,19 @@ class RankFaultsIT {
                     Duration.ofMinutes(2));
             assertThat(result.exitCode()).as(result.output()).isZero();
             String json = result.output().lines().filter(l -> l.startsWith("{")).findFirst().orElseThrow();
-            assertThat(JsonParser.parseString(json).toString()).contains("\"reason\":\"permission_denied\"")
-                    .contains("belongs to user root").contains("CAP_SYS_PTRACE");
+            assertThat(JsonParser.parseString(json).toString()).contains("\"reason\":\"permission_denied\"");
+            // what would allow it: root, never a capability on jompd's JVM (docs/security.md)
+            Path scope = Path.of("/proc/sys/kernel/yama/ptrace_scope");
+            String yama = Files.isRegularFile(scope) ? "; Yama's ptrace_scope is " + Files.readString(scope).strip()
+                    + (Files.readString(scope).strip().equals("1") ? " (only a process's ancestors may attach: a tool "
+                    + "step is not one; run jompd as root, set it to 0, or have the program call prctl(PR_SET_PTRACER))" : "")
+                    : "";
+            String detail = JsonParser.parseString(json).getAsJsonObject().getAsJsonArray("missing").get(0)
+                    .getAsJsonObject().get("detail").getAsString();
+            assertThat(detail).isEqualTo("pid:" + pid + ": permission denied attaching to process " + pid + ": the process "
+                    + "belongs to uid 0, this JVM runs as uid 65534 without CAP_SYS_PTRACE. The process belongs to user "
+                    + "root; jompd runs as nobody: run jompd job as root (sudo, through a rule for jompd's installed "
+                    + "launcher alone: docs/security.md)" + yama);
         } finally {
             kill(pid);
         }

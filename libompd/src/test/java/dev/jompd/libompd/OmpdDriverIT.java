@@ -101,6 +101,59 @@ class OmpdDriverIT {
         return new Run(truth, jompd, llvm, printed);
     }
 
+    /**
+     * A debugger that loads libompd.so without HOME or XDG_CACHE_HOME (a service, env -i) on a machine other users
+     * share: the engine's log and class archive go to a directory of this user's alone (XDG_RUNTIME_DIR's when it
+     * is this user's, else ${TMPDIR:-/tmp}/jompd-UID made 0700), never to a fixed name in /tmp where another user
+     * plants a link (the log would be written where it points) or an archive (classes the engine would run).
+     */
+    @Test
+    void withoutAHomeTheEngineKeepsItsLogAndArchiveInADirectoryOfThisUsersAloneNeverInSharedTmp() throws Exception {
+        assumeTrue("root".equals(System.getProperty("user.name")), "needs root, to plant files as user nobody");
+        int nobody = 65534;
+        long uid = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+        Path plantedLog = Path.of("/tmp/jompd-libompd-" + uid + ".log");
+        Path plantedArchive = Path.of("/tmp/libompd-engine.jsa");
+        assumeTrue(!Files.exists(plantedLog, java.nio.file.LinkOption.NOFOLLOW_LINKS) && !Files.exists(plantedArchive),
+                "/tmp already holds " + plantedLog + " or " + plantedArchive);
+        Path setup = Files.createDirectories(work.resolve("no-home"));
+        Path victim = setup.resolve("written-through-the-link");
+        Path theirRuntimeDirectory = Files.createDirectories(setup.resolve("run-user-nobody"));
+        Path tmp = Files.createDirectories(setup.resolve("tmp"));
+        byte[] notAnArchive = "classes of user nobody's choosing".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        try {
+            Files.createSymbolicLink(plantedLog, victim);
+            Files.write(plantedArchive, notAnArchive);
+            Files.setPosixFilePermissions(plantedArchive, java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw-rw-"));
+            for (Path theirs : List.of(plantedArchive, theirRuntimeDirectory)) {
+                Files.setAttribute(theirs, "unix:uid", nobody);
+            }
+            Files.setAttribute(plantedLog, "unix:uid", nobody, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+            Commands.Result run = Commands.run(List.of("env", "-u", "HOME", "-u", "XDG_CACHE_HOME",
+                    "XDG_RUNTIME_DIR=" + theirRuntimeDirectory, "TMPDIR=" + tmp, "OMP_DEBUG=enabled",
+                    "OMPD_DRIVER_API=201811", driver().toString(), JOMPD_LIBRARY.toString()), Map.of(), work,
+                    Duration.ofMinutes(2));
+            assertThat(run.exitCode()).as(run.output()).isZero();
+            assertThat(run.output()).contains("DONE").doesNotContain("did not start");
+            assertThat(victim).as("the log, through the planted link").doesNotExist();
+            assertThat(Files.readAllBytes(plantedArchive)).as("the planted archive").isEqualTo(notAnArchive);
+            assertThat(Files.getAttribute(plantedArchive, "unix:uid")).isEqualTo(nobody);
+            try (var listing = Files.list(theirRuntimeDirectory)) {
+                assertThat(listing.toList()).as("nobody's runtime directory").isEmpty();
+            }
+            Path mine = tmp.resolve("jompd-" + uid);
+            assertThat(Files.readAttributes(mine, "unix:uid,mode", java.nio.file.LinkOption.NOFOLLOW_LINKS))
+                    .isEqualTo(Map.of("uid", (int) uid, "mode", 040700));
+            try (var listing = Files.list(mine)) {
+                assertThat(listing.map(path -> path.getFileName().toString()).filter(name -> name.endsWith(".log")).toList())
+                        .isEqualTo(List.of("libompd-engine.log"));
+            }
+        } finally {
+            Files.deleteIfExists(plantedLog);
+            Files.deleteIfExists(plantedArchive);
+        }
+    }
+
     @Test
     void anEngineTooSlowToAnswerCostsTheCallAnErrorAndAMessageNeverAHang() throws IOException {
         // 1 ms is less than any JVM needs to say hello: every call that needs the engine times out

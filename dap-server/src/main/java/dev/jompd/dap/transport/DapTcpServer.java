@@ -1,5 +1,6 @@
 package dev.jompd.dap.transport;
 
+import dev.jompd.core.launch.OwnedPaths;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -15,12 +16,21 @@ import io.netty.handler.codec.DecoderException;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * DAP over TCP: one session per connection, any number of connections. Binds to loopback unless given
  * another address; the caller decides whether a non-loopback address is allowed (a DAP client can make
  * the server run programs, so exposing it is exposing a shell).
+ *
+ * <p>Loopback is not private: every user of the machine can connect to it. So a connection from a process of
+ * this machine is served only when that process runs as the server's own user ({@link TcpPeers}: the kernel's
+ * socket table, as SO_PEERCRED tells for a Unix socket); any other is closed before a byte is read, and said on
+ * {@code refusals}. A connection from another machine (no local socket) is served only with {@code remotePeers}
+ * ({@code --allow-remote}).
  */
 public final class DapTcpServer implements AutoCloseable {
     private final EventLoopGroup boss;
@@ -39,6 +49,18 @@ public final class DapTcpServer implements AutoCloseable {
      * @throws IllegalStateException when the port cannot be bound
      */
     public static DapTcpServer start(InetAddress address, int port, int maxContentLength, DapEndpoint.Factory sessions) {
+        return start(address, port, maxContentLength, sessions, false, System.err::println);
+    }
+
+    /**
+     * Listens on {@code address:port} ({@code port} 0: a free port); connections from other machines only with
+     * {@code remotePeers}; each connection refused said on {@code refusals}.
+     *
+     * @throws IllegalStateException when the port cannot be bound
+     */
+    public static DapTcpServer start(InetAddress address, int port, int maxContentLength, DapEndpoint.Factory sessions,
+                                     boolean remotePeers, Consumer<String> refusals) {
+        int self = OwnedPaths.effectiveUid();
         EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         EventLoopGroup workers = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
         try {
@@ -49,6 +71,13 @@ public final class DapTcpServer implements AutoCloseable {
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel ch) {
+                            Optional<String> refused = refusal(ch, self, remotePeers);
+                            if (refused.isPresent()) {
+                                refusals.accept("jompd-dap: refused a connection from " + ch.remoteAddress() + ": "
+                                        + refused.get());
+                                ch.close();
+                                return;
+                            }
                             ch.pipeline().addLast("decoder", new DapFrameDecoder(maxContentLength))
                                     .addLast("encoder", new DapFrameEncoder())
                                     .addLast("session", new SessionHandler(sessions));
@@ -61,6 +90,18 @@ public final class DapTcpServer implements AutoCloseable {
             workers.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             throw new IllegalStateException("cannot listen on " + address.getHostAddress() + ":" + port + ": " + e.getMessage(), e);
         }
+    }
+
+    /** Why connection {@code ch} is not served, or empty when it comes from this user's process (or another machine, when allowed). */
+    private static Optional<String> refusal(SocketChannel ch, int self, boolean remotePeers) {
+        OptionalInt owner = TcpPeers.owner(ch.localAddress(), ch.remoteAddress());
+        if (owner.isPresent()) {
+            return owner.getAsInt() == self && self >= 0 ? Optional.empty() : Optional.of("its process runs as uid "
+                    + owner.getAsInt() + ", not as uid " + self + " that the server runs as (a DAP client can make the "
+                    + "server run programs)");
+        }
+        return remotePeers ? Optional.empty() : Optional.of("no process of this machine holds its end (its owner cannot "
+                + "be checked), and connections from other machines are not allowed");
     }
 
     public InetSocketAddress address() {

@@ -52,10 +52,25 @@ public final class OpenMpLaunch {
     }
 
     /**
+     * The cache directory resolved, made (0700) when missing, when it is this user's alone ({@link OwnedPaths}):
+     * jompd's libomp and the links programs load it by live there, and under {@code sudo -E} (the user's HOME) or
+     * with a shared {@code XDG_CACHE_HOME} another user could write them.
+     *
+     * @throws IllegalArgumentException saying whose it is, and what to do instead
+     */
+    public static Path privateCache(Map<String, String> environment) {
+        Path cache = cacheDirectory(environment);
+        OwnedPaths.Verdict verdict = OwnedPaths.privateDirectory(cache);
+        return verdict.path().orElseThrow(() -> new IllegalArgumentException("jompd does not use the cache directory "
+                + cache + ": " + verdict.why() + " (set JOMPD_CACHE to a directory of yours alone)"));
+    }
+
+    /**
      * jompd's libomp: {@code $JOMPD_RUNTIME} (the library itself, its directory, or an install prefix
      * with {@code lib/}), else the complete install scripts/build-runtime.sh made in the cache.
      *
-     * @throws IllegalArgumentException when {@code $JOMPD_RUNTIME} is set but holds no libomp.so
+     * @throws IllegalArgumentException when {@code $JOMPD_RUNTIME} is set but holds no libomp.so, or the cache is
+     *                                  not this user's alone ({@link #privateCache})
      */
     public static Optional<Path> findRuntime(Map<String, String> environment) {
         String explicit = environment.get("JOMPD_RUNTIME");
@@ -69,7 +84,11 @@ public final class OpenMpLaunch {
             throw new IllegalArgumentException("JOMPD_RUNTIME=" + explicit + " holds no libomp.so (give the library, "
                     + "its directory or the install prefix scripts/build-runtime.sh made)");
         }
-        Path prefix = cacheDirectory(environment).resolve("llvm-" + RUNTIME_VERSION);
+        Path cache = cacheDirectory(environment);
+        if (!Files.exists(cache)) {
+            return Optional.empty();
+        }
+        Path prefix = privateCache(environment).resolve("llvm-" + RUNTIME_VERSION);
         Path library = prefix.resolve("lib/libomp.so");
         return Files.isRegularFile(prefix.resolve(COMPLETE_STAMP)) && Files.isRegularFile(library)
                 ? Optional.of(library.toAbsolutePath()) : Optional.empty();
@@ -107,11 +126,14 @@ public final class OpenMpLaunch {
     /**
      * A directory in the cache where each of {@link #RUNTIME_ALIASES} links to {@code libomp}: made once
      * per library (named by a hash of its real path), atomically, so concurrent runs share it.
+     *
+     * @throws IllegalArgumentException when the cache is not this user's alone ({@link #privateCache})
      */
     public static Path aliasDirectory(Path libomp, Map<String, String> environment) {
+        Path cache = privateCache(environment);
         try {
             Path real = libomp.toRealPath();
-            Path directory = cacheDirectory(environment).resolve("run").resolve(hash(real.toString()));
+            Path directory = cache.resolve("run").resolve(hash(real.toString()));
             if (RUNTIME_ALIASES.stream().allMatch(alias -> real.equals(realPath(directory.resolve(alias))))) {
                 return directory;
             }
@@ -204,7 +226,12 @@ public final class OpenMpLaunch {
             return new Launch(environment, false, "the program needs " + String.join(", ", missing) + " from GCC's "
                     + "libgomp, which jompd's libomp lacks: it runs on its own OpenMP runtime, which jompd cannot read");
         }
-        Path aliases = aliasDirectory(libomp.get(), environment);
+        Path aliases;
+        try {
+            aliases = aliasDirectory(libomp.get(), environment);
+        } catch (IllegalArgumentException e) {
+            return new Launch(environment, false, e.getMessage() + "; the program runs on its own OpenMP runtime");
+        }
         return new Launch(environment(environment, aliases), true, "the program runs on jompd's OMPD-enabled libomp "
                 + libomp.get() + " (as libomp.so.5 and libgomp.so.1, OMP_DEBUG=enabled): " + why);
     }

@@ -5,6 +5,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -50,6 +52,41 @@ class OpenMpLaunchTest {
         assertThat(OpenMpLaunch.findRuntime(environment)).isEmpty();
         Files.createFile(prefix.resolve(OpenMpLaunch.COMPLETE_STAMP));
         assertThat(OpenMpLaunch.findRuntime(environment)).contains(prefix.resolve("lib/libomp.so"));
+    }
+
+    /**
+     * A cache others can write (a shared XDG_CACHE_HOME, a group's directory): its libomp and the links programs
+     * load it by would be theirs to replace. Never used; the error says whose it is and what to do.
+     */
+    @Test
+    void aCacheOthersCanWriteIsNeitherSearchedNorWritten(@TempDir Path work) throws Exception {
+        Path shared = Files.createDirectories(work.resolve("shared"));
+        Path prefix = Files.createDirectories(shared.resolve("llvm-" + OpenMpLaunch.RUNTIME_VERSION + "/lib")).getParent();
+        Path planted = Files.write(prefix.resolve("lib/libomp.so"), new byte[] {1});
+        Files.createFile(prefix.resolve(OpenMpLaunch.COMPLETE_STAMP));
+        Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwxrwx"));
+        Map<String, String> environment = Map.of("JOMPD_CACHE", shared.toString());
+        String refused = "jompd does not use the cache directory " + shared + ": " + shared.toRealPath()
+                + " can be written by its group or others (mode 0777) (set JOMPD_CACHE to a directory of yours alone)";
+        assertThatThrownBy(() -> OpenMpLaunch.findRuntime(environment)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage(refused);
+        Path mine = Files.write(work.resolve("libomp.so"), new byte[] {1});
+        assertThatThrownBy(() -> OpenMpLaunch.aliasDirectory(mine, environment))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage(refused);
+        try (var listing = Files.list(shared)) {
+            assertThat(listing.map(path -> path.getFileName().toString()).toList()).as("nothing made in it")
+                    .isEqualTo(List.of("llvm-" + OpenMpLaunch.RUNTIME_VERSION));
+        }
+        assertThat(planted).exists();
+    }
+
+    @Test
+    void aMissingCacheIsMadeForThisUserAlone(@TempDir Path work) throws Exception {
+        Path cache = work.resolve("new/jompd");
+        Path library = Files.write(work.resolve("libomp.so"), new byte[] {1});
+        Path aliases = OpenMpLaunch.aliasDirectory(library, Map.of("JOMPD_CACHE", cache.toString()));
+        assertThat(aliases.getParent().getParent()).isEqualTo(cache);
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(cache))).isEqualTo("rwx------");
     }
 
     @Test

@@ -109,7 +109,7 @@ public class AttachException extends TargetException {
                 case 1 -> {
                     if (!capable) {
                         causes.add("/proc/sys/kernel/yama/ptrace_scope is 1: only a process's ancestors may attach without CAP_SYS_PTRACE, and this JVM "
-                                + "is neither (run jompd as root, grant it CAP_SYS_PTRACE, or set ptrace_scope to 0)");
+                                + "is neither (run jompd as root, or set ptrace_scope to 0)");
                     }
                 }
                 default -> { }
