@@ -5,7 +5,10 @@
  * respectively, then each asks for the next one (1 wants B, 2 wants C, 3 wants A): a cycle of three.
  * KIND nest: one region of 3 threads over omp_nest_lock_t A, B; thread 1 takes A twice (depth 2), thread 2
  * takes B once, then 1 asks for B and 2 for A: a cycle of two.
- * Thread 0 is outside the cycle: it waits until every thread of the cycle has announced (a counter)
+ * KIND stall: one region of 3 threads, each in the cycle: thread k takes omp_lock_t A, B, C (k = 0, 1, 2) and
+ * then asks for the next; no OpenMP thread runs, and libomp records no owner: the watcher thread (no OpenMP
+ * thread, fx_hang_watch) calls the marker once all three are inside omp_set_lock's wait.
+ * Otherwise thread 0 is outside the cycle: it waits until every thread of the cycle has announced (a counter)
  * that it is about to ask for its second lock, sleeps SETTLE_MS (default 200) so that each is inside
  * omp_set_lock's wait, writes the facts and calls the marker. After the marker it prints
  * JOMPD_RESULT ok and ends the process with _exit(0): the deadlock never resolves.
@@ -22,15 +25,16 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *usage = "[lock|nest] [SETTLE_MS (0..10000, default 200)]";
+static const char *usage = "[lock|nest|stall] [SETTLE_MS (0..10000, default 200)]";
 static const char *const names[] = {"A", "B", "C"};
 
 int main(int argc, char **argv) {
   fx_init("lock_deadlock", argc, argv);
   fx_arg_max(argc, argv, 2, usage);
   int nest = argc > 1 && strcmp(argv[1], "nest") == 0;
-  if (argc > 1 && !nest && strcmp(argv[1], "lock") != 0)
-    fx_fail("KIND must be lock or nest, not %s", argv[1]);
+  int stall = argc > 1 && strcmp(argv[1], "stall") == 0;
+  if (argc > 1 && !nest && !stall && strcmp(argv[1], "lock") != 0)
+    fx_fail("KIND must be lock, nest or stall, not %s", argv[1]);
   int settle = fx_arg_int(argc, argv, 2, 200, 0, 10000, usage);
   int cycle = nest ? 2 : 3; /* threads 1..cycle, one lock each */
   omp_set_dynamic(0);
@@ -45,7 +49,7 @@ int main(int argc, char **argv) {
     snprintf(key, sizeof key, "hang.lock.%s.address", names[i]);
     fx_put(key, "%p", nest ? (void *)&nest_locks[i] : (void *)&locks[i]);
     snprintf(key, sizeof key, "hang.lock.%s.holder", names[i]);
-    fx_put(key, "%d", i + 1);
+    fx_put(key, "%d", stall ? i : i + 1);
     if (nest) {
       snprintf(key, sizeof key, "hang.lock.%s.depth", names[i]);
       fx_put(key, "%d", i == 0 ? 2 : 1);
@@ -58,6 +62,29 @@ int main(int argc, char **argv) {
                                      "thread 3 holds C and waits for A");
   fx_counter *holding = fx_counter_new();
   fx_counter *asking = fx_counter_new();
+  if (stall) {
+    fx_put("hang.expect", "possible deadlock: every OpenMP thread waits for a lock, none records an owner");
+    fx_hang_watch(cycle);
+#pragma omp parallel num_threads(cycle)
+    {
+      int k = omp_get_thread_num();
+      if (omp_get_num_threads() != cycle)
+        fx_fail("team of %d threads, wanted %d", omp_get_num_threads(), cycle);
+      omp_set_lock(&locks[k]);
+      fx_thread_facts(k, "cycle");
+      fx_thread_put(k, "holds", "%s", names[k]);
+      fx_thread_put(k, "waits_for", "%s", names[(k + 1) % cycle]);
+      fx_thread_put(k, "wait_line", "%d", __LINE__ + 7);
+      fx_counter_add(holding, 1);
+      fx_counter_await(holding, cycle);
+#pragma omp barrier
+      if (k == 0)
+        fx_hang_write_facts();
+      fx_hang_enter(k);
+      omp_set_lock(&locks[(k + 1) % cycle]); /* never returns */
+    }
+    return 0;
+  }
 
 #pragma omp parallel num_threads(cycle + 1)
   {

@@ -22,7 +22,7 @@ import java.util.Optional;
 public final class Diagnosis {
     /** What a finding is about; {@link #words()} is its name in jompd-diagnose/1. */
     public enum FindingKind {
-        BARRIER, TASKWAIT, TASKGROUP, ORDERED, LOCK, DEADLOCK, NONE, OTHER;
+        BARRIER, TASKWAIT, TASKGROUP, ORDERED, LOCK, DEADLOCK, POSSIBLE_DEADLOCK, NONE, OTHER;
 
         /** {@code barrier}, {@code deadlock}, …: the kind as jompd-diagnose/1 spells it. */
         public String words() {
@@ -117,6 +117,7 @@ public final class Diagnosis {
         findings.addAll(OrderedFindings.of(picture, waits));
         // Locks, critical sections, their holders and wait cycles (deadlocks)
         findings.addAll(LockFindings.of(picture, List.copyOf(waits.values()), stackByGtid));
+        findings.addAll(StallFindings.of(picture, waits, findings));
         if (findings.isEmpty()) {
             findings.add(new Finding(FindingKind.NONE, "no thread waits at a barrier, a taskwait, the end of a taskgroup, an ordered region, for a lock or a critical section",
                     List.of(stacks.isPresent() ? "states and stacks of " + picture.threads().size() + " threads"

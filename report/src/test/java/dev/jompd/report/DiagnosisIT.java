@@ -1,6 +1,7 @@
 package dev.jompd.report;
 
 import dev.jompd.report.Diagnosis.Finding;
+import dev.jompd.report.Diagnosis.Involved;
 import dev.jompd.testkit.Facts;
 import dev.jompd.testkit.Fixture;
 import dev.jompd.testkit.FixtureRun;
@@ -133,6 +134,31 @@ class DiagnosisIT {
             assertThat(statuses.stream().filter(w -> w.equals("executing"))).as(statuses.toString()).hasSize(1);
             return null;
         });
+    }
+
+    /**
+     * lock_deadlock stall: every OpenMP thread waits for a simple lock (which records no owner), none runs: a possible
+     * deadlock naming exactly the three threads the program recorded, never a proven one (no owner is known).
+     */
+    @Test
+    void everyThreadWaitingForALockIsAPossibleDeadlock() {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.LOCK_DEADLOCK, "stall"));
+        Facts facts = fixture.facts();
+        List<Finding> findings = diagnose(fixture);
+        String text = TextReport.diagnosis(findings);
+        assertThat(findings.stream().filter(f -> f.kind() == FindingKind.DEADLOCK)).as(text).isEmpty();
+        List<Finding> possible = findings.stream().filter(f -> f.kind() == FindingKind.POSSIBLE_DEADLOCK).toList();
+        assertThat(possible).as(text).hasSize(1);
+        assertThat(possible.getFirst().threads().stream().map(t -> t.thread().lwp().getAsLong())
+                .collect(java.util.stream.Collectors.toSet())).as(text)
+                .isEqualTo(facts.threads().stream().map(Facts.ThreadFacts::lwp).collect(java.util.stream.Collectors.toSet()));
+        assertThat(possible.getFirst().summary()).as(text).startsWith("possible deadlock: every OpenMP thread of the "
+                + "process waits (3 of 3 for a lock or a critical section)");
+        for (Involved involved : possible.getFirst().threads()) {
+            Facts.ThreadFacts truth = facts.threads().stream().filter(t -> t.lwp() == involved.thread().lwp().getAsLong())
+                    .findFirst().orElseThrow();
+            assertThat(involved.source()).as(text).contains("lock_deadlock.c:" + truth.number("wait_line"));
+        }
     }
 
     @Test
