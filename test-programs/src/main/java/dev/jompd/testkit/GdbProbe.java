@@ -317,7 +317,8 @@ public final class GdbProbe {
         return quoted.append('"').toString();
     }
 
-    private static String unescape(String text) {
+    /** gdb's C-escaped string ({@code \\n}, {@code \\t}, {@code \\\\}) as plain text. */
+    static String unescape(String text) {
         StringBuilder plain = new StringBuilder();
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);

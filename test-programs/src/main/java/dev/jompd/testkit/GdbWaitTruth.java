@@ -300,10 +300,10 @@ public final class GdbWaitTruth {
                 runtimeFound = fields.length == 2 && !fields[1].isEmpty();
             } else if (fields[0].equals("F") && fields.length == 7) {
                 frames.computeIfAbsent(Long.parseLong(fields[1]), k -> new ArrayList<>()).add(new Frame(
-                        Integer.parseInt(fields[2]), Kind.valueOf(fields[3]), unescape(fields[4]), unescape(fields[5]),
+                        Integer.parseInt(fields[2]), Kind.valueOf(fields[3]), GdbProbe.unescape(fields[4]), GdbProbe.unescape(fields[5]),
                         Integer.parseInt(fields[6])));
             } else if (fields[0].equals("I") && fields.length == 4) {
-                idents.put(Long.parseLong(fields[1]), new Ident(Long.parseLong(fields[2]), unescape(fields[3])));
+                idents.put(Long.parseLong(fields[1]), new Ident(Long.parseLong(fields[2]), GdbProbe.unescape(fields[3])));
             } else {
                 throw new IllegalStateException("unexpected line from gdb's script: " + line);
             }
@@ -336,23 +336,5 @@ public final class GdbWaitTruth {
             runs.add(new Run(run, callers));
         }
         return new ThreadStack(lwp, frames, leading, runs, ident);
-    }
-
-    private static String unescape(String text) {
-        StringBuilder plain = new StringBuilder();
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (c == '\\' && i + 1 < text.length()) {
-                char next = text.charAt(++i);
-                plain.append(switch (next) {
-                    case 'n' -> '\n';
-                    case 't' -> '\t';
-                    default -> next;
-                });
-            } else {
-                plain.append(c);
-            }
-        }
-        return plain.toString();
     }
 }
