@@ -33,7 +33,7 @@ mvn_flags=(-B -ntp)
 if [ -n "$quick" ]; then
   # One integration test class per door, each among the fastest that reaches the door through a real program,
   # gdb and the runtime (timings in docs/testing.md): the CLI on a core, the gdb bridge's diagnosis, the DAP
-  # server on a core, the report on a core; ompd-core's navigation under them all.
+  # server on a core, the report's diagnosis of known waits; ompd-core's navigation under them all.
   quick_its=NavigationIT,DiagnosisIT,InspectCommandIT,GdbDiagnoseIT,CoreIT
   mvn "${mvn_flags[@]}" verify -Djompd.fuzz.skip=true -Dit.test="$quick_its" \
     -Dfailsafe.failIfNoSpecifiedTests=false "$@"
