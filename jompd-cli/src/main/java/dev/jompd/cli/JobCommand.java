@@ -109,6 +109,12 @@ class JobCommand implements Callable<Integer> {
             if (source.cores != null) {
                 summary = fromCores(inspector);
             } else if (source.pids != null) {
+                List<Long> gone = source.pids.stream().filter(pid -> !Files.isDirectory(Path.of("/proc/" + pid))).toList();
+                if (!gone.isEmpty()) {
+                    err.println("jompd job: no such process: " + gone.stream().map(String::valueOf)
+                            .collect(java.util.stream.Collectors.joining(", ")));
+                    return ExitCode.BAD_INPUT;
+                }
                 summary = NodeAgent.summarize(inspect(inspector, source.pids.stream()
                         .map(pid -> RankInspector.Target.live(new RankId(RankEnvironment.rankOf(pid), localHost(), pid,
                                 "pid " + pid))).toList()));
@@ -177,12 +183,39 @@ class JobCommand implements Callable<Integer> {
             throw new IllegalArgumentException("no core files in " + source.cores);
         }
         List<RankInspector.Target> targets = new ArrayList<>();
+        Map<String, List<Path>> byProgram = new TreeMap<>();
+        Map<String, String> programPaths = new HashMap<>();
         for (Path core : cores) {
-            CoreFiles.RankSource rank = CoreFiles.rankOf(core);
-            targets.add(RankInspector.Target.core(new RankId(rank.rank(), "", 0, core.toString()), core,
-                    Optional.ofNullable(executable)));
+            CoreFiles.CoreOrigin origin = CoreFiles.originOf(core);
+            // a core whose environment names no node shows none (never a guess)
+            targets.add(RankInspector.Target.core(new RankId(origin.rank().rank(), origin.node().orElse(""), 0,
+                    core.toString()), core, Optional.ofNullable(executable)));
+            origin.program().ifPresent(program -> {
+                byProgram.computeIfAbsent(program.identity(), p -> new ArrayList<>()).add(core);
+                programPaths.putIfAbsent(program.identity(), program.path());
+            });
+        }
+        if (byProgram.size() > 1) {
+            throw new IllegalArgumentException(differentPrograms(byProgram, programPaths));
         }
         return NodeAgent.summarize(inspect(inspector, targets));
+    }
+
+    /**
+     * Why cores of more than one program are not read as one job (a directory that also holds other programs' cores
+     * would otherwise be merged into the job without a word): each program with its cores.
+     */
+    private String differentPrograms(Map<String, List<Path>> byProgram, Map<String, String> paths) {
+        StringBuilder message = new StringBuilder("the cores in " + source.cores + " come from " + byProgram.size()
+                + " different programs:");
+        byProgram.forEach((identity, cores) -> {
+            message.append("\n  ").append(paths.get(identity))
+                    .append(identity.startsWith("build-id ") ? " (" + identity + ")" : "").append(": ");
+            message.append(cores.size() <= 4 ? cores.stream().map(Path::toString)
+                    .collect(java.util.stream.Collectors.joining(", "))
+                    : cores.getFirst() + " and " + (cores.size() - 1) + " more");
+        });
+        return message.append("\ngive the cores of one job's program: a directory or a glob of them alone").toString();
     }
 
     /** The ranks read here; a runtime they used is remembered for the training of the job's cache (JobTraining). */
