@@ -8,7 +8,7 @@ import picocli.CommandLine.Option;
 @Command(name = "inspect", mixinStandardHelpOptions = true,
         description = {"Reports the OpenMP state of a core file or a running process.",
                 "The tree of parallel regions, each thread under its team (state, wait id, current task), explicit "
-                        + "tasks, the ICVs by scope and the runtime's start-up settings; with --stacks also where every "
+                        + "tasks, the ICVs by scope and libomp's defaults (recorded before it read the environment); with --stacks also where every "
                         + "thread is."})
 class InspectCommand extends TargetCommand {
 

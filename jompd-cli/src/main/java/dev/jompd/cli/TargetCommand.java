@@ -117,7 +117,7 @@ abstract class TargetCommand implements Callable<Integer> {
                 }
             }
         } catch (OmpdException e) {
-            err.println("jompd: " + e.getMessage());
+            err.println("jompd: " + e.reason());
             if (e.rc() == OmpdRc.INCOMPATIBLE) {
                 return ExitCode.UNSUPPORTED_RUNTIME;
             }

@@ -179,7 +179,12 @@ public final class ConsoleReport {
             return member;
         }
         for (ParallelRegion child : picture.children(region)) {
-            if (!child.teamPath().isEmpty() && child.teamPath().getLast() == number) {
+            // the thread that encountered the child: its number in this team is the last of the child's team path;
+            // a region at level 1 has no team path, and was met by the only thread of the level-0 region
+            boolean encounteredBy = child.teamPath().isEmpty()
+                    ? region.level() == 0 && number == 0
+                    : child.teamPath().getLast() == number;
+            if (encounteredBy) {
                 Optional<OpenMpThread> primary = teammate(picture, child, 0, depth + 1);
                 if (primary.isPresent()) {
                     return primary;
@@ -228,7 +233,7 @@ public final class ConsoleReport {
                 String value = readings.map(all -> Optional.ofNullable(all.get(icv.name()))
                                 .map(reading -> switch (reading) {
                                     case IcvReading.Value v -> v.text();
-                                    case IcvReading.Failed failed -> "(" + failed.rc().cName() + ")";
+                                    case IcvReading.Failed failed -> Text.notRead(failed);
                                 }).orElse("(not read)"))
                         .orElse("(no " + scope.name().toLowerCase(Locale.ROOT) + ")");
                 table.row(icv.name(), value);
