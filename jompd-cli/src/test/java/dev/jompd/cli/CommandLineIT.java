@@ -151,4 +151,24 @@ class CommandLineIT {
         assertThat(missing.exitCode()).isEqualTo(3);
         assertThat(missing.err()).isEqualTo("jompd: no such core file: " + directory.resolve("core") + "\n");
     }
+
+    /** A program without OpenMP: exit 4, and why in words (no OMPD return code). */
+    @Test
+    void aProgramWithoutOpenMpIsSaidSoInWords(@TempDir Path directory) throws Exception {
+        Process sleeper = new ProcessBuilder("sleep", "120").start();
+        try {
+            Path core = directory.resolve("sleep.core");
+            Process gcore = new ProcessBuilder("gdb", "-batch", "-nx", "-p", Long.toString(sleeper.pid()),
+                    "-ex", "gcore " + core).redirectErrorStream(true).redirectOutput(directory.resolve("gdb.log").toFile()).start();
+            assertThat(gcore.waitFor()).isZero();
+            for (String command : List.of("inspect", "diagnose")) {
+                InspectCommandIT.Result result = jompd(command, "--core", core.toString());
+                assertThat(result.exitCode()).as(result.err()).isEqualTo(4);
+                assertThat(result.err()).isEqualTo("jompd: core:" + core + " has no OpenMP runtime loaded (no libomp "
+                        + "among its modules: a program without OpenMP, or one that has not loaded it yet)\n");
+            }
+        } finally {
+            sleeper.destroyForcibly();
+        }
+    }
 }
