@@ -88,7 +88,8 @@ public final class ConsoleReport {
     /** The state without OMPT's prefix and with the wait id it waits on, or why it is not known. */
     public static String state(OpenMpThread thread) {
         if (thread.state().isEmpty()) {
-            return thread.stateCode().isEmpty() ? "(state not tracked: OMP_DEBUG=enabled)"
+            // why, and what to set, is said once under the table (notes): not on every thread's row
+            return thread.stateCode().isEmpty() ? "(not tracked)"
                     : "(" + Text.stateName(thread) + ")";
         }
         String name = Text.shortState(thread.state().get());
@@ -122,7 +123,15 @@ public final class ConsoleReport {
             out.append("Not OpenMP threads: ").append(options.debugger()).append(' ').append(String.join(", ", others))
                     .append('\n');
         }
+        notes(picture, out);
         return out.toString();
+    }
+
+    /** What the reader should know to read the answer right (no OMP_DEBUG: what is missing, what to set), once. */
+    private static void notes(OpenMpPicture picture, StringBuilder out) {
+        for (String notice : picture.notices()) {
+            out.append("note: ").append(notice).append('\n');
+        }
     }
 
     /**
@@ -165,6 +174,7 @@ public final class ConsoleReport {
             }
             region = current.enclosing().flatMap(picture::region);
         }
+        notes(picture, out);
         return out.toString();
     }
 

@@ -110,4 +110,28 @@ class MessagesIT {
                 + "KMP_* from the environment (OMPD's display control variables): not what the program runs with, "
                 + "which the ICVs above show");
     }
+
+    /** Without OMP_DEBUG, ompd threads and ompd parallel say so once, with what to set, not on every thread's row. */
+    @Test
+    void aMissingOmpDebugIsSaidOnceWithWhatToSet() {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.PARALLEL, "2").withEnvironment("OMP_DEBUG", "disabled"));
+        Facts facts = fixture.facts();
+        withPicture(fixture, picture -> {
+            assertThat(picture.notices()).hasSize(1);
+            String note = "note: " + picture.notices().getFirst();
+            assertThat(note).contains("Run it with OMP_DEBUG=enabled");
+            String threads = ConsoleReport.threads(picture, OPTIONS, List.of());
+            String parallel = ConsoleReport.parallel(picture, picture.threadByLwp(facts.thread(1).lwp()).orElseThrow(), OPTIONS);
+            for (String answer : List.of(threads, parallel)) {
+                assertThat(answer.lines().filter(l -> l.contains("OMP_DEBUG")).toList()).as(answer).containsExactly(note);
+            }
+            // each thread's row says only that its state is not tracked
+            List<String> rows = threads.lines().filter(l -> l.matches("^\\s+\\? .*")).toList();
+            assertThat(rows).as(threads).hasSize(facts.threadCount());
+            for (String row : rows) {
+                assertThat(row).as(threads).endsWith("  (not tracked)");
+            }
+            return null;
+        });
+    }
 }
