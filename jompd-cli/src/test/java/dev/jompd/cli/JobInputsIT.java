@@ -142,6 +142,8 @@ class JobInputsIT {
     void aCriticalWaitIsNamedOnce() throws Exception {
         Path cores = Files.createDirectories(work.resolve("critical-wait"));
         Path rank0 = core(3, Map.of("PMIX_RANK", "0"), cores, "core.0");
+        InspectCommandIT.Result text = jompd("job", "--cores", cores.toString());
+        assertThat(text.out().lines().findFirst()).hasValue("Job: 1 rank, 1 seen in 1 class");
         InspectCommandIT.Result json = jompd("job", "--cores", cores.toString(), "--json");
         assertThat(json.exitCode()).as(json.err()).isZero();
         JsonObject rankClass = JsonParser.parseString(json.out()).getAsJsonObject().getAsJsonArray("classes").get(0)
