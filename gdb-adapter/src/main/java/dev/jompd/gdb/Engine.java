@@ -75,7 +75,7 @@ public final class Engine {
         } catch (BridgeException e) {
             reply.addProperty("error", e.getMessage());
         } catch (OmpdException e) {
-            reply.addProperty("error", e.getMessage() + " (" + e.rc().cName() + ")");
+            reply.addProperty("error", e.reason()); // in words: no OMPD return code in a user's message
         } catch (TargetException | GdbQuestionException e) {
             reply.addProperty("error", e.getMessage());
         } catch (GdbChannel.ProtocolException | UncheckedIOException e) {

@@ -85,17 +85,44 @@ public final class CoreFiles {
 
     /** The rank the process's own environment (in the core) gives, then the file name; and where it came from. */
     public static RankSource rankOf(Path core) {
+        return originOf(core).rank();
+    }
+
+    /**
+     * Who a core's process was: its rank (from its environment, then the file name), the node its environment
+     * names ({@link RankEnvironment#node}), and its program as the core records it.
+     */
+    public static CoreOrigin originOf(Path core) {
+        Optional<String> node = Optional.empty();
+        Optional<Program> program = Optional.empty();
         try (CoreFileAddressSpace space = CoreFileAddressSpace.open(core)) {
             Map<String, String> environment = environment(space);
+            node = RankEnvironment.node(environment);
+            program = space.executable().map(module -> new Program(module.path().toString(), module.buildId()));
             Optional<RankSource> fromEnvironment = RankEnvironment.rank(environment);
             if (fromEnvironment.isPresent()) {
-                return fromEnvironment.get();
+                return new CoreOrigin(fromEnvironment.get(), node, program);
             }
         } catch (RuntimeException e) {
             // a damaged core: the name may still say which rank it was; its inspection says what is wrong
         }
         OptionalInt fromName = rankFromName(core);
-        return new RankSource(fromName, fromName.isPresent() ? "the file name" : "nothing (no rank variable, no rank in the name)");
+        return new CoreOrigin(new RankSource(fromName, fromName.isPresent() ? "the file name"
+                : "nothing (no rank variable, no rank in the name)"), node, program);
+    }
+
+    /** Where a core came from: its rank, the node its process ran on (when known), its program (when recorded). */
+    public record CoreOrigin(RankSource rank, Optional<String> node, Optional<Program> program) {}
+
+    /**
+     * A core's program: the executable's path as the core records it, and its GNU build id when it has one. Two
+     * cores are of the same program when their build ids are equal, or, without build ids, their paths.
+     */
+    public record Program(String path, Optional<String> buildId) {
+        /** What tells programs apart. */
+        public String identity() {
+            return buildId.map(id -> "build-id " + id).orElse(path);
+        }
     }
 
     /** A rank and what said so. */

@@ -182,7 +182,7 @@ public final class JobPicture {
     /** The job as text, for the command line. */
     public String text() {
         StringBuilder out = new StringBuilder();
-        out.append("Job: ").append(summary.rankCount()).append(" ranks, ").append(summary.seenCount()).append(" seen in ")
+        out.append("Job: ").append(summary.rankCount()).append(summary.rankCount() == 1 ? " rank, " : " ranks, ").append(summary.seenCount()).append(" seen in ")
                 .append(classes.size()).append(classes.size() == 1 ? " class" : " classes");
         if (summary.missingCount() > 0) {
             out.append(", ").append(summary.missingCount()).append(" missing");

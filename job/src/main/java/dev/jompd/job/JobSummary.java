@@ -291,9 +291,9 @@ public final class JobSummary {
         return made;
     }
 
-    /** {@code rank 3 on n1 (pid 4711)}, {@code pid 4711 on n1}, {@code core.3 on n1}. */
+    /** {@code rank 3 (pid 4711 on n1)}, {@code pid 4711 on n1}, {@code core.3 on n1}; a core whose node is not known: {@code core.3}. */
     static String describe(RankId id) {
-        String where = id.pid() != 0 ? "pid " + id.pid() + " on " + id.host() : id.source() + " on " + id.host();
+        String where = (id.pid() != 0 ? "pid " + id.pid() : id.source()) + (id.host().isEmpty() ? "" : " on " + id.host());
         return id.rank().isPresent() ? "rank " + id.rank().getAsInt() + " (" + where + ")" : where;
     }
 

@@ -31,6 +31,20 @@ public final class RankEnvironment {
         return Optional.empty();
     }
 
+    /**
+     * The node a process ran on, as its environment names it: Slurm's {@code SLURMD_NODENAME}, else {@code HOSTNAME}
+     * when the shell exported it; empty when neither is set (a core of a process started by hand: no node known).
+     */
+    public static Optional<String> node(Map<String, String> environment) {
+        for (String variable : List.of("SLURMD_NODENAME", "HOSTNAME")) {
+            String value = environment.get(variable);
+            if (value != null && !value.isBlank()) {
+                return Optional.of(value.strip());
+            }
+        }
+        return Optional.empty();
+    }
+
     /** The environment a live process started with ({@code /proc/PID/environ}); empty when unreadable. */
     public static Map<String, String> of(long pid) {
         Map<String, String> environment = new LinkedHashMap<>();

@@ -292,12 +292,12 @@ public final class RankInspector {
 
     private static RankInspection ompdFailed(RankId id, OmpdException e) {
         if (e.rc() == OmpdRc.UNAVAILABLE) {
-            return missing(id, RankInspection.MissingReason.NOT_OPENMP, "no OpenMP runtime jompd can read: " + e.getMessage());
+            return missing(id, RankInspection.MissingReason.NOT_OPENMP, "no OpenMP runtime jompd can read: " + e.reason());
         }
         if (e.rc() == OmpdRc.INCOMPATIBLE) {
-            return missing(id, RankInspection.MissingReason.NOT_OPENMP, "unsupported OpenMP runtime: " + e.getMessage());
+            return missing(id, RankInspection.MissingReason.NOT_OPENMP, "unsupported OpenMP runtime: " + e.reason());
         }
-        return missing(id, RankInspection.MissingReason.UNREADABLE, e.getMessage());
+        return missing(id, RankInspection.MissingReason.UNREADABLE, e.reason());
     }
 
     private static boolean gone(RankId id) {

@@ -60,8 +60,10 @@ public record RankView(List<ThreadView> threads, List<String> findings, Optional
         Map<Long, List<String>> roles = new LinkedHashMap<>();
         for (Diagnosis.Finding finding : seen.findings()) {
             for (Diagnosis.Involved involved : finding.threads()) {
-                roles.computeIfAbsent(involved.thread().gtid(), g -> new ArrayList<>()).add(plain(involved.roleWords()
-                        + involved.source().map(s -> " at " + s).orElse("")));
+                // a role that names its place already (a critical section by its line) is not given it twice
+                String words = involved.roleWords();
+                roles.computeIfAbsent(involved.thread().gtid(), g -> new ArrayList<>()).add(plain(words
+                        + involved.source().filter(s -> !words.contains(s)).map(s -> " at " + s).orElse("")));
             }
         }
         List<OpenMpThread> ordered = new ArrayList<>(picture.threads());

@@ -31,9 +31,12 @@ import java.util.function.IntSupplier;
  * of the two read it.
  */
 final class DirectCommandLine {
-    private static final Set<String> FLAGS = Set.of("--json", "--all", "--stacks", "--aot-training");
-    private static final Set<String> VALUED = Set.of("--core", "--pid", "--exe", "--solib-search-path", "--color",
+    private static final Set<String> INSPECT_FLAGS = Set.of("--json", "--all", "--stacks", "--aot-training");
+    private static final Set<String> INSPECT_VALUED = Set.of("--core", "--pid", "--exe", "--solib-search-path", "--color",
             "--history");
+    /** diagnose offers only the options it honours (DiagnoseCommand): the rest are picocli's usage errors */
+    private static final Set<String> DIAGNOSE_FLAGS = Set.of("--json", "--aot-training");
+    private static final Set<String> DIAGNOSE_VALUED = Set.of("--core", "--pid", "--exe", "--solib-search-path");
 
     private DirectCommandLine() {}
 
@@ -95,8 +98,8 @@ final class DirectCommandLine {
                     job.source.mpirun = Long.valueOf(value);
                 }
                 default -> {
-                    if (!isPlainDecimal(value)) {
-                        return Optional.empty();
+                    if (!isPlainDecimal(value) || Double.parseDouble(value) <= 0) {
+                        return Optional.empty(); // picocli refuses it, naming the option (Values.Seconds)
                     }
                     job.timeoutSeconds = Double.parseDouble(value);
                 }
@@ -118,17 +121,18 @@ final class DirectCommandLine {
     }
 
     /** The command {@code args} asks for, with its fields set as picocli would set them; empty: ask picocli. */
-    static Optional<InspectCommand> parse(String... args) {
+    static Optional<TargetCommand> parse(String... args) {
         if (args.length < 2 || !(args[0].equals("inspect") || args[0].equals("diagnose")) || picocliIsConfigured()) {
             return Optional.empty();
         }
-        Optional<Map<String, String>> options = options(args, FLAGS, VALUED);
+        boolean diagnose = args[0].equals("diagnose");
+        Optional<Map<String, String>> options = diagnose ? options(args, DIAGNOSE_FLAGS, DIAGNOSE_VALUED)
+                : options(args, INSPECT_FLAGS, INSPECT_VALUED);
         if (options.isEmpty()) {
             return Optional.empty();
         }
-        InspectCommand command = args[0].equals("diagnose") ? new DiagnoseCommand() : new InspectCommand();
-        command.color = "auto";
-        InspectCommand.Target target = new InspectCommand.Target();
+        TargetCommand command = diagnose ? new DiagnoseCommand() : new InspectCommand();
+        TargetCommand.Target target = new TargetCommand.Target();
         for (Map.Entry<String, String> option : options.get().entrySet()) {
             String value = option.getValue();
             try {
@@ -155,8 +159,18 @@ final class DirectCommandLine {
                         }
                         command.solibSearchPath = directories;
                     }
-                    case "--history" -> command.history = value;
-                    default -> command.color = value;
+                    case "--history" -> {
+                        if (!Values.isHistory(value)) {
+                            return Optional.empty(); // picocli names the option and what it expects
+                        }
+                        command.history = value;
+                    }
+                    default -> {
+                        if (!Values.COLOURS.contains(value)) {
+                            return Optional.empty();
+                        }
+                        command.color = value;
+                    }
                 }
             } catch (InvalidPathException e) {
                 return Optional.empty();
@@ -250,7 +264,7 @@ final class DirectCommandLine {
      * Runs a command this class parsed as picocli would run it: its output and error streams made as picocli
      * makes them, its exit code returned, an exception it throws reported as Jompd's handler reports it.
      */
-    static int execute(InspectCommand command) {
+    static int execute(TargetCommand command) {
         PrintWriter err = standardError();
         command.directOut = standardOutput();
         command.directErr = err;

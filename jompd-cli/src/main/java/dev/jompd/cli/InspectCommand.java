@@ -1,296 +1,49 @@
 package dev.jompd.cli;
 
-import dev.jompd.core.ompd.AddressSpaceHandle;
-import dev.jompd.core.ompd.Ompd;
-import dev.jompd.core.ompd.OmpdException;
-import dev.jompd.core.ompd.OmpdRc;
-import dev.jompd.core.target.AddressSpace;
-import dev.jompd.core.target.Symbolizer;
-import dev.jompd.core.target.TargetException;
-import dev.jompd.core.target.core.CoreFileAddressSpace;
-import dev.jompd.core.unwind.NativeStack;
-import dev.jompd.core.unwind.Unwinder;
-import dev.jompd.report.CodeNames;
-import dev.jompd.report.Diagnosis;
-import dev.jompd.report.ParallelStacks;
 import dev.jompd.report.JsonReport;
-import dev.jompd.report.OpenMpPicture;
-import dev.jompd.report.TargetDescription;
-import dev.jompd.report.RecordedHistory;
-import dev.jompd.report.TextReport;
-import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
-
-import java.io.PrintWriter;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.FutureTask;
 
 /** {@code jompd inspect}: the OpenMP report of a core file or a running process. */
 @Command(name = "inspect", mixinStandardHelpOptions = true,
-        description = {"Reports the OpenMP state of a core file or a running process: the tree of parallel",
-                "regions, each thread under its team (state, wait id, current task), explicit tasks, ICVs",
-                "by scope and the runtime's display control variables."})
-class InspectCommand implements Callable<Integer> {
+        description = {"Reports the OpenMP state of a core file or a running process.",
+                "The tree of parallel regions, each thread under its team (state, wait id, current task), explicit "
+                        + "tasks, the ICVs by scope and libomp's defaults (recorded before it read the environment); with --stacks also where every "
+                        + "thread is."})
+class InspectCommand extends TargetCommand {
 
-    static final class Target {
-        @Option(names = "--core", paramLabel = "FILE", description = "an ELF core file (kernel or gdb gcore)")
-        Path core;
-
-        @Option(names = "--pid", paramLabel = "PID", description = "a running process (attached with ptrace, then left running)")
-        Long pid;
+    @Option(names = "--json", description = "print one JSON document (schema " + JsonReport.SCHEMA
+            + ", see docs/command-line.md)")
+    void json(boolean json) {
+        this.json = json;
     }
 
-    @ArgGroup(exclusive = true, multiplicity = "1")
-    Target target;
-
-    @Option(names = "--exe", paramLabel = "PROGRAM", description = "the program the core came from (default: as the core records it)")
-    Path executable;
-
-    @Option(names = "--solib-search-path", paramLabel = "DIRS", split = ":",
-            description = "directories to find the core's shared libraries in (colon-separated)")
-    List<Path> solibSearchPath = List.of();
-
-    @Option(names = "--json", description = "print one JSON document (schema " + JsonReport.SCHEMA + ", see docs/command-line.md)")
-    boolean json;
-
     @Option(names = "--all", description = "list every thread instead of grouping identical ones")
-    boolean all;
+    void all(boolean all) {
+        this.all = all;
+    }
 
     @Option(names = "--stacks", description = "also every OpenMP thread's native stack, merged by common call path "
             + "(parallel stacks), each frame with the OpenMP task it runs for")
-    boolean stacks;
+    void stacks(boolean stacks) {
+        this.stacks = stacks;
+    }
 
-    @Option(names = "--history", paramLabel = "N|all",
+    @Option(names = "--history", paramLabel = "N|all", converter = Values.History.class,
             description = "with the jompd-recorder: how many of each thread's recorded events the text report shows, "
                     + "or all it keeps (default: the last 8; the JSON always has every one)")
-    String history;
+    void history(String history) {
+        this.history = history;
+    }
 
-    @Option(names = "--color", paramLabel = "WHEN", defaultValue = "auto",
+    @Option(names = "--color", paramLabel = "WHEN", defaultValue = "auto", converter = Values.Colour.class,
             description = "colour the text report: auto (on a terminal), always, never")
-    String color;
-
-    /**
-     * The launcher's ahead-of-time cache training run (its output discarded): every rendering of this
-     * command and of {@code jompd diagnose} with stacks, so that the cache holds the classes and profiles of
-     * each, whichever the user asks for later.
-     */
-    @Option(names = "--aot-training", hidden = true)
-    boolean aotTraining;
-
-    @Spec
-    CommandSpec spec;
-
-    /** The output and error streams when DirectCommandLine read the command line (else picocli's). */
-    PrintWriter directOut;
-    PrintWriter directErr;
+    void color(String color) {
+        this.color = color;
+    }
 
     @Override
-    public Integer call() {
-        PrintWriter out = spec != null ? spec.commandLine().getOut() : directOut;
-        PrintWriter err = spec != null ? spec.commandLine().getErr() : directErr;
-        Timing timing = new Timing();
-        int historyEvents;
-        try {
-            historyEvents = history == null ? RecordedHistory.RECENT_EVENTS : TextReport.Options.parseHistory(history);
-        } catch (IllegalArgumentException e) {
-            err.println("jompd: --" + e.getMessage());
-            return ExitCode.BAD_INPUT;
-        }
-        AddressSpace space;
-        try {
-            space = open(err);
-        } catch (TargetException | IllegalArgumentException e) {
-            err.println("jompd: " + e.getMessage());
-            return ExitCode.BAD_INPUT;
-        }
-        try (space; Symbolizer symbols = new Symbolizer(space); CodeNames names = new CodeNames(symbols);
-             Unwinder unwinder = new Unwinder(space, names.debugInfo())) {
-            timing.mark("open");
-            boolean withStacks = stacks || diagnose() || aotTraining;
-            // A core's threads are unwound on a second thread while this one takes the OpenMP picture (the
-            // two read different things: registers, stacks and debug information; the runtime's memory):
-            // a cold run's two biggest parts side by side. (A live process is read on one thread.)
-            FutureTask<List<NativeStack>> unwinding = new FutureTask<>(unwinder::unwindAll);
-            boolean unwindingAside = withStacks && target.core != null;
-            if (unwindingAside) {
-                Thread.ofPlatform().name("jompd-unwind").daemon().start(unwinding);
-            }
-            try {
-                return report(space, names, unwinder, unwindingAside ? Optional.of(unwinding) : Optional.empty(),
-                        withStacks, historyEvents, timing, out, err);
-            } finally {
-                if (unwindingAside) {
-                    finish(unwinding); // the core stays open until the unwinding thread is done with it
-                }
-            }
-        } catch (OmpdException e) {
-            err.println("jompd: " + e.getMessage());
-            if (e.rc() == OmpdRc.INCOMPATIBLE) {
-                return ExitCode.UNSUPPORTED_RUNTIME;
-            }
-            return e.rc() == OmpdRc.UNAVAILABLE ? ExitCode.NOT_OPENMP : ExitCode.BAD_INPUT;
-        } catch (TargetException e) {
-            err.println("jompd: " + e.getMessage());
-            return ExitCode.BAD_INPUT;
-        }
-    }
-
-    private int report(AddressSpace space, CodeNames names, Unwinder unwinder,
-                       Optional<FutureTask<List<NativeStack>>> unwinding, boolean withStacks, int historyEvents,
-                       Timing timing, PrintWriter out, PrintWriter err) {
-        AddressSpaceHandle process = Ompd.processInitialize(space);
-        TargetDescription description = new TargetDescription(target.core != null ? "core" : "pid",
-                target.core != null ? target.core.toString() : Long.toString(target.pid), space.name(),
-                process.layout().runtimeModule());
-        OpenMpPicture picture = OpenMpPicture.take(process, description, names);
-        timing.mark("picture");
-        Optional<ParallelStacks> parallelStacks = Optional.empty();
-        if (unwinding.isPresent()) {
-            parallelStacks = Optional.of(ParallelStacks.ofUnwound(picture, unwound(unwinding.get())));
-            timing.mark("stacks");
-        } else if (withStacks) {
-            parallelStacks = Optional.of(ParallelStacks.of(picture, space, unwinder));
-            timing.mark("stacks");
-        }
-        if (aotTraining) {
-            List<Diagnosis.Finding> findings = Diagnosis.of(picture, parallelStacks);
-            out.println(JsonReport.diagnosis(findings));
-            out.print(TextReport.diagnosis(findings));
-            out.println(JsonReport.render(picture, parallelStacks));
-            out.println(JsonReport.render(picture, Optional.empty()));
-            out.print(TextReport.render(picture, TextReport.Options.commandLine(all, true)));
-            out.print(TextReport.render(picture, TextReport.Options.commandLine(!all, false)));
-            printStacks(parallelStacks, out);
-        } else if (diagnose()) {
-            List<Diagnosis.Finding> findings = Diagnosis.of(picture, parallelStacks);
-            if (json) {
-                out.println(JsonReport.diagnosis(findings));
-            } else {
-                for (String notice : picture.notices()) {
-                    out.println("note: " + notice);
-                }
-                out.print(TextReport.diagnosis(findings));
-            }
-        } else if (json) {
-            // the text report shows the notices itself
-            for (String notice : picture.notices()) {
-                err.println("jompd: note: " + notice);
-            }
-            out.println(JsonReport.render(picture, parallelStacks));
-        } else {
-            boolean colour = switch (color) {
-                case "always" -> true;
-                case "never" -> false;
-                default -> System.console() != null && System.console().isTerminal()
-                        && !"dumb".equals(System.getenv("TERM")) && System.getenv("NO_COLOR") == null;
-            };
-            out.print(TextReport.render(picture, TextReport.Options.commandLine(all, colour).withHistory(historyEvents)));
-            printStacks(parallelStacks, out);
-        }
-        out.flush();
-        timing.mark("render");
-        timing.report(err);
-        return ExitCode.OK;
-    }
-
-    // Loops and methods rather than lambdas on the paths that the training run does not take: the
-    // ahead-of-time cache holds only the lambdas that run made.
-    private static void printStacks(Optional<ParallelStacks> stacks, PrintWriter out) {
-        if (stacks.isPresent()) {
-            out.print("\n" + TextReport.stacks(stacks.get()));
-        }
-    }
-
-    /** Waits for the unwinding thread if it runs (the report failed before it was needed); its result is dropped. */
-    private static void finish(FutureTask<List<NativeStack>> unwinding) {
-        try {
-            unwinding.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (ExecutionException | java.util.concurrent.CancellationException ignored) {
-            // the report says what went wrong
-        }
-    }
-
-    /** The stacks the unwinding thread found; what it threw, thrown here. */
-    private static List<NativeStack> unwound(FutureTask<List<NativeStack>> unwinding) {
-        try {
-            return unwinding.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while unwinding", e);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof RuntimeException runtime) {
-                throw runtime;
-            }
-            if (e.getCause() instanceof Error error) {
-                throw error;
-            }
-            throw new IllegalStateException(e.getCause());
-        }
-    }
-
-    /**
-     * With {@code -Djompd.timing=true} (through {@code JOMPD_JAVA_OPTIONS}), how long each part of the command
-     * took, from the JVM's start, on stderr: where a cold run's time goes.
-     */
-    private static final class Timing {
-        private final boolean on = Boolean.getBoolean("jompd.timing");
-        private final StringBuilder parts = new StringBuilder();
-        private long last;
-
-        Timing() {
-            if (on) {
-                last = java.lang.management.ManagementFactory.getRuntimeMXBean().getStartTime();
-                mark("jvm start");
-            }
-        }
-
-        void mark(String part) {
-            if (on) {
-                long now = System.currentTimeMillis();
-                parts.append(", ").append(part).append(' ').append(now - last).append(" ms");
-                last = now;
-            }
-        }
-
-        void report(PrintWriter err) {
-            if (on) {
-                err.println("jompd: timing" + parts);
-                err.flush();
-            }
-        }
-    }
-
-    /** Whether this command prints the diagnosis instead of the report ({@code jompd diagnose}). */
     boolean diagnose() {
         return false;
-    }
-
-    private AddressSpace open(PrintWriter err) {
-        if (target.core != null) {
-            if (!Files.isRegularFile(target.core)) {
-                throw new IllegalArgumentException("no such core file: " + target.core);
-            }
-            CoreFileAddressSpace.Builder builder = CoreFileAddressSpace.builder(target.core);
-            if (executable != null) {
-                builder.withExecutable(executable);
-            }
-            if (!solibSearchPath.isEmpty()) {
-                builder.withSolibSearchPath(solibSearchPath);
-            }
-            return builder.open();
-        }
-        LiveTargets.Opened opened = LiveTargets.open(target.pid);
-        opened.notice().ifPresent(notice -> err.println("jompd: note: " + notice));
-        return opened.space();
     }
 }

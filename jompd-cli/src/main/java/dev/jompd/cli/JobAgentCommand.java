@@ -52,10 +52,11 @@ class JobAgentCommand implements Callable<Integer> {
 
     static final double DEFAULT_STOP_TIMEOUT_SECONDS = 5;
 
-    @Option(names = "--stop-timeout", paramLabel = "SECONDS", defaultValue = "" + DEFAULT_STOP_TIMEOUT_SECONDS)
+    @Option(names = "--stop-timeout", paramLabel = "SECONDS", defaultValue = "" + DEFAULT_STOP_TIMEOUT_SECONDS,
+            converter = Values.Seconds.class)
     double stopTimeout;
 
-    @Option(names = "--parallel", paramLabel = "N")
+    @Option(names = "--parallel", paramLabel = "N", converter = Values.Count.class)
     Integer parallel;
 
     @Spec

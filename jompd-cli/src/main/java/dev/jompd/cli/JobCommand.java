@@ -38,20 +38,21 @@ import java.util.concurrent.Callable;
 
 /** {@code jompd job}: every rank of an MPI+OpenMP job at once, live (Slurm, mpirun) or from its cores. */
 @Command(name = "job", mixinStandardHelpOptions = true,
-        description = {"Inspects every rank of an MPI+OpenMP job: a running Slurm job step (one agent per node, started",
-                "inside the job by srun), a job started by mpirun/mpiexec (its ranks from the launcher's MPIR process",
-                "table), or a set of core files (one per rank). Each rank resumes after it is read.",
-                "Cores of a hung job: with core dumps on (ulimit -c unlimited), scancel --signal=ABRT JOBID; or gcore",
-                "each rank (gdb's gcore) while it runs — see docs/job.md."})
+        description = {"Inspects every rank of an MPI+OpenMP job at once, live or from its cores.",
+                "A running Slurm job step (one agent per node, started inside the job by srun), a job started by "
+                        + "mpirun/mpiexec (its ranks from the launcher's MPIR process table), processes on this host, or "
+                        + "a set of core files (one per rank). Each rank resumes after it is read.",
+                "Cores of a hung job: with core dumps on (ulimit -c unlimited), scancel --signal=ABRT JOBID; or gcore "
+                        + "each rank (gdb's gcore) while it runs (docs/job.md)."})
 class JobCommand implements Callable<Integer> {
     static final class Source {
         @Option(names = "--slurm", paramLabel = "JOBID[.STEP]", description = "a running Slurm job (its first step) or job step")
         String slurm;
 
-        @Option(names = "--mpirun", paramLabel = "PID", description = "the pid of the job's mpirun/mpiexec (or srun): the ranks from its MPIR process table")
+        @Option(names = "--mpirun", paramLabel = "PID", converter = Values.ProcessId.class, description = "the pid of the job's mpirun/mpiexec (or srun): the ranks from its MPIR process table")
         Long mpirun;
 
-        @Option(names = "--pids", paramLabel = "PID[,PID...]", split = ",",
+        @Option(names = "--pids", paramLabel = "PID[,PID...]", split = ",", converter = Values.ProcessId.class,
                 description = "the ranks' processes on this host (their ranks from their environments)")
         List<Long> pids;
 
@@ -67,7 +68,7 @@ class JobCommand implements Callable<Integer> {
 
     static final double DEFAULT_TIMEOUT_SECONDS = 60;
 
-    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "60",
+    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "60", converter = Values.Seconds.class,
             description = "how long to wait for a node's agent (--slurm), default ${DEFAULT-VALUE} s; a node that does not answer is named as missing")
     double timeoutSeconds;
 
@@ -77,7 +78,7 @@ class JobCommand implements Callable<Integer> {
     @Option(names = "--html", paramLabel = "FILE", description = "also write the job's picture as one self-contained HTML page (opens in any browser)")
     Path html;
 
-    @Option(names = "--parallel", paramLabel = "N", description = "ranks read at once in one JVM (default: the processors, at least 2)")
+    @Option(names = "--parallel", paramLabel = "N", converter = Values.Count.class, description = "ranks read at once in one JVM (default: the processors, at least 2)")
     Integer parallel;
 
     @Option(names = "--agent", paramLabel = "COMMAND", split = " ", hidden = true,
@@ -95,6 +96,11 @@ class JobCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec != null ? spec.commandLine().getOut() : directOut;
         PrintWriter err = spec != null ? spec.commandLine().getErr() : directErr;
+        Optional<String> ignored = ignoredOption();
+        if (ignored.isPresent()) {
+            err.println("jompd job: " + ignored.get());
+            return ExitCode.USAGE;
+        }
         Duration timeout = Duration.ofMillis((long) (timeoutSeconds * 1000));
         RankInspector inspector = parallel == null ? new RankInspector()
                 : new RankInspector(RankInspector.DEFAULT_STOP_TIMEOUT, parallel);
@@ -103,6 +109,12 @@ class JobCommand implements Callable<Integer> {
             if (source.cores != null) {
                 summary = fromCores(inspector);
             } else if (source.pids != null) {
+                List<Long> gone = source.pids.stream().filter(pid -> !Files.isDirectory(Path.of("/proc/" + pid))).toList();
+                if (!gone.isEmpty()) {
+                    err.println("jompd job: no such process: " + gone.stream().map(String::valueOf)
+                            .collect(java.util.stream.Collectors.joining(", ")));
+                    return ExitCode.BAD_INPUT;
+                }
                 summary = NodeAgent.summarize(inspect(inspector, source.pids.stream()
                         .map(pid -> RankInspector.Target.live(new RankId(RankEnvironment.rankOf(pid), localHost(), pid,
                                 "pid " + pid))).toList()));
@@ -123,6 +135,24 @@ class JobCommand implements Callable<Integer> {
         render(summary.get(), json, out, err);
         out.flush();
         return ExitCode.OK;
+    }
+
+    /** An option given that this source of ranks would not use, said as a usage error; empty when there is none. */
+    private Optional<String> ignoredOption() {
+        if (executable != null && source.cores == null) {
+            return Optional.of("--exe applies to --cores only (a live rank's program is its process's own)");
+        }
+        // DirectCommandLine reads --timeout with --slurm and --mpirun only, and no --parallel
+        boolean given = spec != null && spec.commandLine().getParseResult() != null;
+        if (given && spec.commandLine().getParseResult().hasMatchedOption("--timeout")
+                && (source.cores != null || source.pids != null)) {
+            return Optional.of("--timeout applies to --slurm and --mpirun only (how long to wait for a node's agent)");
+        }
+        if (given && parallel != null && source.slurm != null) {
+            return Optional.of("--parallel applies to ranks read here (--mpirun, --pids, --cores), not to --slurm, "
+                    + "whose agents read their nodes' ranks");
+        }
+        return Optional.empty();
     }
 
     /**
@@ -153,12 +183,39 @@ class JobCommand implements Callable<Integer> {
             throw new IllegalArgumentException("no core files in " + source.cores);
         }
         List<RankInspector.Target> targets = new ArrayList<>();
+        Map<String, List<Path>> byProgram = new TreeMap<>();
+        Map<String, String> programPaths = new HashMap<>();
         for (Path core : cores) {
-            CoreFiles.RankSource rank = CoreFiles.rankOf(core);
-            targets.add(RankInspector.Target.core(new RankId(rank.rank(), "", 0, core.toString()), core,
-                    Optional.ofNullable(executable)));
+            CoreFiles.CoreOrigin origin = CoreFiles.originOf(core);
+            // a core whose environment names no node shows none (never a guess)
+            targets.add(RankInspector.Target.core(new RankId(origin.rank().rank(), origin.node().orElse(""), 0,
+                    core.toString()), core, Optional.ofNullable(executable)));
+            origin.program().ifPresent(program -> {
+                byProgram.computeIfAbsent(program.identity(), p -> new ArrayList<>()).add(core);
+                programPaths.putIfAbsent(program.identity(), program.path());
+            });
+        }
+        if (byProgram.size() > 1) {
+            throw new IllegalArgumentException(differentPrograms(byProgram, programPaths));
         }
         return NodeAgent.summarize(inspect(inspector, targets));
+    }
+
+    /**
+     * Why cores of more than one program are not read as one job (a directory that also holds other programs' cores
+     * would otherwise be merged into the job without a word): each program with its cores.
+     */
+    private String differentPrograms(Map<String, List<Path>> byProgram, Map<String, String> paths) {
+        StringBuilder message = new StringBuilder("the cores in " + source.cores + " come from " + byProgram.size()
+                + " different programs:");
+        byProgram.forEach((identity, cores) -> {
+            message.append("\n  ").append(paths.get(identity))
+                    .append(identity.startsWith("build-id ") ? " (" + identity + ")" : "").append(": ");
+            message.append(cores.size() <= 4 ? cores.stream().map(Path::toString)
+                    .collect(java.util.stream.Collectors.joining(", "))
+                    : cores.getFirst() + " and " + (cores.size() - 1) + " more");
+        });
+        return message.append("\ngive the cores of one job's program: a directory or a glob of them alone").toString();
     }
 
     /** The ranks read here; a runtime they used is remembered for the training of the job's cache (JobTraining). */

@@ -88,7 +88,8 @@ public final class ConsoleReport {
     /** The state without OMPT's prefix and with the wait id it waits on, or why it is not known. */
     public static String state(OpenMpThread thread) {
         if (thread.state().isEmpty()) {
-            return thread.stateCode().isEmpty() ? "(state not tracked: OMP_DEBUG=enabled)"
+            // why, and what to set, is said once under the table (notes): not on every thread's row
+            return thread.stateCode().isEmpty() ? "(not tracked)"
                     : "(" + Text.stateName(thread) + ")";
         }
         String name = Text.shortState(thread.state().get());
@@ -122,7 +123,15 @@ public final class ConsoleReport {
             out.append("Not OpenMP threads: ").append(options.debugger()).append(' ').append(String.join(", ", others))
                     .append('\n');
         }
+        notes(picture, out);
         return out.toString();
+    }
+
+    /** What the reader should know to read the answer right (no OMP_DEBUG: what is missing, what to set), once. */
+    private static void notes(OpenMpPicture picture, StringBuilder out) {
+        for (String notice : picture.notices()) {
+            out.append("note: ").append(notice).append('\n');
+        }
     }
 
     /**
@@ -165,6 +174,7 @@ public final class ConsoleReport {
             }
             region = current.enclosing().flatMap(picture::region);
         }
+        notes(picture, out);
         return out.toString();
     }
 
@@ -179,7 +189,12 @@ public final class ConsoleReport {
             return member;
         }
         for (ParallelRegion child : picture.children(region)) {
-            if (!child.teamPath().isEmpty() && child.teamPath().getLast() == number) {
+            // the thread that encountered the child: its number in this team is the last of the child's team path;
+            // a region at level 1 has no team path, and was met by the only thread of the level-0 region
+            boolean encounteredBy = child.teamPath().isEmpty()
+                    ? region.level() == 0 && number == 0
+                    : child.teamPath().getLast() == number;
+            if (encounteredBy) {
                 Optional<OpenMpThread> primary = teammate(picture, child, 0, depth + 1);
                 if (primary.isPresent()) {
                     return primary;
@@ -228,7 +243,7 @@ public final class ConsoleReport {
                 String value = readings.map(all -> Optional.ofNullable(all.get(icv.name()))
                                 .map(reading -> switch (reading) {
                                     case IcvReading.Value v -> v.text();
-                                    case IcvReading.Failed failed -> "(" + failed.rc().cName() + ")";
+                                    case IcvReading.Failed failed -> Text.notRead(failed);
                                 }).orElse("(not read)"))
                         .orElse("(no " + scope.name().toLowerCase(Locale.ROOT) + ")");
                 table.row(icv.name(), value);

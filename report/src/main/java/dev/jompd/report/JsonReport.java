@@ -30,6 +30,8 @@ import java.util.Optional;
  */
 public final class JsonReport {
     public static final String SCHEMA = "jompd-inspect/1";
+    /** The schema of {@link #diagnosis}'s document. */
+    public static final String DIAGNOSIS_SCHEMA = "jompd-diagnose/1";
     /** The JSON Schema of {@value #SCHEMA}, as a class-path resource. */
     public static final String SCHEMA_RESOURCE = "/dev/jompd/report/jompd-inspect.schema.json";
 
@@ -50,7 +52,7 @@ public final class JsonReport {
     /** The diagnosis as one JSON document ({@code jompd-diagnose/1}): findings, each with its evidence. */
     public static String diagnosis(List<Diagnosis.Finding> findings) {
         JsonObject root = new JsonObject();
-        root.addProperty("schema", "jompd-diagnose/1");
+        root.addProperty("schema", DIAGNOSIS_SCHEMA);
         root.add("findings", findings(findings));
         return new GsonBuilder().setPrettyPrinting().disableHtmlEscaping().create().toJson(root);
     }

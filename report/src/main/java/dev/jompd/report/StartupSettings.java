@@ -10,8 +10,10 @@ import java.util.List;
  * in effect are the ICVs.
  */
 public record StartupSettings(List<String> lines, List<Setting> settings) {
-    public static final String LABEL = "as libomp recorded them at start-up, before it read the environment "
-            + "(OMPD's display control variables); what is in effect are the ICVs";
+    /** The section's name: what these values are, not what they might be taken for. */
+    public static final String HEADING = "libomp's defaults";
+    public static final String LABEL = "recorded when libomp started, before it read OMP_* and KMP_* from the "
+            + "environment (OMPD's display control variables): not what the program runs with, which the ICVs above show";
 
     /** One {@code NAME=value}; {@code value} is empty when the line has none. */
     public record Setting(String name, String value) {

@@ -30,11 +30,16 @@ public final class Text {
                 ? "unknown state 0x" + Long.toHexString(thread.stateCode().getAsLong()) : "unavailable");
     }
 
-    /** An ICV's value, or {@code <ompd_rc_…>}: why it could not be read (jompd-inspect/1's spelling). */
+    /** An ICV that could not be read, in the text views: {@code (not read: why)}. */
+    static String notRead(IcvReading.Failed failed) {
+        return "(not read: " + failed.why() + ")";
+    }
+
+    /** An ICV's value, or {@code <not read: why>} (jompd-inspect/1: the angle brackets mark a value not read). */
     public static String icv(IcvReading reading) {
         return switch (reading) {
             case IcvReading.Value value -> value.text();
-            case IcvReading.Failed failed -> "<" + failed.rc().cName() + ">";
+            case IcvReading.Failed failed -> "<not read: " + failed.why() + ">";
         };
     }
 

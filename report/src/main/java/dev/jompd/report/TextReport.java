@@ -418,12 +418,12 @@ public final class TextReport {
         picture.processIcvs().forEach((name, reading) -> out.append("  ").append(pad(name, 24))
                 .append(switch (reading) {
                     case IcvReading.Value value -> Text.quotedIfEmpty(value.text());
-                    case IcvReading.Failed failed -> "(" + failed.rc().name().toLowerCase(java.util.Locale.ROOT) + ")";
+                    case IcvReading.Failed failed -> Text.notRead(failed);
                 }).append('\n'));
         List<StartupSettings.Setting> settings = picture.startup().settings().stream()
                 .filter(s -> s.name().startsWith("OMP_")).toList();
         if (!settings.isEmpty()) {
-            out.append('\n').append(bold("Start-up settings")).append(": ").append(StartupSettings.LABEL).append('\n');
+            out.append('\n').append(bold(StartupSettings.HEADING)).append(": ").append(StartupSettings.LABEL).append('\n');
             settings.forEach(s -> out.append("  ").append(pad(s.name(), 24)).append(s.shown()).append('\n'));
         }
     }

@@ -81,7 +81,7 @@ class ThreadGroupsTest {
                 Map.of("nthreads-var", new IcvReading.Value("8"), "thread-num-var", new IcvReading.Value("2")),
                 List.of("i1", "init")))).isFalse();
         assertThat(alike(base, thread(2, Optional.of(ThreadState.WAIT_BARRIER_IMPLICIT), 0,
-                Map.of("nthreads-var", new IcvReading.Failed(OmpdRc.STALE_HANDLE), "thread-num-var",
+                Map.of("nthreads-var", new IcvReading.Failed(OmpdRc.STALE_HANDLE, "stale"), "thread-num-var",
                         new IcvReading.Value("2")), List.of("i1", "init")))).isFalse();
     }
 }

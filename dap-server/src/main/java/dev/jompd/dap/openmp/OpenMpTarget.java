@@ -60,8 +60,12 @@ public abstract sealed class OpenMpTarget implements AutoCloseable {
         return new Live(pid);
     }
 
-    static UnavailableException unavailable(String what, RuntimeException e) {
-        return new UnavailableException(what + ": " + e.getMessage(), e);
+    /**
+     * Why there is no picture, in the user's words: the cause's reason, which names the target (no OMPD return code;
+     * the door says "no OpenMP picture" once).
+     */
+    static UnavailableException unavailable(RuntimeException e) {
+        return new UnavailableException(e instanceof OmpdException ompd ? ompd.reason() : e.getMessage(), e);
     }
 
     /** A core file: one stop forever. */
@@ -83,7 +87,7 @@ public abstract sealed class OpenMpTarget implements AutoCloseable {
                     }
                     session.process();
                 } catch (OmpdException | TargetException e) {
-                    throw unavailable("no OpenMP picture of " + core, e);
+                    throw unavailable(e);
                 }
                 view = new OpenMpView(session.process(), session.description(), session.codeNames(), session.picture());
             }
@@ -196,7 +200,7 @@ public abstract sealed class OpenMpTarget implements AutoCloseable {
                     gdbThreadsOfStop = List.copyOf(identities);
                 }
             } catch (OmpdException | TargetException e) {
-                throw unavailable("no OpenMP picture of process " + pid, e);
+                throw unavailable(e);
             }
             view = new OpenMpView(session.process(), session.description(), session.codeNames(), session.picture());
             return view;

@@ -224,8 +224,8 @@ public final class OpenMpView {
             settings.add(OmpVariable.leaf(setting.name(), setting.shown(), ""));
         }
         if (!settings.isEmpty()) {
-            rows.add(new OmpVariable("start-up settings", settings.size() + " settings (as libomp recorded them "
-                    + "at start-up, before reading the environment)", "", settings));
+            rows.add(new OmpVariable(StartupSettings.HEADING, settings.size() + " values recorded before libomp read "
+                    + "the environment: not what the program runs with (the ICVs are)", "", settings));
         }
         return rows;
     }

@@ -138,7 +138,8 @@ public final class Icv {
             number(PROCESS, s -> Icvs.globalInt(s, "__kmp_library", SYMBOL), IcvForm.WAIT_POLICY))
             .enumeratedFrom(OpenMpVersion.V5_1);
     public static final Icv PLACE_PARTITION_VAR = new Icv(33, "place-partition-var", unavailable(THREAD,
-            "place-partition-var lives in th_first_place/th_last_place, which libomp's OMPD breadcrumbs do not describe"))
+            "libomp keeps it in each thread's th_first_place and th_last_place, whose place in memory its "
+                    + "OMPD breadcrumbs do not give"))
             .enumeratedFrom(OpenMpVersion.V5_1);
     public static final Icv TARGET_OFFLOAD_VAR = new Icv(34, "target-offload-var",
             number(PROCESS, s -> Icvs.globalInt(s, "__kmp_target_offload", SYMBOL), IcvForm.TARGET_OFFLOAD))

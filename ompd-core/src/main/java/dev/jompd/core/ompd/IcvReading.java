@@ -8,6 +8,6 @@ public sealed interface IcvReading {
     /** The value, in the string form OMPD's {@code ompd_get_icv_string_from_scope} gives. */
     record Value(String text) implements IcvReading {}
 
-    /** Why the ICV could not be read. */
-    record Failed(OmpdRc rc) implements IcvReading {}
+    /** Why the ICV could not be read: OMPD's return code (for tools) and the reason in words (for users). */
+    record Failed(OmpdRc rc, String why) implements IcvReading {}
 }

@@ -11,6 +11,7 @@ public class OmpdException extends RuntimeException {
             java.util.EnumSet.of(OmpdRc.UNAVAILABLE, OmpdRc.NEEDS_STATE_TRACKING, OmpdRc.INCOMPATIBLE);
 
     private final OmpdRc rc;
+    private final String reason;
     private final OptionalLong address;
 
     public OmpdException(OmpdRc rc, String message) {
@@ -22,7 +23,16 @@ public class OmpdException extends RuntimeException {
         // the string-only ICVs' integer form) are part of normal walks: no stack trace to fill.
         super(rc.cName() + ": " + message, cause, true, !EXPECTED_ANSWERS.contains(rc));
         this.rc = rc;
+        this.reason = message;
         this.address = address;
+    }
+
+    /**
+     * What went wrong in words, without OMPD's return code: what a user reads ({@link #getMessage()} keeps the
+     * code first, for logs and tools that speak OMPD).
+     */
+    public String reason() {
+        return reason;
     }
 
     public OmpdRc rc() {

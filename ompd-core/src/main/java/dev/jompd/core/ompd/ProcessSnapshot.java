@@ -180,7 +180,7 @@ public record ProcessSnapshot(long ompVersion, Map<String, IcvReading> processIc
             try {
                 values.put(icv.name(), new IcvReading.Value(Icvs.string(handle, scope, icv)));
             } catch (OmpdException e) {
-                values.put(icv.name(), new IcvReading.Failed(e.rc()));
+                values.put(icv.name(), new IcvReading.Failed(e.rc(), e.reason()));
             }
         }
         return values;

@@ -163,7 +163,7 @@ class StrippedRuntimeIT {
             ProcessSnapshot snapshot = ProcessSnapshot.take(process);
             truth.forEach((icv, expected) -> {
                 IcvReading shown = snapshot.processIcvs().get(icv);
-                if (shown instanceof IcvReading.Failed(OmpdRc rc) && rc == OmpdRc.UNAVAILABLE) {
+                if (shown instanceof IcvReading.Failed(OmpdRc rc, String reason) && rc == OmpdRc.UNAVAILABLE) {
                     System.out.println("libomp5-" + version + " " + icv + " unavailable");
                     assertThat(process.layout().whyAbsent(globals.get(icv))).as("why " + icv + " is missing")
                             .hasValueSatisfying(why -> assertThat(why).contains("content check"));

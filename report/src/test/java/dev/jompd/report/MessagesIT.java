@@ -1,0 +1,137 @@
+package dev.jompd.report;
+
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import dev.jompd.report.OpenMpPicture.OpenMpThread;
+import dev.jompd.testkit.Facts;
+import dev.jompd.testkit.Fixture;
+import dev.jompd.testkit.FixtureRun;
+import dev.jompd.testkit.Fixtures;
+import dev.jompd.testkit.StoppedFixture;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static dev.jompd.report.OpenMpPictureIT.withPicture;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The picture's words as a user reads them, on real cores: {@code ompd parallel} names every thread of each
+ * enclosing team (the level-0 region's one too), an ICV that cannot be read says why in words in every view (no
+ * OMPD return code as a value), and libomp's start-up record is called what it is.
+ */
+class MessagesIT {
+    private static final String PLACE_PARTITION_WHY = "libomp keeps it in each thread's th_first_place and "
+            + "th_last_place, whose place in memory its OMPD breadcrumbs do not give";
+
+    private static final ConsoleReport.Options OPTIONS = new ConsoleReport.Options("gdb", t -> OptionalInt.empty(), t -> false);
+
+    @Test
+    void parallelNamesEveryThreadOfEachEnclosingTeamAndMarksTheAncestors() {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.NESTED, "2", "3"));
+        Facts facts = fixture.facts();
+        withPicture(fixture, picture -> {
+            for (Facts.ThreadFacts thread : facts.threads()) {
+                OpenMpThread subject = picture.threadByLwp(thread.lwp()).orElseThrow();
+                String text = ConsoleReport.parallel(picture, subject, OPTIONS);
+                // per level (innermost first): the team's thread numbers, and which one is marked
+                List<List<Long>> numbers = new ArrayList<>();
+                List<Long> marked = new ArrayList<>();
+                for (String line : text.lines().skip(1).toList()) {
+                    if (line.startsWith("level ")) {
+                        numbers.add(new ArrayList<>());
+                        marked.add(-1L);
+                        continue;
+                    }
+                    Matcher member = Pattern.compile("^    thread (\\d+)  gdb \\?  LWP \\d+  gtid \\d+  .*").matcher(line);
+                    assertThat(member.matches()).as("a thread read, in\n" + text).isTrue();
+                    numbers.getLast().add(Long.parseLong(member.group(1)));
+                    if (line.endsWith("<- this thread") || line.endsWith("<- this thread's ancestor")) {
+                        marked.set(marked.size() - 1, Long.parseLong(member.group(1)));
+                    }
+                }
+                assertThat(numbers).as(text).hasSize(thread.level() + 1);
+                List<Long> expectedMarks = new ArrayList<>();
+                expectedMarks.add((long) thread.threadNum());
+                for (int level = thread.level() - 1; level >= 1; level--) {
+                    expectedMarks.add((long) thread.ancestors().get(level - 1));
+                }
+                expectedMarks.add(0L); // the initial thread, level 0's only one
+                assertThat(marked).as(text).isEqualTo(expectedMarks);
+                for (int index = 0; index <= thread.level(); index++) {
+                    int level = thread.level() - index;
+                    long size = level == 0 ? 1 : thread.teamSizes().get(level - 1);
+                    List<Long> all = new ArrayList<>();
+                    for (long n = 0; n < size; n++) {
+                        all.add(n);
+                    }
+                    assertThat(numbers.get(index)).as(text).isEqualTo(all);
+                }
+            }
+            return null;
+        });
+    }
+
+    @Test
+    void anIcvThatCannotBeReadSaysWhyInEveryView() {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.PARALLEL, "2"));
+        withPicture(fixture, picture -> {
+            OpenMpThread thread = picture.threads().getFirst();
+            String console = ConsoleReport.icvs(picture, ConsoleReport.IcvSelection.of("place-partition-var"),
+                    Optional.of(thread), OPTIONS);
+            assertThat(console.lines().toList().getLast())
+                    .isEqualTo("  place-partition-var  (not read: " + PLACE_PARTITION_WHY + ")");
+            JsonObject json = JsonParser.parseString(JsonReport.render(picture)).getAsJsonObject();
+            for (JsonElement t : json.getAsJsonArray("threads")) {
+                assertThat(t.getAsJsonObject().getAsJsonObject("icvs").get("place-partition-var").getAsString())
+                        .isEqualTo("<not read: " + PLACE_PARTITION_WHY + ">");
+            }
+            // no OMPD return code anywhere a user reads
+            String everything = console + JsonReport.render(picture) + TextReport.render(picture,
+                    TextReport.Options.commandLine(true, false)) + ConsoleReport.icvs(picture,
+                    ConsoleReport.IcvSelection.of(""), Optional.of(thread), OPTIONS);
+            assertThat(everything).doesNotContain("ompd_rc");
+            return null;
+        });
+    }
+
+    @Test
+    void libompsStartUpRecordIsCalledWhatItIs() {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.PARALLEL, "2"));
+        String text = withPicture(fixture, picture -> TextReport.render(picture, TextReport.Options.commandLine(false, false)));
+        List<String> headings = text.lines().filter(l -> l.startsWith("libomp's defaults")).toList();
+        assertThat(headings).containsExactly("libomp's defaults: recorded when libomp started, before it read OMP_* and "
+                + "KMP_* from the environment (OMPD's display control variables): not what the program runs with, "
+                + "which the ICVs above show");
+    }
+
+    /** Without OMP_DEBUG, ompd threads and ompd parallel say so once, with what to set, not on every thread's row. */
+    @Test
+    void aMissingOmpDebugIsSaidOnceWithWhatToSet() {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.PARALLEL, "2").withEnvironment("OMP_DEBUG", "disabled"));
+        Facts facts = fixture.facts();
+        withPicture(fixture, picture -> {
+            assertThat(picture.notices()).hasSize(1);
+            String note = "note: " + picture.notices().getFirst();
+            assertThat(note).contains("Run it with OMP_DEBUG=enabled");
+            String threads = ConsoleReport.threads(picture, OPTIONS, List.of());
+            String parallel = ConsoleReport.parallel(picture, picture.threadByLwp(facts.thread(1).lwp()).orElseThrow(), OPTIONS);
+            for (String answer : List.of(threads, parallel)) {
+                assertThat(answer.lines().filter(l -> l.contains("OMP_DEBUG")).toList()).as(answer).containsExactly(note);
+            }
+            // each thread's row says only that its state is not tracked
+            List<String> rows = threads.lines().filter(l -> l.matches("^\\s+\\? .*")).toList();
+            assertThat(rows).as(threads).hasSize(facts.threadCount());
+            for (String row : rows) {
+                assertThat(row).as(threads).endsWith("  (not tracked)");
+            }
+            return null;
+        });
+    }
+}
