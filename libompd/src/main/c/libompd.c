@@ -156,6 +156,7 @@ static const ompd_callbacks_t *cb; /* NULL before ompd_initialize and after ompd
 static ompd_word_t requested_api_version;
 static pid_t engine_pid = -1;
 static int engine_pidfd = -1; /* the engine held (-1 on kernels before 5.3: then its pid, as before) */
+static pid_t engine_parent; /* the process that started it: a child the debugger forked inherits the pidfd */
 static int to_engine = -1, from_engine = -1;
 static uint64_t engine_generation; /* 0: none yet */
 static uint64_t next_aspace_id = 1;
@@ -669,6 +670,7 @@ static int start_engine(void) {
     return 0;
   }
   engine_pid = pid;
+  engine_parent = getpid();
   /* held at once: the engine is starting a JVM, it has not ended and been reaped yet */
   engine_pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
   if (engine_pidfd >= 0)
@@ -733,10 +735,11 @@ static void leave_call(int *entered) {
       return refused_;                                                                                         \
   } while (0)
 
-/* Unloading the library (dlclose, the debugger's exit) stops the engine, unless a call is being served. */
+/* Unloading the library (dlclose, the debugger's exit) stops the engine, unless a call is being served or this
+   process is a child the debugger forked. */
 __attribute__((destructor)) static void unloaded(void) {
-  if (pthread_mutex_trylock(&serving) != 0)
-    return;
+  if (engine_parent != getpid() || pthread_mutex_trylock(&serving) != 0)
+    return; /* not this process's engine (a forked child exiting), or a call is using it */
   stop_engine();
   pthread_mutex_unlock(&serving);
 }
