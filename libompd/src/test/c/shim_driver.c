@@ -11,6 +11,8 @@
  *   fds           before the engine starts, the driver holds /dev/null open without O_CLOEXEC (an fd any debugger
  *                 may have): "held fd N", then each fd the engine has, from /proc/PID/fd: "engine fd N TARGET"
  *   unload        dlclose without ompd_finalize: "engine alive after dlclose: 0|1" (its /proc entry, 1 s later)
+ *   fork          a child forked after the engine started exits (running the library's destructors): "child exited
+ *                 N", then the parent's next call: "engine after the child's exit: same|another"
  * Messages through print_string: "PRINT text". Last line: "DONE".
  */
 #define _GNU_SOURCE
@@ -26,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -186,6 +189,16 @@ int main(int argc, char **argv) {
     if (dir)
       closedir(dir);
     close(held);
+  } else if (strcmp(scenario, "fork") == 0) {
+    long before = engine_pid(library);
+    pid_t child = fork();
+    if (child == 0)
+      exit(0);
+    int status = -1;
+    waitpid(child, &status, 0);
+    line("child exited %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    long after = engine_pid(library);
+    line("engine after the child's exit: %s\n", after > 0 && after == before ? "same" : "another");
   } else if (strcmp(scenario, "unload") == 0) {
     long pid = engine_pid(library);
     dlclose(library);

@@ -131,6 +131,13 @@ class ShimRobustnessIT {
         assertThat(fds.get("2")).isEqualTo(work.resolve("cache/jompd/libompd-engine.log").toRealPath().toString());
     }
 
+    /** A child the debugger forks and that exits without exec runs the library's destructors: not on its parent's engine. */
+    @Test
+    void aForkedChildsExitLeavesItsParentsEngineAlone() throws IOException {
+        assertThat(run("fork", "answers")).containsExactly("child exited 0", "engine after the child's exit: same",
+                "DONE");
+    }
+
     /** Before: a debugger that dlclosed the library without ompd_finalize left the engine running. */
     @Test
     void unloadingTheLibraryStopsTheEngine() throws IOException {
