@@ -5,13 +5,22 @@
  * type sizes) are answered here with the debugger's ompd_callbacks_t. A JVM must not live inside the
  * debugger (it installs signal handlers, see docs/libompd.md).
  *
- * The engine: spawned lazily by the first routine that needs it (posix_spawn, O_CLOEXEC pipes, its own
- * session, stderr to $XDG_CACHE_HOME/jompd/libompd-engine.log or /tmp/jompd-libompd-<uid>.log), found next
+ * The engine: spawned lazily by the first routine that needs it (posix_spawn with only its pipes: every other
+ * fd of the debugger is closed in it; its own session, stderr to $XDG_CACHE_HOME/jompd/libompd-engine.log or /tmp/jompd-libompd-<uid>.log), found next
  * to this library (lib/libompd.so beside the jars in lib/; Java from JOMPD_JAVA, the distribution's runtime/,
  * JAVA_HOME, /usr/lib/jvm). It ends by itself when its stdin closes (the debugger went away). A dead or
  * slow engine costs that call ompd_rc_error and a message through print_string; the next call starts a new
  * one. Handles carry their identity (runtime addresses, gtid), not an engine reference, so they survive a
  * new engine; the address space is registered again with the new engine before its first call there.
+ * The engine is held by a pidfd: it is killed and reaped through that, never through a pid the debugger may
+ * have reaped (gdb waits for any child) and the system given to another process. Unloading the library stops it.
+ *
+ * Calls: one at a time (a debugger such as TotalView calls from several threads; the buffers, the pipes and the
+ * thread contexts are shared), a thread waiting for another's call at most the timeout. A routine called from a
+ * callback of the debugger while another is being served on that thread is refused with ompd_rc_error (the
+ * releases excepted: they need no engine). Each call has one deadline (JOMPD_LIBOMPD_TIMEOUT_MS, 30 s) for all
+ * of it, the engine's start and every question it asks included: an engine that keeps asking costs that call
+ * ompd_rc_error when the deadline passes, not a fresh timeout per question.
  *
  * PROTOCOL (jompd-libompd/2; both ends: this file and dev.jompd.libompd.Wire). Little endian.
  *   frame    = u32 length (of type + payload) | u8 type | payload
@@ -77,6 +86,7 @@
 #include <glob.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -85,6 +95,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -144,6 +155,8 @@ struct _ompd_task_handle { struct jompd_handle h; };
 static const ompd_callbacks_t *cb; /* NULL before ompd_initialize and after ompd_finalize */
 static ompd_word_t requested_api_version;
 static pid_t engine_pid = -1;
+static int engine_pidfd = -1; /* the engine held (-1 on kernels before 5.3: then its pid, as before) */
+static pid_t engine_parent; /* the process that started it: a child the debugger forked inherits the pidfd */
 static int to_engine = -1, from_engine = -1;
 static uint64_t engine_generation; /* 0: none yet */
 static uint64_t next_aspace_id = 1;
@@ -151,6 +164,10 @@ static ompd_address_space_context_t *current_context; /* the address space of th
 static ompd_thread_context_t *thread_contexts[MAX_THREAD_CONTEXTS];
 static int thread_context_count;
 static int tracing; /* JOMPD_LIBOMPD_TRACE: each call, question and time on stderr */
+/* one call at a time (see Calls above): the lock, whether this thread is inside a call, the call's deadline */
+static pthread_mutex_t serving = PTHREAD_MUTEX_INITIALIZER;
+static __thread int serving_here;
+static long call_deadline; /* CLOCK_MONOTONIC ms */
 /* the states ompd_enumerate_states walks, in order, as the engine handed them over (jompd's catalogue, not the
    target's: the same for every address space); 0 until a registration brought them */
 #define MAX_STATES 128
@@ -317,12 +334,20 @@ static void stop_engine(void) {
   if (from_engine >= 0)
     close(from_engine);
   to_engine = from_engine = -1;
-  if (engine_pid > 0) {
-    kill(engine_pid, SIGKILL);
-    /* the debugger may reap it first (gdb waits for any child): then ECHILD, nothing to do */
+  if (engine_pidfd >= 0) {
+    /* the debugger may have reaped it (gdb waits for any child): then the signal finds no process and waitid
+       ECHILD; the pidfd never names another process */
+    syscall(SYS_pidfd_send_signal, engine_pidfd, SIGKILL, NULL, 0);
+    siginfo_t info;
+    while (waitid(P_PIDFD, (id_t)engine_pidfd, &info, WEXITED) < 0 && errno == EINTR) {
+    }
+    close(engine_pidfd);
+  } else if (engine_pid > 0) {
+    kill(engine_pid, SIGKILL); /* no pidfd (kernel before 5.3) */
     while (waitpid(engine_pid, NULL, 0) < 0 && errno == EINTR) {
     }
   }
+  engine_pidfd = -1;
   engine_pid = -1;
 }
 
@@ -609,6 +634,7 @@ static int start_engine(void) {
     posix_spawn_file_actions_adddup2(&actions, log_fd, 2);
   else
     posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addclosefrom_np(&actions, 3); /* the debugger's fds opened without O_CLOEXEC */
   posix_spawnattr_t attributes;
   posix_spawnattr_init(&attributes);
   sigset_t none, all_default;
@@ -644,10 +670,15 @@ static int start_engine(void) {
     return 0;
   }
   engine_pid = pid;
+  engine_parent = getpid();
+  /* held at once: the engine is starting a JVM, it has not ended and been reaped yet */
+  engine_pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+  if (engine_pidfd >= 0)
+    fcntl(engine_pidfd, F_SETFD, FD_CLOEXEC);
   to_engine = down[1];
   from_engine = up[0];
   const char *why = "";
-  int type = receive_frame(now_ms() + timeout_ms(), &why);
+  int type = receive_frame(call_deadline, &why);
   if (type != F_HELLO || get_word(&in) != PROTOCOL_VERSION || in.bad) {
     stop_engine();
     say("jompd libompd: the engine (%s, classes in %s) did not start: it %s (its log: %s)", java, dir,
@@ -659,6 +690,59 @@ static int start_engine(void) {
 }
 
 /* ---- serving one call -------------------------------------------------------------------------------- */
+
+/* Takes the call lock for this thread (waiting for another thread's call at most the timeout) and starts the
+   call's deadline; ompd_rc_ok and *entered set, or the rc refusing the call. */
+static ompd_rc_t enter_call(int *entered) {
+  *entered = 0;
+  if (serving_here) {
+    say("jompd libompd: a routine was called from a callback of another one; refused (one call at a time)");
+    return ompd_rc_error;
+  }
+  struct timespec until;
+  clock_gettime(CLOCK_MONOTONIC, &until);
+  long ms = timeout_ms();
+  until.tv_sec += ms / 1000;
+  until.tv_nsec += (ms % 1000) * 1000000L;
+  if (until.tv_nsec >= 1000000000L) {
+    until.tv_sec++;
+    until.tv_nsec -= 1000000000L;
+  }
+  int locked;
+  while ((locked = pthread_mutex_clocklock(&serving, CLOCK_MONOTONIC, &until)) == EINTR) {
+  }
+  if (locked != 0) {
+    say("jompd libompd: another thread's call still runs after %ld ms; this one is refused", ms);
+    return ompd_rc_error;
+  }
+  serving_here = 1;
+  *entered = 1;
+  call_deadline = now_ms() + ms;
+  return ompd_rc_ok;
+}
+static void leave_call(int *entered) {
+  if (!*entered)
+    return;
+  serving_here = 0;
+  pthread_mutex_unlock(&serving);
+}
+/* The first statement of a routine that uses the library's state: the rest of it is one call (see Calls). */
+#define SERVE_ONE_CALL()                                                                                       \
+  int entered_ __attribute__((cleanup(leave_call))) = 0;                                                      \
+  do {                                                                                                         \
+    ompd_rc_t refused_ = enter_call(&entered_);                                                                \
+    if (refused_ != ompd_rc_ok)                                                                                \
+      return refused_;                                                                                         \
+  } while (0)
+
+/* Unloading the library (dlclose, the debugger's exit) stops the engine, unless a call is being served or this
+   process is a child the debugger forked. */
+__attribute__((destructor)) static void unloaded(void) {
+  if (engine_parent != getpid() || pthread_mutex_trylock(&serving) != 0)
+    return; /* not this process's engine (a forked child exiting), or a call is using it */
+  stop_engine();
+  pthread_mutex_unlock(&serving);
+}
 
 static ompd_rc_t answer_question(void) {
   uint8_t question = get_u8(&in);
@@ -773,7 +857,7 @@ static ompd_rc_t exchange(uint16_t routine) {
     goto dead;
   }
   for (;;) {
-    int type = receive_frame(now_ms() + timeout_ms(), &why);
+    int type = receive_frame(call_deadline, &why);
     if (type == F_QUESTION) {
       questions++;
       long asked_us = now_us();
@@ -786,6 +870,8 @@ static ompd_rc_t exchange(uint16_t routine) {
       continue;
     }
     if (type != F_RESULT) {
+      if (type < 0 && questions > 0 && strcmp(why, "timed out") == 0)
+        why = "timed out (the call's deadline passed while it was still asking questions)";
       if (type >= 0)
         why = "sent an unexpected frame";
       goto dead;
@@ -1001,6 +1087,7 @@ EXPORT ompd_rc_t ompd_get_version_string(const char **string) {
 }
 
 EXPORT ompd_rc_t ompd_initialize(ompd_word_t api_version, const ompd_callbacks_t *callbacks) {
+  SERVE_ONE_CALL();
   if (!callbacks || !callbacks->alloc_memory || !callbacks->free_memory || !callbacks->print_string ||
       !callbacks->read_memory || !callbacks->symbol_addr_lookup || !callbacks->sizeof_type ||
       !callbacks->read_string || !callbacks->get_thread_context_for_thread_id)
@@ -1014,6 +1101,7 @@ EXPORT ompd_rc_t ompd_initialize(ompd_word_t api_version, const ompd_callbacks_t
 }
 
 EXPORT ompd_rc_t ompd_finalize(void) {
+  SERVE_ONE_CALL();
   if (!cb)
     return ompd_rc_unsupported;
   stop_engine();
@@ -1029,6 +1117,7 @@ EXPORT ompd_rc_t ompd_finalize(void) {
 
 EXPORT ompd_rc_t ompd_process_initialize(ompd_address_space_context_t *context,
                                          ompd_address_space_handle_t **handle) {
+  SERVE_ONE_CALL();
   if (!cb)
     return ompd_rc_error;
   if (!context || !handle)
@@ -1067,8 +1156,11 @@ EXPORT ompd_rc_t ompd_device_initialize(ompd_address_space_handle_t *process_han
 EXPORT ompd_rc_t ompd_rel_address_space_handle(ompd_address_space_handle_t *handle) {
   CHECK_HANDLE(handle, ompd_scope_address_space);
   struct jompd_handle *h = (struct jompd_handle *)handle;
-  /* A release may come while another call is being served (a callback of the debugger collecting garbage):
-     the engine is not told then; it forgets address spaces with its process. */
+  /* A release may come while another call is being served on this thread (a callback of the debugger
+     collecting garbage): the engine is not told then; it forgets address spaces with its process. */
+  if (serving_here)
+    return release(handle, ompd_scope_address_space);
+  SERVE_ONE_CALL();
   if (cb && engine_pid > 0 && h->registered_generation == engine_generation && current_context == NULL) {
     end_call(begin_call(R_RELEASE_ADDRESS_SPACE, h), R_RELEASE_ADDRESS_SPACE);
   }
@@ -1076,6 +1168,7 @@ EXPORT ompd_rc_t ompd_rel_address_space_handle(ompd_address_space_handle_t *hand
 }
 
 EXPORT ompd_rc_t ompd_get_omp_version(ompd_address_space_handle_t *address_space, ompd_word_t *omp_version) {
+  SERVE_ONE_CALL();
   CHECK_HANDLE(address_space, ompd_scope_address_space);
   if (!omp_version)
     return ompd_rc_bad_input;
@@ -1090,6 +1183,7 @@ EXPORT ompd_rc_t ompd_get_omp_version(ompd_address_space_handle_t *address_space
 }
 
 EXPORT ompd_rc_t ompd_get_omp_version_string(ompd_address_space_handle_t *address_space, const char **string) {
+  SERVE_ONE_CALL();
   CHECK_HANDLE(address_space, ompd_scope_address_space);
   if (!string)
     return ompd_rc_bad_input;
@@ -1099,6 +1193,7 @@ EXPORT ompd_rc_t ompd_get_omp_version_string(ompd_address_space_handle_t *addres
 }
 
 #define NAVIGATE(routine, from, from_kind, to, result, has_number, number)                                 \
+  SERVE_ONE_CALL();                                                                                         \
   ompd_rc_t rc_ = navigate(routine, from, from_kind, to, (void **)(result), has_number, number);            \
   current_context = NULL;                                                                                   \
   return rc_
@@ -1112,6 +1207,7 @@ EXPORT ompd_rc_t ompd_get_thread_in_parallel(ompd_parallel_handle_t *parallel_ha
 EXPORT ompd_rc_t ompd_get_thread_handle(ompd_address_space_handle_t *handle, ompd_thread_id_t kind,
                                         ompd_size_t sizeof_thread_id, const void *thread_id,
                                         ompd_thread_handle_t **thread_handle) {
+  SERVE_ONE_CALL();
   CHECK_HANDLE(handle, ompd_scope_address_space);
   if (!thread_id || !thread_handle || sizeof_thread_id == 0 || sizeof_thread_id > 64)
     return ompd_rc_bad_input;
@@ -1139,6 +1235,7 @@ EXPORT ompd_rc_t ompd_thread_handle_compare(ompd_thread_handle_t *thread_handle_
 
 EXPORT ompd_rc_t ompd_get_thread_id(ompd_thread_handle_t *thread_handle, ompd_thread_id_t kind,
                                     ompd_size_t sizeof_thread_id, void *thread_id) {
+  SERVE_ONE_CALL();
   CHECK_HANDLE(thread_handle, ompd_scope_thread);
   if (!thread_id)
     return ompd_rc_bad_input;
@@ -1230,6 +1327,7 @@ static ompd_rc_t words_of(uint16_t routine, const void *handle, uint32_t kind, u
 }
 
 EXPORT ompd_rc_t ompd_get_task_function(ompd_task_handle_t *task_handle, ompd_address_t *entry_point) {
+  SERVE_ONE_CALL();
   if (!entry_point)
     return bad_output(task_handle, ompd_scope_task);
   uint64_t w[1];
@@ -1243,6 +1341,7 @@ EXPORT ompd_rc_t ompd_get_task_function(ompd_task_handle_t *task_handle, ompd_ad
 
 EXPORT ompd_rc_t ompd_get_task_frame(ompd_task_handle_t *task_handle, ompd_frame_info_t *exit_frame,
                                      ompd_frame_info_t *enter_frame) {
+  SERVE_ONE_CALL();
   if (!exit_frame || !enter_frame)
     return bad_output(task_handle, ompd_scope_task);
   uint64_t w[4];
@@ -1278,6 +1377,7 @@ static ompd_rc_t read_field(const struct jompd_handle *aspace, uint64_t address,
    debugger's callbacks at every call, the reads LLVM's library makes (the state, then the wait id when asked)
    and no more; else in the engine. */
 EXPORT ompd_rc_t ompd_get_state(ompd_thread_handle_t *thread_handle, ompd_word_t *state, ompd_wait_id_t *wait_id) {
+  SERVE_ONE_CALL();
   if (!state)
     return bad_output(thread_handle, ompd_scope_thread);
   CHECK_HANDLE(thread_handle, ompd_scope_thread);
@@ -1311,6 +1411,7 @@ EXPORT ompd_rc_t ompd_get_state(ompd_thread_handle_t *thread_handle, ompd_word_t
 EXPORT ompd_rc_t ompd_enumerate_states(ompd_address_space_handle_t *address_space_handle,
                                        ompd_word_t current_state, ompd_word_t *next_state,
                                        const char **next_state_name, ompd_word_t *more_enums) {
+  SERVE_ONE_CALL();
   CHECK_HANDLE(address_space_handle, ompd_scope_address_space);
   if (!next_state || !next_state_name || !more_enums)
     return ompd_rc_bad_input;
@@ -1356,6 +1457,7 @@ EXPORT ompd_rc_t ompd_enumerate_states(ompd_address_space_handle_t *address_spac
 
 EXPORT ompd_rc_t ompd_get_display_control_vars(ompd_address_space_handle_t *address_space_handle,
                                                const char *const **control_vars) {
+  SERVE_ONE_CALL();
   CHECK_HANDLE(address_space_handle, ompd_scope_address_space);
   if (!control_vars)
     return ompd_rc_bad_input;
@@ -1408,6 +1510,7 @@ EXPORT ompd_rc_t ompd_rel_display_control_vars(const char *const **control_vars)
 EXPORT ompd_rc_t ompd_enumerate_icvs(ompd_address_space_handle_t *handle, ompd_icv_id_t current,
                                      ompd_icv_id_t *next_id, const char **next_icv_name,
                                      ompd_scope_t *next_scope, int *more) {
+  SERVE_ONE_CALL();
   CHECK_HANDLE(handle, ompd_scope_address_space);
   if (!next_id || !next_icv_name || !next_scope || !more)
     return ompd_rc_bad_input;
@@ -1456,6 +1559,7 @@ static ompd_rc_t scoped_call(uint16_t routine, void *handle, ompd_scope_t scope,
 
 EXPORT ompd_rc_t ompd_get_icv_from_scope(void *handle, ompd_scope_t scope, ompd_icv_id_t icv_id,
                                          ompd_word_t *icv_value) {
+  SERVE_ONE_CALL();
   if (!icv_value)
     return ompd_rc_bad_input;
   ompd_rc_t rc = scoped_call(R_GET_ICV_FROM_SCOPE, handle, scope, 1, icv_id);
@@ -1470,6 +1574,7 @@ EXPORT ompd_rc_t ompd_get_icv_from_scope(void *handle, ompd_scope_t scope, ompd_
 
 EXPORT ompd_rc_t ompd_get_icv_string_from_scope(void *handle, ompd_scope_t scope, ompd_icv_id_t icv_id,
                                                 const char **icv_string) {
+  SERVE_ONE_CALL();
   if (!icv_string)
     return ompd_rc_bad_input;
   ompd_rc_t rc = scoped_call(R_GET_ICV_STRING_FROM_SCOPE, handle, scope, 1, icv_id);
@@ -1477,6 +1582,7 @@ EXPORT ompd_rc_t ompd_get_icv_string_from_scope(void *handle, ompd_scope_t scope
 }
 
 EXPORT ompd_rc_t ompd_get_tool_data(void *handle, ompd_scope_t scope, ompd_word_t *value, ompd_address_t *ptr) {
+  SERVE_ONE_CALL();
   if (!value || !ptr)
     return ompd_rc_bad_input;
   ompd_rc_t rc = scoped_call(R_GET_TOOL_DATA, handle, scope, 0, 0);
