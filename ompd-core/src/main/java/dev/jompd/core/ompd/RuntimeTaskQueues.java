@@ -103,12 +103,12 @@ public final class RuntimeTaskQueues {
                     + group.member("kmp_base_task_team_t", "tt_threads_data").offset());
             long nproc = space.memory().readSigned(taskTeam + group.member("kmp_base_task_team_t", "tt_nproc").offset(),
                     group.member("kmp_base_task_team_t", "tt_nproc").size());
-            if (threadsData == 0) {
-                return new TeamReading(0, nproc, List.of(), null);
-            }
             if (nproc < 1 || nproc > MAX_TEAM || nproc > byInfo.size()) {
                 return new TeamReading(threadsData, nproc, List.of(), "the task team at " + hex + " would have "
                         + nproc + " threads, of " + byInfo.size() + " known");
+            }
+            if (threadsData == 0) {
+                return new TeamReading(0, nproc, List.of(), null); // no deques yet: none pushed to in this team
             }
             Member thr = layout.member("kmp_thread_data_t", "td.td_thr");
             List<Thread> slots = new ArrayList<>();
@@ -132,15 +132,18 @@ public final class RuntimeTaskQueues {
     private static void readDeques(AddressSpaceHandle space, TaskQueueLayout layout, Set<Long> taskTeams,
                                    Map<Long, Thread> byInfo, Map<Long, Deferred> found, Map<Long, Long> queuedByGtid,
                                    long[] notListed, List<String> problems) {
-        // The group whose reading names the team's own threads; a group that reads no deques anywhere fits any
+        // The group whose reading of some task team names the team's own threads. When none does, a group that
+        // reads every task team as a team of plausible size without deques says there are none (libomp allocates
+        // them at a team's first deferred task)
         List<TaskQueueLayout.Group> confirmed = new ArrayList<>();
-        boolean noDequesInAnyGroup = true;
+        boolean someGroupReadsNoDeques = false;
         List<String> misfits = new ArrayList<>();
         for (TaskQueueLayout.Group group : layout.groups()) {
             boolean confirms = false;
+            boolean noDeques = true;
             for (long taskTeam : taskTeams) {
                 TeamReading reading = readTeam(space, layout, group, taskTeam, byInfo);
-                noDequesInAnyGroup &= reading.threadsData() == 0;
+                noDeques &= reading.misfit() == null && reading.threadsData() == 0;
                 confirms |= reading.misfit() == null && reading.threadsData() != 0;
                 if (reading.misfit() != null) {
                     misfits.add(group.name() + ": " + reading.misfit());
@@ -149,9 +152,10 @@ public final class RuntimeTaskQueues {
             if (confirms) {
                 confirmed.add(group);
             }
+            someGroupReadsNoDeques |= noDeques;
         }
         if (confirmed.isEmpty()) {
-            if (!noDequesInAnyGroup) {
+            if (!someGroupReadsNoDeques) {
                 problems.add("task deques: the task teams fit no checked layout of kmp_base_task_team_t, so tasks "
                         + "waiting in deques are not shown (" + String.join("; ", misfits) + ")");
             }
