@@ -78,9 +78,8 @@ public final class NotStartedTasks {
 
     private static String place(OpenMpPicture picture, NotStarted task) {
         if (task.queued()) {
-            long gtid = task.queueGtid().getAsLong();
-            return "ready in the deque of " + picture.threads().stream().filter(t -> t.gtid() == gtid).findFirst()
-                    .map(t -> "thread " + t.threadNum() + " (gtid " + gtid + ")").orElse("gtid " + gtid);
+            // the deque's thread by its number in the team whose task team holds it (which may be an enclosing team)
+            return "ready in the deque of thread " + task.queueThreadNum() + " (gtid " + task.queueGtid().getAsLong() + ")";
         }
         return "waiting for their dependences on " + task.predecessorId().map(id -> picture.tasks().get(id).kind().words() + " " + id)
                 .orElse("the task at " + Text.hex(task.predecessor()));

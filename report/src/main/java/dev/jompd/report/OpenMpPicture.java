@@ -212,9 +212,9 @@ public final class OpenMpPicture {
             Optional<String> creator = Optional.ofNullable(idByAddress.get(deferred.creator()));
             found.add(switch (deferred.reason()) {
                 case RuntimeTaskQueues.Wait.Queued queued -> new NotStarted(id, creator, deferred.creator(),
-                        OptionalLong.of(queued.gtid()), queued.position(), Optional.empty(), 0, -1);
+                        OptionalLong.of(queued.gtid()), queued.threadNum(), queued.position(), Optional.empty(), 0, -1);
                 case RuntimeTaskQueues.Wait.Dependences waits -> new NotStarted(id, creator, deferred.creator(),
-                        OptionalLong.empty(), -1, Optional.ofNullable(idByAddress.get(waits.predecessor())),
+                        OptionalLong.empty(), -1, -1, Optional.ofNullable(idByAddress.get(waits.predecessor())),
                         waits.predecessor(), waits.unmet());
             });
         }
@@ -224,12 +224,12 @@ public final class OpenMpPicture {
     /**
      * A task created and not started ({@code taskId}), with the task that created it ({@code creatorId} when that
      * task is in the picture, its kmp_taskdata_t {@code creator} always, 0 when unreadable), and why it has not
-     * started: ready in the deque of the thread with gtid {@code queueGtid} at {@code position} from its head (-1 for
-     * a task not in a deque), or waiting for its dependences on
+     * started: ready in the deque of the thread with gtid {@code queueGtid} (thread number {@code queueThreadNum} of
+     * the team whose task team holds the deque) at {@code position} from its head (-1 for a task not in a deque), or waiting for its dependences on
      * {@code predecessorId} ({@code predecessor}: its kmp_taskdata_t) with {@code unmet} predecessors left.
      */
     public record NotStarted(String taskId, Optional<String> creatorId, long creator, OptionalLong queueGtid,
-                             int position, Optional<String> predecessorId, long predecessor, long unmet) {
+                             long queueThreadNum, int position, Optional<String> predecessorId, long predecessor, long unmet) {
         public boolean queued() {
             return queueGtid.isPresent();
         }

@@ -38,7 +38,8 @@ public final class RuntimeTaskQueues {
     /** Why a task has not started. */
     public sealed interface Wait {
         /**
-         * Ready, in the deque of thread {@code gtid} (number {@code threadNum} of its team) at {@code position}
+         * Ready, in the deque of thread {@code gtid} (number {@code threadNum} of the team whose task team holds the
+         * deque) at {@code position}
          * counted from the head (the oldest, which a thief would take first; the owner takes from the tail).
          */
         record Queued(long gtid, long threadNum, int position) implements Wait {}
@@ -175,14 +176,15 @@ public final class RuntimeTaskQueues {
                 continue;
             }
             for (int k = 0; k < reading.slots().size(); k++) {
-                readDeque(space, layout, reading.threadsData() + k * layout.threadDataSize(), reading.slots().get(k),
+                readDeque(space, layout, reading.threadsData() + k * layout.threadDataSize(), reading.slots().get(k), k,
                         found, queuedByGtid, notListed, problems);
             }
         }
     }
 
+    /** The deque of {@code owner}, thread number {@code threadNum} of the task team's team (its innermost team or another). */
     private static void readDeque(AddressSpaceHandle space, TaskQueueLayout layout, long threadData, Thread owner,
-                                  Map<Long, Deferred> found, Map<Long, Long> queuedByGtid, long[] notListed,
+                                  int threadNum, Map<Long, Deferred> found, Map<Long, Long> queuedByGtid, long[] notListed,
                                   List<String> problems) {
         String who = "task deque of gtid " + owner.gtid();
         try {
@@ -221,7 +223,7 @@ public final class RuntimeTaskQueues {
                             + ": not shown");
                     continue;
                 }
-                if (found.putIfAbsent(taskdata, new Deferred(taskdata, new Wait.Queued(owner.gtid(), owner.threadNum(), i))) != null) {
+                if (found.putIfAbsent(taskdata, new Deferred(taskdata, new Wait.Queued(owner.gtid(), threadNum, i))) != null) {
                     problems.add(who + ": entry " + slot + " holds a task already found elsewhere (0x"
                             + Long.toHexString(taskdata) + ")");
                 }
