@@ -9,11 +9,14 @@ import dev.jompd.testkit.Fixture;
 import dev.jompd.testkit.FixtureRun;
 import dev.jompd.testkit.Fixtures;
 import dev.jompd.testkit.StoppedFixture;
-import org.junit.jupiter.api.Test;
+import dev.jompd.testkit.StockRuntimes;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -26,9 +29,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 class NotStartedTasksIT {
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    @Test
-    void everyTaskTheProgramCreatedIsShownOnceWithItsConstructAndWhereItWaits() throws IOException {
-        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.DEFERRED_TASKS, "7", "3", "2", "3"));
+    /** Our build of libomp (read through its symbols), and Debian's stripped libomp5-19 (read through its profile). */
+    static Stream<FixtureRun> runs() {
+        return Stream.of(FixtureRun.of(Fixture.DEFERRED_TASKS, "7", "3", "2", "3"),
+                StockRuntimes.onDebian(FixtureRun.of(Fixture.DEFERRED_TASKS, "4", "5", "6", "2"), 19));
+    }
+
+    @ParameterizedTest
+    @MethodSource("runs")
+    void everyTaskTheProgramCreatedIsShownOnceWithItsConstructAndWhereItWaits(FixtureRun run) throws IOException {
+        StoppedFixture fixture = Fixtures.core(run);
         Facts facts = fixture.facts();
         long n0 = facts.number("deferred.t0.count"), n1 = facts.number("deferred.t1.count"), m = facts.number("deferred.d.count");
         String text = OpenMpPictureIT.withPicture(fixture, picture -> {
