@@ -114,6 +114,28 @@ class NotStartedTasksIT {
         assertThat(lines).isEqualTo(expected);
     }
 
+    /** tasks.c's tasks waiting for their dependences on A, more than jompd lists: the first listed, the rest counted. */
+    @ParameterizedTest
+    @MethodSource("dev.jompd.testkit.SupportedRuntimes#tested")
+    void tasksBeyondTheListedOnesAreCounted(int version) {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.TASKS, "1500").onRuntime(version));
+        long outstanding = fixture.facts().number("tasks_outstanding");
+        OpenMpPictureIT.withPicture(fixture, picture -> {
+            int listed = dev.jompd.core.ompd.RuntimeTaskQueues.MAX_TASKS;
+            assertThat(picture.problems()).isEmpty();
+            assertThat(picture.notStarted()).hasSize(listed);
+            assertThat(picture.notStartedNotListed()).isEqualTo(outstanding - listed);
+            String a = picture.notStarted().getFirst().predecessorId().orElseThrow();
+            assertThat(picture.notStarted()).allSatisfy(task -> {
+                assertThat(task.predecessorId()).hasValue(a);
+                assertThat(task.unmet()).isEqualTo(1);
+            });
+            assertThat(NotStartedTasks.lines(picture, "").getFirst()).isEqualTo("tasks created and not started: " + listed
+                    + " listed, " + (outstanding - listed) + " more counted (jompd lists at most " + listed + ")");
+            return null;
+        });
+    }
+
     private static String line(OpenMpPicture picture, NotStarted task) {
         String source = picture.tasks().get(task.taskId()).function().orElseThrow().source().orElseThrow();
         return source.substring(source.lastIndexOf(':') + 1);

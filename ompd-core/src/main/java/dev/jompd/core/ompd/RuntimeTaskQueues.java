@@ -26,8 +26,10 @@ import java.util.Set;
  * line, never a task.
  */
 public final class RuntimeTaskQueues {
-    /** More deferred tasks than this are counted, not read one by one. */
-    public static final int MAX_TASKS = 10_000;
+    /** More deferred tasks than this are counted, not listed (each listed task costs its reading and ~1 KB of JSON). */
+    public static final int MAX_TASKS = 1_000;
+    /** Tasks beyond the listed ones are still checked and walked for their successors up to this many. */
+    static final int MAX_COUNTED = 100_000;
     /** A deque larger than this, or a team of more threads, is no libomp deque or team. */
     static final long MAX_DEQUE_SIZE = 1L << 24;
     static final long MAX_TEAM = 1L << 16;
@@ -67,6 +69,7 @@ public final class RuntimeTaskQueues {
         TaskQueueLayout layout = TaskQueueLayout.shipped();
         List<String> problems = new ArrayList<>();
         Map<Long, Deferred> found = new LinkedHashMap<>();
+        Set<Long> counted = new HashSet<>(); // found beyond MAX_TASKS: counted in notListed, walked for successors
         Map<Long, Long> queuedByGtid = new LinkedHashMap<>();
         long[] notListed = {0};
         Map<Long, Thread> byInfo = new HashMap<>();
@@ -87,9 +90,9 @@ public final class RuntimeTaskQueues {
             }
         }
         if (!taskTeams.isEmpty()) {
-            readDeques(space, layout, taskTeams, byInfo, found, queuedByGtid, notListed, problems);
+            readDeques(space, layout, taskTeams, byInfo, found, counted, queuedByGtid, notListed, problems);
         }
-        readDependences(space, layout, runningTasks, found, notListed, problems);
+        readDependences(space, layout, runningTasks, found, counted, notListed, problems);
         return new Found(List.copyOf(found.values()), Map.copyOf(queuedByGtid), notListed[0], List.copyOf(problems));
     }
 
@@ -131,8 +134,8 @@ public final class RuntimeTaskQueues {
     }
 
     private static void readDeques(AddressSpaceHandle space, TaskQueueLayout layout, Set<Long> taskTeams,
-                                   Map<Long, Thread> byInfo, Map<Long, Deferred> found, Map<Long, Long> queuedByGtid,
-                                   long[] notListed, List<String> problems) {
+                                   Map<Long, Thread> byInfo, Map<Long, Deferred> found, Set<Long> counted,
+                                   Map<Long, Long> queuedByGtid, long[] notListed, List<String> problems) {
         // The group whose reading of some task team names the team's own threads. When none does, a group that
         // reads every task team as a team of plausible size without deques says there are none (libomp allocates
         // them at a team's first deferred task)
@@ -177,14 +180,15 @@ public final class RuntimeTaskQueues {
             }
             for (int k = 0; k < reading.slots().size(); k++) {
                 readDeque(space, layout, reading.threadsData() + k * layout.threadDataSize(), reading.slots().get(k), k,
-                        found, queuedByGtid, notListed, problems);
+                        found, counted, queuedByGtid, notListed, problems);
             }
         }
     }
 
     /** The deque of {@code owner}, thread number {@code threadNum} of the task team's team (its innermost team or another). */
     private static void readDeque(AddressSpaceHandle space, TaskQueueLayout layout, long threadData, Thread owner,
-                                  int threadNum, Map<Long, Deferred> found, Map<Long, Long> queuedByGtid, long[] notListed,
+                                  int threadNum, Map<Long, Deferred> found, Set<Long> counted, Map<Long, Long> queuedByGtid,
+                                  long[] notListed,
                                   List<String> problems) {
         String who = "task deque of gtid " + owner.gtid();
         try {
@@ -211,10 +215,12 @@ public final class RuntimeTaskQueues {
                 return;
             }
             queuedByGtid.merge(owner.gtid(), ntasks, Long::sum);
-            long readable = Math.min(ntasks, Math.max(0, MAX_TASKS - found.size()));
-            notListed[0] += ntasks - readable;
             RuntimeLayout runtime = space.layout();
-            for (int i = 0; i < readable; i++) {
+            for (int i = 0; i < ntasks; i++) {
+                if (found.size() + counted.size() >= MAX_COUNTED) {
+                    notListed[0] += ntasks - i; // libomp's own count of the rest, not read one by one
+                    break;
+                }
                 long slot = (head + i) & (size - 1);
                 long taskdata = space.memory().readPointer(deque + slot * 8);
                 String misfit = notStarted(space, runtime, taskdata);
@@ -223,9 +229,14 @@ public final class RuntimeTaskQueues {
                             + ": not shown");
                     continue;
                 }
-                if (found.putIfAbsent(taskdata, new Deferred(taskdata, new Wait.Queued(owner.gtid(), threadNum, i))) != null) {
+                if (found.containsKey(taskdata) || counted.contains(taskdata)) {
                     problems.add(who + ": entry " + slot + " holds a task already found elsewhere (0x"
                             + Long.toHexString(taskdata) + ")");
+                } else if (found.size() < MAX_TASKS) {
+                    found.put(taskdata, new Deferred(taskdata, new Wait.Queued(owner.gtid(), threadNum, i)));
+                } else {
+                    counted.add(taskdata);
+                    notListed[0]++;
                 }
             }
         } catch (OmpdException | TargetException e) {
@@ -255,7 +266,8 @@ public final class RuntimeTaskQueues {
     }
 
     private static void readDependences(AddressSpaceHandle space, TaskQueueLayout layout, Collection<Long> runningTasks,
-                                        Map<Long, Deferred> found, long[] notListed, List<String> problems) {
+                                        Map<Long, Deferred> found, Set<Long> counted, long[] notListed,
+                                        List<String> problems) {
         RuntimeLayout runtime = space.layout();
         long taskdataSize;
         try {
@@ -272,11 +284,12 @@ public final class RuntimeTaskQueues {
         Member listNext = layout.member("kmp_depnode_list_t", "next");
         Deque<Long> predecessors = new ArrayDeque<>(runningTasks);
         found.keySet().forEach(predecessors::addLast);
+        predecessors.addAll(counted);
         Set<Long> walked = new HashSet<>();
         Set<Long> listed = new HashSet<>();
         while (!predecessors.isEmpty()) {
             long task = predecessors.removeFirst();
-            if (!walked.add(task) || walked.size() > 4 * MAX_TASKS) {
+            if (!walked.add(task)) {
                 continue;
             }
             String hex = "0x" + Long.toHexString(task);
@@ -295,9 +308,9 @@ public final class RuntimeTaskQueues {
                 }
                 long entry = space.memory().readPointer(node + successors.offset());
                 while (entry != 0) {
-                    if (!listed.add(entry) || listed.size() > 4 * MAX_TASKS) {
+                    if (!listed.add(entry) || listed.size() > 4 * MAX_COUNTED) {
                         problems.add("tasks waiting for dependences: the successors of the task at " + hex
-                                + " loop or exceed " + 4 * MAX_TASKS + ": the rest are not shown");
+                                + " loop or exceed " + 4 * MAX_COUNTED + ": the rest are not shown");
                         break;
                     }
                     long successor = space.memory().readPointer(entry + listNode.offset());
@@ -315,15 +328,21 @@ public final class RuntimeTaskQueues {
                                 + " of the task at " + hex + " " + misfit + ": not shown");
                         continue;
                     }
-                    if (found.containsKey(successorData)) {
+                    if (found.containsKey(successorData) || counted.contains(successorData)) {
                         continue;
                     }
-                    long left = space.memory().readSigned(successor + unmet.offset(), unmet.size());
-                    if (found.size() >= MAX_TASKS) {
+                    if (found.size() + counted.size() >= MAX_COUNTED) {
+                        problems.add("tasks waiting for dependences: more than " + MAX_COUNTED + " tasks not started: "
+                                + "the rest are neither listed nor counted");
+                        return;
+                    }
+                    if (found.size() < MAX_TASKS) {
+                        long left = space.memory().readSigned(successor + unmet.offset(), unmet.size());
+                        found.put(successorData, new Deferred(successorData, new Wait.Dependences(task, left)));
+                    } else {
+                        counted.add(successorData);
                         notListed[0]++;
-                        continue;
                     }
-                    found.put(successorData, new Deferred(successorData, new Wait.Dependences(task, left)));
                     predecessors.addLast(successorData);
                 }
             } catch (OmpdException | TargetException e) {
