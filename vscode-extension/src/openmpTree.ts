@@ -42,6 +42,15 @@ export interface InspectThread {
   whyHere?: string[]; // report module, with the recorder: why the thread is where it is, in words
 }
 
+/** A task created and not started: ready in a thread's deque, or waiting for its dependences (report module). */
+export interface InspectNotStarted {
+  task: InspectTask;
+  creator?: string; // the id of the task that created it, when that task is in the picture
+  creatorAddress: string;
+  queue?: { gtid: number; position: number }; // ready: in this thread's deque, from its head
+  waitsFor?: { task?: string; address: string; unmet: number }; // its dependences are unmet
+}
+
 export interface InspectRegion {
   id: string; level: number; activeLevel: number; teamSize: number; serialized: boolean;
   ended: boolean; // the encountering thread has gone on: libomp keeps the team for the next region
@@ -89,12 +98,14 @@ export interface InspectReport {
   regions: InspectRegion[];
   threads: InspectThread[];
   problems: string[];
+  // report module: the tasks created and not started, each deque's own count, and how many were not listed
+  tasksNotStarted?: { tasks: InspectNotStarted[]; deques: { gtid: number; count: number }[]; notListed: number };
   recorder?: InspectRecorder; // report module, with the jompd-recorder
   stacks?: Record<string, unknown>; // report module, with --stacks (parallel stacks)
 }
 
 export type NodeKind = 'process' | 'region' | 'thread' | 'stoppedThread' | 'task' | 'icvs' | 'icv' | 'idle' | 'problems'
-  | 'message' | 'whyHere' | 'sentence' | 'devices' | 'device';
+  | 'message' | 'whyHere' | 'sentence' | 'devices' | 'device' | 'notStarted' | 'taskGroup';
 
 /**
  * Each row kind's codicon. Only names VS Code 1.96 knows (test/codicons-1.96.txt, checked by a unit test):
@@ -104,6 +115,7 @@ export const ICONS: Record<NodeKind, string> = {
   process: 'server-process', region: 'type-hierarchy', thread: 'pulse', stoppedThread: 'debug-stackframe',
   task: 'tasklist', icvs: 'symbol-variable', icv: 'symbol-constant', idle: 'debug-pause', problems: 'warning',
   message: 'info', whyHere: 'question', sentence: 'comment', devices: 'circuit-board', device: 'chip',
+  notStarted: 'watch', taskGroup: 'tasklist',
 };
 
 /** Rows shown open: the picture's top, the thread that stopped, a thread's "why here" and the devices. */
@@ -340,6 +352,8 @@ export function buildTree(report: InspectReport, stoppedLwp?: number): TreeNode[
     nodes.push({ id: 'idle', kind: 'idle', label: 'Threads in no team', description: `${idle.length}`,
       children: idle.map((t) => threadNode(t, stoppedLwp)) });
   }
+  const notStarted = notStartedNode(report);
+  if (notStarted !== undefined) nodes.push(notStarted);
   const devices = report.recorder?.devices ?? [];
   if (devices.length > 0) {
     nodes.push({ id: 'devices', kind: 'devices', label: 'Devices', description: `${devices.length} · jompd-recorder`,
@@ -351,6 +365,55 @@ export function buildTree(report: InspectReport, stoppedLwp?: number): TreeNode[
       children: report.problems.map((p, i) => ({ id: `problems/${i}`, kind: 'message', label: p, children: [] })) });
   }
   return nodes;
+}
+
+/**
+ * The tasks created and not started, as the text report lists them: per deque and per task they wait for, each
+ * construct and creator on one row with its count (thousands of tasks stay a few rows).
+ */
+export function notStartedNode(report: InspectReport): TreeNode | undefined {
+  const listed = report.tasksNotStarted?.tasks ?? [];
+  const notListed = report.tasksNotStarted?.notListed ?? 0;
+  if (listed.length === 0 && notListed === 0) return undefined;
+  const threadName = (gtid: number) => {
+    const thread = report.threads.find((t) => t.gtid === gtid);
+    return thread !== undefined ? `thread ${thread.threadNum} (gtid ${gtid})` : `gtid ${gtid}`;
+  };
+  const places = new Map<string, InspectNotStarted[]>();
+  for (const task of listed) {
+    const place = task.queue !== undefined ? `ready in the deque of ${threadName(task.queue.gtid)}`
+      : `waiting for their dependences on ${task.waitsFor?.task ?? `the task at ${task.waitsFor?.address}`}`;
+    places.set(place, [...(places.get(place) ?? []), task]);
+  }
+  const children: TreeNode[] = [...places.entries()].map(([place, tasks], p) => {
+    const groups = new Map<string, InspectNotStarted[]>();
+    for (const task of tasks) {
+      const key = `${task.task.function?.displayName ?? task.task.function?.symbol ?? 'code unknown'}\u0000${task.creator ?? task.creatorAddress}`;
+      groups.set(key, [...(groups.get(key) ?? []), task]);
+    }
+    const held = tasks[0].queue !== undefined
+      ? report.tasksNotStarted?.deques.find((d) => d.gtid === tasks[0].queue?.gtid)?.count : undefined;
+    return {
+      id: `notStarted/${p}`, kind: 'taskGroup', label: place,
+      description: held !== undefined && held !== tasks.length ? `${tasks.length} of ${held}` : `${tasks.length}`,
+      children: [...groups.entries()].map(([key, group], g) => {
+        const [code, creator] = key.split('\u0000');
+        const ids = group.map((t) => t.task.id).filter((id) => id !== undefined);
+        return {
+          id: `notStarted/${p}/${g}`, kind: 'task', label: `${group.length}× ${code}`, description: `created by ${creator}`,
+          tooltip: `${ids.length <= 8 ? ids.join(', ') : `${ids.slice(0, 8).join(', ')} and ${ids.length - 8} more`}`
+            + (group[0].waitsFor !== undefined ? `\n${group[0].waitsFor.unmet} dependences unmet` : ''),
+          children: [],
+        };
+      }),
+    };
+  });
+  return {
+    id: 'notStarted', kind: 'notStarted', label: 'Tasks not started',
+    description: notListed > 0 ? `${listed.length} listed, ${notListed} more` : `${listed.length}`,
+    tooltip: 'Explicit tasks created and not started: ready in a thread\'s deque, or waiting for their dependences',
+    children,
+  };
 }
 
 /** A tree of one line, for "no session", "running" or an error. */

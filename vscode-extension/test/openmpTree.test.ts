@@ -228,3 +228,27 @@ test('sentences are cut at a space near the limit, short ones kept whole', () =>
   assert.equal(truncated('one two three four', 12), 'one two…');
   assert.equal(truncated('x'.repeat(30), 10), `${'x'.repeat(9)}…`, 'no space: cut at the limit');
 });
+
+test('tasks not started: one row per deque or awaited task, one per construct and creator with its count', () => {
+  const base = report() as Record<string, unknown>;
+  const notStarted = (id: string, line: number, where: Record<string, unknown>) => ({
+    task: { ...task(`0x${id}`, true, undefined), id, kind: 'explicit', status: 'not_started',
+      function: { address: '0x9', symbol: '.omp_task_entry.', displayName: `task at d.c:${line}` } },
+    creator: 't0', creatorAddress: '0x0a0', ...where,
+  });
+  const tasks = [
+    notStarted('t5', 63, { queue: { gtid: 1, position: 0 } }), notStarted('t6', 63, { queue: { gtid: 1, position: 1 } }),
+    notStarted('t7', 67, { queue: { gtid: 1, position: 2 } }),
+    notStarted('t8', 73, { waitsFor: { task: 't7', address: '0x7', unmet: 1 } }),
+  ];
+  const roots = buildTree(parseReport({ ...base, tasksNotStarted: { tasks, deques: [{ gtid: 1, count: 5 }], notListed: 0 } }));
+  assert.deepEqual(roots.map((n) => n.kind), ['process', 'region', 'idle', 'notStarted']);
+  const node = roots[3];
+  assert.equal(node.description, '4');
+  assert.deepEqual(node.children.map((n) => [n.label, n.description]), [
+    ['ready in the deque of thread 1 (gtid 1)', '3 of 5'], ['waiting for their dependences on t7', '1']]);
+  assert.deepEqual(node.children[0].children.map((n) => [n.label, n.description, n.tooltip]), [
+    ['2× task at d.c:63', 'created by t0', 't5, t6'], ['1× task at d.c:67', 'created by t0', 't7']]);
+  assert.deepEqual(node.children[1].children.map((n) => n.tooltip), ['t8\n1 dependences unmet']);
+  assert.equal(buildTree(parseReport(base)).some((n) => n.kind === 'notStarted'), false);
+});

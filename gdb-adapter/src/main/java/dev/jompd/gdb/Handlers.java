@@ -129,6 +129,8 @@ final class Handlers {
                     .append(views.hex(frames.exitFrame())).append(", enter ").append(views.hex(frames.enterFrame()))
                     .append('\n'));
         }
+        // the tasks not started that are this thread's: in its deque, created by or waiting for a task of its chain
+        dev.jompd.report.NotStartedTasks.lines(picture, thread, "").forEach(line -> out.append(line).append('\n'));
         return out.toString();
     }
 

@@ -237,6 +237,7 @@ public final class JsonReport {
             threads.add(json);
         }
         root.add("threads", threads);
+        root.add("tasksNotStarted", tasksNotStarted(picture));
         picture.history().ifPresent(history -> root.add("recorder", recorder(history, picture)));
         JsonArray notices = new JsonArray();
         picture.notices().forEach(notices::add);
@@ -325,6 +326,42 @@ public final class JsonReport {
             devices.add(d);
         });
         json.add("devices", devices);
+        return json;
+    }
+
+    /** The tasks created and not started, with where each waits (schema: tasksNotStarted). */
+    private static JsonObject tasksNotStarted(OpenMpPicture picture) {
+        JsonArray tasks = new JsonArray();
+        for (OpenMpPicture.NotStarted notStarted : picture.notStarted()) {
+            JsonObject json = new JsonObject();
+            json.add("task", task(picture.tasks().get(notStarted.taskId())));
+            notStarted.creatorId().ifPresent(id -> json.addProperty("creator", id));
+            json.addProperty("creatorAddress", Text.hex(notStarted.creator()));
+            if (notStarted.queued()) {
+                JsonObject queue = new JsonObject();
+                queue.addProperty("gtid", notStarted.queueGtid().getAsLong());
+                queue.addProperty("position", notStarted.position());
+                json.add("queue", queue);
+            } else {
+                JsonObject waitsFor = new JsonObject();
+                notStarted.predecessorId().ifPresent(id -> waitsFor.addProperty("task", id));
+                waitsFor.addProperty("address", Text.hex(notStarted.predecessor()));
+                waitsFor.addProperty("unmet", notStarted.unmet());
+                json.add("waitsFor", waitsFor);
+            }
+            tasks.add(json);
+        }
+        JsonArray deques = new JsonArray();
+        picture.queuedByGtid().entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(entry -> {
+            JsonObject deque = new JsonObject();
+            deque.addProperty("gtid", entry.getKey());
+            deque.addProperty("count", entry.getValue());
+            deques.add(deque);
+        });
+        JsonObject json = new JsonObject();
+        json.add("tasks", tasks);
+        json.add("deques", deques);
+        json.addProperty("notListed", picture.notStartedNotListed());
         return json;
     }
 

@@ -8,6 +8,7 @@ import dev.jompd.core.ompd.ProcessSnapshot;
 import dev.jompd.core.ompd.LockNames;
 import dev.jompd.core.ompd.RegionKey;
 import dev.jompd.core.ompd.RuntimeLocks;
+import dev.jompd.core.ompd.RuntimeTaskQueues;
 import dev.jompd.core.ompd.RuntimeTasks;
 import dev.jompd.core.ompd.RuntimeWaits;
 import dev.jompd.core.ompd.TaskHandle;
@@ -60,6 +61,7 @@ public final class OpenMpPicture {
     private final Map<Long, RuntimeWaits.Reading> barrierIdents;
     /** The target's names (demangling for the stacks' construct steps); the door keeps it open with the target. */
     private final CodeNames names;
+    private final List<NotStarted> notStarted;
 
     private OpenMpPicture(TargetDescription target, ProcessSnapshot snapshot, CodeNames names, String runtimeReading,
                           Optional<RecordedHistory> history, List<String> historyProblems, RuntimeLocks locks,
@@ -173,6 +175,7 @@ public final class OpenMpPicture {
                     thread.toolData(), thread.icvs(), List.copyOf(chain), List.copyOf(stack),
                     region.map(r -> teamOf(r, byId)).orElse(OptionalLong.empty())));
         }
+        this.notStarted = notStarted(snapshot, taskMap, taskIdByKey, idByKey, byId, names);
         this.tasks = taskMap;
         this.threads = List.copyOf(threadList);
         this.history = history;
@@ -181,6 +184,73 @@ public final class OpenMpPicture {
         allProblems.addAll(historyProblems);
         this.problems = List.copyOf(allProblems);
         this.notices = notices(snapshot, problems);
+    }
+
+    /**
+     * The tasks created and not started, after every other task ({@code t<n>} on from the last id of the chains and
+     * stacks), in the order libomp keeps them: each thread's deque from its head, then those waiting for dependences.
+     */
+    private static List<NotStarted> notStarted(ProcessSnapshot snapshot, Map<String, Task> taskMap,
+                                               Map<TaskKey, String> taskIdByKey, Map<RegionKey, String> idByKey,
+                                               Map<String, ParallelRegion> byId, CodeNames names) {
+        Map<Long, String> idByAddress = new HashMap<>();
+        taskIdByKey.forEach((key, id) -> {
+            if (key.lightweight() == 0) {
+                idByAddress.put(key.address(), id);
+            }
+        });
+        List<NotStarted> found = new ArrayList<>();
+        for (ProcessSnapshot.DeferredTaskView deferred : snapshot.deferred().tasks()) {
+            TaskKey key = deferred.task().key();
+            if (taskIdByKey.containsKey(key)) {
+                continue; // a thread's chain or stack holds it: not a task that waits to start
+            }
+            String id = "t" + taskMap.size();
+            taskIdByKey.put(key, id);
+            idByAddress.put(key.address(), id);
+            taskMap.put(id, task(id, deferred.task(), false, idByKey, byId, names));
+        }
+        for (ProcessSnapshot.DeferredTaskView deferred : snapshot.deferred().tasks()) {
+            String id = taskIdByKey.get(deferred.task().key());
+            Optional<String> creator = Optional.ofNullable(idByAddress.get(deferred.creator()));
+            found.add(switch (deferred.reason()) {
+                case RuntimeTaskQueues.Wait.Queued queued -> new NotStarted(id, creator, deferred.creator(),
+                        OptionalLong.of(queued.gtid()), queued.threadNum(), queued.position(), Optional.empty(), 0, -1);
+                case RuntimeTaskQueues.Wait.Dependences waits -> new NotStarted(id, creator, deferred.creator(),
+                        OptionalLong.empty(), -1, -1, Optional.ofNullable(idByAddress.get(waits.predecessor())),
+                        waits.predecessor(), waits.unmet());
+            });
+        }
+        return List.copyOf(found);
+    }
+
+    /**
+     * A task created and not started ({@code taskId}), with the task that created it ({@code creatorId} when that
+     * task is in the picture, its kmp_taskdata_t {@code creator} always, 0 when unreadable), and why it has not
+     * started: ready in the deque of the thread with gtid {@code queueGtid} (thread number {@code queueThreadNum} of
+     * the team whose task team holds the deque) at {@code position} from its head (-1 for a task not in a deque), or waiting for its dependences on
+     * {@code predecessorId} ({@code predecessor}: its kmp_taskdata_t) with {@code unmet} predecessors left.
+     */
+    public record NotStarted(String taskId, Optional<String> creatorId, long creator, OptionalLong queueGtid,
+                             long queueThreadNum, int position, Optional<String> predecessorId, long predecessor, long unmet) {
+        public boolean queued() {
+            return queueGtid.isPresent();
+        }
+    }
+
+    /** The tasks created and not started that the picture lists (deques first, from their heads). */
+    public List<NotStarted> notStarted() {
+        return notStarted;
+    }
+
+    /** How many tasks each thread's deque holds (by gtid), listed or not. */
+    public Map<Long, Long> queuedByGtid() {
+        return snapshot.deferred().queuedByGtid();
+    }
+
+    /** Tasks not started that were counted but not listed (beyond jompd's cap). */
+    public long notStartedNotListed() {
+        return snapshot.deferred().notListed();
     }
 
     /** The picture of {@code process} at its current stop, with what the jompd-recorder kept if it runs there. */

@@ -283,6 +283,8 @@ public final class TextReport {
             out.append("  threads in no team (idle in the pool):\n");
             threads(idle, 2);
         }
+        // the tasks created and not started, which no thread's chain reaches
+        NotStartedTasks.lines(picture, "  ").forEach(line -> out.append(line).append('\n'));
     }
 
     private void region(ParallelRegion region, int depth, Set<String> visited) {

@@ -38,6 +38,8 @@ public enum Fixture {
     CXX_NAMES("cxx_names.cpp"),
     /** BOTS fib's two task constructs calling one function; tests build it -O2 (each task's code inlined). */
     FIB_TASKS("fib_tasks.c"),
+    /** Explicit tasks created and not started: in two threads' deques, and waiting for their dependences. */
+    DEFERRED_TASKS("deferred_tasks.c"),
     /** Hang fixtures (FIXTURES.md, "Hang fixtures"): real hangs, each with its expected diagnosis in its facts. */
     BARRIER_STRAGGLER("barrier_straggler.c"),
     TASKWAIT_BLOCKED("taskwait_blocked.c"),

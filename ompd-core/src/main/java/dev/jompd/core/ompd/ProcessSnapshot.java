@@ -3,6 +3,7 @@ package dev.jompd.core.ompd;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -17,7 +18,8 @@ import java.util.function.Supplier;
  * the walk, so corrupt memory yields a partial picture plus the reasons, never an exception or a hang.
  */
 public record ProcessSnapshot(long ompVersion, Map<String, IcvReading> processIcvs, List<String> controlVariables,
-                              List<ThreadView> threads, Map<RegionKey, RegionView> regions, List<String> problems) {
+                              List<ThreadView> threads, Map<RegionKey, RegionView> regions, List<String> problems,
+                              DeferredTasks deferred) {
 
     /** Bound on task chains (generating tasks): deeper means a corrupt loop. */
     static final int MAX_TASK_CHAIN = 4096;
@@ -61,6 +63,21 @@ public record ProcessSnapshot(long ompVersion, Map<String, IcvReading> processIc
         }
     }
 
+    /**
+     * The tasks created and not started ({@link RuntimeTaskQueues}): ready in a thread's deque, or waiting for
+     * dependences; at most {@link RuntimeTaskQueues#MAX_TASKS} of them, {@code notListed} more counted only.
+     * {@code queuedByGtid}: how many tasks each thread's deque holds, listed or not.
+     */
+    public record DeferredTasks(List<DeferredTaskView> tasks, Map<Long, Long> queuedByGtid, long notListed) {
+        public static final DeferredTasks NONE = new DeferredTasks(List.of(), Map.of(), 0);
+    }
+
+    /**
+     * A task that has not started: the task (no frames, no ICVs: it has run nothing), the kmp_taskdata_t of the
+     * task that created it (0: unreadable), and why it waits.
+     */
+    public record DeferredTaskView(TaskView task, long creator, RuntimeTaskQueues.Wait reason) {}
+
     /** Takes the snapshot of {@code process} at its current stop. */
     public static ProcessSnapshot take(AddressSpaceHandle process) {
         List<String> problems = new ArrayList<>();
@@ -74,7 +91,51 @@ public record ProcessSnapshot(long ompVersion, Map<String, IcvReading> processIc
         for (ThreadHandle thread : handles) {
             threads.add(thread(thread, regions, problems));
         }
-        return new ProcessSnapshot(version, processIcvs, controls, threads, regions, List.copyOf(problems));
+        DeferredTasks deferred = deferred(process, handles, threads, regions, problems);
+        return new ProcessSnapshot(version, processIcvs, controls, threads, regions, List.copyOf(problems), deferred);
+    }
+
+    private static DeferredTasks deferred(AddressSpaceHandle process, List<ThreadHandle> handles, List<ThreadView> threads,
+                                          Map<RegionKey, RegionView> regions, List<String> problems) {
+        if (handles.isEmpty()) {
+            return DeferredTasks.NONE;
+        }
+        List<RuntimeTaskQueues.Thread> known = new ArrayList<>();
+        Set<Long> running = new LinkedHashSet<>();
+        Optional<Long> th = attempt(problems, "tasks not started", () -> process.layout().offset("kmp_info_t", "th"));
+        if (th.isEmpty()) {
+            return DeferredTasks.NONE;
+        }
+        for (int i = 0; i < handles.size(); i++) {
+            ThreadView view = threads.get(i);
+            // kmp_info_t (what a task team's slots name) holds the kmp_base_info_t a thread handle is at
+            known.add(new RuntimeTaskQueues.Thread(handles.get(i).address() - th.get(), view.gtid(), view.threadNum()));
+            for (TaskView task : view.tasks()) {
+                if (task.lightweightTeam() == 0 && task.flags().map(TaskHandle.TaskFlags::explicit).orElse(false)) {
+                    running.add(task.address());
+                }
+            }
+            for (TaskView task : view.stackTasks()) {
+                if (task.lightweightTeam() == 0 && task.flags().map(TaskHandle.TaskFlags::explicit).orElse(false)) {
+                    running.add(task.address());
+                }
+            }
+        }
+        RuntimeTaskQueues.Found found;
+        try {
+            found = RuntimeTaskQueues.read(process, known, running);
+        } catch (OmpdException e) {
+            problems.add("tasks not started: " + e.getMessage());
+            return DeferredTasks.NONE;
+        }
+        problems.addAll(found.problems());
+        List<DeferredTaskView> views = new ArrayList<>();
+        for (RuntimeTaskQueues.Deferred task : found.tasks()) {
+            TaskHandle handle = new TaskHandle(process.stop(), task.taskdata(), 0);
+            long creator = attempt(problems, null, handle::generating).map(TaskHandle::address).orElse(0L);
+            views.add(new DeferredTaskView(task(handle, regions, problems, false), creator, task.reason()));
+        }
+        return new DeferredTasks(List.copyOf(views), found.queuedByGtid(), found.notListed());
     }
 
     private static ThreadView thread(ThreadHandle thread, Map<RegionKey, RegionView> regions, List<String> problems) {
@@ -143,6 +204,12 @@ public record ProcessSnapshot(long ompVersion, Map<String, IcvReading> processIc
     }
 
     private static TaskView task(TaskHandle task, Map<RegionKey, RegionView> regions, List<String> problems) {
+        return task(task, regions, problems, true);
+    }
+
+    /** A task; {@code begun} false for one that has not started, which has no frames and whose ICVs are not read. */
+    private static TaskView task(TaskHandle task, Map<RegionKey, RegionView> regions, List<String> problems,
+                                 boolean begun) {
         Optional<RegionKey> region = attempt(problems, null, task::parallel).map(r -> region(r, regions, problems));
         OptionalLong function = attempt(problems, null, task::function).map(OptionalLong::of)
                 .orElse(OptionalLong.empty());
@@ -158,9 +225,9 @@ public record ProcessSnapshot(long ompVersion, Map<String, IcvReading> processIc
         return new TaskView(task.address(), task.lightweightTeam(),
                 attempt(problems, task + " flags", task::flags),
                 function,
-                attempt(problems, null, task::frames),
+                begun ? attempt(problems, null, task::frames) : Optional.empty(),
                 attempt(problems, task + " tool data", task::toolData),
-                region, icvs(task, Scope.TASK), outlined, outlinedProblem);
+                region, begun ? icvs(task, Scope.TASK) : Map.of(), outlined, outlinedProblem);
     }
 
     /**
