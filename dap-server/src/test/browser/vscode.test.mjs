@@ -72,7 +72,7 @@ function assertTeamsAndThreads(rows, facts, when) {
     for (let j = i - 1; j >= 0; j--) if (rows[j].level < row.level) return j;
     return -1;
   });
-  const team = (row) => /^level (\d+)(?: \(serialized\))? · team of (\d+)/.exec(row.text);
+  const team = (row) => /^level (\d+)(?: \(serialized\))? · team of (\d+)(?= \||$| ·)/.exec(row.text);
   const threadRows = rows.map((row, i) => i).filter((i) => /^omp /.test(rows[i].text));
   const threads = Number(facts.get('threads'));
   const teamRowOf = new Map(); // team path -> the team row index its threads are under
@@ -93,11 +93,15 @@ function assertTeamsAndThreads(rows, facts, when) {
     assert.equal(parent, teamRowOf.get(teamPath), `${when}: the threads of team ${teamPath} under one row:\n${listing}`);
   }
   assert.equal(threadRows.length, threads, `${when}: thread rows, one per thread the program recorded:\n${listing}`);
+  // a team holds its threads, or (an enclosing team: the fixture stops with every thread at its deepest level)
+  // one inner team for each of its threads
   rows.forEach((row, i) => {
     const match = team(row);
     if (!match) return;
     const held = threadRows.filter((t) => parentOf[t] === i).length;
-    assert.equal(held, Number(match[2]), `${when}: team row ${i} "${row.text}" holds its team of ${match[2]}:\n${listing}`);
+    const innerTeams = rows.filter((r, j) => parentOf[j] === i && team(r)).length;
+    assert.deepEqual(held > 0 ? { threads: held } : { innerTeams }, held > 0 ? { threads: Number(match[2]) }
+      : { innerTeams: Number(match[2]) }, `${when}: team row ${i} "${row.text}" holds its team of ${match[2]}:\n${listing}`);
   });
 }
 
@@ -128,13 +132,20 @@ async function collectRows(container) {
   const rows = new Map();
   const list = container.locator('.monaco-list').first();
   await list.hover();
+  await page.mouse.wheel(0, -1_000_000); // from the top, wherever an earlier look left the list
+  await page.waitForTimeout(300);
   for (let round = 0; round < 60; round++) {
     const batch = await container.locator('.monaco-list-row').evaluateAll((elements) => elements.map((row) => {
       const icons = [...row.querySelectorAll('[class*="codicon-"]')]
         .filter((icon) => !icon.closest('.monaco-tl-twistie') && !icon.closest('.actions') && !icon.closest('.monaco-action-bar'));
       const blank = icons.length === 0
         || icons.some((icon) => ['none', '""', ''].includes(getComputedStyle(icon, '::before').content));
-      return [Number(row.dataset.index), row.innerText.replace(/\s*\n\s*/g, ' | '), blank,
+      // a tree row's label and description are spans side by side: kept apart by " | " as the lines are
+      const name = row.querySelector('.label-name');
+      const description = row.querySelector('.label-description');
+      const text = name ? [name.textContent, description?.textContent ?? ''].filter((part) => part !== '').join(' | ')
+        : row.innerText.replace(/\s*\n\s*/g, ' | ');
+      return [Number(row.dataset.index), text, blank,
         Number(row.getAttribute('aria-level') ?? '0'), row.querySelector('.thread') !== null];
     }));
     const before = rows.size;
@@ -196,7 +207,7 @@ test('a jompd session in VS Code: OpenMP names and view, and no error pop-ups', 
     const named = expected.map((name) => threadRows.filter((row) => row.startsWith(name) && !/^[\d.]/.test(row.slice(name.length))).length);
     assert.deepEqual(named, expected.map(() => 1), `one call stack row per thread, named ${expected.join('; ')}:\n${rows.join('\n')}`);
     assert.equal(threadRows.length, expected.length, `no other thread rows:\n${threadRows.join('\n')}`);
-    assert.ok(threadRows.every((row) => /· LWP \d+/.test(row)), `every thread row with its LWP:\n${threadRows.join('\n')}`);
+    assert.ok(threadRows.every((row) => /\(LWP \d+\)/.test(row)), `every thread row with its LWP:\n${threadRows.join('\n')}`);
   });
 
   await t.test('the OpenMP view is revealed and shows teams, threads and tasks with icons', async () => {
@@ -207,7 +218,7 @@ test('a jompd session in VS Code: OpenMP names and view, and no error pop-ups', 
     const rows = await collectRows(view);
     fs.writeFileSync(path.join(artifacts, 'openmp-view.txt'), rows.map((r) => `${r.blank ? '[no icon] ' : ''}${r.text}`).join('\n'));
     const text = rows.map((row) => row.text).join('\n');
-    assert.match(text, /level 1 · team of 2/, 'the outer team');
+    assert.match(text, /level 1 · team of 3/, 'the outer team');
     assert.match(text, /level 2 · team of 2/, 'an inner team');
     assert.match(text, /omp (\S+ · )?0\/2/, 'a thread of a team');
     assert.match(text, /stopped here/, 'the stopped thread marked');
