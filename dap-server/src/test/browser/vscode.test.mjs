@@ -132,8 +132,16 @@ async function collectRows(container) {
   const rows = new Map();
   const list = container.locator('.monaco-list').first();
   await list.hover();
-  await page.mouse.wheel(0, -1_000_000); // from the top, wherever an earlier look left the list
-  await page.waitForTimeout(300);
+  // how many rows the list has: its content's height over a row's
+  const total = await list.evaluate((element) => {
+    const row = element.querySelector('.monaco-list-row');
+    return row ? Math.round(parseFloat(element.querySelector('.monaco-list-rows').style.height) / parseFloat(row.style.height)) : 0;
+  });
+  for (let round = 0; round < 20; round++) { // from the top, wherever an earlier look left the list
+    if (await container.locator('.monaco-list-row[data-index="0"]').count() > 0) break;
+    await page.mouse.wheel(0, -2000);
+    await page.waitForTimeout(200);
+  }
   for (let round = 0; round < 60; round++) {
     const batch = await container.locator('.monaco-list-row').evaluateAll((elements) => elements.map((row) => {
       const icons = [...row.querySelectorAll('[class*="codicon-"]')]
@@ -150,11 +158,13 @@ async function collectRows(container) {
     }));
     const before = rows.size;
     for (const [index, text, blank, level, thread] of batch) rows.set(index, { text, blank, level, thread });
-    if (round > 0 && rows.size === before) break;
+    if (rows.size >= total && round > 0 && rows.size === before) break;
     await page.mouse.wheel(0, 120);
     await page.waitForTimeout(200);
   }
-  return [...rows.entries()].sort((a, b) => a[0] - b[0]).map(([, row]) => row);
+  const read = [...rows.entries()].sort((a, b) => a[0] - b[0]);
+  assert.deepEqual(read.map(([index]) => index), [...Array(total).keys()], 'every row of the list read');
+  return read.map(([, row]) => row);
 }
 
 before(() => startVscode({ 'debug.console.closeOnEnd': false }));
