@@ -99,7 +99,10 @@ function assertTeamsAndThreads(rows, facts, when) {
     const match = team(row);
     if (!match) return;
     const held = threadRows.filter((t) => parentOf[t] === i).length;
-    const innerTeams = rows.filter((r, j) => parentOf[j] === i && team(r)).length;
+    // its inner teams: the teams one level deeper that follow it before the next team of its level
+    const level = Number(match[1]);
+    const next = rows.findIndex((r, j) => j > i && team(r) && Number(team(r)[1]) <= level);
+    const innerTeams = rows.slice(i + 1, next < 0 ? rows.length : next).filter((r) => team(r) && Number(team(r)[1]) === level + 1).length;
     assert.deepEqual(held > 0 ? { threads: held } : { innerTeams }, held > 0 ? { threads: Number(match[2]) }
       : { innerTeams: Number(match[2]) }, `${when}: team row ${i} "${row.text}" holds its team of ${match[2]}:\n${listing}`);
   });
