@@ -4,7 +4,7 @@
 import * as fs from 'fs';
 import * as vscode from 'vscode';
 import { checkConfiguration } from './debugConfiguration';
-import { buildTree, ICONS, messageTree, noStopMessage, parseReport, startsExpanded, TreeNode } from './openmpTree';
+import { buildTree, ICONS, messageTree, noStopMessage, parseReport, startsExpanded, TreeNode, TreePictures } from './openmpTree';
 import { inspectJob, JobPanel } from './jobPanel';
 import { FrameIndex, StackFrameBody, StackTraceArguments, StoppedBody } from './frameIndex';
 import { ParallelStacksPanel } from './parallelStacksPanel';
@@ -63,7 +63,12 @@ class OpenMpTreeProvider implements vscode.TreeDataProvider<TreeNode> {
   private readonly stoppedLwps = new Map<string, number>();
   view: vscode.TreeView<TreeNode> | undefined;
 
-  show(roots: TreeNode[]): void {
+  private readonly pictures = new TreePictures();
+  private refreshes = 0;
+
+  show(picture: TreeNode[]): void {
+    const roots = this.pictures.next(picture);
+    if (roots === undefined) return; // the picture shown already: a refresh would only lose rows (TreePictures)
     this.roots = roots;
     this.parents = new Map();
     const walk = (node: TreeNode): void => node.children.forEach((child) => {
@@ -86,6 +91,7 @@ class OpenMpTreeProvider implements vscode.TreeDataProvider<TreeNode> {
     this.states.set(session.id, state);
     if (state === 'running' && before === 'stopped' && vscode.debug.activeDebugSession?.id === session.id) {
       // the picture of the last stop is no longer true: say so rather than show it as if it were
+      this.refreshes++; // nor let an answer still on its way show it
       this.show(messageTree('The program is running: the OpenMP picture comes at the next stop'));
       this.onRunning?.(session);
     }
@@ -115,8 +121,10 @@ class OpenMpTreeProvider implements vscode.TreeDataProvider<TreeNode> {
         : 'The program is running: the OpenMP picture comes at the next stop'));
       return;
     }
+    const refresh = ++this.refreshes;
     try {
       const report = await session.customRequest(TREE_REQUEST);
+      if (refresh !== this.refreshes) return; // a later refresh asked meanwhile: its answer is the newer picture
       const noStop = noStopMessage(report);
       if (noStop !== undefined) {
         this.show(messageTree(noStop)); // the program ran on meanwhile
@@ -124,6 +132,7 @@ class OpenMpTreeProvider implements vscode.TreeDataProvider<TreeNode> {
       }
       this.show(buildTree(parseReport(report), this.stoppedLwps.get(session.id)));
     } catch (e) {
+      if (refresh !== this.refreshes) return;
       this.show(messageTree(e instanceof Error ? e.message : String(e)));
       return;
     }

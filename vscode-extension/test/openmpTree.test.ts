@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as path from 'path';
-import { buildTree, ICONS, icvTooltip, InspectRecorder, InspectTask, noStopMessage, parseReport, SchemaError,
-  SENTENCE_LABEL_LENGTH, shortState, startsExpanded, taskKinds, TreeNode, truncated } from '../src/openmpTree';
+import { buildTree, ICONS, icvTooltip, InspectRecorder, InspectReport, InspectTask, messageTree, noStopMessage, parseReport, SchemaError,
+  SENTENCE_LABEL_LENGTH, shortState, startsExpanded, taskKinds, TreeNode, TreePictures, truncated } from '../src/openmpTree';
 
 const toolData = { value: '0', ptr: '0x0' };
 
@@ -227,4 +227,51 @@ test('sentences are cut at a space near the limit, short ones kept whole', () =>
   assert.equal(truncated('a'.repeat(SENTENCE_LABEL_LENGTH)), 'a'.repeat(SENTENCE_LABEL_LENGTH));
   assert.equal(truncated('one two three four', 12), 'one two…');
   assert.equal(truncated('x'.repeat(30), 10), `${'x'.repeat(9)}…`, 'no space: cut at the limit');
+});
+
+/** Every id of a tree, depth first. */
+function ids(nodes: TreeNode[]): string[] {
+  return nodes.flatMap((n) => [n.id, ...ids(n.children)]);
+}
+
+/** The nested 3 2 program's picture: the 2 x 2 one with a third inner team (r3) of threads 5 and 6. */
+function threeTeams(): InspectReport {
+  const base = parseReport(report());
+  const r3 = { ...base.regions[2], id: 'r3', icvs: { 'levels-var': '2' } };
+  const threads = [...base.threads, { ...base.threads[2], gtid: 5, lwp: 105, region: 'r3' },
+    { ...base.threads[3], gtid: 6, lwp: 106, region: 'r3' }];
+  return { ...base, regions: [...base.regions, r3], threads };
+}
+
+test('teams that read alike are rows of their own: each holds its own threads under an id no other row has', () => {
+  const roots = buildTree(threeTeams(), 105);
+  const inner = find(roots, (n) => n.kind === 'region' && n.label.startsWith('level 2'));
+  assert.deepEqual(inner.map((n) => n.label), ['level 2 · team of 2', 'level 2 · team of 2', 'level 2 · team of 2']);
+  assert.deepEqual(inner.map((n) => n.children.filter((c) => c.kind === 'thread' || c.kind === 'stoppedThread')
+    .map((c) => c.label)), [['omp 0/2 · LWP 100', 'omp 1/2 · LWP 101'], ['omp 0/2 · LWP 102', 'omp 1/2 · LWP 103'],
+    ['omp 0/2 · LWP 105', 'omp 1/2 · LWP 106']]);
+  const all = ids(roots);
+  assert.deepEqual(all.filter((id, i) => all.indexOf(id) !== i), [], 'ids used twice');
+});
+
+// VS Code's extension host forgets every row's handle when a tree is refreshed whole; the workbench's requests
+// for the children of rows of the picture before (the teams below the one it was drawing) then get none, and
+// those rows stay expanded and empty (issue 28 item 3). So the same picture is not refreshed at all, and a new
+// one comes under ids the old one never used.
+test('the same picture again is no refresh; a new picture has ids no row of the one before had', () => {
+  const pictures = new TreePictures();
+  const first = pictures.next(buildTree(threeTeams(), 105));
+  assert.ok(first, 'the first picture is shown');
+  assert.equal(pictures.next(buildTree(threeTeams(), 105)), undefined, 'the same picture is not shown again');
+  const stripped = (nodes: TreeNode[]): TreeNode[] => nodes.map((n) => ({ ...n, id: n.id.replace(/^\d+:/, ''), children: stripped(n.children) }));
+  assert.deepEqual(stripped(first), buildTree(threeTeams(), 105), 'the picture shown is the tree built, ids aside');
+  const moved = pictures.next(buildTree(threeTeams(), 106));
+  assert.ok(moved, 'a picture with another thread stopped is shown');
+  const before = new Set(ids(first));
+  assert.deepEqual(ids(moved).filter((id) => before.has(id)), [], 'ids of the picture before');
+  const all = ids(moved);
+  assert.deepEqual(all.filter((id, i) => all.indexOf(id) !== i), [], 'ids used twice');
+  const message = pictures.next(messageTree('The program is running: the OpenMP picture comes at the next stop'));
+  assert.deepEqual(message?.map((n) => n.label), ['The program is running: the OpenMP picture comes at the next stop']);
+  assert.ok(pictures.next(buildTree(threeTeams(), 105)), 'the first picture again after another is shown');
 });
