@@ -68,7 +68,7 @@ class OpenMpTreeProvider implements vscode.TreeDataProvider<TreeNode> {
 
   show(picture: TreeNode[]): void {
     const roots = this.pictures.next(picture);
-    if (roots === undefined) return; // the picture shown already: a refresh would only lose rows (TreePictures)
+    if (roots === undefined) return; // the picture shown already: no refresh (TreePictures)
     this.roots = roots;
     this.parents = new Map();
     const walk = (node: TreeNode): void => node.children.forEach((child) => {
@@ -140,7 +140,10 @@ class OpenMpTreeProvider implements vscode.TreeDataProvider<TreeNode> {
       // the first stop of a session opens the view (it may be collapsed at the bottom of Run and Debug)
       this.revealed.add(session.id);
       try {
-        await this.view.reveal(this.roots[0], { select: false, focus: false, expand: true });
+        // expand: false, the rows open as they start (startsExpanded): expanding here asks VS Code's workbench for
+        // the process row's children while it fetches the teams' children in one batch, and the teams after the
+        // first then get none and stay expanded and empty (issue 28 item 3, seen in VS Code 1.96)
+        await this.view.reveal(this.roots[0], { select: false, focus: false, expand: false });
       } catch {
         // the view cannot be shown now (its container is closed): the tree is there when it opens
       }

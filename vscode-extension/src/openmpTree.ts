@@ -359,25 +359,17 @@ export function messageTree(text: string): TreeNode[] {
 }
 
 /**
- * The trees VS Code is given, one picture after another. VS Code's extension host forgets every row it was
- * given when the tree is refreshed whole (onDidChangeTreeData with no element); a request of the workbench's
- * for the children of a row it had before (an expanded team below the one it was drawing) then finds no such
- * row, gets no children, and the workbench keeps that row expanded and empty, even across collapsing and
- * expanding it. So a picture equal to the one shown is not shown again (no refresh at all), and a different one
- * comes under ids VS Code has not seen (the picture's number in each id): a row of the old picture is never
- * taken for a row of the new one.
+ * The trees VS Code is given, one picture after another. A picture equal to the one shown is not shown again:
+ * a refresh would only make VS Code fetch every row again while the user looks at the same stop.
  */
 export class TreePictures {
   private shownKey: string | undefined;
-  private picture = 0;
 
-  /** The tree to show under fresh ids, or undefined when it is the picture already shown. */
+  /** The tree to show, or undefined when it is the picture already shown. */
   next(roots: TreeNode[]): TreeNode[] | undefined {
     const key = JSON.stringify(roots);
     if (key === this.shownKey) return undefined;
     this.shownKey = key;
-    this.picture++;
-    const renamed = (node: TreeNode): TreeNode => ({ ...node, id: `${this.picture}:${node.id}`, children: node.children.map(renamed) });
-    return roots.map(renamed);
+    return roots;
   }
 }

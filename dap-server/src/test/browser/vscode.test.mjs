@@ -134,7 +134,8 @@ function pane(title) {
 async function collectRows(container) {
   const rows = new Map();
   const list = container.locator('.monaco-list').first();
-  await list.hover();
+  await page.keyboard.press('Escape'); // a hover left open by an earlier look covers the list
+  await list.hover({ force: true });
   // how many rows the list has: its content's height over a row's
   const total = await list.evaluate((element) => {
     const row = element.querySelector('.monaco-list-row');
