@@ -53,6 +53,9 @@ class ConfigurationProvider implements vscode.DebugConfigurationProvider {
 /** Where a session's program is, as this extension saw the messages pass. */
 type RunState = 'starting' | 'stopped' | 'running';
 
+/** Longer than the extension host's 200 ms debounce of tree changes, so each row is refreshed on its own. */
+const REFETCH_SPACING_MS = 300;
+
 class OpenMpTreeProvider implements vscode.TreeDataProvider<TreeNode> {
   private readonly changed = new vscode.EventEmitter<TreeNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
@@ -77,6 +80,29 @@ class OpenMpTreeProvider implements vscode.TreeDataProvider<TreeNode> {
     });
     roots.forEach(walk);
     this.changed.fire(undefined);
+    void this.refetchOpenRows(roots);
+  }
+
+  /**
+   * Has VS Code fetch the children of the rows that start open again, one row at a time. VS Code 1.96's
+   * workbench fetches the children of rows opened together in one batch, and when another fetch starts while
+   * it hands the batch's answers out, the rows after the first get none and stay open and empty (issue 28
+   * item 3: the teams after the first of a level). A row refreshed on its own is fetched on its own.
+   */
+  private async refetchOpenRows(roots: TreeNode[]): Promise<void> {
+    const open: TreeNode[] = [];
+    const walk = (node: TreeNode): void => {
+      if (node.children.length > 0 && startsExpanded(node.kind)) {
+        open.push(node);
+        node.children.forEach(walk);
+      }
+    };
+    roots.forEach(walk);
+    for (const node of open) {
+      await new Promise((resolve) => setTimeout(resolve, REFETCH_SPACING_MS));
+      if (this.roots !== roots) return; // another picture came meanwhile
+      this.changed.fire(node);
+    }
   }
 
   state(session: vscode.DebugSession): RunState {

@@ -228,6 +228,7 @@ test('a jompd session in VS Code: OpenMP names and view, and no error pop-ups', 
     const view = pane('OpenMP');
     await view.locator('.monaco-list-row').first().waitFor({ timeout: 30_000 });
     assert.match((await view.getAttribute('class')) ?? '', /\bexpanded\b/, 'the view opened itself at the first stop');
+    await page.waitForTimeout(2500); // the extension has the open rows fetched again one by one (refetchOpenRows)
     await screenshot('openmp-view');
     const rows = await collectRows(view);
     fs.writeFileSync(path.join(artifacts, 'openmp-view.txt'), rows.map((r) => `${r.blank ? '[no icon] ' : ''}${r.text}`).join('\n'));
