@@ -166,9 +166,7 @@ class OpenMpTreeProvider implements vscode.TreeDataProvider<TreeNode> {
       // the first stop of a session opens the view (it may be collapsed at the bottom of Run and Debug)
       this.revealed.add(session.id);
       try {
-        // expand: false, the rows open as they start (startsExpanded): expanding here asks VS Code's workbench for
-        // the process row's children while it fetches the teams' children in one batch, and the teams after the
-        // first then get none and stay expanded and empty (issue 28 item 3, seen in VS Code 1.96)
+        // expand: false: the rows open as they start (startsExpanded), the process row among them
         await this.view.reveal(this.roots[0], { select: false, focus: false, expand: false });
       } catch {
         // the view cannot be shown now (its container is closed): the tree is there when it opens
