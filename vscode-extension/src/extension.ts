@@ -4,7 +4,7 @@
 import * as fs from 'fs';
 import * as vscode from 'vscode';
 import { checkConfiguration } from './debugConfiguration';
-import { buildTree, ICONS, messageTree, noStopMessage, parseReport, startsExpanded, TreeNode } from './openmpTree';
+import { buildTree, ICONS, messageTree, noStopMessage, parseReport, startsExpanded, TreeNode, TreePictures } from './openmpTree';
 import { inspectJob, JobPanel } from './jobPanel';
 import { FrameIndex, StackFrameBody, StackTraceArguments, StoppedBody } from './frameIndex';
 import { ParallelStacksPanel } from './parallelStacksPanel';
@@ -53,6 +53,9 @@ class ConfigurationProvider implements vscode.DebugConfigurationProvider {
 /** Where a session's program is, as this extension saw the messages pass. */
 type RunState = 'starting' | 'stopped' | 'running';
 
+/** Longer than the extension host's 200 ms debounce of tree changes, so each row is refreshed on its own. */
+const REFETCH_SPACING_MS = 300;
+
 class OpenMpTreeProvider implements vscode.TreeDataProvider<TreeNode> {
   private readonly changed = new vscode.EventEmitter<TreeNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
@@ -63,7 +66,12 @@ class OpenMpTreeProvider implements vscode.TreeDataProvider<TreeNode> {
   private readonly stoppedLwps = new Map<string, number>();
   view: vscode.TreeView<TreeNode> | undefined;
 
-  show(roots: TreeNode[]): void {
+  private readonly pictures = new TreePictures();
+  private refreshes = 0;
+
+  show(picture: TreeNode[]): void {
+    const roots = this.pictures.next(picture);
+    if (roots === undefined) return; // the picture shown already: no refresh (TreePictures)
     this.roots = roots;
     this.parents = new Map();
     const walk = (node: TreeNode): void => node.children.forEach((child) => {
@@ -72,6 +80,29 @@ class OpenMpTreeProvider implements vscode.TreeDataProvider<TreeNode> {
     });
     roots.forEach(walk);
     this.changed.fire(undefined);
+    void this.refetchOpenRows(roots);
+  }
+
+  /**
+   * Has VS Code fetch the children of the rows that start open again, one row at a time. VS Code 1.96's
+   * workbench fetches the children of rows opened together in one batch, and when another fetch starts while
+   * it hands the batch's answers out, the rows after the first get none and stay open and empty (issue 28
+   * item 3: the teams after the first of a level). A row refreshed on its own is fetched on its own.
+   */
+  private async refetchOpenRows(roots: TreeNode[]): Promise<void> {
+    const open: TreeNode[] = [];
+    const walk = (node: TreeNode): void => {
+      if (node.children.length > 0 && startsExpanded(node.kind)) {
+        open.push(node);
+        node.children.forEach(walk);
+      }
+    };
+    roots.forEach(walk);
+    for (const node of open) {
+      await new Promise((resolve) => setTimeout(resolve, REFETCH_SPACING_MS));
+      if (this.roots !== roots) return; // another picture came meanwhile
+      this.changed.fire(node);
+    }
   }
 
   state(session: vscode.DebugSession): RunState {
@@ -86,6 +117,7 @@ class OpenMpTreeProvider implements vscode.TreeDataProvider<TreeNode> {
     this.states.set(session.id, state);
     if (state === 'running' && before === 'stopped' && vscode.debug.activeDebugSession?.id === session.id) {
       // the picture of the last stop is no longer true: say so rather than show it as if it were
+      this.refreshes++; // nor let an answer still on its way show it
       this.show(messageTree('The program is running: the OpenMP picture comes at the next stop'));
       this.onRunning?.(session);
     }
@@ -115,8 +147,10 @@ class OpenMpTreeProvider implements vscode.TreeDataProvider<TreeNode> {
         : 'The program is running: the OpenMP picture comes at the next stop'));
       return;
     }
+    const refresh = ++this.refreshes;
     try {
       const report = await session.customRequest(TREE_REQUEST);
+      if (refresh !== this.refreshes) return; // a later refresh asked meanwhile: its answer is the newer picture
       const noStop = noStopMessage(report);
       if (noStop !== undefined) {
         this.show(messageTree(noStop)); // the program ran on meanwhile
@@ -124,6 +158,7 @@ class OpenMpTreeProvider implements vscode.TreeDataProvider<TreeNode> {
       }
       this.show(buildTree(parseReport(report), this.stoppedLwps.get(session.id)));
     } catch (e) {
+      if (refresh !== this.refreshes) return;
       this.show(messageTree(e instanceof Error ? e.message : String(e)));
       return;
     }
@@ -131,7 +166,8 @@ class OpenMpTreeProvider implements vscode.TreeDataProvider<TreeNode> {
       // the first stop of a session opens the view (it may be collapsed at the bottom of Run and Debug)
       this.revealed.add(session.id);
       try {
-        await this.view.reveal(this.roots[0], { select: false, focus: false, expand: true });
+        // expand: false: the rows open as they start (startsExpanded), the process row among them
+        await this.view.reveal(this.roots[0], { select: false, focus: false, expand: false });
       } catch {
         // the view cannot be shown now (its container is closed): the tree is there when it opens
       }

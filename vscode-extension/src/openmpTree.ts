@@ -420,3 +420,19 @@ export function notStartedNode(report: InspectReport): TreeNode | undefined {
 export function messageTree(text: string): TreeNode[] {
   return [{ id: 'message', kind: 'message', label: text, children: [] }];
 }
+
+/**
+ * The trees VS Code is given, one picture after another. A picture equal to the one shown is not shown again:
+ * a refresh would only make VS Code fetch every row again while the user looks at the same stop.
+ */
+export class TreePictures {
+  private shownKey: string | undefined;
+
+  /** The tree to show, or undefined when it is the picture already shown. */
+  next(roots: TreeNode[]): TreeNode[] | undefined {
+    const key = JSON.stringify(roots);
+    if (key === this.shownKey) return undefined;
+    this.shownKey = key;
+    return roots;
+  }
+}

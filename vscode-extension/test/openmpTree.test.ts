@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as path from 'path';
-import { buildTree, ICONS, icvTooltip, InspectRecorder, InspectTask, noStopMessage, parseReport, SchemaError,
-  SENTENCE_LABEL_LENGTH, shortState, startsExpanded, taskKinds, TreeNode, truncated } from '../src/openmpTree';
+import { buildTree, ICONS, icvTooltip, InspectRecorder, InspectReport, InspectTask, messageTree, noStopMessage, parseReport, SchemaError,
+  SENTENCE_LABEL_LENGTH, shortState, startsExpanded, taskKinds, TreeNode, TreePictures, truncated } from '../src/openmpTree';
 
 const toolData = { value: '0', ptr: '0x0' };
 
@@ -251,4 +251,39 @@ test('tasks not started: one row per deque or awaited task, one per construct an
     ['2× task at d.c:63', 'created by t0', 't5, t6'], ['1× task at d.c:67', 'created by t0', 't7']]);
   assert.deepEqual(node.children[1].children.map((n) => n.tooltip), ['t8\n1 dependences unmet']);
   assert.equal(buildTree(parseReport(base)).some((n) => n.kind === 'notStarted'), false);
+});
+
+/** Every id of a tree, depth first. */
+function ids(nodes: TreeNode[]): string[] {
+  return nodes.flatMap((n) => [n.id, ...ids(n.children)]);
+}
+
+/** The nested 3 2 program's picture: the 2 x 2 one with a third inner team (r3) of threads 5 and 6. */
+function threeTeams(): InspectReport {
+  const base = parseReport(report());
+  const r3 = { ...base.regions[2], id: 'r3', icvs: { 'levels-var': '2' } };
+  const threads = [...base.threads, { ...base.threads[2], gtid: 5, lwp: 105, region: 'r3' },
+    { ...base.threads[3], gtid: 6, lwp: 106, region: 'r3' }];
+  return { ...base, regions: [...base.regions, r3], threads };
+}
+
+test('teams that read alike are rows of their own: each holds its own threads under an id no other row has', () => {
+  const roots = buildTree(threeTeams(), 105);
+  const inner = find(roots, (n) => n.kind === 'region' && n.label.startsWith('level 2'));
+  assert.deepEqual(inner.map((n) => n.label), ['level 2 · team of 2', 'level 2 · team of 2', 'level 2 · team of 2']);
+  assert.deepEqual(inner.map((n) => n.children.filter((c) => c.kind === 'thread' || c.kind === 'stoppedThread')
+    .map((c) => c.label)), [['omp 0/2 · LWP 100', 'omp 1/2 · LWP 101'], ['omp 0/2 · LWP 102', 'omp 1/2 · LWP 103'],
+    ['omp 0/2 · LWP 105', 'omp 1/2 · LWP 106']]);
+  const all = ids(roots);
+  assert.deepEqual(all.filter((id, i) => all.indexOf(id) !== i), [], 'ids used twice');
+});
+
+test('the same picture again is no refresh; another picture is', () => {
+  const pictures = new TreePictures();
+  assert.deepEqual(pictures.next(buildTree(threeTeams(), 105)), buildTree(threeTeams(), 105), 'the first picture is shown');
+  assert.equal(pictures.next(buildTree(threeTeams(), 105)), undefined, 'the same picture is not shown again');
+  assert.deepEqual(pictures.next(buildTree(threeTeams(), 106)), buildTree(threeTeams(), 106), 'another thread stopped');
+  const message = pictures.next(messageTree('The program is running: the OpenMP picture comes at the next stop'));
+  assert.deepEqual(message?.map((n) => n.label), ['The program is running: the OpenMP picture comes at the next stop']);
+  assert.deepEqual(pictures.next(buildTree(threeTeams(), 105)), buildTree(threeTeams(), 105), 'the first picture again after another');
 });

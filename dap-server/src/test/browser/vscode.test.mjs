@@ -61,6 +61,60 @@ function factsName(facts, k) {
     + ` · level ${facts.get(`thread.${k}.level`)}`;
 }
 
+/**
+ * The OpenMP view's rows checked against the facts: every fact thread has exactly one thread row, under a team
+ * row of its level and team size, threads of one team path under one team row and of different paths under
+ * different rows, and every team row holds exactly team-size thread rows (no row lost, none doubled).
+ */
+function assertTeamsAndThreads(rows, facts, when) {
+  const listing = rows.map((r) => `${'  '.repeat(Math.max(0, r.level - 1))}${r.text}`).join('\n');
+  const parentOf = rows.map((row, i) => {
+    for (let j = i - 1; j >= 0; j--) if (rows[j].level < row.level) return j;
+    return -1;
+  });
+  const team = (row) => /^level (\d+)(?: \(serialized\))? · team of (\d+)(?= \||$| ·)/.exec(row.text);
+  const threadRows = rows.map((row, i) => i).filter((i) => /^omp /.test(rows[i].text));
+  const threads = Number(facts.get('threads'));
+  const teamRowOf = new Map(); // team path -> the team row index its threads are under
+  for (let k = 0; k < threads; k++) {
+    const name = factsName(facts, k);
+    const mine = threadRows.filter((i) => rows[i].text.startsWith(name) && !/^[\d.]/.test(rows[i].text.slice(name.length)));
+    assert.equal(mine.length, 1, `${when}: one thread row for fixture thread ${k} (${name}):\n${listing}`);
+    const parent = parentOf[mine[0]];
+    const match = parent >= 0 ? team(rows[parent]) : null;
+    assert.ok(match, `${when}: ${name} is under a team row:\n${listing}`);
+    assert.deepEqual([match[1], match[2]], [facts.get(`thread.${k}.level`), facts.get(`thread.${k}.team_size`)],
+      `${when}: ${name} under a team of its level and size:\n${listing}`);
+    const teamPath = (facts.get(`thread.${k}.ancestors`) ?? '').split(',').filter((a) => a !== '').slice(0, -1).join('.');
+    if (!teamRowOf.has(teamPath)) {
+      assert.ok(![...teamRowOf.values()].includes(parent), `${when}: team ${teamPath} has a row of its own:\n${listing}`);
+      teamRowOf.set(teamPath, parent);
+    }
+    assert.equal(parent, teamRowOf.get(teamPath), `${when}: the threads of team ${teamPath} under one row:\n${listing}`);
+  }
+  assert.equal(threadRows.length, threads, `${when}: thread rows, one per thread the program recorded:\n${listing}`);
+  // a team holds its threads, or (an enclosing team: the fixture stops with every thread at its deepest level)
+  // one inner team for each of its threads
+  rows.forEach((row, i) => {
+    const match = team(row);
+    if (!match) return;
+    const held = threadRows.filter((t) => parentOf[t] === i).length;
+    // its inner teams: the teams one level deeper that follow it before the next team of its level
+    const level = Number(match[1]);
+    const next = rows.findIndex((r, j) => j > i && team(r) && Number(team(r)[1]) <= level);
+    const innerTeams = rows.slice(i + 1, next < 0 ? rows.length : next).filter((r) => team(r) && Number(team(r)[1]) === level + 1).length;
+    assert.deepEqual(held > 0 ? { threads: held } : { innerTeams }, held > 0 ? { threads: Number(match[2]) }
+      : { innerTeams: Number(match[2]) }, `${when}: team row ${i} "${row.text}" holds its team of ${match[2]}:\n${listing}`);
+  });
+}
+
+/** Collapses or expands a view pane by its header, and waits for the workbench to draw it. */
+async function setPaneExpanded(title, expanded) {
+  const header = pane(title).locator('.pane-header').first();
+  if (((await header.getAttribute('aria-expanded')) === 'true') !== expanded) await header.click();
+  await page.waitForTimeout(1500);
+}
+
 /** Waits until an input box has the keyboard (VS Code opens them a moment after the command). */
 async function inputFocused() {
   await page.waitForFunction(() => ['INPUT', 'TEXTAREA'].includes(document.activeElement?.tagName ?? ''));
@@ -80,22 +134,41 @@ function pane(title) {
 async function collectRows(container) {
   const rows = new Map();
   const list = container.locator('.monaco-list').first();
-  await list.hover();
+  await page.keyboard.press('Escape'); // a hover left open by an earlier look covers the list
+  await list.hover({ force: true });
+  // how many rows the list has: its content's height over a row's
+  const total = await list.evaluate((element) => {
+    const row = element.querySelector('.monaco-list-row');
+    return row ? Math.round(parseFloat(element.querySelector('.monaco-list-rows').style.height) / parseFloat(row.style.height)) : 0;
+  });
+  for (let round = 0; round < 20; round++) { // from the top, wherever an earlier look left the list
+    if (await container.locator('.monaco-list-row[data-index="0"]').count() > 0) break;
+    await page.mouse.wheel(0, -2000);
+    await page.waitForTimeout(200);
+  }
   for (let round = 0; round < 60; round++) {
     const batch = await container.locator('.monaco-list-row').evaluateAll((elements) => elements.map((row) => {
       const icons = [...row.querySelectorAll('[class*="codicon-"]')]
         .filter((icon) => !icon.closest('.monaco-tl-twistie') && !icon.closest('.actions') && !icon.closest('.monaco-action-bar'));
       const blank = icons.length === 0
         || icons.some((icon) => ['none', '""', ''].includes(getComputedStyle(icon, '::before').content));
-      return [Number(row.dataset.index), row.innerText.replace(/\s*\n\s*/g, ' | '), blank];
+      // a tree row's label and description are spans side by side: kept apart by " | " as the lines are
+      const name = row.querySelector('.label-name');
+      const description = row.querySelector('.label-description');
+      const text = name ? [name.textContent, description?.textContent ?? ''].filter((part) => part !== '').join(' | ')
+        : row.innerText.replace(/\s*\n\s*/g, ' | ');
+      return [Number(row.dataset.index), text, blank,
+        Number(row.getAttribute('aria-level') ?? '0'), row.querySelector('.thread') !== null];
     }));
     const before = rows.size;
-    for (const [index, text, blank] of batch) rows.set(index, { text, blank });
-    if (round > 0 && rows.size === before) break;
+    for (const [index, text, blank, level, thread] of batch) rows.set(index, { text, blank, level, thread });
+    if (rows.size >= total && round > 0 && rows.size === before) break;
     await page.mouse.wheel(0, 120);
     await page.waitForTimeout(200);
   }
-  return [...rows.entries()].sort((a, b) => a[0] - b[0]).map(([, row]) => row);
+  const read = [...rows.entries()].sort((a, b) => a[0] - b[0]);
+  assert.deepEqual(read.map(([index]) => index), [...Array(total).keys()], 'every row of the list read');
+  return read.map(([, row]) => row);
 }
 
 before(() => startVscode({ 'debug.console.closeOnEnd': false }));
@@ -138,21 +211,29 @@ test('a jompd session in VS Code: OpenMP names and view, and no error pop-ups', 
   });
 
   await t.test('threads are named by their OpenMP identity', async () => {
-    const rows = (await collectRows(page.locator('.debug-call-stack'))).map((row) => row.text);
+    const collected = await collectRows(page.locator('.debug-call-stack'));
+    const rows = collected.map((row) => row.text);
     fs.writeFileSync(path.join(artifacts, 'call-stack.txt'), rows.join('\n'));
-    const named = rows.filter((row) => /omp .*· level \d/.test(row) && /LWP \d+/.test(row));
-    assert.ok(named.length >= 4, `4 OpenMP thread names in the call stack:\n${rows.join('\n')}`);
+    // the call stack's thread rows are exactly the program's threads, each named as its facts name it, once
+    const facts = readFacts();
+    const threadRows = collected.filter((row) => row.thread).map((row) => row.text);
+    const expected = [...Array(Number(facts.get('threads'))).keys()].map((k) => factsName(facts, k));
+    const named = expected.map((name) => threadRows.filter((row) => row.startsWith(name) && !/^[\d.]/.test(row.slice(name.length))).length);
+    assert.deepEqual(named, expected.map(() => 1), `one call stack row per thread, named ${expected.join('; ')}:\n${rows.join('\n')}`);
+    assert.equal(threadRows.length, expected.length, `no other thread rows:\n${threadRows.join('\n')}`);
+    assert.ok(threadRows.every((row) => /\(LWP \d+\)/.test(row)), `every thread row with its LWP:\n${threadRows.join('\n')}`);
   });
 
   await t.test('the OpenMP view is revealed and shows teams, threads and tasks with icons', async () => {
     const view = pane('OpenMP');
     await view.locator('.monaco-list-row').first().waitFor({ timeout: 30_000 });
     assert.match((await view.getAttribute('class')) ?? '', /\bexpanded\b/, 'the view opened itself at the first stop');
+    await page.waitForTimeout(2500); // the extension has the open rows fetched again one by one (refetchOpenRows)
     await screenshot('openmp-view');
     const rows = await collectRows(view);
     fs.writeFileSync(path.join(artifacts, 'openmp-view.txt'), rows.map((r) => `${r.blank ? '[no icon] ' : ''}${r.text}`).join('\n'));
     const text = rows.map((row) => row.text).join('\n');
-    assert.match(text, /level 1 · team of 2/, 'the outer team');
+    assert.match(text, /level 1 · team of 3/, 'the outer team');
     assert.match(text, /level 2 · team of 2/, 'an inner team');
     assert.match(text, /omp (\S+ · )?0\/2/, 'a thread of a team');
     assert.match(text, /stopped here/, 'the stopped thread marked');
@@ -160,6 +241,42 @@ test('a jompd session in VS Code: OpenMP names and view, and no error pop-ups', 
     assert.match(text, /initial task/, 'the initial task named');
     assert.doesNotMatch(text, /\b0x0\b/, 'no task function shown as 0x0');
     assert.deepEqual(rows.filter((row) => row.blank).map((row) => row.text), [], 'rows with a blank icon');
+    assertTeamsAndThreads(rows, readFacts(), 'the view as it opened itself at the stop');
+  });
+
+  await t.test('the OpenMP view holds every thread of every team, whatever the order the panes open in', async () => {
+    const facts = readFacts();
+    const view = pane('OpenMP');
+    const orders = [
+      ['OpenMP collapsed, refreshed, then opened', async () => {
+        await setPaneExpanded('OpenMP', false);
+        await command('Refresh the OpenMP tree');
+        await page.waitForTimeout(1000);
+        await setPaneExpanded('OpenMP', true);
+      }],
+      ['Variables opened, OpenMP refreshed, Variables collapsed', async () => {
+        await setPaneExpanded('Variables', true);
+        await command('Refresh the OpenMP tree');
+        await setPaneExpanded('Variables', false);
+      }],
+      ['OpenMP and Variables collapsed, refreshed, OpenMP opened then Variables', async () => {
+        await setPaneExpanded('OpenMP', false);
+        await setPaneExpanded('Variables', false);
+        await command('Refresh the OpenMP tree');
+        await setPaneExpanded('OpenMP', true);
+        await setPaneExpanded('Variables', true);
+        await setPaneExpanded('Variables', false);
+      }],
+    ];
+    for (const [when, open] of orders) {
+      await open();
+      await view.locator('.monaco-list-row').first().waitFor({ timeout: 30_000 });
+      await page.waitForTimeout(1500);
+      const rows = await collectRows(view);
+      fs.writeFileSync(path.join(artifacts, `openmp-view-${when.replace(/[^a-z0-9]+/gi, '-')}.txt`),
+        rows.map((r) => `${'  '.repeat(Math.max(0, r.level - 1))}${r.text}`).join('\n'));
+      assertTeamsAndThreads(rows, facts, when);
+    }
   });
 
   await t.test('hovering words of "#pragma omp barrier" raises no error', async () => {
@@ -173,7 +290,7 @@ test('a jompd session in VS Code: OpenMP names and view, and no error pop-ups', 
     // a control first: hovering a variable shows its value, so hovering does evaluate here
     await hoverWord('fx_gate_await(total - 1);', 'total');
     await page.locator('.debug-hover-widget').first().waitFor({ state: 'visible', timeout: 20_000 });
-    assert.match(await page.locator('.debug-hover-widget').first().innerText(), /4/, 'total = 4 threads in a 2 x 2 program');
+    assert.match(await page.locator('.debug-hover-widget').first().innerText(), /\b6\b/, 'total = 6 threads in a 3 x 2 program');
     await screenshot('hovering-over-a-variable');
     await page.keyboard.press('Escape');
     for (const word of ['barrier', 'pragma']) {

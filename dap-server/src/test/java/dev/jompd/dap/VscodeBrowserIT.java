@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * cache by {@code scripts/install-code-server.sh}) in Debian's Chromium, driven by playwright-core
  * ({@code src/test/browser/vscode.test.mjs}). The platform .vsix (linux-x64) is built with this module's server
  * and its own Java runtime inside, VS Code runs where no JDK can be seen (as root: /usr/lib/jvm hidden in a
- * private mount namespace, no JAVA_HOME, no JOMPD_JAVA), a workspace launches the nested 2 2 fixture to a function breakpoint on {@code jompd_marker}, and the test
+ * private mount namespace, no JAVA_HOME, no JOMPD_JAVA), a workspace launches the nested 3 2 fixture to a function breakpoint on {@code jompd_marker}, and the test
  * looks at what a user sees: thread names, the OpenMP view, and no error notification at the start, on
  * hovering {@code barrier} and {@code pragma}, on a failing watch and a failing console evaluation; then the
  * OpenMP Parallel Stacks webview, its boxes checked against the facts the program recorded, and a click on a
@@ -71,10 +71,10 @@ class VscodeBrowserIT {
         JsonObject launch = new JsonObject();
         launch.addProperty("type", "jompd");
         launch.addProperty("request", "launch");
-        launch.addProperty("name", "nested 2 2");
+        launch.addProperty("name", "nested 3 2");
         launch.addProperty("program", program.toString());
         JsonArray args = new JsonArray();
-        args.add("2");
+        args.add("3");
         args.add("2");
         launch.add("args", args);
         launch.addProperty("cwd", workspace.toString());
