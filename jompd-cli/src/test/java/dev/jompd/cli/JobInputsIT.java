@@ -162,7 +162,8 @@ class JobInputsIT {
         }
         assertThat(roleByThread).hasSize(2);
         for (String role : roleByThread.values()) {
-            assertThat(role).startsWith("waits for a critical section at critical.c:" + CRITICAL_LINE + " (");
+            // (the program's critical construct has no name: the unnamed critical, named as the program wrote it)
+            assertThat(role).startsWith("waits for the unnamed critical at critical.c:" + CRITICAL_LINE + " (");
         }
         Map<Integer, List<String>> jobRoles = new HashMap<>();
         for (JsonElement thread : rankClass.getAsJsonArray("threads")) {

@@ -136,8 +136,10 @@ class RecorderRunIT {
             assertThat(all.stream().map(line -> line.substring(line.indexOf("  ") + 2)).toList()).isEqualTo(json);
         }
         InspectCommandIT.Result bad = InspectCommandIT.jompd("inspect", "--core", core, "--exe", exe, "--history", "lots");
-        assertThat(bad.exitCode()).isEqualTo(ExitCode.BAD_INPUT);
-        assertThat(bad.err()).contains("history: expected a number of events (0 or more) or 'all', got 'lots'");
+        // an invalid command line: exit 2, the option named
+        assertThat(bad.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(bad.err()).startsWith("Invalid value for option '--history': expected a number of events (0 or more) "
+                + "or 'all', got 'lots'\n");
     }
 
     /** The event lines the text report shows under {@code "NAME, HEADER:"}. */
