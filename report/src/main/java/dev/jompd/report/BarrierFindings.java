@@ -48,7 +48,7 @@ final class BarrierFindings {
             }
             List<ThreadWait> arrived = List.copyOf(arrivals.keySet());
             ThreadWait.Scheduling barrierOf = commonBarrier(arrivals.values());
-            String barrier = barrierPlace(region, barrierOf);
+            String barrier = describe(region, barrierOf);
             List<Involved> involved = new ArrayList<>();
             List<String> evidence = new ArrayList<>();
             for (ThreadWait w : arrived) {
@@ -77,7 +77,7 @@ final class BarrierFindings {
                     continue;
                 }
                 if (member != null) {
-                    String where = notThere(member);
+                    String where = member.describe();
                     missing.add("thread " + number + " has not reached it: " + where);
                     evidence.add(Diagnosis.who(member.thread()) + ": not there, " + where + " (" + member.evidence() + ")");
                     involved.add(Involved.of(member, Role.NOT_AT_BARRIER, barrier, member.kind() == Kind.NONE
@@ -114,11 +114,6 @@ final class BarrierFindings {
             findings.add(new Finding(FindingKind.BARRIER, summary, evidence, placeInCode(region, barrierOf), involved));
         }
         return findings;
-    }
-
-    /** Where a thread that has not reached the barrier is: what it waits for instead, or its user code. */
-    private static String notThere(ThreadWait w) {
-        return w.describe();
     }
 
     /** What a thread that runs a task at the barrier does in that task: {@code task at t.c:22 (…), which waits …}. */
@@ -169,10 +164,6 @@ final class BarrierFindings {
      * The barrier as people find it in their code: {@code the implicit barrier of the single construct at
      * single.c:7}, {@code the implicit barrier at the end of region r1 (main.omp_outlined at single.c:5)}.
      */
-    private static String barrierPlace(ParallelRegion region, ThreadWait.Scheduling barrier) {
-        return describe(region, barrier);
-    }
-
     private static String describe(ParallelRegion region, ThreadWait.Scheduling barrier) {
         if (barrier.kind() == Kind.IMPLICIT_BARRIER) {
             return "the implicit barrier at the end of region " + region.id()

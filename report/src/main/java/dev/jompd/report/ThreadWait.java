@@ -292,9 +292,6 @@ public record ThreadWait(OpenMpThread thread, Kind kind, String evidence, Option
                 evidence = "OMPD state " + Text.shortState(thread.state().get());
             }
         }
-        if (kind == Kind.NONE && thread.state().isPresent() && stack.isEmpty()) {
-            evidence = "OMPD state " + Text.shortState(thread.state().get());
-        }
         if (kind == Kind.NONE) {
             kind = fromStack;
             evidence = stack.isEmpty() && thread.state().isEmpty() ? "state unknown and no stack" : evidence;

@@ -3,14 +3,12 @@ package dev.jompd.core.ompd;
 import dev.jompd.core.target.TargetException;
 
 import java.util.Optional;
-import java.util.OptionalLong;
 
 /**
  * Which construct of the program a thread waits in, as libomp records it (docs: shared waits.md): a barrier's
  * {@code ident_t} — the compiler's description of the construct, its flags saying which barrier (explicit, or the
  * implicit barrier of a {@code for}, {@code sections}, {@code single}, {@code workshare}) and its psource the
- * construct's line — kept in {@code th_ident} by {@code __kmpc_barrier} before it waits; and a task's taskwait
- * ({@code td_taskwait_thread}, {@code td_taskwait_ident}). Layouts come from {@link WaitLayout}; what is read is
+ * construct's line — kept in {@code th_ident} by {@code __kmpc_barrier} before it waits. Layouts come from {@link WaitLayout}; what is read is
  * believed only when its shape fits, else the answer is {@link Reading.Unknown} with why. A door never shows an
  * ident's construct without checking it against the thread's stack: {@code th_ident} keeps the last barrier's
  * loc until the next one (it is not cleared when the barrier ends).
@@ -40,9 +38,6 @@ public final class RuntimeWaits {
         record Unknown(String why) implements Reading {}
     }
 
-    /** A task waiting at a taskwait: the waiting thread's gtid and the taskwait's ident. */
-    public record Taskwait(long gtid, Reading ident) {}
-
     private RuntimeWaits() {}
 
     /** The ident of the thread's last barrier ({@code __kmp_threads[gtid]->th.th_ident}). */
@@ -63,29 +58,6 @@ public final class RuntimeWaits {
             return ident(space, ident, "th_ident of gtid " + gtid);
         } catch (OmpdException | TargetException e) {
             return new Reading.Unknown("th_ident of gtid " + gtid + " cannot be read: " + e.getMessage());
-        }
-    }
-
-    /**
-     * The taskwait the task waits at, when it waits at one ({@code td_taskwait_thread > 0}: gtid + 1 of the
-     * thread waiting; libomp negates it when the wait ends); empty when it does not, or it cannot be read.
-     */
-    public static Optional<Taskwait> taskwait(AddressSpaceHandle space, long taskdata) {
-        WaitLayout layout = WaitLayout.shipped();
-        try {
-            // libomp: taskdata->td_taskwait_thread, taskdata->td_taskwait_ident
-            LockLayout.Member thread = layout.member("kmp_taskdata_t", "td_taskwait_thread");
-            long waiting = space.memory().readSigned(taskdata + thread.offset(), thread.size());
-            long[] threads = Ompd.threadTable(space);
-            if (waiting <= 0 || waiting > threads.length || threads[(int) waiting - 1] == 0) {
-                return Optional.empty();
-            }
-            LockLayout.Member identMember = layout.member("kmp_taskdata_t", "td_taskwait_ident");
-            long ident = space.memory().readUnsigned(taskdata + identMember.offset(), identMember.size());
-            return Optional.of(new Taskwait(waiting - 1, ident == 0 ? new Reading.Unknown("td_taskwait_ident is null")
-                    : ident(space, ident, "td_taskwait_ident of the task at 0x" + Long.toHexString(taskdata))));
-        } catch (OmpdException | TargetException e) {
-            return Optional.empty();
         }
     }
 
@@ -138,11 +110,5 @@ public final class RuntimeWaits {
             return IdentConstruct.EXPLICIT_BARRIER;
         }
         return IdentConstruct.NO_BARRIER;
-    }
-
-    /** The line of an ident's source, for comparison with a stack's. */
-    public static OptionalLong line(Ident ident) {
-        return ident.source().map(s -> OptionalLong.of(Long.parseLong(s.substring(s.lastIndexOf(':') + 1))))
-                .orElse(OptionalLong.empty());
     }
 }
