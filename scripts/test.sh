@@ -39,25 +39,66 @@ if [ -n "$quick" ]; then
     -Dfailsafe.failIfNoSpecifiedTests=false "$@"
   exit 0
 fi
-mvn "${mvn_flags[@]}" verify "$@"
-# The self-contained distributions (tarball, .deb) as a user meets them, with no JDK visible; needs root (a
-# test user, apt, a mount namespace). Only on a whole run (no Maven arguments). Skipped without root, but on
-# CI (CI set) it runs through sudo, or the run fails: a skip there would ship the packages untested.
-install_test() { # [sudo ...]: makes the packages, then checks them (as root, or through what is given)
-  local -a packages
-  local listed
-  listed=$(bash scripts/package.sh)   # a failure stops the run here (set -e)
-  mapfile -t packages <<<"$listed"
-  "$@" bash scripts/test-install.sh "${packages[@]}"
-}
-if [ $# -eq 0 ]; then
-  if [ "$(id -u)" = 0 ]; then
-    install_test
-  elif [ -z "${CI:-}" ]; then
-    jompd_log "skipped scripts/test-install.sh: it needs root (a test user, apt, a mount namespace)"
-  elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
-    install_test sudo -n env JOMPD_CACHE="$JOMPD_CACHE"
-  else
-    jompd_die "scripts/test-install.sh needs root (a test user, apt, a mount namespace) and CI is set: run as root or with passwordless sudo (on CI it is not skipped)"
-  fi
+if [ $# -gt 0 ]; then   # narrowed by Maven arguments (-pl, -Dit.test, ...): one reactor run, no packages
+  mvn "${mvn_flags[@]}" verify "$@"
+  exit 0
 fi
+# The whole suite. Most of a test's time is spent waiting (a program reaching its marker, gdb starting, a JVM
+# starting): a serial run kept the 2 cores of a CI machine about half busy. So: build and install every module
+# once without tests, then run the modules' tests in two Maven streams at once, and the package checks beside
+# them. A stream's modules take their dependencies from the installed artifacts; each module's outputs are
+# used only by later modules of its own stream (the DAP server's job view runs jompd-cli's distribution, the
+# gdb bridge's tests its own), so no stream rebuilds what another is running.
+streams=(
+  "test-programs,jompd-cli,gdb-adapter,dap-server"
+  "ompd-core,report,job,libompd"
+)
+logs=target/test-logs
+rm -rf "$logs"
+mkdir -p "$logs"
+jompd_log "building and installing every module (no tests)"
+mvn "${mvn_flags[@]}" -q install -DskipTests > "$logs/build.log" 2>&1 || { cat "$logs/build.log"; exit 1; }
+
+# The self-contained distributions (tarball, .deb) as a user meets them, with no JDK visible; needs root (a
+# test user, apt, a mount namespace). Skipped without root, but on CI (CI set) it runs through sudo, or the run
+# fails: a skip there would ship the packages untested.
+install_test=()
+if [ "$(id -u)" = 0 ]; then
+  install_test=(bash scripts/test-install.sh)
+elif [ -z "${CI:-}" ]; then
+  jompd_log "skipped scripts/test-install.sh: it needs root (a test user, apt, a mount namespace)"
+elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
+  install_test=(sudo -n env JOMPD_CACHE="$JOMPD_CACHE" bash scripts/test-install.sh)
+else
+  jompd_die "scripts/test-install.sh needs root (a test user, apt, a mount namespace) and CI is set: run as root or with passwordless sudo (on CI it is not skipped)"
+fi
+packages=()
+if [ ${#install_test[@]} -gt 0 ]; then
+  # made from the distributions just built, before the streams rebuild them
+  mapfile -t packages < <(bash scripts/package.sh)
+  [ ${#packages[@]} -eq 2 ] || jompd_die "scripts/package.sh made no packages"
+fi
+
+names=()
+pids=()
+started=$SECONDS
+for modules in "${streams[@]}"; do
+  name=${modules%%,*}-and-on
+  mvn "${mvn_flags[@]}" verify -pl "$modules" > "$logs/$name.log" 2>&1 &
+  names+=("$name"); pids+=($!)
+done
+if [ ${#packages[@]} -gt 0 ]; then
+  "${install_test[@]}" "${packages[@]}" > "$logs/install.log" 2>&1 &
+  names+=(install); pids+=($!)
+fi
+jompd_log "running: ${names[*]} (logs in $logs/)"
+failed=()
+for i in "${!pids[@]}"; do
+  status=0
+  wait "${pids[$i]}" || status=$?
+  jompd_log "${names[$i]}: exit $status after $((SECONDS - started)) s; its log:"
+  cat "$logs/${names[$i]}.log"
+  [ "$status" -eq 0 ] || failed+=("${names[$i]}")
+done
+[ ${#failed[@]} -eq 0 ] || jompd_die "failed: ${failed[*]} (logs in $logs/)"
+jompd_log "every test passed in $((SECONDS - started)) s after the build"
