@@ -50,6 +50,23 @@ class HangDiagnosisIT {
         return matching.getFirst();
     }
 
+    /** The findings' kinds, in order: a second, wrong finding beside the right one fails. */
+    private static void assertKinds(List<Finding> findings, FindingKind... kinds) {
+        assertThat(findings.stream().map(Finding::kind).toList()).as(TextReport.diagnosis(findings))
+                .containsExactly(kinds);
+    }
+
+    /** Exactly these threads (by LWP) are named by the finding: none missing, none more. */
+    private static void assertInvolvedExactly(Finding finding, List<Facts.ThreadFacts> threads) {
+        assertThat(finding.threads().stream().map(t -> t.thread().lwp().orElse(-1)).toList()).as(finding.summary())
+                .containsExactlyInAnyOrderElementsOf(threads.stream().map(Facts.ThreadFacts::lwp).toList());
+    }
+
+    /** {@code file.c:N} as a whole place in a sentence: {@code file.c:4} is not found in {@code file.c:45}. */
+    static void assertNamesPlace(String sentence, String place) {
+        assertThat(sentence).containsPattern(java.util.regex.Pattern.quote(place) + "(?![0-9])");
+    }
+
     private static Involved involved(Finding finding, Facts.ThreadFacts thread) {
         return finding.threads().stream().filter(t -> t.thread().lwp().isPresent()
                 && t.thread().lwp().getAsLong() == thread.lwp()).findFirst()
@@ -85,7 +102,10 @@ class HangDiagnosisIT {
                 + (implicit ? "the implicit barrier at the end of region " : explicit + barrierLine + " "));
         assertThat(barrier.place().orElseThrow()).as(text).endsWith("(" + barrierLine + ")");
         String stragglerLine = fixture.source() + ":" + straggler.number("wait_line");
-        assertThat(barrier.summary()).as(text).contains(stragglerLine);
+        assertNamesPlace(barrier.summary(), stragglerLine);
+        // the team's threads, each once: the waiters and the straggler
+        assertInvolvedExactly(barrier, facts.threads().stream()
+                .filter(t -> t.role().equals("barrier") || t.lwp() == straggler.lwp()).toList());
         Involved stuck = involved(barrier, straggler);
         assertThat(stuck.role()).isEqualTo(Role.NOT_AT_BARRIER);
         assertThat(stuck.source()).contains(stragglerLine);
@@ -106,7 +126,9 @@ class HangDiagnosisIT {
     void barrierStragglerNamesTheWaitersTheBarrierLineAndWhereTheStragglerIs(boolean ompDebug) {
         FixtureRun run = run(Fixture.BARRIER_STRAGGLER, ompDebug);
         Facts facts = Fixtures.core(run).facts();
-        assertStraggler(Fixture.BARRIER_STRAGGLER, facts, diagnose(run),
+        List<Finding> findings = diagnose(run);
+        assertKinds(findings, FindingKind.BARRIER);
+        assertStraggler(Fixture.BARRIER_STRAGGLER, facts, findings,
                 line(Fixture.BARRIER_STRAGGLER, facts, "hang.barrier.line", "#pragma omp barrier"), ompDebug);
     }
 
@@ -116,6 +138,7 @@ class HangDiagnosisIT {
         FixtureRun run = run(Fixture.BARRIER_STRAGGLER, ompDebug, "5", "1", "implicit");
         Facts facts = Fixtures.core(run).facts();
         List<Finding> findings = diagnose(run);
+        assertKinds(findings, FindingKind.BARRIER);
         String region = line(Fixture.BARRIER_STRAGGLER, facts, "hang.barrier.line", "#pragma omp parallel");
         assertStraggler(Fixture.BARRIER_STRAGGLER, facts, findings, region, ompDebug);
         assertThat(TextReport.diagnosis(findings)).contains("the implicit barrier at the end of region r1");
@@ -126,7 +149,9 @@ class HangDiagnosisIT {
     void fortranStragglerIsNamedInItsSubroutineAtF90Lines(boolean ompDebug) {
         FixtureRun run = run(Fixture.HANG_FORTRAN, ompDebug);
         Facts facts = Fixtures.core(run).facts();
-        assertStraggler(Fixture.HANG_FORTRAN, facts, diagnose(run),
+        List<Finding> findings = diagnose(run);
+        assertKinds(findings, FindingKind.BARRIER);
+        assertStraggler(Fixture.HANG_FORTRAN, facts, findings,
                 line(Fixture.HANG_FORTRAN, facts, "hang.barrier.line", "!$omp barrier"), ompDebug);
     }
 
@@ -145,7 +170,10 @@ class HangDiagnosisIT {
 
             Finding taskwait = only(findings, construct.equals("taskwait") ? FindingKind.TASKWAIT : FindingKind.TASKGROUP,
                     waitLine);
-            assertThat(taskwait.summary()).as(text).contains(childLine)
+            assertKinds(findings, FindingKind.BARRIER,
+                    construct.equals("taskwait") ? FindingKind.TASKWAIT : FindingKind.TASKGROUP);
+            assertNamesPlace(taskwait.summary(), childLine);
+            assertThat(taskwait.summary()).as(text)
                     .contains(construct.equals("taskwait") ? "at a taskwait" : "at the end of a taskgroup")
                     // libomp's count of unfinished children (of the group's tasks) less the one found running
                     .contains(facts.number("hang.children") + (construct.equals("taskwait") ? " unfinished child tasks: "
@@ -163,8 +191,8 @@ class HangDiagnosisIT {
 
             // the team's barrier waits for the thread at the taskwait; C1's thread reached it and runs C1 there
             Finding barrier = only(findings, FindingKind.BARRIER, "thread " + waiter.threadNum() + " has not reached it");
-            assertThat(barrier.summary()).as(text).contains("taskwait_blocked.c:" + facts.number("hang.barrier.line"))
-                    .contains(waitLine);
+            assertNamesPlace(barrier.summary(), "taskwait_blocked.c:" + facts.number("hang.barrier.line"));
+            assertNamesPlace(barrier.summary(), waitLine);
             assertThat(involved(barrier, runner).role()).isEqualTo(Role.RUNS_TASK_AT_BARRIER);
         }
     }
@@ -179,11 +207,13 @@ class HangDiagnosisIT {
         Facts.ThreadFacts straggler = facts.thread((int) facts.number("hang.straggler"));
         long stuckPath = facts.number("hang.stuck_team_path");
         Finding inner = only(findings, FindingKind.BARRIER, "team path " + stuckPath + "): ");
-        assertThat(inner.summary()).as(text).contains("thread " + straggler.threadNum() + " has not reached it")
-                .contains("nested_hang.c:" + facts.number("hang.inner_barrier.line"))
-                .contains("nested_hang.c:" + straggler.number("wait_line"));
+        assertKinds(findings, FindingKind.BARRIER, FindingKind.BARRIER);
+        assertThat(inner.summary()).as(text).contains("thread " + straggler.threadNum() + " has not reached it");
+        assertNamesPlace(inner.summary(), "nested_hang.c:" + facts.number("hang.inner_barrier.line"));
+        assertNamesPlace(inner.summary(), "nested_hang.c:" + straggler.number("wait_line"));
         Finding outer = only(findings, FindingKind.BARRIER, "level 1 region");
-        assertThat(outer.summary()).as(text).contains("nested_hang.c:" + facts.number("hang.outer_barrier.line"))
+        assertNamesPlace(outer.summary(), "nested_hang.c:" + facts.number("hang.outer_barrier.line"));
+        assertThat(outer.summary()).as(text)
                 .contains("thread " + stuckPath + " is the primary thread of nested team")
                 .contains("team path " + stuckPath);
         // the outer finding names the stuck team's primary thread (k = 0 of the stuck team)
