@@ -170,10 +170,11 @@ class DiagnosisIT {
         String text = TextReport.diagnosis(findings);
         // the recorder's holders close the cycle in the wait-for graph, and its own search finds the same
         // cycle: one finding
-        assertThat(findings.stream().filter(f -> f.kind() == Diagnosis.FindingKind.DEADLOCK)).as(text).hasSize(1);
-        assertThat(text).contains("deadlock: ");
-        for (long lwp : locking) {
-            assertThat(text).contains("LWP " + lwp);
-        }
+        List<Finding> deadlocks = findings.stream().filter(f -> f.kind() == Diagnosis.FindingKind.DEADLOCK).toList();
+        assertThat(deadlocks).as(text).hasSize(1);
+        assertThat(deadlocks.getFirst().summary()).as(text).startsWith("deadlock: ");
+        // the cycle's threads are exactly the program's lock holders, each once
+        assertThat(deadlocks.getFirst().threads().stream().map(t -> t.thread().lwp().orElse(-1)).toList()).as(text)
+                .containsExactlyInAnyOrderElementsOf(locking);
     }
 }
