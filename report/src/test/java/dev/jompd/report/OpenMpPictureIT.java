@@ -31,6 +31,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.Stream;
@@ -372,6 +373,42 @@ class OpenMpPictureIT {
         // a missing golden file is a failure, not a new golden file: only -Djompd.golden.update writes one
         assertThat(golden).as("golden file (write it with -Djompd.golden.update=true)").exists();
         assertThat(text).isEqualTo(Files.readString(golden, StandardCharsets.UTF_8));
+    }
+
+    /**
+     * The golden file hides LWPs; here each thread's own line (threads not grouped) carries the LWP the program
+     * recorded for that thread number in that team: a report that swaps two threads' LWPs, or puts a thread in
+     * another team, fails, though its normalised text would equal the golden file.
+     */
+    @Test
+    void everyThreadLineCarriesTheLwpTheProgramRecordedForItsTeamAndNumber() {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.NESTED, "2", "3", "4"));
+        String text = withPicture(fixture, picture -> TextReport.render(picture, TextReport.Options.commandLine(true, false)));
+        java.util.regex.Pattern region = java.util.regex.Pattern.compile("^\\s*r\\d+ level \\d+ .*");
+        java.util.regex.Pattern teamPath = java.util.regex.Pattern.compile(", team path ([0-9.]+)  ");
+        java.util.regex.Pattern thread = java.util.regex.Pattern.compile("^\\s*thread (\\d+)  gtid \\d+  LWP (\\d+)  .*");
+        Map<String, Long> shown = new java.util.TreeMap<>();
+        String path = "";
+        for (String line : text.lines().toList()) {
+            if (region.matcher(line).matches()) {
+                java.util.regex.Matcher p = teamPath.matcher(line);
+                path = p.find() ? p.group(1) : "";
+                continue;
+            }
+            java.util.regex.Matcher t = thread.matcher(line);
+            if (t.matches()) {
+                assertThat(shown.put(path + "/" + t.group(1), Long.parseLong(t.group(2)))).as(text).isNull();
+            }
+        }
+        Map<String, Long> recorded = new java.util.TreeMap<>();
+        for (Facts.ThreadFacts facts : fixture.facts().threads()) {
+            List<Integer> ancestors = facts.ancestors();
+            String team = ancestors.subList(0, Math.max(0, ancestors.size() - 1)).stream().map(String::valueOf)
+                    .collect(java.util.stream.Collectors.joining("."));
+            recorded.put(team + "/" + facts.threadNum(), facts.lwp());
+        }
+        assertThat(recorded).hasSize(24);
+        assertThat(shown).as(text).isEqualTo(recorded);
     }
 
     static String normalized(String text, Path core) {
