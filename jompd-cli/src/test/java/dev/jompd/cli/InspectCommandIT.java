@@ -56,6 +56,32 @@ class InspectCommandIT {
     }
 
     /** The report's thread on OS thread {@code lwp}, or null. */
+    /**
+     * The report's threads are exactly the program's (one per recorded LWP, no other), each with the recorded
+     * thread number, level and the team sizes along its enclosing regions.
+     */
+    static void assertThreadsAreTheRecordedOnes(JsonObject report, Facts recorded) {
+        Map<String, JsonObject> regions = regionsById(report);
+        JsonArray threads = report.getAsJsonArray("threads");
+        List<Long> lwps = new java.util.ArrayList<>();
+        threads.forEach(t -> lwps.add(t.getAsJsonObject().has("lwp") ? t.getAsJsonObject().get("lwp").getAsLong() : -1));
+        assertThat(lwps).as("the report's threads").containsExactlyInAnyOrderElementsOf(
+                recorded.threads().stream().map(Facts.ThreadFacts::lwp).toList());
+        for (Facts.ThreadFacts facts : recorded.threads()) {
+            JsonObject thread = threadWithLwp(threads, facts.lwp());
+            assertThat(thread.get("threadNum").getAsInt()).as(facts.toString()).isEqualTo(facts.threadNum());
+            JsonObject region = regions.get(thread.get("region").getAsString());
+            assertThat(region.get("level").getAsInt()).as(facts.toString()).isEqualTo(facts.level());
+            // Walk the enclosing chain: team sizes per level as the program saw them.
+            List<Integer> sizes = facts.teamSizes();
+            for (int level = facts.level(); level >= 1; level--) {
+                assertThat(region.get("teamSize").getAsInt()).as(facts + " level " + level).isEqualTo(sizes.get(level - 1));
+                region = regions.get(region.get("enclosing").getAsString());
+            }
+            assertThat(region.get("level").getAsInt()).isZero();
+        }
+    }
+
     static JsonObject threadWithLwp(JsonArray threads, long lwp) {
         for (JsonElement candidate : threads) {
             if (candidate.getAsJsonObject().has("lwp") && candidate.getAsJsonObject().get("lwp").getAsLong() == lwp) {
@@ -72,21 +98,9 @@ class InspectCommandIT {
         assertThat(result.exitCode()).as(result.err()).isZero();
         JsonObject report = JsonParser.parseString(result.out()).getAsJsonObject();
         assertThat(report.get("schema").getAsString()).isEqualTo("jompd-inspect/1");
-        Map<String, JsonObject> regions = regionsById(report);
-        JsonArray threads = report.getAsJsonArray("threads");
+        assertThreadsAreTheRecordedOnes(report, fixture.facts());
         for (Facts.ThreadFacts facts : fixture.facts().threads()) {
-            JsonObject thread = threadWithLwp(threads, facts.lwp());
-            assertThat(thread).as(facts + " in the JSON report").isNotNull();
-            assertThat(thread.get("threadNum").getAsInt()).isEqualTo(facts.threadNum());
-            JsonObject region = regions.get(thread.get("region").getAsString());
-            assertThat(region.get("level").getAsInt()).isEqualTo(facts.level());
-            // Walk the enclosing chain: team sizes per level as the program saw them.
-            List<Integer> sizes = facts.teamSizes();
-            for (int level = facts.level(); level >= 1; level--) {
-                assertThat(region.get("teamSize").getAsInt()).as(facts + " level " + level).isEqualTo(sizes.get(level - 1));
-                region = regions.get(region.get("enclosing").getAsString());
-            }
-            assertThat(region.get("level").getAsInt()).isZero();
+            JsonObject thread = threadWithLwp(report.getAsJsonArray("threads"), facts.lwp());
             assertThat(thread.getAsJsonArray("tasks").get(0).getAsJsonObject().getAsJsonObject("function")
                     .get("symbol").getAsString()).contains("omp_outlined");
         }

@@ -1,9 +1,7 @@
 package dev.jompd.cli;
 
-import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
-import dev.jompd.testkit.Facts;
 import dev.jompd.testkit.Fixture;
 import dev.jompd.testkit.FixtureRun;
 import dev.jompd.testkit.Fixtures;
@@ -38,19 +36,7 @@ class LiveInspectIT {
             for (String part : new String[] {"icvs", "regions", "threads", "displayControlVariables", "problems"}) {
                 assertThat(fromLive.get(part)).as(part).isEqualTo(fromCore.get(part));
             }
-            Facts facts = live.facts();
-            assertThat(fromLive.getAsJsonArray("threads")).hasSizeGreaterThanOrEqualTo(facts.threadCount());
-            for (Facts.ThreadFacts thread : facts.threads()) {
-                boolean found = false;
-                for (JsonElement candidate : fromLive.getAsJsonArray("threads")) {
-                    JsonObject t = candidate.getAsJsonObject();
-                    if (t.has("lwp") && t.get("lwp").getAsLong() == thread.lwp()) {
-                        found = true;
-                        assertThat(t.get("threadNum").getAsInt()).isEqualTo(thread.threadNum());
-                    }
-                }
-                assertThat(found).as(thread + " in the live report").isTrue();
-            }
+            InspectCommandIT.assertThreadsAreTheRecordedOnes(fromLive, live.facts());
 
             String output = live.release();
             assertThat(output).contains("JOMPD_RESULT ok");
@@ -80,10 +66,8 @@ class LiveInspectIT {
                 InspectCommandIT.Result report = InspectCommandIT.jompd("inspect", "--pid", Long.toString(live.pid()), "--json");
                 assertThat(report.exitCode()).as(report.err()).isZero();
                 assertThat(report.err()).contains("is held by gdb").contains("read without ptrace");
-                JsonObject json = JsonParser.parseString(report.out()).getAsJsonObject();
-                for (Facts.ThreadFacts thread : live.facts().threads()) {
-                    assertThat(json.getAsJsonArray("threads").toString()).contains("\"lwp\":" + thread.lwp());
-                }
+                InspectCommandIT.assertThreadsAreTheRecordedOnes(JsonParser.parseString(report.out()).getAsJsonObject(),
+                        live.facts());
             } finally {
                 Files.writeString(done, "");
                 gdb.waitFor(60, TimeUnit.SECONDS);
