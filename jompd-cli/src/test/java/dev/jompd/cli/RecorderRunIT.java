@@ -52,7 +52,26 @@ class RecorderRunIT {
             Facts facts = live.facts();
             for (int k = 1; k <= 2; k++) {
                 JsonObject thread = threads.get(facts.thread(k).lwp());
-                assertThat(thread.getAsJsonArray("recentEvents")).as("recent events of thread " + k).isNotEmpty();
+                // the ring read whole (sequence 1, 2, … with none lost), its text tail the last 8 of them, and the
+                // thread's story: it acquired the lock it holds, and its last event is its wait for the other one
+                List<JsonObject> events = new ArrayList<>();
+                thread.getAsJsonArray("events").forEach(e -> events.add(e.getAsJsonObject()));
+                assertThat(thread.get("eventsLost").getAsString()).as("events lost by thread " + k).isEqualTo("0");
+                for (int i = 0; i < events.size(); i++) {
+                    assertThat(events.get(i).get("sequence").getAsLong()).as("events of thread " + k).isEqualTo(i + 1);
+                }
+                List<JsonObject> recent = new ArrayList<>();
+                thread.getAsJsonArray("recentEvents").forEach(e -> recent.add(e.getAsJsonObject()));
+                List<JsonObject> tail = events.subList(Math.max(0, events.size() - 8), events.size());
+                assertThat(recent.stream().map(e -> e.get("event")).toList()).as("recent events of thread " + k)
+                        .isEqualTo(tail.stream().map(e -> e.get("event")).toList());
+                List<String> texts = events.stream().map(e -> e.get("event").getAsString()).toList();
+                String holds = "0x" + Long.toHexString(facts.number("lock_" + facts.thread(k).get("holds").toLowerCase(java.util.Locale.ROOT)));
+                String waitsFor = "0x" + Long.toHexString(facts.number("lock_" + facts.thread(k).get("waits_for").toLowerCase(java.util.Locale.ROOT)));
+                assertThat(texts.getLast()).as("thread %d's last event: %s", k, texts).startsWith("mutex_acquire lock ")
+                        .endsWith(" wait_id " + waitsFor);
+                assertThat(texts.stream().filter(t -> t.startsWith("mutex_acquired lock ") && t.endsWith(" wait_id " + holds)))
+                        .as("thread %d's events: %s", k, texts).hasSize(1);
                 String why = String.join("\n", strings(thread, "whyHere"));
                 for (String fragment : RecorderLibrary.deadlockWhyHere(facts, k)) {
                     assertThat(why).as("why thread %d is here", k).contains(fragment);
