@@ -43,6 +43,26 @@ function readFacts(file) {
 }
 
 /** Every recorded OpenMP thread shows its OpenMP identity in its DAP thread name; returns lwp -> thread id. */
+// `ompd threads`: one row per thread the program recorded and no other, each with its LWP, OpenMP thread
+// number, level, team size and team path (the columns as GdbBridgeIT.checkThreads reads them)
+function checkThreadRows(text, facts) {
+  const rows = new Map();
+  for (const line of text.split('\n')) {
+    const m = /^\s*(\*?)\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+([-\d.]+)\s+(\S.*)$/.exec(line);
+    if (m) {
+      assert.ok(!rows.has(Number(m[3])), `one row for LWP ${m[3]}:\n${text}`);
+      rows.set(Number(m[3]), m);
+    }
+  }
+  assert.deepEqual([...rows.keys()].sort(), facts.threads.map((f) => f.lwp).sort(), text);
+  for (const f of facts.threads) {
+    const m = rows.get(f.lwp);
+    const path = f.ancestors.slice(0, Math.max(0, f.level - 1));
+    assert.deepEqual([Number(m[5]), Number(m[6]), Number(m[7]), m[8]],
+      [f.threadNum, f.level, f.teamSize, path.length ? path.join('.') : '-'], `row of LWP ${f.lwp}: ${m[0]}`);
+  }
+}
+
 function checkThreadNames(threads, facts) {
   const byLwp = new Map();
   for (const t of threads) {
@@ -122,7 +142,7 @@ test('launch (stdio adapter): stop at the marker, OpenMP names and scopes, step,
     assert.equal(tree.body.schema, 'jompd-inspect/1');
     assert.equal(tree.body.threads.length, facts.threads.length);
     const repl = await dc.evaluateRequest({ expression: 'ompd threads', context: 'repl' });
-    assert.match(repl.body.result, /gtid/);
+    checkThreadRows(repl.body.result, facts);
 
     const stepped = dc.waitForEvent('stopped', STOP);
     await dc.nextRequest({ threadId: stopped.body.threadId });
