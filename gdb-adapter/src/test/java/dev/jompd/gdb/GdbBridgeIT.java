@@ -104,7 +104,7 @@ class GdbBridgeIT {
         checkTree(output.section("ompd tree all"), facts);
         checkBacktraces(output, facts);
         checkJson(output.section("ompd json"), facts);
-        checkStacks(output.section("ompd stacks"), facts);
+        checkStacks(output.section("ompd stacks"), output.section("ompd threads"), facts);
         // The bridge left gdb's selection alone.
         assertThat(output.section("thread")).contains("Current thread is 3 ");
         assertThat(output.section("frame")).startsWith("#1 ");
@@ -493,10 +493,83 @@ class GdbBridgeIT {
      * OpenMP thread unwound to its end, the marker thread's path ending in the marker, the others' in the
      * gate they wait at.
      */
-    static void checkStacks(String section, Facts facts) {
-        assertThat(section).as(section).startsWith("Parallel stacks: " + facts.threadCount() + " OpenMP threads")
-                .contains("jompd_marker (fixture.c:").contains("fx_gate_wait (fixture.c:")
+    static void checkStacks(String section, String threadsSection, Facts facts) {
+        assertThat(section).as(section).startsWith("Parallel stacks: " + facts.threadCount() + " OpenMP threads\n")
                 .doesNotContain("stack cut short");
+        // gtids by LWP, from the thread table (checked against the facts above)
+        Map<Long, Long> gtidOfLwp = new HashMap<>();
+        threadsSection.lines().map(THREAD_ROW::matcher).filter(Matcher::matches)
+                .forEach(row -> gtidOfLwp.put(Long.parseLong(row.group(3)), Long.parseLong(row.group(4))));
+        Facts.ThreadFacts marker = facts.thread((int) facts.number("marker_thread"));
+        List<String> lines = section.lines().toList();
+        // the marker's node holds exactly the thread that called it; the gate's nodes (one per path that leads
+        // there: workers, primaries of nested teams) exactly all the others, each thread once
+        assertThat(framesThreads(lines, "jompd_marker (fixture.c:", facts, gtidOfLwp)).as(section)
+                .containsExactly(marker.lwp());
+        assertThat(framesThreads(lines, "fx_gate_wait (fixture.c:", facts, gtidOfLwp)).as(section)
+                .containsExactlyInAnyOrderElementsOf(facts.threads().stream().map(Facts.ThreadFacts::lwp)
+                        .filter(lwp -> lwp != marker.lwp()).toList());
+    }
+
+    /** The LWPs of every node whose step names {@code frame}, node after node (a thread twice shows as such). */
+    private static List<Long> framesThreads(List<String> lines, String frame, Facts facts, Map<Long, Long> gtidOfLwp) {
+        List<Long> lwps = new ArrayList<>();
+        for (int i = 0; i < lines.size(); i++) {
+            if (lines.get(i).contains(frame)) {
+                lwps.addAll(nodeThreads(lines, i, facts, gtidOfLwp));
+            }
+        }
+        return lwps;
+    }
+
+    /**
+     * The LWPs of the node on line {@code index}: its threads are said on the first line at its depth from it on
+     * ("[gtids 1-3, all …]", or one thread's name "[omp 0.1 · 2/4 · level 2 · …]"); its count ("3×") agrees.
+     */
+    private static List<Long> nodeThreads(List<String> lines, int index, Facts facts, Map<Long, Long> gtidOfLwp) {
+        String frame = lines.get(index);
+        int depth = lines.get(index).indexOf(lines.get(index).strip());
+        int count = Integer.parseInt(lines.get(index).strip().replaceFirst("×.*", ""));
+        for (int i = index; i < lines.size(); i++) {
+            String line = lines.get(i);
+            int here = line.indexOf(line.strip());
+            assertThat(here).as("%s: a line deeper or as deep until its threads", frame).isGreaterThanOrEqualTo(depth);
+            int bracket = line.lastIndexOf("   [");
+            if (here != depth || bracket < 0) {
+                continue;
+            }
+            String threads = line.substring(bracket + 4, line.length() - 1);
+            List<Long> lwps;
+            if (threads.startsWith("gtids ")) {
+                List<Long> gtids = ranges(threads.substring(6).replaceFirst(",? all .*", ""));
+                lwps = gtidOfLwp.entrySet().stream().filter(e -> gtids.contains(e.getValue())).map(Map.Entry::getKey).toList();
+                assertThat(lwps).as(line).hasSize(gtids.size());
+            } else {
+                lwps = facts.threads().stream().filter(t -> threads.startsWith(threadName(t))).map(Facts.ThreadFacts::lwp).toList();
+            }
+            assertThat(lwps).as("%s: %d×", line, count).hasSize(count);
+            return lwps;
+        }
+        throw new AssertionError("no threads said for " + frame);
+    }
+
+    /** How the picture names a thread of the facts, up to its state: {@code omp 0.1 · 2/4 · level 2}. */
+    private static String threadName(Facts.ThreadFacts thread) {
+        List<Integer> path = thread.ancestors().subList(0, Math.max(0, thread.level() - 1));
+        return "omp " + (path.isEmpty() ? "" : String.join(".", path.stream().map(String::valueOf).toList()) + " · ")
+                + thread.threadNum() + "/" + thread.teamSize() + " · level " + thread.level();
+    }
+
+    /** {@code 1-3,5} as 1, 2, 3, 5. */
+    private static List<Long> ranges(String text) {
+        List<Long> values = new ArrayList<>();
+        for (String part : text.split(",")) {
+            String[] bounds = part.strip().split("-");
+            for (long v = Long.parseLong(bounds[0]); v <= Long.parseLong(bounds[bounds.length - 1]); v++) {
+                values.add(v);
+            }
+        }
+        return values;
     }
 
     /** The primary thread's backtrace (thread 1 calls the marker) and a worker's (thread 3). */
