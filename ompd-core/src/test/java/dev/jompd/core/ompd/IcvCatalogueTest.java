@@ -78,16 +78,6 @@ class IcvCatalogueTest {
     }
 
     @Test
-    void apiVersionsMapToTheSpecThatDefinedThem() {
-        assertThat(OpenMpVersion.ofApiVersion(201811)).isEqualTo(OpenMpVersion.V5_0);
-        assertThat(OpenMpVersion.ofApiVersion(202011)).isEqualTo(OpenMpVersion.V5_1);
-        assertThat(OpenMpVersion.ofApiVersion(202111)).isEqualTo(OpenMpVersion.V5_2);
-        assertThat(OpenMpVersion.ofApiVersion(202410)).isEqualTo(OpenMpVersion.V5_2);
-        assertThat(OpenMpVersion.ofApiVersion(202411)).isEqualTo(OpenMpVersion.V6_0);
-        assertThat(OpenMpVersion.ofApiVersion(0)).isEqualTo(OpenMpVersion.V5_0);
-    }
-
-    @Test
     void statesAndReturnCodesCarryTheirSpecValues() {
         assertThat(ThreadState.of(0x14)).contains(ThreadState.WAIT_BARRIER_EXPLICIT);
         assertThat(ThreadState.WAIT_BARRIER_EXPLICIT.cName()).isEqualTo("ompt_state_wait_barrier_explicit");

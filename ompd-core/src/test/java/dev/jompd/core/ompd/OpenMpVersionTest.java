@@ -20,10 +20,13 @@ class OpenMpVersionTest {
 
     @Test
     void aDebuggersApiVersionNamesTheLatestOmpdChapterAtOrBeforeIt() {
-        // the versions before 5.0 have no OMPD chapter: an older api version is 5.0's
+        assertThat(OpenMpVersion.ofApiVersion(201811)).isEqualTo(OpenMpVersion.V5_0);
+        assertThat(OpenMpVersion.ofApiVersion(202011)).isEqualTo(OpenMpVersion.V5_1);
+        assertThat(OpenMpVersion.ofApiVersion(202111)).isEqualTo(OpenMpVersion.V5_2);
+        assertThat(OpenMpVersion.ofApiVersion(202410)).isEqualTo(OpenMpVersion.V5_2);
+        assertThat(OpenMpVersion.ofApiVersion(202411)).isEqualTo(OpenMpVersion.V6_0);
+        // the versions before 5.0 (the runtime's own 201611 among them) have no OMPD chapter: 5.0's
         assertThat(OpenMpVersion.ofApiVersion(201611)).isEqualTo(OpenMpVersion.V5_0);
         assertThat(OpenMpVersion.ofApiVersion(0)).isEqualTo(OpenMpVersion.V5_0);
-        assertThat(OpenMpVersion.ofApiVersion(202110)).isEqualTo(OpenMpVersion.V5_1);
-        assertThat(OpenMpVersion.ofApiVersion(209912)).isEqualTo(OpenMpVersion.V6_0);
     }
 }
