@@ -14,14 +14,18 @@ jompd_as_root() {
   else jompd_die "need root to run: $* (install sudo or run as root)"; fi
 }
 
-# Finds a JDK >= 25 and exports JAVA_HOME and PATH for it.
+# The Java discovery every door shares (lib/jompd-java.sh of a distribution; the repository's copy).
+JOMPD_JAVA_RULE="$(dirname "${BASH_SOURCE[0]}")/../lib/jompd-java.sh"
+[ -f "$JOMPD_JAVA_RULE" ] || JOMPD_JAVA_RULE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/jompd-cli/src/main/dist/lib/jompd-java.sh"
+
+# Finds a JDK >= 25 (a Java with javac: Maven builds with it) and exports JAVA_HOME and PATH for it; a Java's
+# version by the launchers' own test (jompd_java_major of lib/jompd-java.sh).
 jompd_select_java() {
   local candidate version
   for candidate in "${JAVA_HOME:-}" /usr/lib/jvm/temurin-25-jdk-* /usr/lib/jvm/*25* /usr/lib/jvm/*; do
     [ -n "$candidate" ] && [ -x "$candidate/bin/javac" ] || continue
-    version=$("$candidate/bin/java" -XshowSettings:properties -version 2>&1 \
-      | sed -n 's/^ *java.specification.version = //p')
-    if [ -n "$version" ] && [ "${version%%.*}" -ge 25 ] 2>/dev/null; then
+    version=$(. "$JOMPD_JAVA_RULE"; jompd_java_major "$candidate/bin/java")
+    if [ "$version" -ge 25 ] 2>/dev/null; then
       export JAVA_HOME="$candidate" PATH="$candidate/bin:$PATH"
       return 0
     fi

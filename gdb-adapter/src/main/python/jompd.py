@@ -16,8 +16,8 @@
 # core, /proc/PID/mem); for a remote target memory comes through gdb (Inferior.read_memory).
 #
 # Finding the engine: $JOMPD_HOME/lib, else ../lib next to this file (the jompd distribution's
-# gdb/jompd.py), else the build tree (gdb-adapter/target/jompd/lib). Finding Java 25: $JOMPD_JAVA,
-# $JAVA_HOME/bin/java, /usr/lib/jvm/*/bin/java, java on the PATH. $JOMPD_JAVA_OPTIONS adds JVM options;
+# gdb/jompd.py), else the build tree (gdb-adapter/target/jompd/lib). Finding Java 25: the engine's
+# lib/jompd-java.sh says, by the rule every door shares (docs/command-line.md). $JOMPD_JAVA_OPTIONS adds JVM options;
 # $JOMPD_NO_CDS=1 turns the class-data archive off; $JOMPD_GDB_NO_THREAD_HANDLES=1 (diagnostics) makes
 # the bridge read each thread's fs_base instead of using libthread_db's thread handles.
 #
@@ -57,7 +57,6 @@ def _jompd_script_dir():
 
 
 _JOMPD_SCRIPT_DIR = _jompd_script_dir()
-_JOMPD_MIN_JAVA = 25
 _JOMPD_ENGINE_JAR = "gdb-adapter.jar"
 _JOMPD_HELLO_SECONDS = 60
 _JOMPD_SYMBOL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.$@]*$")
@@ -174,46 +173,19 @@ class JompdBridge:
     # ------------------------------------------------------------ starting the engine
 
     @staticmethod
-    def java_major(java):
-        """The Java feature version of a java binary: from its JDK's release file, else by asking it."""
-        home = os.path.dirname(os.path.dirname(os.path.realpath(java)))
+    def find_java(lib):
+        """The Java to run the engine on, by the rule every door shares: the distribution's lib/jompd-java.sh says."""
+        script = os.path.join(lib, "jompd-java.sh")
+        bash = "/bin/bash" if os.path.isfile("/bin/bash") else (shutil.which("bash") or "bash")
         try:
-            with open(os.path.join(home, "release"), encoding="utf-8", errors="replace") as release:
-                for line in release:
-                    if line.startswith("JAVA_VERSION="):
-                        return int(re.split(r"[.\"+-]", line.split("=", 1)[1].strip().strip('"'))[0])
-        except (OSError, ValueError, IndexError):
-            pass
-        try:
-            out = subprocess.run([java, "-XshowSettings:properties", "-version"], capture_output=True,
-                                 text=True, timeout=30).stderr
-            match = re.search(r"java\.specification\.version = (\d+)", out)
-            return int(match.group(1)) if match else 0
-        except (OSError, subprocess.SubprocessError, ValueError):
-            return 0
-
-    def find_java(self):
-        configured = os.environ.get("JOMPD_JAVA")
-        if configured:
-            if os.access(configured, os.X_OK) and self.java_major(configured) >= _JOMPD_MIN_JAVA:
-                return configured
-            raise JompdUnavailable("JOMPD_JAVA=%s is not a Java %d or newer: point it at a JDK 25's bin/java"
-                                   % (configured, _JOMPD_MIN_JAVA))
-        # a self-contained distribution carries its own Java runtime (runtime/, a jlink image): first
-        candidates = [os.path.join(_JOMPD_SCRIPT_DIR, "..", "runtime", "bin", "java")] if _JOMPD_SCRIPT_DIR else []
-        if os.environ.get("JAVA_HOME"):
-            candidates.append(os.path.join(os.environ["JAVA_HOME"], "bin", "java"))
-        jvms = sorted(glob.glob("/usr/lib/jvm/*/bin/java"))
-        candidates += [j for j in jvms if "25" in j] + [j for j in jvms if "25" not in j]
-        on_path = shutil.which("java")
-        if on_path:
-            candidates.append(on_path)
-        for java in candidates:
-            if os.access(java, os.X_OK) and self.java_major(java) >= _JOMPD_MIN_JAVA:
-                return java
-        raise JompdUnavailable("the ompd commands need Java %d or newer and found none (JOMPD_JAVA, JAVA_HOME, "
-                               "/usr/lib/jvm, PATH): install Eclipse Temurin 25 (temurin-25-jdk) or set "
-                               "JOMPD_JAVA to a JDK 25's bin/java" % _JOMPD_MIN_JAVA)
+            answer = subprocess.run([bash, script], capture_output=True, text=True, timeout=60,
+                                    stdin=subprocess.DEVNULL)
+        except (OSError, subprocess.SubprocessError) as e:
+            raise JompdUnavailable("cannot ask %s which Java to run: %s" % (script, e))
+        found = answer.stdout.strip().splitlines()
+        if answer.returncode != 0 or not found:
+            raise JompdUnavailable(" ".join(answer.stderr.split()) or "%s found no Java" % script)
+        return found[-1]
 
     @staticmethod
     def find_engine():
@@ -230,8 +202,8 @@ class JompdBridge:
                                "(built by `mvn package` into gdb-adapter/target/jompd)" % _JOMPD_ENGINE_JAR)
 
     def start(self):
-        java = self.find_java()
         lib = self.find_engine()
+        java = self.find_java(lib)
         # An interactive engine, as the jompd launcher runs the command line: C1 only, a serial heap, no
         # native-access warning. The JVM's own messages and its log's warnings go to stdout by default, the
         # pipe this file reads JSON from: to stderr (the engine's log file) instead.

@@ -83,7 +83,6 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <glob.h>
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
@@ -464,37 +463,86 @@ static int library_dir(char *dir, size_t size) {
   return snprintf(dir, size, "%s", resolved) < (int)size;
 }
 
-static int executable(const char *path) { return path && *path && access(path, X_OK) == 0; }
+extern char **environ;
 
-/* Java as the jompd launcher finds it: JOMPD_JAVA, the distribution's runtime/, JAVA_HOME, /usr/lib/jvm. */
-static int find_java(const char *dir, char *java, size_t size) {
-  const char *env = getenv("JOMPD_JAVA");
-  if (executable(env))
-    return snprintf(java, size, "%s", env) < (int)size;
-  snprintf(java, size, "%s/../runtime/bin/java", dir);
-  if (executable(java))
-    return 1;
-  const char *home = getenv("JAVA_HOME");
-  if (home && *home) {
-    snprintf(java, size, "%s/bin/java", home);
-    if (executable(java))
-      return 1;
+/* Java as every jompd door finds it: lib/jompd-java.sh beside this library prints it, by the rule the launchers and
+   the gdb bridge share (JOMPD_JAVA, the distribution's runtime/, JAVA_HOME, /usr/lib/jvm, PATH; a Java >= 25).
+   Run with bash (root's /bin/bash), its output bounded and its time too; on failure `why` holds what it said. */
+static int find_java(const char *dir, char *java, size_t size, char *why, size_t why_size) {
+  char script[PATH_MAX + 16];
+  snprintf(why, why_size, "%s", "");
+  if (snprintf(script, sizeof script, "%s/jompd-java.sh", dir) >= (int)sizeof script)
+    return 0;
+  const char *bash = access("/bin/bash", X_OK) == 0 ? "/bin/bash" : "/usr/bin/bash";
+  int out[2], err[2];
+  if (pipe2(out, O_CLOEXEC) != 0)
+    return snprintf(why, why_size, "pipe: %s", strerror(errno)), 0;
+  if (pipe2(err, O_CLOEXEC) != 0) {
+    close(out[0]);
+    close(out[1]);
+    return snprintf(why, why_size, "pipe: %s", strerror(errno)), 0;
   }
-  const char *patterns[] = {"/usr/lib/jvm/temurin-25-jdk-*/bin/java", "/usr/lib/jvm/*25*/bin/java"};
-  for (size_t i = 0; i < sizeof patterns / sizeof *patterns; i++) {
-    glob_t found;
-    if (glob(patterns[i], 0, NULL, &found) == 0) {
-      for (size_t j = 0; j < found.gl_pathc; j++) {
-        if (executable(found.gl_pathv[j])) {
-          snprintf(java, size, "%s", found.gl_pathv[j]);
-          globfree(&found);
-          return 1;
-        }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, err[1], 2);
+  posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+  char *argv[] = {"bash", script, NULL};
+  pid_t pid;
+  int spawned = posix_spawn(&pid, bash, &actions, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(out[1]);
+  close(err[1]);
+  if (spawned != 0) {
+    close(out[0]);
+    close(err[0]);
+    return snprintf(why, why_size, "cannot run %s: %s", bash, strerror(spawned)), 0;
+  }
+  char said[2][PATH_MAX];
+  size_t used[2] = {0, 0};
+  struct pollfd fds[2] = {{.fd = out[0], .events = POLLIN}, {.fd = err[0], .events = POLLIN}};
+  long deadline = now_ms() + 60000; /* a Java asked its version is a JVM start */
+  int open_fds = 2;
+  while (open_fds > 0) {
+    long left = deadline - now_ms();
+    if (left <= 0 || poll(fds, 2, (int)left) <= 0) {
+      if (errno == EINTR && left > 0)
+        continue;
+      kill(pid, SIGKILL);
+      break;
+    }
+    for (int k = 0; k < 2; k++) {
+      if (fds[k].fd < 0 || !(fds[k].revents & (POLLIN | POLLHUP | POLLERR)))
+        continue;
+      char chunk[512];
+      ssize_t n = read(fds[k].fd, chunk, sizeof chunk);
+      if (n <= 0) {
+        close(fds[k].fd);
+        fds[k].fd = -1;
+        open_fds--;
+        continue;
       }
-      globfree(&found);
+      size_t keep = (size_t)n < sizeof said[k] - 1 - used[k] ? (size_t)n : sizeof said[k] - 1 - used[k];
+      memcpy(said[k] + used[k], chunk, keep);
+      used[k] += keep;
     }
   }
-  return 0;
+  for (int k = 0; k < 2; k++)
+    if (fds[k].fd >= 0)
+      close(fds[k].fd);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  said[0][used[0]] = said[1][used[1]] = '\0';
+  for (int k = 0; k < 2; k++)
+    while (used[k] > 0 && (said[k][used[k] - 1] == '\n' || said[k][used[k] - 1] == ' '))
+      said[k][--used[k]] = '\0';
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || used[0] == 0 || strchr(said[0], '\n')) {
+    snprintf(why, why_size, "%s", used[1] ? said[1] : "lib/jompd-java.sh found no Java");
+    return 0;
+  }
+  return snprintf(java, size, "%s", said[0]) < (int)size;
 }
 
 /* ---- a private directory for the engine's log and class archive -------------------------------------
@@ -598,7 +646,6 @@ static int open_log(char *path, size_t size) {
   return fd;
 }
 
-extern char **environ;
 
 /* Starts the engine and waits for its hello. On failure says why and returns 0. */
 static int start_engine(void) {
@@ -607,8 +654,9 @@ static int start_engine(void) {
     say("jompd libompd: cannot tell where libompd.so was loaded from");
     return 0;
   }
-  if (!find_java(dir, java, sizeof java)) {
-    say("jompd libompd: no Java 25 found (JOMPD_JAVA, %s/../runtime, JAVA_HOME, /usr/lib/jvm)", dir);
+  char no_java[PATH_MAX];
+  if (!find_java(dir, java, sizeof java, no_java, sizeof no_java)) {
+    say("jompd libompd: %s", no_java);
     return 0;
   }
   snprintf(classpath, sizeof classpath, "%s/*", dir);

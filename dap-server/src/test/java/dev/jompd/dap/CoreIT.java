@@ -161,7 +161,7 @@ class CoreIT {
     }
 
     /**
-     * The debug console's {@code ompd parallel} and {@code ompd icvs} for the frame's thread are the gdb bridge's
+     * The debug console's {@code ompd parallel}, {@code ompd icvs} and {@code ompd tasks} for the frame's thread are the gdb bridge's
      * rendering ({@link ConsoleReport}) of the command line's picture of the same core, named by gdb's numbers
      * (ConsolesAgreeIT in gdb-adapter holds the bridge to the same); "serialized" on a level iff the JSON says so.
      */
@@ -184,6 +184,9 @@ class CoreIT {
                 .get("result").getAsString();
         assertThat(icvs).isEqualTo(ConsoleReport.icvs(commandLines, ConsoleReport.IcvSelection.of(""),
                 java.util.Optional.of(thread), options).stripTrailing());
+        String tasks = client.body("evaluate", args("expression", "ompd tasks", "context", "repl", "frameId", frameId))
+                .get("result").getAsString();
+        assertThat(tasks).isEqualTo(ConsoleReport.tasks(commandLines, thread, options).stripTrailing());
     }
 
     /** The consoles' names of threads: gdb's numbers (the DAP thread ids), the thread of {@code selectedLwp} selected. */

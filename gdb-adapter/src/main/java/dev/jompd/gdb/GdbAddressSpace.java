@@ -1,7 +1,9 @@
 package dev.jompd.gdb;
 
 import com.google.gson.JsonObject;
+import dev.jompd.core.memory.BlockCache;
 import dev.jompd.core.target.AddressSpace;
+import dev.jompd.core.target.LinkMap;
 import dev.jompd.core.target.LoadedModule;
 import dev.jompd.core.target.MemoryReadException;
 import dev.jompd.core.target.TargetException;
@@ -9,21 +11,13 @@ import dev.jompd.core.target.TargetArchitecture;
 import dev.jompd.core.target.TargetSymbol;
 import dev.jompd.core.target.TargetThread;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
 
 /**
  * A process whose memory only gdb can reach (behind gdbserver, or a local process whose
@@ -36,15 +30,13 @@ final class GdbAddressSpace implements AddressSpace {
     /** What one question to gdb reads: large enough that a struct walk needs few round trips. */
     static final int BLOCK_SIZE = 16 * 1024;
     private static final int MAX_CACHED_BLOCKS = 4096;
-    private static final int MAX_LINK_MAP_ENTRIES = 4096;
     private static final int MAX_PATH = 4096;
 
     private final String name;
     private final GdbThreads threads;
     private final GdbChannel gdb;
     private final Optional<Path> executable;
-    private final Map<Long, byte[]> blocks = new HashMap<>();
-    private final Set<Long> unreadableBlocks = new HashSet<>();
+    private final BlockCache blocks = new BlockCache(BLOCK_SIZE, MAX_CACHED_BLOCKS, this::readThroughGdb);
     private ModuleSymbols symbols;
 
     GdbAddressSpace(String name, GdbChannel gdb, GdbThreads threads, Optional<Path> executable) {
@@ -56,41 +48,11 @@ final class GdbAddressSpace implements AddressSpace {
 
     @Override
     public synchronized void read(long address, byte[] buffer, int offset, int length) throws MemoryReadException {
-        Objects.checkFromIndexSize(offset, length, buffer.length);
-        int done = 0;
-        while (done < length) {
-            long at = address + done;
-            long blockStart = at & -BLOCK_SIZE;
-            int inBlock = (int) (at - blockStart);
-            int chunk = Math.min(length - done, BLOCK_SIZE - inBlock);
-            byte[] block = block(blockStart);
-            if (block != null) {
-                System.arraycopy(block, inBlock, buffer, offset + done, chunk);
-            } else {
-                // The whole block is not readable (the end of a mapping); the part asked for may be.
-                byte[] exact = ask(at, chunk, address, length);
-                System.arraycopy(exact, 0, buffer, offset + done, chunk);
-            }
-            done += chunk;
-        }
+        blocks.read(address, buffer, offset, length);
     }
 
-    private byte[] block(long blockStart) {
-        byte[] cached = blocks.get(blockStart);
-        if (cached != null || unreadableBlocks.contains(blockStart)) {
-            return cached;
-        }
-        if (blocks.size() >= MAX_CACHED_BLOCKS) {
-            blocks.clear();
-        }
-        try {
-            byte[] block = ask(blockStart, BLOCK_SIZE, blockStart, BLOCK_SIZE);
-            blocks.put(blockStart, block);
-            return block;
-        } catch (MemoryReadException e) {
-            unreadableBlocks.add(blockStart);
-            return null;
-        }
+    private void readThroughGdb(long at, byte[] buffer, int offset, int length) {
+        System.arraycopy(ask(at, length, at, length), 0, buffer, offset, length);
     }
 
     private byte[] ask(long at, int length, long address, int requested) {
@@ -136,7 +98,6 @@ final class GdbAddressSpace implements AddressSpace {
     public synchronized void resumed() {
         threads.invalidate();
         blocks.clear();
-        unreadableBlocks.clear();
     }
 
     private synchronized ModuleSymbols symbols() {
@@ -228,11 +189,7 @@ final class GdbAddressSpace implements AddressSpace {
         }
     }
 
-    /**
-     * The link map: {@code struct r_debug {int r_version; struct link_map *r_map; ...}} and
-     * {@code struct link_map {ElfW(Addr) l_addr; char *l_name; ElfW(Dyn) *l_ld; struct link_map *l_next, *l_prev;}}
-     * (glibc's public ABI, <link.h>). The first entry is the executable (empty name).
-     */
+    /** The modules the dynamic linker's link map lists ({@link LinkMap#entries}); the first is the executable. */
     private ModuleSymbols discoverModules() {
         List<ModuleSymbols.Module> modules = new ArrayList<>();
         OptionalLong rDebug = symbolFromGdb("_r_debug");
@@ -241,24 +198,27 @@ final class GdbAddressSpace implements AddressSpace {
             executable.ifPresent(file -> modules.add(new ModuleSymbols.Module(file, 0)));
             return new ModuleSymbols(modules);
         }
-        long entry = readLong(rDebug.getAsLong() + 8);
         List<GdbObjfile> objfiles = objfilesFromGdb();
-        Set<Long> visited = new HashSet<>();
         boolean first = true;
-        while (entry != 0 && visited.add(entry) && visited.size() <= MAX_LINK_MAP_ENTRIES) {
-            long loadBias = readLong(entry);
-            long namePointer = readLong(entry + 8);
-            String path = namePointer == 0 ? "" : readCString(namePointer);
+        for (LinkMap.Entry entry : LinkMap.entries(this::readU64, rDebug.getAsLong())) {
+            String path = path(entry);
             if (first && path.isEmpty()) {
-                long bias = loadBias;
-                executable.ifPresent(file -> modules.add(new ModuleSymbols.Module(file, bias)));
+                executable.ifPresent(file -> modules.add(new ModuleSymbols.Module(file, entry.loadBias())));
             } else if (path.startsWith("/")) {
-                modules.add(module(path, loadBias, objfiles));
+                modules.add(module(path, entry.loadBias(), objfiles));
             }
             first = false;
-            entry = readLong(entry + 24);
         }
         return new ModuleSymbols(modules);
+    }
+
+    /** A link map entry's path; empty when it has none or it cannot be read. */
+    private String path(LinkMap.Entry entry) {
+        try {
+            return entry.namePointer() == 0 ? "" : readCString(entry.namePointer(), MAX_PATH);
+        } catch (TargetException unreadable) {
+            return "";
+        }
     }
 
     private OptionalLong symbolFromGdb(String symbol) {
@@ -268,33 +228,5 @@ final class GdbAddressSpace implements AddressSpace {
         } catch (GdbQuestionException unknown) {
             return OptionalLong.empty();
         }
-    }
-
-    private long readLong(long address) {
-        byte[] bytes = new byte[8];
-        read(address, bytes, 0, 8);
-        return ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).getLong();
-    }
-
-    private String readCString(long address) {
-        byte[] bytes = new byte[256];
-        StringBuilder text = new StringBuilder();
-        long at = address;
-        while (text.length() < MAX_PATH) {
-            int length = (int) Math.min(bytes.length, BLOCK_SIZE - (at & (BLOCK_SIZE - 1)));
-            try {
-                read(at, bytes, 0, length);
-            } catch (TargetException e) {
-                break;
-            }
-            for (int i = 0; i < length; i++) {
-                if (bytes[i] == 0) {
-                    return text.append(new String(bytes, 0, i, StandardCharsets.UTF_8)).toString();
-                }
-            }
-            text.append(new String(bytes, 0, length, StandardCharsets.UTF_8));
-            at += length;
-        }
-        return text.toString();
     }
 }

@@ -44,7 +44,7 @@ final class StepEntries {
 
     /** At a task start, the selected thread stopped there: the entry point of the task it begins ({@code 0x…}). */
     static String taskFunction(Views views, String arguments, GdbChannel gdb) {
-        return views.hex(RuntimeEntryPoints.taskEntry(views.selectedThread()));
+        return views.hex(RuntimeEntryPoints.taskEntry(views.handle(views.selectedThread())));
     }
 
     private static JsonObject selectedThreadRegisters(GdbChannel gdb) {

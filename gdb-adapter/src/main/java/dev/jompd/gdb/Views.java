@@ -1,8 +1,9 @@
 package dev.jompd.gdb;
 
+import dev.jompd.core.ompd.Ompd;
 import dev.jompd.core.ompd.OmpdException;
-import dev.jompd.core.ompd.OmpdRc;
 import dev.jompd.core.ompd.ThreadHandle;
+import dev.jompd.core.ompd.ThreadIdKind;
 import dev.jompd.report.ConsoleReport;
 import dev.jompd.report.OpenMpPicture;
 import dev.jompd.report.OpenMpPicture.OpenMpThread;
@@ -27,31 +28,23 @@ final class Views {
         return target;
     }
 
-    /** The OpenMP thread behind gdb's selected thread, or why there is none. */
-    ThreadHandle selectedThread() {
+    /**
+     * The thread of this stop's picture behind gdb's selected thread (by its pthread_t when gdb knows it, else by its
+     * LWP), or why there is none.
+     */
+    OpenMpThread selectedThread() {
         TargetContext.SelectedThread selected = target.context().selected()
                 .orElseThrow(() -> new BridgeException("gdb has no selected thread"));
-        try {
-            if (selected.pthread().isPresent()) {
-                return dev.jompd.core.ompd.Ompd.threadHandle(target.process(), dev.jompd.core.ompd.ThreadIdKind.PTHREAD,
-                        selected.pthread().getAsLong());
-            }
-            return dev.jompd.core.ompd.Ompd.threadHandle(target.process(), dev.jompd.core.ompd.ThreadIdKind.LWP, selected.lwp());
-        } catch (OmpdException e) {
-            if (e.rc() == OmpdRc.UNAVAILABLE || e.rc() == OmpdRc.BAD_INPUT) {
-                throw new BridgeException("gdb thread " + selected.num() + " (LWP " + selected.lwp()
-                        + ") is not an OpenMP thread: select one with `thread N` (see `ompd threads`)");
-            }
-            throw e;
-        }
+        OpenMpPicture picture = target.picture();
+        Optional<OpenMpThread> thread = selected.pthread().isPresent()
+                ? picture.threadByPthread(selected.pthread().getAsLong()) : picture.threadByLwp(selected.lwp());
+        return thread.orElseThrow(() -> new BridgeException("gdb thread " + selected.num() + " (LWP " + selected.lwp()
+                + ") is not an OpenMP thread: select one with `thread N` (see `ompd threads`)"));
     }
 
-    /** The selected (or any) thread's entry in this stop's picture. */
-    OpenMpThread inPicture(ThreadHandle thread) {
-        OpenMpPicture picture = target.picture();
-        long gtid = attempt(thread::gtid).orElseThrow(() -> new BridgeException("cannot read the thread's gtid"));
-        return picture.threads().stream().filter(t -> t.gtid() == gtid).findFirst()
-                .orElseThrow(() -> new BridgeException("OpenMP thread gtid " + gtid + " is not in this stop's picture"));
+    /** The OMPD handle of a picture's thread, for core's rules that read the runtime at a stop (step-into). */
+    ThreadHandle handle(OpenMpThread thread) {
+        return Ompd.threadHandle(target.process(), ThreadIdKind.GTID, thread.gtid());
     }
 
     /** gdb's number of the OS thread behind an OpenMP thread of the picture. */

@@ -29,7 +29,7 @@ import java.util.OptionalLong;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The three doors' consoles say the same about the same stop: gdb's {@code ompd threads|parallel|icvs} on a
+ * The three doors' consoles say the same about the same stop: gdb's {@code ompd threads|parallel|icvs|tasks} on a
  * core of a fixture with serialized nested regions are the rendering ({@link ConsoleReport}) of the picture
  * the command line takes of that core (dap-server's CoreIT holds the DAP console to the same rendering), and
  * each agrees with what the program recorded about itself and with the command line's JSON.
@@ -47,7 +47,8 @@ class ConsolesAgreeIT {
                     core.name(), process.layout().runtimeModule()), new CodeNames(symbols));
         }
         GdbDriver.Output output = GdbDriver.run(GdbDriver.withBridge(List.of()), List.of(
-                        GdbBridgeIT.SCENARIO.getFirst(), "thread 3", "ompd threads", "ompd parallel", "ompd icvs"),
+                        GdbBridgeIT.SCENARIO.getFirst(), "thread 3", "ompd threads", "ompd parallel", "ompd icvs",
+                        "ompd tasks"),
                 List.of(fixture.executable().toString(), fixture.core().toString()), Map.of(), directory, TIMEOUT);
         assertThat(output.exitCode()).as(output.text()).isZero();
         Map<Long, Integer> numbers = GdbBridgeIT.gdbNumbers(output.section(GdbBridgeIT.SCENARIO.getFirst()));
@@ -66,6 +67,8 @@ class ConsolesAgreeIT {
         assertThat(parallel.strip()).isEqualTo(ConsoleReport.parallel(commandLines, selected, options).strip());
         assertThat(output.section("ompd icvs").strip()).isEqualTo(ConsoleReport.icvs(commandLines,
                 ConsoleReport.IcvSelection.of(""), Optional.of(selected), options).strip());
+        String tasks = output.section("ompd tasks");
+        assertThat(tasks.strip()).isEqualTo(ConsoleReport.tasks(commandLines, selected, options).strip());
 
         // independent of the rendering: the program's own record and the command line's JSON
         Facts facts = fixture.facts();
@@ -73,6 +76,10 @@ class ConsolesAgreeIT {
         String json = JsonReport.render(commandLines);
         List<String> levels = parallel.lines().filter(line -> line.startsWith("level ")).toList();
         assertThat(levels).as(parallel).hasSize((int) selected.level() + 1);
+        // a task per level the thread is in: an implicit task of each region, the initial task at level 0
+        List<String> chain = tasks.lines().filter(line -> line.startsWith("#")).toList();
+        assertThat(chain).as(tasks).hasSize(levels.size());
+        assertThat(chain.getLast()).as(tasks).startsWith("#" + (levels.size() - 1) + "  initial task ");
         long serialized = commandLines.regions().stream().filter(OpenMpPicture.ParallelRegion::serialized).count();
         assertThat(json).contains("\"serialized\": " + (serialized > 0));
         // "serialized" means a team of one inside another region, whatever libomp's lightweight teams say

@@ -3,17 +3,13 @@ package dev.jompd.job;
 import dev.jompd.core.target.AddressSpace;
 import dev.jompd.core.target.TargetSymbol;
 import dev.jompd.core.target.core.CoreFileAddressSpace;
+import dev.jompd.core.target.core.CoreFileChecks;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.PathMatcher;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -25,7 +21,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
-/** The core files of a job: which files, which rank each one is, and whether one is cut short. */
+/** The core files of a job: which files, and which rank each one is (whether one is cut short: {@link CoreFileChecks}). */
 public final class CoreFiles {
     /** A rank number in a file name: {@code rank3}, {@code rank-3}, {@code rank_3}, {@code rank.3}, {@code core.rank.12}. */
     private static final Pattern RANK_IN_NAME = Pattern.compile("rank[-_.]?(\\d{1,9})", Pattern.CASE_INSENSITIVE);
@@ -44,7 +40,7 @@ public final class CoreFiles {
         List<Path> found = new ArrayList<>();
         if (Files.isDirectory(path)) {
             try (Stream<Path> entries = Files.list(path)) {
-                entries.filter(Files::isRegularFile).filter(CoreFiles::isElf).limit(MAX_CORES).forEach(found::add);
+                entries.filter(Files::isRegularFile).filter(CoreFileChecks::isElf).limit(MAX_CORES).forEach(found::add);
             }
         } else if (Files.isRegularFile(path)) {
             found.add(path);
@@ -61,16 +57,6 @@ public final class CoreFiles {
         }
         found.sort(Comparator.comparing(Path::toString));
         return found;
-    }
-
-    private static boolean isElf(Path file) {
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-            ByteBuffer magic = ByteBuffer.allocate(4);
-            channel.read(magic, 0);
-            return magic.array()[0] == 0x7f && magic.array()[1] == 'E' && magic.array()[2] == 'L' && magic.array()[3] == 'F';
-        } catch (IOException e) {
-            return false;
-        }
     }
 
     /** The rank a file's name gives ({@code core.rank-3}), if it gives one. */
@@ -141,82 +127,19 @@ public final class CoreFiles {
         if (symbol.isEmpty()) {
             return environment;
         }
-        byte[] pointer = new byte[8];
-        space.read(symbol.get().address(), pointer, 0, 8);
         // char **__environ
-        long array = ByteBuffer.wrap(pointer).order(ByteOrder.LITTLE_ENDIAN).getLong();
+        long array = space.readPointer(symbol.get().address());
         for (int i = 0; array != 0 && i < MAX_ENVIRONMENT_ENTRIES; i++) {
-            space.read(array + 8L * i, pointer, 0, 8);
-            long string = ByteBuffer.wrap(pointer).order(ByteOrder.LITTLE_ENDIAN).getLong();
+            long string = space.readPointer(array + 8L * i);
             if (string == 0) {
                 break;
             }
-            String entry = readString(space, string);
+            String entry = space.readCString(string, MAX_ENVIRONMENT_STRING);
             int equals = entry.indexOf('=');
             if (equals > 0) {
                 environment.putIfAbsent(entry.substring(0, equals), entry.substring(equals + 1));
             }
         }
         return environment;
-    }
-
-    /** A NUL-terminated string, read a page at most at a time (the environment ends where the stack's mapping ends). */
-    static String readString(AddressSpace space, long address) {
-        java.io.ByteArrayOutputStream text = new java.io.ByteArrayOutputStream();
-        byte[] chunk = new byte[256];
-        long at = address;
-        while (text.size() < MAX_ENVIRONMENT_STRING) {
-            int length = (int) Math.min(chunk.length, 4096 - (at & 4095)); // never across a page boundary
-            space.read(at, chunk, 0, length);
-            for (int i = 0; i < length; i++) {
-                if (chunk[i] == 0) {
-                    text.write(chunk, 0, i);
-                    return text.toString(StandardCharsets.UTF_8);
-                }
-            }
-            text.write(chunk, 0, length);
-            at += length;
-        }
-        return text.toString(StandardCharsets.UTF_8);
-    }
-
-    /**
-     * Why a core is cut short, or empty when every segment's bytes are in the file (an ELF64 core: its
-     * program headers give each segment's file offset and size).
-     */
-    public static Optional<String> truncation(Path core) {
-        try (FileChannel channel = FileChannel.open(core, StandardOpenOption.READ)) {
-            long size = channel.size();
-            ByteBuffer header = ByteBuffer.allocate(64).order(ByteOrder.LITTLE_ENDIAN);
-            if (channel.read(header, 0) < 64 || header.getInt(0) != 0x464c457f) {
-                return Optional.of("core " + core + " is not an ELF file (" + size + " bytes)");
-            }
-            if (header.get(4) != 2 || header.get(5) != 1) {
-                return Optional.of("core " + core + " is not a 64-bit little-endian ELF file");
-            }
-            long phoff = header.getLong(32);
-            int phentsize = Short.toUnsignedInt(header.getShort(54));
-            int phnum = Short.toUnsignedInt(header.getShort(56));
-            if (phentsize < 56 || phnum == 0 || phoff <= 0 || phoff + (long) phentsize * phnum > size) {
-                return Optional.of("core " + core + " is cut short: its program headers (at " + phoff + ", " + phnum
-                        + " of them) are not within its " + size + " bytes");
-            }
-            ByteBuffer headers = ByteBuffer.allocate(phentsize * phnum).order(ByteOrder.LITTLE_ENDIAN);
-            channel.read(headers, phoff);
-            long needed = 0;
-            for (int i = 0; i < phnum; i++) {
-                int base = i * phentsize;
-                long offset = headers.getLong(base + 8);
-                long fileSize = headers.getLong(base + 32);
-                needed = Math.max(needed, offset + fileSize);
-            }
-            if (needed > size) {
-                return Optional.of("core " + core + " is cut short: " + size + " of the " + needed
-                        + " bytes its segments need (a dump that stopped early: disk full, ulimit -c, a killed gcore)");
-            }
-            return Optional.empty();
-        } catch (IOException e) {
-            return Optional.of("core " + core + " cannot be read: " + e.getMessage());
-        }
     }
 }

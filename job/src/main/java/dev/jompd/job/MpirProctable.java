@@ -5,7 +5,6 @@ import dev.jompd.core.target.live.LiveProcessAddressSpace;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -19,6 +18,7 @@ import java.util.Optional;
 public final class MpirProctable {
     /** Bounds on what a damaged or hostile table could make us read. */
     private static final int MAX_RANKS = 4_000_000;
+    private static final int MAX_STRING = 128 * 1024;
     /** sizeof(MPIR_PROCDESC) on LP64: two pointers and an int, padded to 8. */
     private static final int ENTRY_SIZE = 24;
 
@@ -37,9 +37,9 @@ public final class MpirProctable {
                         + "process table (MPIR_proctable, MPIR_proctable_size): not an MPI launcher (mpirun, mpiexec, srun)");
             }
             // int MPIR_proctable_size
-            int count = readInt(launcher, size.get().address());
+            int count = (int) launcher.readU32(size.get().address());
             // MPIR_PROCDESC *MPIR_proctable
-            long entries = readLong(launcher, table.get().address());
+            long entries = launcher.readPointer(table.get().address());
             if (count == 0 || entries == 0) {
                 throw new IllegalStateException("launcher " + launcherPid + " has not filled its MPIR process table "
                         + "yet (the job is still starting): try again in a moment");
@@ -62,22 +62,10 @@ public final class MpirProctable {
         }
     }
 
-    private static int readInt(LiveProcessAddressSpace space, long address) {
-        byte[] bytes = new byte[4];
-        space.read(address, bytes, 0, 4);
-        return ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).getInt();
-    }
-
-    private static long readLong(LiveProcessAddressSpace space, long address) {
-        byte[] bytes = new byte[8];
-        space.read(address, bytes, 0, 8);
-        return ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).getLong();
-    }
-
     private static String readString(LiveProcessAddressSpace space, long address) {
         if (address == 0) {
             return "";
         }
-        return CoreFiles.readString(space, address);
+        return space.readCString(address, MAX_STRING);
     }
 }

@@ -1,8 +1,8 @@
 package dev.jompd.job;
 
+import dev.jompd.core.target.live.ProcFs;
+
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -52,12 +52,9 @@ public final class NodeAgent {
     }
 
     private static boolean isNotLauncher(long pid) {
-        try {
-            String command = Files.readString(Path.of("/proc/" + pid + "/comm")).strip();
-            return !command.equals("orted") && !command.equals("prted") && !command.equals("hydra_pmi_proxy");
-        } catch (IOException e) {
-            return true; // gone: its inspection says so
-        }
+        // gone: its inspection says so
+        return ProcFs.command(pid).map(command -> !command.equals("orted") && !command.equals("prted")
+                && !command.equals("hydra_pmi_proxy")).orElse(true);
     }
 
     /** The inspections of the ranks of {@code step} on {@code node}, in the order Slurm lists them. */

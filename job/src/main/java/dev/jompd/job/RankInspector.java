@@ -10,8 +10,10 @@ import dev.jompd.core.target.Symbolizer;
 import dev.jompd.core.unwind.DebugInfoCache;
 import dev.jompd.core.target.TargetException;
 import dev.jompd.core.target.core.CoreFileAddressSpace;
+import dev.jompd.core.target.core.CoreFileChecks;
 import dev.jompd.core.target.live.AttachException;
 import dev.jompd.core.target.live.LiveProcessAddressSpace;
+import dev.jompd.core.target.live.ProcFs;
 import dev.jompd.core.unwind.Unwinder;
 import dev.jompd.report.CodeNames;
 import dev.jompd.report.Diagnosis;
@@ -19,13 +21,13 @@ import dev.jompd.report.OpenMpPicture;
 import dev.jompd.report.ParallelStacks;
 import dev.jompd.report.TargetDescription;
 
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -242,7 +244,7 @@ public final class RankInspector {
     private RankInspection inspectCore(Target target, Shared modules) {
         RankId id = target.id();
         Path core = target.core().orElseThrow();
-        Optional<String> damage = CoreFiles.truncation(core);
+        Optional<String> damage = CoreFileChecks.truncation(core);
         if (damage.isPresent()) {
             return missing(id, RankInspection.MissingReason.DAMAGED_CORE, damage.get());
         }
@@ -323,43 +325,33 @@ public final class RankInspector {
 
         /** Who owns the process and what would let jompd read it. */
         static String advice(long pid) {
-            try {
-                String owner = Files.getOwner(Path.of("/proc/" + pid)).getName();
-                String self = System.getProperty("user.name");
-                StringBuilder advice = new StringBuilder(". The process belongs to user " + owner + "; jompd runs as " + self);
-                // Never "give jompd CAP_SYS_PTRACE": jompd is a JVM a script starts, which honours JOMPD_JAVA,
-                // JAVA_TOOL_OPTIONS and the user's caches, so the capability would let any user trace any process.
-                String asRoot = "root (sudo, through a rule for jompd's installed launcher alone: docs/security.md)";
-                advice.append(": run jompd job as ").append(owner.equals("root") ? asRoot
-                        : owner + " (srun steps into a job as its owner), or as " + asRoot);
-                if (Files.isRegularFile(Path.of("/proc/sys/kernel/yama/ptrace_scope"))) {
-                    String scope = Files.readString(Path.of("/proc/sys/kernel/yama/ptrace_scope")).strip();
-                    advice.append("; Yama's ptrace_scope is ").append(scope);
-                    if (scope.equals("1")) {
-                        advice.append(" (only a process's ancestors may attach: a tool step is not one; run jompd as ")
-                                .append("root, set it to 0, or have the program call prctl(PR_SET_PTRACER))");
-                    }
-                }
-                return advice.toString();
-            } catch (IOException | RuntimeException e) {
+            Optional<String> owner = ProcFs.ownerName(pid);
+            if (owner.isEmpty()) {
                 return "";
             }
+            String self = System.getProperty("user.name");
+            StringBuilder advice = new StringBuilder(". The process belongs to user " + owner.get() + "; jompd runs as " + self);
+            // Never "give jompd CAP_SYS_PTRACE": jompd is a JVM a script starts, which honours JOMPD_JAVA,
+            // JAVA_TOOL_OPTIONS and the user's caches, so the capability would let any user trace any process.
+            String asRoot = "root (sudo, through a rule for jompd's installed launcher alone: docs/security.md)";
+            advice.append(": run jompd job as ").append(owner.get().equals("root") ? asRoot
+                    : owner.get() + " (srun steps into a job as its owner), or as " + asRoot);
+            OptionalInt scope = ProcFs.yamaPtraceScope();
+            if (scope.isPresent()) {
+                advice.append("; Yama's ptrace_scope is ").append(scope.getAsInt());
+                if (scope.getAsInt() == 1) {
+                    advice.append(" (only a process's ancestors may attach: a tool step is not one; run jompd as ")
+                            .append("root, set it to 0, or have the program call prctl(PR_SET_PTRACER))");
+                }
+            }
+            return advice.toString();
         }
 
         /** The threads of a process in uninterruptible sleep (state D), for a stop that timed out. */
         static String stuckThreads(long pid) {
-            List<String> stuck = new ArrayList<>();
-            try (var tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
-                for (Path task : tasks.toList()) {
-                    String stat = Files.readString(task.resolve("stat"));
-                    int close = stat.lastIndexOf(')');
-                    if (close > 0 && close + 2 < stat.length() && stat.charAt(close + 2) == 'D') {
-                        stuck.add(task.getFileName().toString());
-                    }
-                }
-            } catch (IOException | RuntimeException e) {
-                return "";
-            }
+            List<String> stuck = ProcFs.threadIds((int) pid).stream()
+                    .filter(tid -> ProcFs.threadState((int) pid, tid).orElse(' ') == 'D')
+                    .map(String::valueOf).toList();
             return stuck.isEmpty() ? "" : " (in uninterruptible sleep, state D: LWP " + String.join(", ", stuck) + ")";
         }
     }

@@ -1,5 +1,6 @@
 package dev.jompd.job;
 
+import dev.jompd.core.target.core.CoreFileChecks;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,14 +36,14 @@ class CoreFilesTest {
     @Test
     void aWholeElfFileIsNotCutShortAndAHalfOneIs(@TempDir Path directory) throws Exception {
         Path whole = Path.of("/bin/true").toRealPath();
-        assertThat(CoreFiles.truncation(whole)).isEmpty();
+        assertThat(CoreFileChecks.truncation(whole)).isEmpty();
         byte[] bytes = Files.readAllBytes(whole);
         Path half = directory.resolve("core.rank-2");
         Files.write(half, java.util.Arrays.copyOf(bytes, bytes.length / 2));
-        assertThat(CoreFiles.truncation(half)).hasValueSatisfying(why -> assertThat(why).contains("cut short"));
+        assertThat(CoreFileChecks.truncation(half)).hasValueSatisfying(why -> assertThat(why).contains("cut short"));
         Path text = directory.resolve("notes.txt");
         Files.writeString(text, "not a core at all, but long enough to have a header of sixty-four bytes or more...");
-        assertThat(CoreFiles.truncation(text)).hasValueSatisfying(why -> assertThat(why).contains("not an ELF file"));
+        assertThat(CoreFileChecks.truncation(text)).hasValueSatisfying(why -> assertThat(why).contains("not an ELF file"));
         assertThat(CoreFiles.find(directory.toString())).as("a directory's ELF files only").containsExactly(half);
         assertThat(CoreFiles.find(directory.resolve("core.*").toString())).containsExactly(half);
     }

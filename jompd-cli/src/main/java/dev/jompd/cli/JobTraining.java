@@ -2,6 +2,7 @@ package dev.jompd.cli;
 
 import dev.jompd.core.launch.OpenMpLaunch;
 import dev.jompd.core.launch.OwnedPaths;
+import dev.jompd.core.target.live.ProcFs;
 import dev.jompd.job.RankInspection;
 
 import java.io.BufferedReader;
@@ -120,8 +121,8 @@ final class JobTraining {
         if (name == null || name.isEmpty()) {
             return Optional.empty();
         }
-        try (var maps = Files.lines(Path.of("/proc/" + pid + "/maps"))) {
-            return maps.map(line -> line.indexOf('/') < 0 ? "" : line.substring(line.indexOf('/')))
+        try {
+            return ProcFs.mappings((int) pid).stream().filter(ProcFs.Mapping::fileBacked).map(ProcFs.Mapping::path)
                     .filter(file -> file.equals(name) || file.endsWith("/" + name))
                     .filter(file -> Files.isRegularFile(Path.of(file)))
                     .findFirst();

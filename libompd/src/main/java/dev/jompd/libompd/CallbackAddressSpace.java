@@ -5,6 +5,7 @@ import dev.jompd.core.elf.ElfSymbol;
 import dev.jompd.core.ompd.OmpdException;
 import dev.jompd.core.ompd.OmpdRc;
 import dev.jompd.core.target.AddressSpace;
+import dev.jompd.core.target.LinkMap;
 import dev.jompd.core.target.LoadedModule;
 import dev.jompd.core.target.MemoryReadException;
 import dev.jompd.core.target.TargetArchitecture;
@@ -36,7 +37,6 @@ import java.util.Set;
 final class CallbackAddressSpace implements AddressSpace {
     /** Core's typed memory asks in blocks of this size first. */
     private static final int PAGE = 4096;
-    private static final int MAX_LINK_MAP_ENTRIES = 4096;
     private static final int MAX_PATH = 4096;
     /** ELF symbol type of thread-local symbols (their value is an offset in the TLS block). */
     private static final int STT_TLS = 6;
@@ -303,7 +303,7 @@ final class CallbackAddressSpace implements AddressSpace {
         return questions.threadContext(kind, id);
     }
 
-    /** The link map: {@code _r_debug.r_map}, then {@code l_next}; bounded, with a visited set. */
+    /** The link map's modules ({@link LinkMap#entries} from {@code _r_debug}). */
     @Override
     public List<LoadedModule> modules() {
         if (modules != null) {
@@ -327,28 +327,21 @@ final class CallbackAddressSpace implements AddressSpace {
             return;
         }
         try {
-            // struct r_debug { int r_version; struct link_map *r_map; ... }
-            long map = word(rDebug.get().address() + 8);
-            Set<Long> visited = new HashSet<>();
-            // struct link_map { ElfW(Addr) l_addr; char *l_name; ElfW(Dyn) *l_ld; struct link_map *l_next, *l_prev; }
-            while (map != 0 && visited.add(map) && visited.size() <= MAX_LINK_MAP_ENTRIES) {
-                long bias = word(map);
-                long namePointer = word(map + 8);
-                String path = namePointer == 0 ? "" : questions.readString(namePointer, MAX_PATH);
+            for (LinkMap.Entry entry : LinkMap.entries(this::readU64, rDebug.get().address())) {
+                String path = entry.namePointer() == 0 ? "" : readCString(entry.namePointer(), MAX_PATH);
                 if (!path.isEmpty()) {
-                    found.add(new LoadedModule(Path.of(path), bias, Optional.empty()));
+                    found.add(new LoadedModule(Path.of(path), entry.loadBias(), Optional.empty()));
                 }
-                map = word(map + 24);
             }
         } catch (MemoryReadException | CallbackException unreadable) {
             // the modules read so far; symbols still come from the debugger
         }
     }
 
-    private long word(long address) {
-        byte[] bytes = new byte[8];
-        read(address, bytes, 0, 8);
-        return java.nio.ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).getLong();
+    /** Through the debugger's string callback ({@code read_string}), which reads the string in one answer. */
+    @Override
+    public String readCString(long address, int maxLength) {
+        return questions.readString(address, maxLength);
     }
 
     @Override

@@ -8,6 +8,7 @@ import dev.jompd.core.ompd.Ompd;
 import dev.jompd.core.ompd.OmpdException;
 import dev.jompd.core.ompd.OmpdHandle;
 import dev.jompd.core.ompd.OmpdRc;
+import dev.jompd.core.ompd.OpenMpVersion;
 import dev.jompd.core.ompd.ParallelHandle;
 import dev.jompd.core.ompd.Scope;
 import dev.jompd.core.ompd.TaskHandle;
@@ -57,7 +58,7 @@ public final class Engine implements CallbackAddressSpace.Questions {
     private long waitedNanos;
     private final Map<Long, AddressSpaceHandle> processes = new HashMap<>();
     /** The OpenMP version of the api the debugger asked for. */
-    private Icv.OpenMpVersion debuggerVersion = Icv.OpenMpVersion.V5_0;
+    private OpenMpVersion debuggerVersion = OpenMpVersion.V5_0;
     /** The ICVs ompd_enumerate_icvs walks: the rows of the debugger's version. */
     private List<Icv> enumerated = Icv.enumeratedIn(debuggerVersion);
 
@@ -126,7 +127,7 @@ public final class Engine implements CallbackAddressSpace.Questions {
             // the names a debugger is enumerated are those of its version (the catalogue's rows say which):
             // an OMPD 5.0 debugger (api 201811: LLVM's gdb plugin) knows the 30 ICVs of LLVM's library by
             // number and cannot list one whose integer form fails; 6.0 removed the ompd- aliases
-            debuggerVersion = Icv.OpenMpVersion.ofApiVersion(call.word());
+            debuggerVersion = OpenMpVersion.ofApiVersion(call.word());
             enumerated = Icv.enumeratedIn(debuggerVersion);
             AddressSpaceHandle space = Ompd.processInitialize(new CallbackAddressSpace(this));
             processes.put(processId, space);
@@ -263,7 +264,7 @@ public final class Engine implements CallbackAddressSpace.Questions {
      * as LLVM's library does (by core's checks, after this one).
      */
     private void requireHandleOfScope(OmpdHandle handle, Scope scope, boolean scopeFits) {
-        if (scopeFits && !handle.serves(scope) && debuggerVersion.compareTo(Icv.OpenMpVersion.V6_0) >= 0) {
+        if (scopeFits && !handle.serves(scope) && debuggerVersion.compareTo(OpenMpVersion.V6_0) >= 0) {
             throw new OmpdException(OmpdRc.INCOMPATIBLE_HANDLE, "a " + handle.scope().cName() + " handle for scope "
                     + scope.cName());
         }

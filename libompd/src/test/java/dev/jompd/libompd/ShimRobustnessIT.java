@@ -44,7 +44,10 @@ class ShimRobustnessIT {
         assumeTrue(Commands.available("clang-19"), "clang-19 is not installed");
         assumeTrue(Files.isRegularFile(JOMPD_LIBRARY), JOMPD_LIBRARY + " is not built (mvn package builds it)");
         driver = compile(DRIVER_SOURCE, "shim_driver", "-ldl", "-lpthread");
-        engine = compile(ENGINE_SOURCE, "fake_engine");
+        // where a JDK's java would be, its release file saying Java 25: found by the rule every door shares
+        Files.createDirectories(work.resolve("fake-jdk/bin"));
+        Files.writeString(work.resolve("fake-jdk/release"), "JAVA_VERSION=\"25\"\n");
+        engine = compile(ENGINE_SOURCE, "fake-jdk/bin/java");
     }
 
     private static Path compile(Path source, String name, String... libraries) throws IOException {

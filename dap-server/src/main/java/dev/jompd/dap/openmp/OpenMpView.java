@@ -4,7 +4,6 @@ import com.google.gson.JsonObject;
 import dev.jompd.core.ompd.IcvReading;
 import dev.jompd.core.ompd.AddressSpaceHandle;
 import dev.jompd.core.ompd.Ompd;
-import dev.jompd.core.ompd.OmpdException;
 import dev.jompd.core.ompd.ThreadHandle;
 import dev.jompd.core.ompd.ThreadIdKind;
 import dev.jompd.core.ompd.ToolData;
@@ -22,7 +21,6 @@ import dev.jompd.report.TargetDescription;
 import dev.jompd.report.Text;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -38,7 +36,6 @@ public final class OpenMpView {
     private final TargetDescription target;
     private final CodeNames names;
     private final OpenMpPicture picture;
-    private Map<Long, ThreadHandle> byLwp;
 
     OpenMpView(AddressSpaceHandle process, TargetDescription target, CodeNames names, OpenMpPicture picture) {
         this.process = process;
@@ -56,20 +53,12 @@ public final class OpenMpView {
         return picture.threadByPthread(pthread).map(OpenMpThread::name);
     }
 
-    /** The OpenMP thread on OS thread {@code lwp}, if it is one (for the console's selected-thread commands). */
+    /**
+     * The OMPD handle of the picture's thread on OS thread {@code lwp}, if it is one, for core's rules that read the
+     * runtime at a stop (step-into).
+     */
     public Optional<ThreadHandle> thread(long lwp) {
-        if (byLwp == null) {
-            Map<Long, ThreadHandle> map = new HashMap<>();
-            for (ThreadHandle thread : Ompd.threads(process)) {
-                try {
-                    map.putIfAbsent(thread.threadId(ThreadIdKind.LWP), thread);
-                } catch (OmpdException notListed) {
-                    // an OpenMP thread the target does not list (exited OS thread): nothing to name
-                }
-            }
-            byLwp = map;
-        }
-        return Optional.ofNullable(byLwp.get(lwp));
+        return picture.threadByLwp(lwp).map(thread -> Ompd.threadHandle(process, ThreadIdKind.GTID, thread.gtid()));
     }
 
     /** "omp 2/4 · level 2 · wait_barrier_explicit", when {@code lwp} is an OpenMP thread. */

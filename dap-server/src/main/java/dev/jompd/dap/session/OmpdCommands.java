@@ -9,8 +9,6 @@ import dev.jompd.report.Diagnosis;
 import dev.jompd.report.OpenMpPicture;
 import dev.jompd.report.ParallelStacks;
 import dev.jompd.report.OpenMpPicture.OpenMpThread;
-import dev.jompd.report.OpenMpPicture.Task;
-import dev.jompd.report.Text;
 import dev.jompd.report.TextReport;
 
 import java.util.List;
@@ -58,7 +56,8 @@ final class OmpdCommands {
             case "parallel" -> ConsoleReport.parallel(view.picture(), pictureThread(view, lwp),
                     console(debuggee.threads(), selectedId)).stripTrailing();
             case "icvs" -> icvs(view, lwp, words.length > 1 ? words[1] : "", console(debuggee.threads(), selectedId));
-            case "tasks" -> tasks(view.picture(), pictureThread(view, lwp));
+            case "tasks" -> ConsoleReport.tasks(view.picture(), pictureThread(view, lwp),
+                    console(debuggee.threads(), selectedId)).stripTrailing();
             case "tree" -> {
                 TextReport.TreeArguments asked;
                 try {
@@ -120,15 +119,5 @@ final class OmpdCommands {
         }
         Optional<OpenMpThread> thread = selection.needsThread() ? Optional.of(pictureThread(view, lwp)) : Optional.empty();
         return ConsoleReport.icvs(view.picture(), selection, thread, console).stripTrailing();
-    }
-
-    private static String tasks(OpenMpPicture picture, OpenMpThread thread) {
-        StringBuilder out = new StringBuilder();
-        for (Task task : picture.chain(thread)) {
-            out.append(task.describe()).append(" at ").append(Text.hex(task.address()));
-            task.region().flatMap(picture::region).ifPresent(r -> out.append(" in ").append(r.describe()));
-            out.append('\n');
-        }
-        return out.isEmpty() ? "the thread executes no task" : out.toString().stripTrailing();
     }
 }

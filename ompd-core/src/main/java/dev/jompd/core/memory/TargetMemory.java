@@ -5,14 +5,11 @@ import dev.jompd.core.target.MemoryReadException;
 import dev.jompd.core.target.TargetArchitecture;
 
 import java.nio.ByteBuffer;
-import java.util.HashMap;
-import java.util.Map;
 
 /**
  * Typed, cached reads of one stopped target: everything above the backends reads through this. Reads
- * go to the backend in aligned blocks, so walking a struct field by field costs one backend read; a
- * block that cannot be read whole (the end of a mapping) falls back to the exact range. The cache
- * belongs to one stop: {@link #invalidate()} is the only place it is cleared.
+ * go to the backend in aligned blocks ({@link BlockCache}), so walking a struct field by field costs one
+ * backend read. The cache belongs to one stop: {@link #invalidate()} is the only place it is cleared.
  */
 public final class TargetMemory {
     /** Block size of the cache: one page, the granularity mappings come in. */
@@ -22,7 +19,7 @@ public final class TargetMemory {
 
     private final AddressSpace target;
     private final TargetArchitecture architecture;
-    private final Map<Long, byte[]> blocks = new HashMap<>();
+    private final BlockCache blocks = new BlockCache(BLOCK_SIZE, MAX_CACHED_BLOCKS, this::readThrough);
     private long backendReads;
     private long backendBytes;
 
@@ -56,43 +53,8 @@ public final class TargetMemory {
         if (Long.compareUnsigned(address, -1L - (length - 1)) > 0) {
             throw new MemoryReadException(target.name(), address, length, "range wraps around the address space");
         }
-        int copied = 0;
-        while (copied < length) {
-            long at = address + copied;
-            long blockStart = at & -BLOCK_SIZE;
-            int inBlock = (int) (at - blockStart);
-            int chunk = Math.min(length - copied, BLOCK_SIZE - inBlock);
-            byte[] block = block(blockStart);
-            if (block != null) {
-                System.arraycopy(block, inBlock, result, copied, chunk);
-            } else {
-                // The whole block is not readable; the requested part may still be.
-                readThrough(at, result, copied, chunk);
-            }
-            copied += chunk;
-        }
+        blocks.read(address, result, 0, length);
         return result;
-    }
-
-    private byte[] block(long blockStart) {
-        byte[] cached = blocks.get(blockStart);
-        if (cached != null) {
-            return cached;
-        }
-        if (blocks.containsKey(blockStart)) {
-            return null; // known to be unreadable as a whole
-        }
-        byte[] block = new byte[BLOCK_SIZE];
-        try {
-            readThrough(blockStart, block, 0, BLOCK_SIZE);
-        } catch (MemoryReadException partial) {
-            block = null;
-        }
-        if (blocks.size() >= MAX_CACHED_BLOCKS) {
-            blocks.clear();
-        }
-        blocks.put(blockStart, block);
-        return block;
     }
 
     private void readThrough(long address, byte[] into, int offset, int length) {
@@ -130,24 +92,12 @@ public final class TargetMemory {
     }
 
     /**
-     * A NUL-terminated string of at most {@code maxLength} bytes (UTF-8); longer strings are cut
-     * there. Reads chunk by chunk so a string at the end of a mapping is still readable.
+     * A NUL-terminated string of at most {@code maxLength} bytes (UTF-8), through the cache; longer strings are
+     * cut there ({@link AddressSpace#readCString(long, int)}).
      */
     public String readCString(long address, int maxLength) {
-        var bytes = new java.io.ByteArrayOutputStream();
-        long at = address;
-        while (bytes.size() < maxLength) {
-            int chunk = (int) Math.min(maxLength - bytes.size(), BLOCK_SIZE - (at & (BLOCK_SIZE - 1)));
-            byte[] part = read(at, chunk);
-            for (byte b : part) {
-                if (b == 0) {
-                    return bytes.toString(java.nio.charset.StandardCharsets.UTF_8);
-                }
-                bytes.write(b);
-            }
-            at += chunk;
-        }
-        return bytes.toString(java.nio.charset.StandardCharsets.UTF_8);
+        return AddressSpace.readCString((at, into, offset, length) -> System.arraycopy(read(at, length), 0, into, offset, length),
+                address, maxLength);
     }
 
     /** How many reads and bytes reached the backend since this memory was created. */

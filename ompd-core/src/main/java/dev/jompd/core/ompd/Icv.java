@@ -34,36 +34,6 @@ import java.util.Optional;
  * row says so with {@link #renamedIn}, and {@link #nameIn} gives the name a version's tools expect.
  */
 public final class Icv {
-    /**
-     * OpenMP versions, for ICV names that changed between versions of the OMPD chapter, with the api version
-     * (the spec's date, {@code _OPENMP}) a debugger gives {@code ompd_initialize} for each.
-     */
-    public enum OpenMpVersion {
-        V5_0(201811), V5_1(202011), V5_2(202111), V6_0(202411);
-
-        private final long apiVersion;
-
-        OpenMpVersion(long apiVersion) {
-            this.apiVersion = apiVersion;
-        }
-
-        /** The api version (yyyymm) of this version's OMPD chapter. */
-        public long apiVersion() {
-            return apiVersion;
-        }
-
-        /** The latest version whose api version is at most {@code apiVersion} (5.0 for anything older). */
-        public static OpenMpVersion ofApiVersion(long apiVersion) {
-            OpenMpVersion known = V5_0;
-            for (OpenMpVersion version : values()) {
-                if (version.apiVersion <= apiVersion) {
-                    known = version;
-                }
-            }
-            return known;
-        }
-    }
-
     private static final String CONTROL = "kmp_internal_control_t";
 
     // libomp: __kmp_threads[gtid]->th.th_current_task->td_icvs.dynamic

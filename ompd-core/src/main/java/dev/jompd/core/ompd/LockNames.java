@@ -314,12 +314,11 @@ public final class LockNames {
             }
             try {
                 // libomp: ((kmp_indirect_lock_t *)*crit)->lock
-                long entry = ByteBuffer.wrap(process.memory().read(v.address(), LOCK_SIZE)).order(ByteOrder.LITTLE_ENDIAN).getLong();
+                long entry = process.memory().readPointer(v.address());
                 if (entry == 0 || (entry & 1) != 0) {
                     continue; // not entered yet, or a direct lock's word (named by containing(), when asked)
                 }
-                long object = ByteBuffer.wrap(process.memory().read(entry + lockMember, LOCK_SIZE))
-                        .order(ByteOrder.LITTLE_ENDIAN).getLong();
+                long object = process.memory().readPointer(entry + lockMember);
                 if (objects.contains(object)) {
                     criticals.put(object, new Name(name.get(), v.name() + ", the variable the compiler makes for "
                             + name.get() + ", points to this lock's entry in libomp's lock table"));

@@ -71,16 +71,9 @@ public final class Ompd {
     /** ompd_get_omp_version_string. */
     public static String ompVersionString(AddressSpaceHandle space) {
         long version = ompVersion(space);
-        String spec = switch ((int) version) {
-            case 201511 -> "4.5";
-            case 201811 -> "5.0";
-            case 202011 -> "5.1";
-            case 202111 -> "5.2";
-            case 202411 -> "6.0";
-            default -> "?";
-        };
+        Optional<String> release = OpenMpVersion.of(version).filter(v -> !v.preview()).map(OpenMpVersion::number);
         return "LLVM OpenMP runtime (" + space.layout().runtimeModule() + "), OpenMP " + version
-                + (spec.equals("?") ? "" : " (" + spec + ")");
+                + release.map(number -> " (" + number + ")").orElse("");
     }
 
     /**

@@ -1,5 +1,7 @@
 package dev.jompd.core.target;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -24,6 +26,65 @@ public interface AddressSpace extends AutoCloseable {
      * @throws MemoryReadException when any byte of the range cannot be read; never fills with zeros
      */
     void read(long address, byte[] buffer, int offset, int length) throws MemoryReadException;
+
+    /** An unsigned 32-bit word in the target's byte order. */
+    default long readU32(long address) {
+        return Integer.toUnsignedLong(word(address, 4).getInt());
+    }
+
+    /** A 64-bit word in the target's byte order. */
+    default long readU64(long address) {
+        return word(address, 8).getLong();
+    }
+
+    /** A pointer of the target's size, zero-extended. */
+    default long readPointer(long address) {
+        return architecture().pointerSize() == 4 ? readU32(address) : readU64(address);
+    }
+
+    private ByteBuffer word(long address, int size) {
+        byte[] bytes = new byte[size];
+        read(address, bytes, 0, size);
+        return ByteBuffer.wrap(bytes).order(architecture().byteOrder());
+    }
+
+    /**
+     * The NUL-terminated string at {@code address}, cut at {@code maxLength} bytes (UTF-8). Read in small pieces
+     * that never cross a page, so a string ending just before an unreadable page is still read.
+     *
+     * @throws MemoryReadException when a byte before the NUL (or the cut) cannot be read
+     */
+    default String readCString(long address, int maxLength) {
+        return readCString(this::read, address, maxLength);
+    }
+
+    /** Where {@link #readCString(long, int)} reads from: {@link #read}'s shape (also a cache above a backend). */
+    @FunctionalInterface
+    interface ByteRanges {
+        void read(long address, byte[] buffer, int offset, int length);
+    }
+
+    /** {@link #readCString(long, int)} over any byte ranges. */
+    static String readCString(ByteRanges memory, long address, int maxLength) {
+        final int page = 4096;
+        final int piece = 256;
+        java.io.ByteArrayOutputStream text = new java.io.ByteArrayOutputStream();
+        byte[] chunk = new byte[piece];
+        long at = address;
+        while (text.size() < maxLength) {
+            int length = (int) Math.min(Math.min(piece, maxLength - text.size()), page - (at & (page - 1)));
+            memory.read(at, chunk, 0, length);
+            for (int i = 0; i < length; i++) {
+                if (chunk[i] == 0) {
+                    text.write(chunk, 0, i);
+                    return text.toString(StandardCharsets.UTF_8);
+                }
+            }
+            text.write(chunk, 0, length);
+            at += length;
+        }
+        return text.toString(StandardCharsets.UTF_8);
+    }
 
     /** Looks a symbol up in every loaded module, the executable first, then libraries in load order. */
     Optional<TargetSymbol> lookupSymbol(String name);

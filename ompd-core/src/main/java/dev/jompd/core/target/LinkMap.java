@@ -13,7 +13,9 @@ import java.util.Set;
 /**
  * The dynamic linker's bookkeeping in the target: the order modules were loaded in (the link map reached
  * through the executable's {@code DT_DEBUG} entry), and the first module in that order defining a
- * symbol. Shared by the core-file and live backends. A module's own symbols: {@link ModuleFiles}.
+ * symbol. The one walk of {@code struct r_debug}'s list for every backend: the core-file and live backends
+ * order their modules by it, gdb's and the OMPD callbacks' backends take their modules from it
+ * ({@link #entries}). A module's own symbols: {@link ModuleFiles}.
  */
 public final class LinkMap {
     private static final int MAX_DYNAMIC_ENTRIES = 4096;
@@ -23,9 +25,41 @@ public final class LinkMap {
 
     private LinkMap() {}
 
-    /** Reads one 8-byte word of the target (throws MemoryReadException when it cannot). */
+    /** Reads one 8-byte word of the target (throws MemoryReadException when it cannot); {@code AddressSpace::readU64}. */
+    @FunctionalInterface
     public interface WordReader {
         long readLong(long address);
+    }
+
+    /**
+     * One entry of the link map, glibc's public ABI ({@code <link.h>}):
+     * {@code struct link_map { ElfW(Addr) l_addr; char *l_name; ElfW(Dyn) *l_ld; struct link_map *l_next, *l_prev; }}.
+     * The first entry is the executable's (an empty name).
+     *
+     * @param loadBias       {@code l_addr}
+     * @param namePointer    {@code l_name}, the module's path as a C string (0 or an empty string: the executable)
+     * @param dynamicSection {@code l_ld}, the module's dynamic section in the target
+     */
+    public record Entry(long loadBias, long namePointer, long dynamicSection) {}
+
+    /**
+     * The link map's entries in load order, from {@code struct r_debug} at {@code rDebug}
+     * ({@code { int r_version; struct link_map *r_map; ... }}). Bounded and with a visited set, so a corrupt list
+     * cannot loop; a word that cannot be read ends the walk with the entries read so far.
+     */
+    public static List<Entry> entries(WordReader memory, long rDebug) {
+        List<Entry> entries = new ArrayList<>();
+        try {
+            long linkMap = memory.readLong(rDebug + 8);
+            Set<Long> visited = new HashSet<>();
+            while (linkMap != 0 && visited.add(linkMap) && visited.size() <= MAX_LINK_MAP_ENTRIES) {
+                entries.add(new Entry(memory.readLong(linkMap), memory.readLong(linkMap + 8), memory.readLong(linkMap + 16)));
+                linkMap = memory.readLong(linkMap + 24);
+            }
+        } catch (MemoryReadException e) {
+            // a damaged link map: the entries before the damage
+        }
+        return entries;
     }
 
     /** A mapped module as the link map sees it. */
@@ -41,6 +75,9 @@ public final class LinkMap {
 
         /** A symbol of this module, relocated. */
         Optional<TargetSymbol> lookupSymbol(String name);
+
+        /** The module as the address space lists it. */
+        LoadedModule toLoadedModule();
     }
 
     /** The first module (in load order) that defines {@code name}: the executable first. */
@@ -86,19 +123,13 @@ public final class LinkMap {
             OptionalLong debugStructure = dynamicSection.isPresent()
                     ? findDynamicEntry(memory, dynamicSection.getAsLong(), DT_DEBUG) : OptionalLong.empty();
             if (debugStructure.isPresent() && debugStructure.getAsLong() != 0) {
-                // struct r_debug { int r_version; struct link_map *r_map; ... }
-                long linkMap = memory.readLong(debugStructure.getAsLong() + 8);
-                Set<Long> visited = new HashSet<>();
-                // struct link_map { l_addr; char *l_name; ElfW(Dyn) *l_ld; link_map *l_next, *l_prev; }
-                while (linkMap != 0 && visited.add(linkMap) && visited.size() <= MAX_LINK_MAP_ENTRIES) {
-                    long moduleDynamicSection = memory.readLong(linkMap + 16);
+                for (Entry entry : entries(memory, debugStructure.getAsLong())) {
                     for (M module : found) {
-                        if (!placed.contains(module) && module.contains(moduleDynamicSection)) {
+                        if (!placed.contains(module) && module.contains(entry.dynamicSection())) {
                             ordered.add(module);
                             placed.add(module);
                         }
                     }
-                    linkMap = memory.readLong(linkMap + 24);
                 }
             }
         } catch (MemoryReadException e) {

@@ -43,12 +43,12 @@ class IcvCatalogueTest {
 
     @Test
     void aRowCanCarryTheNamesLaterVersionsGiveIt() {
-        assertThat(Icv.IMPLICIT_TASK_VAR.nameIn(Icv.OpenMpVersion.V6_0)).isEqualTo("implicit-task-var");
-        Icv renamed = Icv.IMPLICIT_TASK_VAR.renamedIn(Icv.OpenMpVersion.V5_2, "renamed-var")
-                .renamedIn(Icv.OpenMpVersion.V6_0, "renamed-again-var");
-        assertThat(renamed.nameIn(Icv.OpenMpVersion.V5_1)).isEqualTo("implicit-task-var");
-        assertThat(renamed.nameIn(Icv.OpenMpVersion.V5_2)).isEqualTo("renamed-var");
-        assertThat(renamed.nameIn(Icv.OpenMpVersion.V6_0)).isEqualTo("renamed-again-var");
+        assertThat(Icv.IMPLICIT_TASK_VAR.nameIn(OpenMpVersion.V6_0)).isEqualTo("implicit-task-var");
+        Icv renamed = Icv.IMPLICIT_TASK_VAR.renamedIn(OpenMpVersion.V5_2, "renamed-var")
+                .renamedIn(OpenMpVersion.V6_0, "renamed-again-var");
+        assertThat(renamed.nameIn(OpenMpVersion.V5_1)).isEqualTo("implicit-task-var");
+        assertThat(renamed.nameIn(OpenMpVersion.V5_2)).isEqualTo("renamed-var");
+        assertThat(renamed.nameIn(OpenMpVersion.V6_0)).isEqualTo("renamed-again-var");
         assertThat(renamed.name()).isEqualTo("implicit-task-var");
         assertThat(renamed.scope()).isEqualTo(Scope.TASK);
     }
@@ -56,13 +56,13 @@ class IcvCatalogueTest {
     @Test
     void eachVersionsDebuggersAreEnumeratedTheNamesOfThatVersion() {
         // 5.0 (LLVM's gdb plugin): exactly the reference's 30
-        assertThat(Icv.enumeratedIn(Icv.OpenMpVersion.V5_0)).extracting(Icv::id)
+        assertThat(Icv.enumeratedIn(OpenMpVersion.V5_0)).extracting(Icv::id)
                 .containsExactlyElementsOf(IntStream.rangeClosed(1, 30).boxed().toList());
         // 5.1 and 5.2: jompd's 37
-        assertThat(Icv.enumeratedIn(Icv.OpenMpVersion.V5_1)).isEqualTo(Icv.ALL);
-        assertThat(Icv.enumeratedIn(Icv.OpenMpVersion.V5_2)).isEqualTo(Icv.ALL);
+        assertThat(Icv.enumeratedIn(OpenMpVersion.V5_1)).isEqualTo(Icv.ALL);
+        assertThat(Icv.enumeratedIn(OpenMpVersion.V5_2)).isEqualTo(Icv.ALL);
         // 6.0: no ompd- alias, no implicit-task-var, explicit-task-var instead
-        List<String> six = Icv.enumeratedIn(Icv.OpenMpVersion.V6_0).stream().map(Icv::name).toList();
+        List<String> six = Icv.enumeratedIn(OpenMpVersion.V6_0).stream().map(Icv::name).toList();
         assertThat(six).noneMatch(name -> name.startsWith("ompd-")).doesNotContain("implicit-task-var")
                 .contains("explicit-task-var", "num-procs-var", "thread-num-var", "final-task-var", "team-size-var",
                         "team-num-var", "league-size-var", "team-generator-var");
@@ -70,21 +70,11 @@ class IcvCatalogueTest {
         // 6.0's teams scope: read with a parallel handle of a teams construct's team
         assertThat(List.of(Icv.TEAM_NUM_VAR, Icv.LEAGUE_SIZE_VAR, Icv.TEAM_GENERATOR_VAR)).extracting(Icv::scope)
                 .containsOnly(Scope.TEAMS);
-        assertThat(Icv.enumeratedIn(Icv.OpenMpVersion.V5_2)).doesNotContain(Icv.TEAM_NUM_VAR, Icv.LEAGUE_SIZE_VAR);
+        assertThat(Icv.enumeratedIn(OpenMpVersion.V5_2)).doesNotContain(Icv.TEAM_NUM_VAR, Icv.LEAGUE_SIZE_VAR);
         assertThat(Icv.EXPLICIT_TASK_VAR.scope()).isEqualTo(Icv.IMPLICIT_TASK_VAR.scope());
         // every row stays readable by id whatever a version enumerates
         assertThat(Icv.byId(38)).contains(Icv.EXPLICIT_TASK_VAR);
         assertThat(Icv.byId(28)).contains(Icv.OMPD_IMPLICIT_TASK_VAR);
-    }
-
-    @Test
-    void apiVersionsMapToTheSpecThatDefinedThem() {
-        assertThat(Icv.OpenMpVersion.ofApiVersion(201811)).isEqualTo(Icv.OpenMpVersion.V5_0);
-        assertThat(Icv.OpenMpVersion.ofApiVersion(202011)).isEqualTo(Icv.OpenMpVersion.V5_1);
-        assertThat(Icv.OpenMpVersion.ofApiVersion(202111)).isEqualTo(Icv.OpenMpVersion.V5_2);
-        assertThat(Icv.OpenMpVersion.ofApiVersion(202410)).isEqualTo(Icv.OpenMpVersion.V5_2);
-        assertThat(Icv.OpenMpVersion.ofApiVersion(202411)).isEqualTo(Icv.OpenMpVersion.V6_0);
-        assertThat(Icv.OpenMpVersion.ofApiVersion(0)).isEqualTo(Icv.OpenMpVersion.V5_0);
     }
 
     @Test

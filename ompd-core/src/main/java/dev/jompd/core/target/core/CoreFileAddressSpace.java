@@ -9,12 +9,11 @@ import dev.jompd.core.elf.MappedFile;
 import dev.jompd.core.elf.ProgramHeader;
 import dev.jompd.core.target.AddressSpace;
 import dev.jompd.core.target.BuildIdMismatchException;
+import dev.jompd.core.target.FileBackedAddressSpace;
 import dev.jompd.core.target.LinkMap;
 import dev.jompd.core.target.LoadedModule;
 import dev.jompd.core.target.MemoryReadException;
-import dev.jompd.core.target.TargetArchitecture;
 import dev.jompd.core.target.TargetException;
-import dev.jompd.core.target.TargetSymbol;
 import dev.jompd.core.target.TargetThread;
 import dev.jompd.core.target.debug.DebugFileSearch;
 import dev.jompd.core.target.debug.DebuginfodClient;
@@ -52,7 +51,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>The core is memory-mapped, never read whole, so opening even a large core takes milliseconds.
  * A malformed core raises {@link ElfFormatException}. Thread-safe; {@link #close()} unmaps every file.
  */
-public final class CoreFileAddressSpace implements AddressSpace {
+public final class CoreFileAddressSpace implements FileBackedAddressSpace {
     private static final String DELETED_SUFFIX = " (deleted)";
     /** Kernel interfaces, not files: a damaged core must not make us map /dev/mem or a PCI BAR. */
     private static final List<String> KERNEL_INTERFACE_DIRECTORIES = List.of("/proc/", "/sys/", "/dev/");
@@ -179,7 +178,7 @@ public final class CoreFileAddressSpace implements AddressSpace {
         ModuleDiscovery discovery = discoverModules(options.debugFileSearch);
         this.executable = discovery.executable();
         discovery.modules().forEach(module -> modulesByTargetPath.putIfAbsent(module.targetPath(), module));
-        this.modules = List.copyOf(LinkMap.inLoadOrder(discovery.executable(), discovery.modules(), this::readLong));
+        this.modules = List.copyOf(LinkMap.inLoadOrder(discovery.executable(), discovery.modules(), this::readU64));
     }
 
     // ---------------------------------------------------------------- AddressSpace
@@ -188,26 +187,13 @@ public final class CoreFileAddressSpace implements AddressSpace {
     public String name() { return name; }
 
     @Override
-    public TargetArchitecture architecture() { return TargetArchitecture.X86_64_LINUX; }
-
-    @Override
     public void read(long address, byte[] buffer, int offset, int length) throws MemoryReadException {
         memory.read(address, buffer, offset, length);
     }
 
     @Override
-    public Optional<TargetSymbol> lookupSymbol(String symbolName) {
-        return LinkMap.findSymbol(modules, symbolName);
-    }
-
-    @Override
-    public Optional<TargetSymbol> lookupSymbol(String symbolName, String moduleNameFragment) {
-        return LinkMap.findSymbol(modules, symbolName, moduleNameFragment);
-    }
-
-    @Override
-    public List<LoadedModule> modules() {
-        return modules.stream().map(CoreModule::toLoadedModule).toList();
+    public List<? extends LinkMap.Module> modulesInLoadOrder() {
+        return modules;
     }
 
     @Override
@@ -268,12 +254,6 @@ public final class CoreFileAddressSpace implements AddressSpace {
         DiskFile disk = diskFile(path.get());
         return disk.file().map(MappedFile::bytes).orElseThrow(() -> new MemoryReadException(name, address, length,
                 "not in the core, and the mapped file cannot be read: " + disk.problem()));
-    }
-
-    private long readLong(long address) {
-        byte[] bytes = new byte[8];
-        read(address, bytes, 0, 8);
-        return ByteView.of(bytes, name).u64(0);
     }
 
     // ---------------------------------------------------------------- files on disk

@@ -72,7 +72,8 @@ final class CoreModule implements LinkMap.Module {
         return mappings.stream().anyMatch(mapping -> mapping.contains(address));
     }
 
-    LoadedModule toLoadedModule() {
+    @Override
+    public LoadedModule toLoadedModule() {
         return new LoadedModule(Path.of(targetPath), loadBias, coreBuildId, diskPath.filter(path -> !path.equals(Path.of(targetPath))));
     }
 

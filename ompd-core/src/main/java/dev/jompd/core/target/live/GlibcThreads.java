@@ -4,8 +4,6 @@ import dev.jompd.core.target.AddressSpace;
 import dev.jompd.core.target.TargetException;
 import dev.jompd.core.target.TargetSymbol;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -51,19 +49,19 @@ final class GlibcThreads {
             Map<Integer, Long> pthreads = new HashMap<>();
             Set<Long> visited = new HashSet<>();
             for (long head : heads) {
-                long element = readLong(space, head + next.offset());
+                long element = space.readPointer(head + next.offset());
                 // list_t is circular: the walk ends back at the head.
                 while (element != head && element != 0 && visited.add(element)) {
                     if (visited.size() > MAX_THREADS) {
                         return failure("glibc's thread list has more than %d entries: memory corrupt".formatted(MAX_THREADS));
                     }
                     long pthread = element - list.offset();
-                    int threadId = readInt(space, pthread + tid.offset());
+                    int threadId = (int) space.readU32(pthread + tid.offset());
                     // A thread that exited but is not joined yet has tid 0 (the kernel clears it).
-                    if (threadId > 0 && readLong(space, pthread) == pthread) {
+                    if (threadId > 0 && space.readPointer(pthread) == pthread) {
                         pthreads.putIfAbsent(threadId, pthread);
                     }
-                    element = readLong(space, element + next.offset());
+                    element = space.readPointer(element + next.offset());
                 }
             }
             return new Result(Map.copyOf(pthreads), Optional.empty());
@@ -97,22 +95,9 @@ final class GlibcThreads {
     private static Field field(AddressSpace space, String symbol) {
         TargetSymbol descriptor = space.lookupSymbol(symbol)
                 .orElseThrow(() -> new TargetException("glibc's libthread_db breadcrumb " + symbol + " is not in any module"));
-        byte[] bytes = new byte[12];
-        space.read(descriptor.address(), bytes, 0, bytes.length);
-        ByteBuffer buffer = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
-        return new Field(Integer.toUnsignedLong(buffer.getInt()), Integer.toUnsignedLong(buffer.getInt()),
-                Integer.toUnsignedLong(buffer.getInt()));
+        // three 32-bit words: bits, count, offset
+        long at = descriptor.address();
+        return new Field(space.readU32(at), space.readU32(at + 4), space.readU32(at + 8));
     }
 
-    private static long readLong(AddressSpace space, long address) {
-        byte[] bytes = new byte[8];
-        space.read(address, bytes, 0, 8);
-        return ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).getLong();
-    }
-
-    private static int readInt(AddressSpace space, long address) {
-        byte[] bytes = new byte[4];
-        space.read(address, bytes, 0, 4);
-        return ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).getInt();
-    }
 }

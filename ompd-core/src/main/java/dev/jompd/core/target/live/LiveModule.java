@@ -120,7 +120,8 @@ final class LiveModule implements LinkMap.Module, AutoCloseable {
         return false;
     }
 
-    LoadedModule toLoadedModule() {
+    @Override
+    public LoadedModule toLoadedModule() {
         return new LoadedModule(Path.of(targetPath), loadBias, memoryBuildId);
     }
 

@@ -1,15 +1,13 @@
 package dev.jompd.core.target.live;
 
-import dev.jompd.core.elf.ByteView;
 import dev.jompd.core.elf.InMemoryElf;
 import dev.jompd.core.target.AddressSpace;
+import dev.jompd.core.target.FileBackedAddressSpace;
 import dev.jompd.core.target.LinkMap;
 import dev.jompd.core.target.LoadedModule;
 import dev.jompd.core.target.MemoryReadException;
 import dev.jompd.core.target.ModuleFileCache;
-import dev.jompd.core.target.TargetArchitecture;
 import dev.jompd.core.target.TargetException;
-import dev.jompd.core.target.TargetSymbol;
 import dev.jompd.core.target.TargetThread;
 import dev.jompd.core.target.X86_64;
 import dev.jompd.core.target.debug.DebugFileSearch;
@@ -74,7 +72,7 @@ import java.util.function.Supplier;
  * <p>Thread-safe. Errors while opening are {@link AttachException}s saying why in words a user can act
  * on (no such process, ptrace_scope, CAP_SYS_PTRACE, which debugger already traces it, ...).
  */
-public final class LiveProcessAddressSpace implements AddressSpace {
+public final class LiveProcessAddressSpace implements FileBackedAddressSpace {
     private static final Duration DEFAULT_STOP_TIMEOUT = Duration.ofSeconds(10);
     private static final Cleaner CLEANER = Cleaner.create(task -> Thread.ofPlatform().daemon()
             .name("jompd-live-cleaner").unstarted(task));
@@ -302,26 +300,13 @@ public final class LiveProcessAddressSpace implements AddressSpace {
     public String name() { return name; }
 
     @Override
-    public TargetArchitecture architecture() { return TargetArchitecture.X86_64_LINUX; }
-
-    @Override
     public void read(long address, byte[] buffer, int offset, int length) throws MemoryReadException {
         memory.read(address, buffer, offset, length);
     }
 
     @Override
-    public Optional<TargetSymbol> lookupSymbol(String symbolName) {
-        return LinkMap.findSymbol(modules, symbolName);
-    }
-
-    @Override
-    public Optional<TargetSymbol> lookupSymbol(String symbolName, String moduleNameFragment) {
-        return LinkMap.findSymbol(modules, symbolName, moduleNameFragment);
-    }
-
-    @Override
-    public List<LoadedModule> modules() {
-        return modules.stream().map(LiveModule::toLoadedModule).toList();
+    public List<? extends LinkMap.Module> modulesInLoadOrder() {
+        return modules;
     }
 
     /**
@@ -506,14 +491,8 @@ public final class LiveProcessAddressSpace implements AddressSpace {
                     return value;
                 }
             }
-            return LiveProcessAddressSpace.this.readLong(address);
+            return readU64(address);
         }
-    }
-
-    private long readLong(long address) {
-        byte[] bytes = new byte[8];
-        memory.read(address, bytes, 0, 8);
-        return ByteView.of(bytes, name).u64(0);
     }
 
 }

@@ -13,8 +13,12 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 
-/** What {@code /proc} says about a process: its threads, their states, its mappings and credentials. */
-final class ProcFs {
+/**
+ * What {@code /proc} says about a process: its threads, their states, its mappings and credentials. The one reader
+ * of {@code /proc} for every module (the live backend, the job's agents and its training): what it publishes is read
+ * and parsed here only.
+ */
+public final class ProcFs {
     private static final Path PROC = Path.of("/proc");
     private static final int CAP_SYS_PTRACE = 19;
     private static final int READ_SIZE = 64 * 1024;
@@ -33,7 +37,7 @@ final class ProcFs {
      * The thread ids in {@code /proc/PID/task}, in the kernel's order (the thread group leader first).
      * Empty when the process is gone.
      */
-    static List<Integer> threadIds(int pid) {
+    public static List<Integer> threadIds(int pid) {
         List<Integer> tids = new ArrayList<>();
         try (DirectoryStream<Path> tasks = Files.newDirectoryStream(processDirectory(pid).resolve("task"))) {
             for (Path task : tasks) {
@@ -55,7 +59,7 @@ final class ProcFs {
      * The one-letter state of a thread ({@code R}, {@code S}, {@code D}, {@code T} stopped,
      * {@code t} tracing stop, {@code Z} zombie, ...) from {@code /proc/PID/task/TID/stat}.
      */
-    static Optional<Character> threadState(int pid, int tid) {
+    public static Optional<Character> threadState(int pid, int tid) {
         return read(processDirectory(pid).resolve("task").resolve(Integer.toString(tid)).resolve("stat"))
                 .flatMap(ProcFs::stateOfStat);
     }
@@ -117,8 +121,17 @@ final class ProcFs {
     }
 
     /** A process's command name ({@code /proc/PID/comm}), such as {@code gdb}. */
-    static Optional<String> command(long pid) {
+    public static Optional<String> command(long pid) {
         return read(PROC.resolve(Long.toString(pid)).resolve("comm")).map(String::strip).filter(s -> !s.isEmpty());
+    }
+
+    /** The name of the user owning the process ({@code /proc/PID}'s owner). */
+    public static Optional<String> ownerName(long pid) {
+        try {
+            return Optional.of(Files.getOwner(PROC.resolve(Long.toString(pid))).getName());
+        } catch (IOException | UnsupportedOperationException e) {
+            return Optional.empty();
+        }
     }
 
     /** The executable's path ({@code /proc/PID/exe}), as the kernel names it. */
@@ -131,7 +144,7 @@ final class ProcFs {
     }
 
     /** {@code /proc/sys/kernel/yama/ptrace_scope}, when the Yama LSM is present. */
-    static OptionalInt yamaPtraceScope() {
+    public static OptionalInt yamaPtraceScope() {
         return read(PROC.resolve("sys/kernel/yama/ptrace_scope")).map(text -> {
             try {
                 return OptionalInt.of(Integer.parseInt(text.strip()));
@@ -153,8 +166,9 @@ final class ProcFs {
     }
 
     /** One line of {@code /proc/PID/maps}. */
-    record Mapping(long start, long end, String permissions, long offset, long inode, String path) {
-        boolean fileBacked() { return inode != 0 && path.startsWith("/"); }
+    public record Mapping(long start, long end, String permissions, long offset, long inode, String path) {
+        /** Whether a file is mapped (not the heap, a stack, an anonymous mapping). */
+        public boolean fileBacked() { return inode != 0 && path.startsWith("/"); }
 
         boolean contains(long address) {
             return Long.compareUnsigned(address, start) >= 0 && Long.compareUnsigned(address, end) < 0;
@@ -162,7 +176,7 @@ final class ProcFs {
     }
 
     /** The mappings of {@code /proc/PID/maps}, in address order. */
-    static List<Mapping> mappings(int pid) throws IOException {
+    public static List<Mapping> mappings(int pid) throws IOException {
         return parseMappings(readBytes(processDirectory(pid).resolve("maps")));
     }
 
