@@ -106,14 +106,16 @@ lib=$("$JOMPD" libompd --path)
 case "$lib" in "$(dirname "$(dirname "$(readlink -f "$(command -v "$JOMPD")")")")"/lib/libompd.so) ;;
   *) fail "jompd libompd --path names $lib, not this distribution's lib/libompd.so" ;; esac
 [ -f "$lib" ] && [ -f "$(dirname "$lib")/libompd.jar" ] || fail "no $lib with libompd.jar beside it"
-api=$(python3 - "$lib" <<'PY') || fail "$lib does not load as jompd's OMPD library"
+# (python -c: a here-document inside $( ) ends with the substitution, and its lines would run as shell commands)
+api=$(python3 -c '
 import ctypes, sys
 lib = ctypes.CDLL(sys.argv[1])
 version, name = ctypes.c_uint64(), ctypes.c_char_p()
 assert lib.ompd_get_api_version(ctypes.byref(version)) == 0 and version.value >= 201811, version.value
 assert lib.ompd_get_version_string(ctypes.byref(name)) == 0 and name.value.startswith(b"jompd"), name.value
 print(version.value)
-PY
+' "$lib") || fail "$lib does not load as jompd's OMPD library"
+[[ "$api" =~ ^[0-9]{6}$ ]] || fail "$lib answered no OMPD api version: $api"
 ok "jompd libompd: $lib loads as an OMPD library (api $api)"
 echo >&"$keep" 2>/dev/null || true
 wait "$pid" || true
