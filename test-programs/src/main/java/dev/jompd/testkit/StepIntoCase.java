@@ -18,16 +18,25 @@ public enum StepIntoCase {
      */
     PARALLEL(Fixture.PARALLEL, List.of("2"), Optional.empty(), "unsigned long long sum = 0;", 1, 1,
             "main.omp_outlined_debug__", "int tid = omp_get_thread_num();", "if (omp_get_num_threads() != n)"),
-    /** From a region's line inside a region (clang, the inner region's team of 2) into the inner region's code. */
-    NESTED_PARALLEL(Fixture.NESTED, List.of("1", "2"), Optional.empty(), "region(depth + 1);", 0, 2,
-            "region.omp_outlined_debug__", "if (depth + 1 < levels)", "      innermost();"),
+    /**
+     * Nested regions (clang, teams of 2 and 2): from region(0)'s first line into the outer region, a plain
+     * step to its call region(depth + 1), into region(1), whose line is the inner region's pragma, and into
+     * the inner region's code.
+     */
+    NESTED_PARALLEL(Fixture.NESTED, List.of("2", "2"), Optional.of("region"), null, 0, 4,
+            "region.omp_outlined_debug__", "if (depth + 1 < levels)", "      innermost();") {
+        @Override
+        public Optional<String> breakCondition() {
+            return Optional.of("depth == 0");
+        }
+    },
     /**
      * From a taskwait into the task this thread runs there (ompd_bp_task_begin, the entry from OMPD): a
      * one-statement task, whose code ends on its directive's line (the task's end, as a function's closing
      * brace), where the step over after its statement goes.
      */
     TASK_AT_TASKWAIT(Fixture.TASKS, List.of("10", "4"), Optional.empty(), null, 0, 1,
-            ".omp_task_entry.", "        task_a();", "#pragma omp task depend(out : dep)") {
+            ".omp_outlined.", "        task_a();", "#pragma omp task depend(out : dep)") {
         @Override
         int breakLine() {
             return line("/* Only A is ready") + 1;
@@ -35,7 +44,7 @@ public enum StepIntoCase {
     },
     /** From thread 1's taskwait into its task T1, a block of statements. */
     TASK_BLOCK(Fixture.TASKS, List.of("10", "4"), Optional.empty(), null, 0, 1,
-            ".omp_task_entry..31", "if (omp_get_thread_num() != 1)", "fx_thread_facts(1, \"task\");") {
+            ".omp_outlined..23", "if (omp_get_thread_num() != 1)", "fx_thread_facts(1, \"task\");") {
         @Override
         int breakLine() {
             return line("fx_thread_put(1, \"implicit_task\", \"taskwait\");") + 3;
@@ -43,7 +52,7 @@ public enum StepIntoCase {
     },
     /** From an undeferred task's pragma ({@code if(0)}: run at once) into its body, a single statement. */
     UNDEFERRED_TASK(Fixture.TASKS, List.of("10", "4"), Optional.empty(), "fx_put(\"task.B.in_final\"", 1, 1,
-            ".omp_task_entry..47", "  task_c();", "#pragma omp task final(1) mergeable if(0)"),
+            ".omp_outlined..46", "  task_c();", "#pragma omp task final(1) mergeable if(0)"),
     /**
      * gfortran on libomp: GOMP_parallel calls the outlined function itself; its call is on the line after the
      * directive's set-up, so the first step reaches it and the second goes in. gfortran gives the outlined
@@ -58,9 +67,14 @@ public enum StepIntoCase {
      */
     GCC_PARALLEL(Fixture.NESTED_GCC, List.of("2"), Optional.of("region"), null, 0, 1,
             "region._omp_fn.0", "if (depth + 1 < levels)", "      innermost();"),
-    /** gcc: from a region's line inside a region into the inner region's code. */
-    GCC_NESTED_PARALLEL(Fixture.NESTED_GCC, List.of("1", "2"), Optional.empty(), "region(depth + 1);", 0, 2,
-            "region._omp_fn.0", "if (depth + 1 < levels)", "      innermost();"),
+    /** gcc: as NESTED_PARALLEL, GOMP_parallel in region(1) called from the outer region's code. */
+    GCC_NESTED_PARALLEL(Fixture.NESTED_GCC, List.of("2", "2"), Optional.of("region"), null, 0, 4,
+            "region._omp_fn.0", "if (depth + 1 < levels)", "      innermost();") {
+        @Override
+        public Optional<String> breakCondition() {
+            return Optional.of("depth == 0");
+        }
+    },
     /** gcc: from thread 1's taskwait into its task T1 (libomp's GOMP_task), a block of statements. */
     GCC_TASK_BLOCK(Fixture.TASKS_GCC, List.of("10", "4"), Optional.empty(), null, 0, 1,
             "main._omp_fn.3", "if (omp_get_thread_num() != 1)", "fx_thread_facts(1, \"task\");") {
@@ -69,9 +83,9 @@ public enum StepIntoCase {
             return line("fx_thread_put(1, \"implicit_task\", \"taskwait\");") + 3;
         }
     },
-    /** A line that starts no OpenMP code: a plain call is stepped into, as gdb's step does. */
-    PLAIN_CALL(Fixture.TASKS, List.of("10", "4"), Optional.empty(), "        task_a();", 0, 1,
-            "task_a", "if (omp_get_thread_num() != 0)", "fx_put(\"task.A.in_final\"");
+    /** A line that starts no OpenMP code (task C's call of task_c): a plain call is stepped into, as gdb's step does. */
+    PLAIN_CALL(Fixture.TASKS, List.of("10", "4"), Optional.empty(), "  task_c();", 0, 1,
+            "task_c", "if (!omp_in_final())", "fx_thread_facts(0, \"marker\");");
 
     /** Where a step left the thread: its innermost frame's function, source file name and line. */
     public record Where(String function, String file, int line) {
@@ -117,6 +131,14 @@ public enum StepIntoCase {
     /** Whether the program must run on jompd's libomp (built for GCC's libgomp). */
     public boolean needsJompdRuntime() {
         return fixture.toolchain() == Fixture.Toolchain.GCC;
+    }
+
+    /**
+     * The condition of the first breakpoint, if any (the nested cases: region() is called by every thread of
+     * the outer team, and only the call from main, depth 0, must stop, once).
+     */
+    public Optional<String> breakCondition() {
+        return Optional.empty();
     }
 
     /** The function to break at first, when the case starts at a function rather than a line. */
