@@ -32,9 +32,7 @@ class OpenMpStepInIT {
         client.body("initialize", args("adapterID", "jompd"));
         client.body("launch", args("program", program.toString(), "args", array(step.arguments().toArray())));
         if (step.breakFunction().isPresent()) {
-            JsonObject breakpoint = args("name", step.breakFunction().get());
-            step.breakCondition().ifPresent(condition -> breakpoint.addProperty("condition", condition));
-            client.body("setFunctionBreakpoints", args("breakpoints", array(breakpoint)));
+            client.body("setFunctionBreakpoints", args("breakpoints", array(args("name", step.breakFunction().get()))));
         } else {
             client.body("setBreakpoints", args("source", args("path", program.getParent().resolve(step.breakFile()).toString()),
                     "breakpoints", array(args("line", step.breakLineNumber()))));

@@ -43,7 +43,7 @@ class OmpdStepIT {
     @EnumSource(StepIntoCase.class)
     void ompdStepEndsWhereTheCaseSays(StepIntoCase step, @TempDir Path directory) {
         Path program = FixtureBuilder.executable(step.fixture());
-        List<String> setup = new ArrayList<>(List.of("-ex", "break " + step.breakLocation() + step.breakCondition().map(c -> " if " + c).orElse(""), "-ex",
+        List<String> setup = new ArrayList<>(List.of("-ex", "break " + step.breakLocation(), "-ex",
                 (step.needsJompdRuntime() ? "ompd run " : "run ") + String.join(" ", step.arguments())));
         for (int i = 0; i < step.nexts(); i++) {
             setup.addAll(List.of("-ex", "next"));

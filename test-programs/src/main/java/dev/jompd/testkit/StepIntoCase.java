@@ -19,17 +19,12 @@ public enum StepIntoCase {
     PARALLEL(Fixture.PARALLEL, List.of("2"), Optional.empty(), "unsigned long long sum = 0;", 1, 1,
             "main.omp_outlined_debug__", "int tid = omp_get_thread_num();", "if (omp_get_num_threads() != n)"),
     /**
-     * Nested regions (clang, teams of 2 and 2): from region(0)'s first line into the outer region, a plain
-     * step to its call region(depth + 1), into region(1), whose line is the inner region's pragma, and into
-     * the inner region's code.
+     * Nested regions (clang, teams of 2 and 2): from main's call region(0) into region(0) (a plain call; its
+     * line is the outer region's pragma), into the outer region's code, a plain step to its call
+     * region(depth + 1), into region(1), and into the inner region's code.
      */
-    NESTED_PARALLEL(Fixture.NESTED, List.of("2", "2"), Optional.of("region"), null, 0, 4,
-            "region.omp_outlined_debug__", "if (depth + 1 < levels)", "      innermost();") {
-        @Override
-        public Optional<String> breakCondition() {
-            return Optional.of("depth == 0");
-        }
-    },
+    NESTED_PARALLEL(Fixture.NESTED, List.of("2", "2"), Optional.empty(), "  region(0);", 0, 5,
+            "region.omp_outlined_debug__", "if (depth + 1 < levels)", "      innermost();"),
     /**
      * From a taskwait into the task this thread runs there (ompd_bp_task_begin, the entry from OMPD): a
      * one-statement task, whose code ends on its directive's line (the task's end, as a function's closing
@@ -68,13 +63,8 @@ public enum StepIntoCase {
     GCC_PARALLEL(Fixture.NESTED_GCC, List.of("2"), Optional.of("region"), null, 0, 1,
             "region._omp_fn.0", "if (depth + 1 < levels)", "      innermost();"),
     /** gcc: as NESTED_PARALLEL, GOMP_parallel in region(1) called from the outer region's code. */
-    GCC_NESTED_PARALLEL(Fixture.NESTED_GCC, List.of("2", "2"), Optional.of("region"), null, 0, 4,
-            "region._omp_fn.0", "if (depth + 1 < levels)", "      innermost();") {
-        @Override
-        public Optional<String> breakCondition() {
-            return Optional.of("depth == 0");
-        }
-    },
+    GCC_NESTED_PARALLEL(Fixture.NESTED_GCC, List.of("2", "2"), Optional.empty(), "  region(0);", 0, 5,
+            "region._omp_fn.0", "if (depth + 1 < levels)", "      innermost();"),
     /** gcc: from thread 1's taskwait into its task T1 (libomp's GOMP_task), a block of statements. */
     GCC_TASK_BLOCK(Fixture.TASKS_GCC, List.of("10", "4"), Optional.empty(), null, 0, 1,
             "main._omp_fn.3", "if (omp_get_thread_num() != 1)", "fx_thread_facts(1, \"task\");") {
@@ -131,14 +121,6 @@ public enum StepIntoCase {
     /** Whether the program must run on jompd's libomp (built for GCC's libgomp). */
     public boolean needsJompdRuntime() {
         return fixture.toolchain() == Fixture.Toolchain.GCC;
-    }
-
-    /**
-     * The condition of the first breakpoint, if any (the nested cases: region() is called by every thread of
-     * the outer team, and only the call from main, depth 0, must stop, once).
-     */
-    public Optional<String> breakCondition() {
-        return Optional.empty();
     }
 
     /** The function to break at first, when the case starts at a function rather than a line. */
