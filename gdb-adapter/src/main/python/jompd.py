@@ -23,7 +23,9 @@
 #
 # `ompd step` runs in gdb itself (breakpoints, step, finish); where to break comes in the engine's hello
 # ("step"), and the entry point of the code a breakpoint starts from the engine (the internal commands
-# "region-entry" and "task-function"): this file knows no runtime function and decodes no registers.
+# "region-entry" and "task-function"), and so does, from that entry on, whether a stop is the code's first
+# line ("code-first-line"): this file knows no runtime function, decodes no registers and holds no rule
+# about lines.
 #
 # Standard library only (gdb's Python 3). Never changes the selected thread or frame (but `ompd step`,
 # which moves as `step` does).
@@ -750,6 +752,7 @@ Other threads run meanwhile, as with `step`. Needs a live process."""
 
     def step(self, thread, stops, helpers):
         start = self.line_of(gdb.selected_frame())
+        walk = None  # from the code's entry on: its stops, [file, line, entry file, entry line] each
         del stops[:]
         gdb.execute("step", to_string=True)
         for _ in range(self.MAX_MOVES):
@@ -772,7 +775,7 @@ Other threads run meanwhile, as with `step`. Needs a live process."""
                     if entry.is_valid():
                         entry.delete()  # stopped elsewhere first (another breakpoint, the end): stay there
                         return
-                    start = self.line_of(gdb.selected_frame())  # at the entry: on to its first line
+                    walk = [self.code_stop(gdb.selected_frame())]  # at the entry: on to its first line
                     gdb.execute("step", to_string=True)
                     continue
             frame = gdb.selected_frame()
@@ -781,10 +784,43 @@ Other threads run meanwhile, as with `step`. Needs a live process."""
                     gdb.execute("finish", to_string=True)
                 except gdb.error:
                     return  # the outermost frame
+            elif walk is not None:
+                walk.append(self.code_stop(frame))
+                if not self.at_first_line_of_code(walk):
+                    gdb.execute("step", to_string=True)
+                else:
+                    return
             elif self.line_of(frame) == start:
                 gdb.execute("step", to_string=True)
             else:
                 return
+
+    @staticmethod
+    def code_stop(frame):
+        """[file, line, file, line]: where {frame} is and where its function's first instruction is."""
+        sal = frame.find_sal()
+        at = [sal.symtab.fullname(), sal.line] if sal.symtab is not None and sal.line else ["", 0]
+        entry = ["", 0]
+        while frame is not None and frame.type() == gdb.INLINE_FRAME:
+            frame = frame.older()  # the function the code is compiled in, not one inlined into it
+        function = frame.function() if frame is not None else None
+        if function is not None:
+            try:
+                first = gdb.find_pc_line(int(function.value().address))
+                if first.symtab is not None and first.line:
+                    entry = [first.symtab.fullname(), first.line]
+            except (gdb.error, RuntimeError, TypeError):
+                pass  # no address for it: no function entry to compare with
+        return at + entry
+
+    @staticmethod
+    def at_first_line_of_code(walk):
+        """Whether the walk's last stop is the code's first line: the engine's rule (ompd-core's
+        RuntimeEntryPoints.atFirstLineOfCode). Where it cannot answer, the step stops here."""
+        try:
+            return jompd_bridge().run("code-first-line", json.dumps(walk)).strip() != "no"
+        except gdb.GdbError:
+            return True
 
     def code_begun(self, location):
         """The entry of the OpenMP code that begins at helper {location}: the region's or the task's."""

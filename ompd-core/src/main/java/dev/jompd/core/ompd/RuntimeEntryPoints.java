@@ -19,6 +19,8 @@ import java.util.stream.Stream;
  * points, which call the outlined function, their first argument, themselves. Task start: libomp's
  * {@code ompd_bp_task_begin} (called only with {@code OMP_DEBUG=enabled}), where OMPD names the entry
  * point of the task the thread begins.
+ *
+ * <p>From the code's entry a door steps on to the code's first line: see {@link #atFirstLineOfCode}.
  */
 public final class RuntimeEntryPoints {
     /** Reads a register of the thread stopped at an entry point, by its x86-64 name as gdb spells it. */
@@ -117,6 +119,38 @@ public final class RuntimeEntryPoints {
     /** The entry of the task {@code thread} begins, stopped at a task start: its current task's code. */
     public static long taskEntry(ThreadHandle thread) {
         return thread.currentTask().function();
+    }
+
+    /** A source line as the debugger names it: its file (as the debugger spells it) and its 1-based number. */
+    public record SourceLine(String file, int line) {}
+
+    /**
+     * One stop on a door's way from the entry of a region's or task's code to its first line: where the
+     * thread stopped, and the line of the first instruction of the function it stopped in.
+     */
+    public record CodeStop(SourceLine at, SourceLine functionEntry) {}
+
+    /**
+     * Whether the last of {@code walk}'s stops is at the first line of the region's or task's code: the
+     * walk starts at the code's entry (the first instruction of its outlined function, where the thread
+     * stopped at a helper breakpoint), each later stop being one step on, out of the runtime.
+     *
+     * <p>The code's first line is the first line reached that is none of the directive's lines, and the
+     * directive's lines are those the compilers give the entries of the functions they outline for it:
+     * clang's {@code X.omp_outlined} starts at the {@code #pragma} line and calls
+     * {@code X.omp_outlined_debug__}, which starts at the line of the region's {@code {}; gcc's
+     * {@code X._omp_fn.N} and clang's {@code .omp_task_entry.} start at the {@code #pragma} line. The code the
+     * directive's clauses add (a reduction's private copy set to its initial value, firstprivate copies)
+     * carries these lines too, and clang puts it after the {@code {} line: a walk that stopped at the first
+     * line other than where it started ended at the {@code {}, and the next step went back to the pragma.
+     * (A statement written on the line of the region's {@code {} is therefore stepped past.)
+     */
+    public static boolean atFirstLineOfCode(List<CodeStop> walk) {
+        if (walk.isEmpty()) {
+            return false;
+        }
+        SourceLine at = walk.getLast().at();
+        return at.line() > 0 && walk.stream().noneMatch(stop -> stop.functionEntry().equals(at));
     }
 
     /** The register of integer argument {@code index} (x86-64 System V). */
