@@ -26,6 +26,12 @@ public enum StepIntoCase {
     NESTED_PARALLEL(Fixture.NESTED, List.of("2", "2"), Optional.empty(), "  region(0);", 0, 5,
             "region.omp_outlined_debug__", "if (depth + 1 < levels)", "      innermost();"),
     /**
+     * From a host {@code #pragma omp teams ... reduction} line (no target: libomp's teams on the host) into the
+     * initial thread's team's first statement, past the {@code {} and the reduction's set-up as for PARALLEL.
+     */
+    TEAMS(Fixture.TEAMS, List.of("2", "2"), Optional.empty(), "unsigned long long sum = 0;", 1, 1,
+            "run.omp_outlined_debug__", "if (omp_get_num_teams() != nteams)", "int team = omp_get_team_num();"),
+    /**
      * From a taskwait into the task this thread runs there (ompd_bp_task_begin, the entry from OMPD): a
      * one-statement task, whose code ends on its directive's line (the task's end, as a function's closing
      * brace), where the step over after its statement goes.
