@@ -663,8 +663,9 @@ class JompdStepCommand(gdb.Command):
 
 Usage: ompd step
 A line with `#pragma omp parallel` (or a task the selected thread runs at once, or at a taskwait) is
-stepped into: it stops at the first line of the region's or the task's code that this thread runs,
-instead of in the runtime or after the region. Runtime functions the line calls are stepped over.
+stepped into: it stops at the first statement of the region's or the task's code that this thread runs
+(past the region's `{` and the code of the directive's clauses, which compilers put on the pragma's
+line), instead of in the runtime or after the region. Runtime functions the line calls are stepped over.
 Other threads run meanwhile, as with `step`. Needs a live process."""
 
     # Where the runtime starts a region's or a task's code comes from the engine (ompd-core's
