@@ -32,6 +32,12 @@ public enum StepIntoCase {
     TEAMS(Fixture.TEAMS, List.of("2", "2"), Optional.empty(), "unsigned long long sum = 0;", 1, 1,
             "run.omp_outlined_debug__", "if (omp_get_num_teams() != nteams)", "int team = omp_get_team_num();"),
     /**
+     * C++ firstprivate: the copies are made on the directive's line by copy constructors (std::vector's in
+     * its header, Tally's above main), which the step goes through and out of, to the first statement.
+     */
+    CXX_FIRSTPRIVATE(Fixture.CXX_FIRSTPRIVATE, List.of(), Optional.empty(), "long sum = 0;", 1, 1,
+            "main.omp_outlined_debug__", "int k = omp_get_thread_num();", "sum += (long)cells.size() + tally.copies;"),
+    /**
      * From a taskwait into the task this thread runs there (ompd_bp_task_begin, the entry from OMPD): a
      * one-statement task, whose code ends on its directive's line (the task's end, as a function's closing
      * brace), where the step over after its statement goes.
@@ -188,7 +194,9 @@ public enum StepIntoCase {
      * compiler made for the code (the called function for a plain call), in the fixture's source.
      */
     public void check(Where where) {
-        where.require(where.equals(new Where(function, fixture.source(), firstLine())),
+        String name = where.function().contains("(") // gdb's C++ names carry their parameters
+                ? where.function().substring(0, where.function().indexOf('(')) : where.function();
+        where.require(new Where(name, where.file(), where.line()).equals(new Where(function, fixture.source(), firstLine())),
                 "at " + function + " " + fixture.source() + ":" + firstLine() + " (" + firstLineText.strip() + ")");
     }
 
