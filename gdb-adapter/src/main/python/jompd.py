@@ -23,9 +23,9 @@
 #
 # `ompd step` runs in gdb itself (breakpoints, step, finish); where to break comes in the engine's hello
 # ("step"), and the entry point of the code a breakpoint starts from the engine (the internal commands
-# "region-entry" and "task-function"), and so does, from that entry on, whether a stop is the code's first
-# line ("code-first-line"): this file knows no runtime function, decodes no registers and holds no rule
-# about lines.
+# "region-entry" and "task-function"), and so does, from that entry on, the move at each stop on the way to
+# the code's first line ("code-move"): this file knows no runtime function, decodes no registers and
+# holds no rule about lines.
 #
 # Standard library only (gdb's Python 3). Never changes the selected thread or frame (but `ompd step`,
 # which moves as `step` does).
@@ -787,8 +787,14 @@ Other threads run meanwhile, as with `step`. Needs a live process."""
                     return  # the outermost frame
             elif walk is not None:
                 walk.append(self.code_stop(frame))
-                if not self.at_first_line_of_code(walk):
+                move = self.code_move(walk)
+                if move == "step":
                     gdb.execute("step", to_string=True)
+                elif move == "finish":
+                    try:
+                        gdb.execute("finish", to_string=True)
+                    except gdb.error:
+                        return
                 else:
                     return
             elif self.line_of(frame) == start:
@@ -815,13 +821,13 @@ Other threads run meanwhile, as with `step`. Needs a live process."""
         return at + entry
 
     @staticmethod
-    def at_first_line_of_code(walk):
-        """Whether the walk's last stop is the code's first line: the engine's rule (ompd-core's
-        RuntimeEntryPoints.atFirstLineOfCode). Where it cannot answer, the step stops here."""
+    def code_move(walk):
+        """"step", "finish" or "arrived" (the code's first line) at the walk's last stop: the engine's rule
+        (ompd-core's RuntimeEntryPoints.codeMove). Where it cannot answer, the step stops here."""
         try:
-            return jompd_bridge().run("code-first-line", json.dumps(walk)).strip() != "no"
+            return jompd_bridge().run("code-move", json.dumps(walk)).strip()
         except gdb.GdbError:
-            return True
+            return "arrived"
 
     def code_begun(self, location):
         """The entry of the OpenMP code that begins at helper {location}: the region's or the task's."""

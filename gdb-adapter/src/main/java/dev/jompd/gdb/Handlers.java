@@ -52,7 +52,7 @@ final class Handlers {
             Map.entry("json", Handlers::json),
             Map.entry("task-function", StepEntries::taskFunction),
             Map.entry("region-entry", StepEntries::regionEntry),
-            Map.entry("code-first-line", StepEntries::codeFirstLine),
+            Map.entry("code-move", StepEntries::codeMove),
             Map.entry("frame-owners", Handlers::frameOwners));
 
     /** Bound on task chains and region chains printed for one thread: far beyond real nesting. */

@@ -14,7 +14,7 @@ import java.util.List;
  * The engine's part of {@code ompd step} (jompd.py moves the thread; the rules are ompd-core's
  * {@link RuntimeEntryPoints}): the breakpoints, sent in the {@code hello}, and at each the entry point of
  * the code it starts, asked by the internal commands {@code region-entry} and {@code task-function}, and
- * from there whether a stop is the code's first line ({@code code-first-line}).
+ * from there the move at each stop on the way to the code's first line ({@code code-move}).
  */
 final class StepEntries {
     private StepEntries() {}
@@ -54,11 +54,11 @@ final class StepEntries {
     }
 
     /**
-     * Whether the last stop of a walk from the code's entry is the code's first line
-     * ({@link RuntimeEntryPoints#atFirstLineOfCode}): {@code yes} or {@code no}. The argument is the walk
-     * in JSON, one {@code [file, line, function entry's file, function entry's line]} per stop.
+     * The move at the last stop of a walk from the code's entry to its first line
+     * ({@link RuntimeEntryPoints#codeMove}): {@code arrived}, {@code step} or {@code finish}. The argument is
+     * the walk in JSON, one {@code [file, line, function entry's file, function entry's line]} per stop.
      */
-    static String codeFirstLine(Views views, String arguments, GdbChannel gdb) {
+    static String codeMove(Views views, String arguments, GdbChannel gdb) {
         List<RuntimeEntryPoints.CodeStop> walk = new ArrayList<>();
         try {
             for (JsonElement element : JsonParser.parseString(arguments).getAsJsonArray()) {
@@ -69,9 +69,9 @@ final class StepEntries {
             }
         } catch (JsonParseException | IllegalStateException | IndexOutOfBoundsException
                  | UnsupportedOperationException | NumberFormatException e) {
-            throw new BridgeException("code-first-line: not a walk of [file, line, entry file, entry line] stops: " + arguments);
+            throw new BridgeException("code-move: not a walk of [file, line, entry file, entry line] stops: " + arguments);
         }
-        return RuntimeEntryPoints.atFirstLineOfCode(walk) ? "yes" : "no";
+        return RuntimeEntryPoints.codeMove(walk).name().toLowerCase(java.util.Locale.ROOT);
     }
 
     private static JsonObject selectedThreadRegisters(GdbChannel gdb) {

@@ -26,8 +26,9 @@ import java.util.function.Consumer;
  * once or at a taskwait to the task's code; calls into the runtime are stepped out of ({@code -exec-finish})
  * while the line is not done. Thread-specific helper breakpoints where the runtime starts a region's or a
  * task's code, and at each the code's entry point; from there steps on to the code's first line (past the
- * lines of the directive: its {@code {}, its clauses' code): all three from ompd-core's
- * {@link RuntimeEntryPoints}, which the gdb bridge uses too. Without the runtime loaded, a plain step.
+ * lines of the directive: its {@code {}, its clauses' code, and out of the functions that code calls): all
+ * three from ompd-core's {@link RuntimeEntryPoints}, which the gdb bridge uses too. Without the runtime
+ * loaded, a plain step.
  *
  * <p>Driven on the session's worker thread: {@link #start} at the request, {@link #movesOn} at each stop.
  */
@@ -127,7 +128,11 @@ final class OpenMpStepIn {
             }
             if (walk != null) { // from the code's entry on: to its first line, by ompd-core's rule
                 walk.add(codeStop(frame.get()));
-                return RuntimeEntryPoints.atFirstLineOfCode(walk) ? end() : move(() -> debugger.step(thread, false));
+                return switch (RuntimeEntryPoints.codeMove(walk)) {
+                    case ARRIVED -> end();
+                    case STEP -> move(() -> debugger.step(thread, false));
+                    case FINISH -> move(() -> debugger.finish(thread)); // out of what the directive's code calls
+                };
             }
             if (!line.isEmpty() && lineOf(frame.get()).equals(line)) {
                 return move(() -> debugger.step(thread, false)); // the line is not done yet
