@@ -23,7 +23,9 @@
 #
 # `ompd step` runs in gdb itself (breakpoints, step, finish); where to break comes in the engine's hello
 # ("step"), and the entry point of the code a breakpoint starts from the engine (the internal commands
-# "region-entry" and "task-function"): this file knows no runtime function and decodes no registers.
+# "region-entry" and "task-function"), and so does, from that entry on, the move at each stop on the way to
+# the code's first line ("code-move"): this file knows no runtime function, decodes no registers and
+# holds no rule about lines.
 #
 # Standard library only (gdb's Python 3). Never changes the selected thread or frame (but `ompd step`,
 # which moves as `step` does).
@@ -633,8 +635,9 @@ class JompdStepCommand(gdb.Command):
 
 Usage: ompd step
 A line with `#pragma omp parallel` (or a task the selected thread runs at once, or at a taskwait) is
-stepped into: it stops at the first line of the region's or the task's code that this thread runs,
-instead of in the runtime or after the region. Runtime functions the line calls are stepped over.
+stepped into: it stops at the first statement of the region's or the task's code that this thread runs
+(past the region's `{` and the code of the directive's clauses, which compilers put on the pragma's
+line), instead of in the runtime or after the region. Runtime functions the line calls are stepped over.
 Other threads run meanwhile, as with `step`. Needs a live process."""
 
     # Where the runtime starts a region's or a task's code comes from the engine (ompd-core's
@@ -722,6 +725,7 @@ Other threads run meanwhile, as with `step`. Needs a live process."""
 
     def step(self, thread, stops, helpers):
         start = self.line_of(gdb.selected_frame())
+        walk = None  # from the code's entry on: its stops, [file, line, entry file, entry line] each
         del stops[:]
         gdb.execute("step", to_string=True)
         for _ in range(self.MAX_MOVES):
@@ -744,7 +748,7 @@ Other threads run meanwhile, as with `step`. Needs a live process."""
                     if entry.is_valid():
                         entry.delete()  # stopped elsewhere first (another breakpoint, the end): stay there
                         return
-                    start = self.line_of(gdb.selected_frame())  # at the entry: on to its first line
+                    walk = [self.code_stop(gdb.selected_frame())]  # at the entry: on to its first line
                     gdb.execute("step", to_string=True)
                     continue
             frame = gdb.selected_frame()
@@ -753,10 +757,49 @@ Other threads run meanwhile, as with `step`. Needs a live process."""
                     gdb.execute("finish", to_string=True)
                 except gdb.error:
                     return  # the outermost frame
+            elif walk is not None:
+                walk.append(self.code_stop(frame))
+                move = self.code_move(walk)
+                if move == "step":
+                    gdb.execute("step", to_string=True)
+                elif move == "finish":
+                    try:
+                        gdb.execute("finish", to_string=True)
+                    except gdb.error:
+                        return
+                else:
+                    return
             elif self.line_of(frame) == start:
                 gdb.execute("step", to_string=True)
             else:
                 return
+
+    @staticmethod
+    def code_stop(frame):
+        """[file, line, file, line]: where {frame} is and where its function's first instruction is."""
+        sal = frame.find_sal()
+        at = [sal.symtab.fullname(), sal.line] if sal.symtab is not None and sal.line else ["", 0]
+        entry = ["", 0]
+        while frame is not None and frame.type() == gdb.INLINE_FRAME:
+            frame = frame.older()  # the function the code is compiled in, not one inlined into it
+        function = frame.function() if frame is not None else None
+        if function is not None:
+            try:
+                first = gdb.find_pc_line(int(function.value().address))
+                if first.symtab is not None and first.line:
+                    entry = [first.symtab.fullname(), first.line]
+            except (gdb.error, RuntimeError, TypeError):
+                pass  # no address for it: no function entry to compare with
+        return at + entry
+
+    @staticmethod
+    def code_move(walk):
+        """"step", "finish" or "arrived" (the code's first line) at the walk's last stop: the engine's rule
+        (ompd-core's RuntimeEntryPoints.codeMove). Where it cannot answer, the step stops here."""
+        try:
+            return jompd_bridge().run("code-move", json.dumps(walk)).strip()
+        except gdb.GdbError:
+            return "arrived"
 
     def code_begun(self, location):
         """The entry of the OpenMP code that begins at helper {location}: the region's or the task's."""

@@ -17,8 +17,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * DAP stepIn goes into the OpenMP code a line starts, over real gdb on the fixtures. The cases are the
- * testkit's {@link StepIntoCase}s, which the gdb bridge's {@code ompd step} runs too ({@code OmpdStepIT});
- * where the thread stopped is gdb's stack as the client sees it.
+ * testkit's {@link StepIntoCase}s, which the gdb bridge's {@code ompd step} runs too ({@code OmpdStepIT}):
+ * the one line the step ends on, then the one line a Step Over from there ends on; where the thread
+ * stopped is gdb's stack as the client sees it.
  */
 class OpenMpStepInIT {
     private static final Duration STOP = Duration.ofSeconds(120);
@@ -65,24 +66,25 @@ class OpenMpStepInIT {
                 step(client, "stepIn", thread);
             }
             JsonObject top = topFrame(client, thread);
-            String file = top.has("source") ? Path.of(top.getAsJsonObject("source").get("path").getAsString())
-                    .getFileName().toString() : "";
-            step.check(new StepIntoCase.Where(top.get("name").getAsString(), file, top.get("line").getAsInt()));
+            step.check(where(top));
             assertThat(count(client, "continued")).as("one stop per step to the client, however many moves")
                     .isEqualTo(continuedBefore);
+            String threads = client.body("threads", null).toString();
+            String task = step == StepIntoCase.TASK_AT_TASKWAIT ? OpenMpExpectations.scopeVariables(client,
+                    client.body("scopes", args("frameId", top.get("id").getAsInt())), "OpenMP task").get("kind") : "";
+            step(client, "next", thread); // Step Over from the first line: on in the code, not back to its directive
+            step.checkNext(where(topFrame(client, thread)));
             switch (step) {
                 case PARALLEL -> {
                     // the region's thread names say so: the stopped thread is OpenMP thread 0 of a team of 2
-                    assertThat(client.body("threads", null).toString()).contains("omp 0/2 · level 1");
+                    assertThat(threads).contains("omp 0/2 · level 1");
                     // the helpers are gone: the program runs to its end without stopping again
                     client.body("continue", args("threadId", thread));
                     assertThat(client.event("exited", STOP).getAsJsonObject("body").get("exitCode").getAsInt()).isZero();
                     return;
                 }
                 case TASK_AT_TASKWAIT -> {
-                    // OMPD agrees: the thread's current task is explicit now
-                    String task = OpenMpExpectations.scopeVariables(client,
-                            client.body("scopes", args("frameId", top.get("id").getAsInt())), "OpenMP task").get("kind");
+                    // OMPD agrees: the thread's current task was explicit at the step's end
                     assertThat(task).startsWith("explicit");
                 }
                 default -> { }
@@ -90,6 +92,13 @@ class OpenMpStepInIT {
             client.body("terminate", null);
             client.event("terminated", STOP);
         }
+    }
+
+    /** Where the client sees a frame: its name, its source's file name, its line. */
+    private static StepIntoCase.Where where(JsonObject frame) {
+        String file = frame.has("source") ? Path.of(frame.getAsJsonObject("source").get("path").getAsString())
+                .getFileName().toString() : "";
+        return new StepIntoCase.Where(frame.get("name").getAsString(), file, frame.get("line").getAsInt());
     }
 
     private static int count(DapTestClient client, String event) {

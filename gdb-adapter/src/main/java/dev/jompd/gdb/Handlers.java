@@ -51,6 +51,7 @@ final class Handlers {
             Map.entry("json", Handlers::json),
             Map.entry("task-function", StepEntries::taskFunction),
             Map.entry("region-entry", StepEntries::regionEntry),
+            Map.entry("code-move", StepEntries::codeMove),
             Map.entry("frame-owners", Handlers::frameOwners));
 
 

@@ -3,12 +3,18 @@ package dev.jompd.gdb;
 import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
+import com.google.gson.JsonParseException;
+import com.google.gson.JsonParser;
 import dev.jompd.core.ompd.RuntimeEntryPoints;
+
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The engine's part of {@code ompd step} (jompd.py moves the thread; the rules are ompd-core's
  * {@link RuntimeEntryPoints}): the breakpoints, sent in the {@code hello}, and at each the entry point of
- * the code it starts, asked by the internal commands {@code region-entry} and {@code task-function}.
+ * the code it starts, asked by the internal commands {@code region-entry} and {@code task-function}, and
+ * from there the move at each stop on the way to the code's first line ({@code code-move}).
  */
 final class StepEntries {
     private StepEntries() {}
@@ -45,6 +51,27 @@ final class StepEntries {
     /** At a task start, the selected thread stopped there: the entry point of the task it begins ({@code 0x…}). */
     static String taskFunction(Views views, String arguments, GdbChannel gdb) {
         return views.hex(RuntimeEntryPoints.taskEntry(views.handle(views.selectedThread())));
+    }
+
+    /**
+     * The move at the last stop of a walk from the code's entry to its first line
+     * ({@link RuntimeEntryPoints#codeMove}): {@code arrived}, {@code step} or {@code finish}. The argument is
+     * the walk in JSON, one {@code [file, line, function entry's file, function entry's line]} per stop.
+     */
+    static String codeMove(Views views, String arguments, GdbChannel gdb) {
+        List<RuntimeEntryPoints.CodeStop> walk = new ArrayList<>();
+        try {
+            for (JsonElement element : JsonParser.parseString(arguments).getAsJsonArray()) {
+                JsonArray stop = element.getAsJsonArray();
+                walk.add(new RuntimeEntryPoints.CodeStop(
+                        new RuntimeEntryPoints.SourceLine(stop.get(0).getAsString(), stop.get(1).getAsInt()),
+                        new RuntimeEntryPoints.SourceLine(stop.get(2).getAsString(), stop.get(3).getAsInt())));
+            }
+        } catch (JsonParseException | IllegalStateException | IndexOutOfBoundsException
+                 | UnsupportedOperationException | NumberFormatException e) {
+            throw new BridgeException("code-move: not a walk of [file, line, entry file, entry line] stops: " + arguments);
+        }
+        return RuntimeEntryPoints.codeMove(walk).name().toLowerCase(java.util.Locale.ROOT);
     }
 
     private static JsonObject selectedThreadRegisters(GdbChannel gdb) {

@@ -36,6 +36,8 @@ public enum Fixture {
     CXX_TASKS("cxx_tasks.cpp"),
     /** C++ names: a region in a class template's member function in a namespace, its threads in a lambda. */
     CXX_NAMES("cxx_names.cpp"),
+    /** C++ clauses: firstprivate copies made by copy constructors (a header's, the fixture's), a reduction. */
+    CXX_FIRSTPRIVATE("cxx_firstprivate.cpp"),
     /** BOTS fib's two task constructs calling one function; tests build it -O2 (each task's code inlined). */
     FIB_TASKS("fib_tasks.c"),
     /** Explicit tasks created and not started: in two threads' deques, and waiting for their dependences. */

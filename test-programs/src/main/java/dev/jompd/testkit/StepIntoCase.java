@@ -6,72 +6,88 @@ import java.util.Optional;
 /**
  * The cases of stepping into the OpenMP code a line starts, run through every door that steps (gdb's
  * {@code ompd step}, the DAP's stepIn): where the program stops first, how it gets to the line, how many
- * step-intos, and where the thread must end up. Lines are found in the fixtures' sources by their text;
- * where the thread stopped is the debugger's own frame.
+ * step-intos, and the one line the thread must end up on (the code's first statement), then the one line
+ * a step over from there reaches. Lines are found in the fixtures' sources by their text (never from
+ * jompd); where the thread stopped is the debugger's own frame.
  */
 public enum StepIntoCase {
-    /** From a {@code #pragma omp parallel} line (clang: {@code __kmp_invoke_microtask}) into the region's body. */
-    PARALLEL(Fixture.PARALLEL, List.of("2"), Optional.empty(), "unsigned long long sum = 0;", 1, 1) {
-        @Override
-        public void check(Where where) {
-            int pragma = line("#pragma omp parallel num_threads(n)");
-            int regionEnd = line("unsigned long long expect =");
-            where.require(where.function().contains("omp_outlined"), "in the region's outlined function");
-            where.require(where.file().equals("parallel.c"), "in parallel.c");
-            where.require(where.line() >= pragma && where.line() < regionEnd, "in the region's lines " + pragma + ".." + (regionEnd - 1));
-        }
-    },
-    /** From a taskwait into the task this thread runs there (ompd_bp_task_begin, the entry from OMPD). */
-    TASK_AT_TASKWAIT(Fixture.TASKS, List.of("10", "4"), Optional.empty(), null, 0, 1) {
+    /**
+     * From a {@code #pragma omp parallel ... reduction} line (clang: {@code __kmp_invoke_microtask}) into the
+     * region's first statement: past the region's {@code {} and the reduction's set-up, which clang puts on
+     * the pragma's line after the {@code {}.
+     */
+    PARALLEL(Fixture.PARALLEL, List.of("2"), Optional.empty(), "unsigned long long sum = 0;", 1, 1,
+            "main.omp_outlined_debug__", "int tid = omp_get_thread_num();", "if (omp_get_num_threads() != n)"),
+    /**
+     * Nested regions (clang, teams of 2 and 2): from main's call region(0) into region(0) (a plain call; its
+     * line is the outer region's pragma), into the outer region's code, a plain step to its call
+     * region(depth + 1), into region(1), and into the inner region's code.
+     */
+    NESTED_PARALLEL(Fixture.NESTED, List.of("2", "2"), Optional.empty(), "  region(0);", 0, 5,
+            "region.omp_outlined_debug__", "if (depth + 1 < levels)", "      innermost();"),
+    /**
+     * From a host {@code #pragma omp teams ... reduction} line (no target: libomp's teams on the host) into the
+     * initial thread's team's first statement, past the {@code {} and the reduction's set-up as for PARALLEL.
+     */
+    TEAMS(Fixture.TEAMS, List.of("2", "2"), Optional.empty(), "unsigned long long sum = 0;", 1, 1,
+            "run.omp_outlined_debug__", "if (omp_get_num_teams() != nteams)", "int team = omp_get_team_num();"),
+    /**
+     * C++ firstprivate: the copies are made on the directive's line by copy constructors (std::vector's in
+     * its header, Tally's above main), which the step goes through and out of, to the first statement.
+     */
+    CXX_FIRSTPRIVATE(Fixture.CXX_FIRSTPRIVATE, List.of(), Optional.empty(), "long sum = 0;", 1, 1,
+            "main.omp_outlined_debug__", "int k = omp_get_thread_num();", "sum += (long)cells.size() + tally.copies;"),
+    /**
+     * From a taskwait into the task this thread runs there (ompd_bp_task_begin, the entry from OMPD): a
+     * one-statement task, whose code ends on its directive's line (the task's end, as a function's closing
+     * brace), where the step over after its statement goes.
+     */
+    TASK_AT_TASKWAIT(Fixture.TASKS, List.of("10", "4"), Optional.empty(), null, 0, 1,
+            ".omp_outlined.", "        task_a();", "#pragma omp task depend(out : dep)") {
         @Override
         int breakLine() {
             return line("/* Only A is ready") + 1;
         }
-
+    },
+    /** From thread 1's taskwait into its task T1, a block of statements. */
+    TASK_BLOCK(Fixture.TASKS, List.of("10", "4"), Optional.empty(), null, 0, 1,
+            ".omp_outlined..23", "if (omp_get_thread_num() != 1)", "fx_thread_facts(1, \"task\");") {
         @Override
-        public void check(Where where) {
-            where.require(where.line() == line("        task_a();"), "at task A's body, task_a();");
+        int breakLine() {
+            return line("fx_thread_put(1, \"implicit_task\", \"taskwait\");") + 3;
         }
     },
-    /** From an undeferred task's pragma ({@code if(0)}: run at once) into its body. */
-    UNDEFERRED_TASK(Fixture.TASKS, List.of("10", "4"), Optional.empty(), "fx_put(\"task.B.in_final\"", 1, 1) {
-        @Override
-        public void check(Where where) {
-            where.require(where.line() == line("#pragma omp task final(1) mergeable if(0)") + 1, "at task C's body, task_c();");
-        }
-    },
+    /** From an undeferred task's pragma ({@code if(0)}: run at once) into its body, a single statement. */
+    UNDEFERRED_TASK(Fixture.TASKS, List.of("10", "4"), Optional.empty(), "fx_put(\"task.B.in_final\"", 1, 1,
+            ".omp_outlined..46", "  task_c();", "#pragma omp task final(1) mergeable if(0)"),
     /**
      * gfortran on libomp: GOMP_parallel calls the outlined function itself; its call is on the line after the
-     * directive's set-up, so the first step reaches it and the second goes in.
+     * directive's set-up, so the first step reaches it and the second goes in. gfortran gives the outlined
+     * function the inner directive's line (75), before the first statement (74).
      */
-    FORTRAN_PARALLEL(Fixture.NESTED_FORTRAN, List.of("2", "2"), Optional.empty(), "call omp_set_max_active_levels(2)", 1, 2) {
-        @Override
-        public void check(Where where) {
-            where.require(where.function().contains("_omp_fn"), "in the region's outlined function");
-            where.require(where.line() == line("outer team size differs from S1"), "at the region's first line");
-        }
-    },
+    FORTRAN_PARALLEL(Fixture.NESTED_FORTRAN, List.of("2", "2"), Optional.empty(), "call omp_set_max_active_levels(2)", 1, 2,
+            "MAIN__._omp_fn.0", "outer team size differs from S1", "!$omp parallel num_threads(s2)"),
     /**
      * A gcc program built for GCC's libgomp, run on jompd's libomp (gdb's {@code ompd run}, the DAP's
      * launch): from region()'s first line, its {@code #pragma omp parallel} (GOMP_parallel), into the
      * outlined function.
      */
-    GCC_PARALLEL(Fixture.NESTED_GCC, List.of("2"), Optional.of("region"), null, 0, 1) {
+    GCC_PARALLEL(Fixture.NESTED_GCC, List.of("2"), Optional.of("region"), null, 0, 1,
+            "region._omp_fn.0", "if (depth + 1 < levels)", "      innermost();"),
+    /** gcc: as NESTED_PARALLEL, GOMP_parallel in region(1) called from the outer region's code. */
+    GCC_NESTED_PARALLEL(Fixture.NESTED_GCC, List.of("2", "2"), Optional.empty(), "  region(0);", 0, 5,
+            "region._omp_fn.0", "if (depth + 1 < levels)", "      innermost();"),
+    /** gcc: from thread 1's taskwait into its task T1 (libomp's GOMP_task), a block of statements. */
+    GCC_TASK_BLOCK(Fixture.TASKS_GCC, List.of("10", "4"), Optional.empty(), null, 0, 1,
+            "main._omp_fn.3", "if (omp_get_thread_num() != 1)", "fx_thread_facts(1, \"task\");") {
         @Override
-        public void check(Where where) {
-            int pragma = line("#pragma omp parallel num_threads(sizes[depth])");
-            where.require(where.function().startsWith("region._omp_fn.0"), "in region._omp_fn.0");
-            where.require(where.file().equals("nested.c"), "in nested.c");
-            where.require(where.line() >= pragma && where.line() <= line("innermost();"), "in the region's body");
+        int breakLine() {
+            return line("fx_thread_put(1, \"implicit_task\", \"taskwait\");") + 3;
         }
     },
-    /** A line that starts no OpenMP code: a plain call is stepped into, as gdb's step does. */
-    PLAIN_CALL(Fixture.TASKS, List.of("10", "4"), Optional.empty(), "        task_a();", 0, 1) {
-        @Override
-        public void check(Where where) {
-            where.require(where.function().equals("task_a"), "in task_a");
-        }
-    };
+    /** A line that starts no OpenMP code (task C's call of task_c): a plain call is stepped into, as gdb's step does. */
+    PLAIN_CALL(Fixture.TASKS, List.of("10", "4"), Optional.empty(), "  task_c();", 0, 1,
+            "task_c", "if (!omp_in_final())", "fx_thread_facts(0, \"marker\");");
 
     /** Where a step left the thread: its innermost frame's function, source file name and line. */
     public record Where(String function, String file, int line) {
@@ -88,15 +104,21 @@ public enum StepIntoCase {
     private final String breakLineText;
     private final int nexts;
     private final int steps;
+    private final String function;
+    private final String firstLineText;
+    private final String nextLineText;
 
     StepIntoCase(Fixture fixture, List<String> arguments, Optional<String> breakFunction, String breakLineText,
-                 int nexts, int steps) {
+                 int nexts, int steps, String function, String firstLineText, String nextLineText) {
         this.fixture = fixture;
         this.arguments = arguments;
         this.breakFunction = breakFunction;
         this.breakLineText = breakLineText;
         this.nexts = nexts;
         this.steps = steps;
+        this.function = function;
+        this.firstLineText = firstLineText;
+        this.nextLineText = nextLineText;
     }
 
     public Fixture fixture() {
@@ -157,6 +179,30 @@ public enum StepIntoCase {
         return SourceLines.lineOf(fixture, fixture.source(), text);
     }
 
-    /** Throws an AssertionError saying where the step should have ended when {@code where} is not there. */
-    public abstract void check(Where where);
+    /** The line the step into must end on: the first statement of the code, found by its text. */
+    public int firstLine() {
+        return line(firstLineText);
+    }
+
+    /** The line a step over ({@code next}) from {@link #firstLine} must end on, found by its text. */
+    public int nextLine() {
+        return line(nextLineText);
+    }
+
+    /**
+     * Throws an AssertionError unless {@code where} is exactly the case's first line, in the function the
+     * compiler made for the code (the called function for a plain call), in the fixture's source.
+     */
+    public void check(Where where) {
+        String name = where.function().contains("(") // gdb's C++ names carry their parameters
+                ? where.function().substring(0, where.function().indexOf('(')) : where.function();
+        where.require(new Where(name, where.file(), where.line()).equals(new Where(function, fixture.source(), firstLine())),
+                "at " + function + " " + fixture.source() + ":" + firstLine() + " (" + firstLineText.strip() + ")");
+    }
+
+    /** Throws an AssertionError unless {@code where}, after a step over from the first line, is the case's next line. */
+    public void checkNext(Where where) {
+        where.require(where.file().equals(fixture.source()) && where.line() == nextLine(),
+                "the step over at " + fixture.source() + ":" + nextLine() + " (" + nextLineText.strip() + ")");
+    }
 }

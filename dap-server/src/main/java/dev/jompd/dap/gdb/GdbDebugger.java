@@ -1,5 +1,6 @@
 package dev.jompd.dap.gdb;
 
+import dev.jompd.core.ompd.RuntimeEntryPoints;
 import dev.jompd.dap.mi.MiValue;
 
 import java.nio.file.Path;
@@ -246,6 +247,33 @@ public final class GdbDebugger {
                     .orElseThrow(() -> new GdbException("gdb created no breakpoint for " + location))).number());
         } catch (GdbCommandException notFound) {
             return OptionalInt.empty();
+        }
+    }
+
+    /**
+     * The source line of the first instruction of the function holding {@code address} (gdb's disassembly
+     * of that instruction names its offset in the function, and of the function's first its line), or empty
+     * when gdb knows no function or no line there.
+     */
+    public Optional<RuntimeEntryPoints.SourceLine> functionEntry(long address) {
+        try {
+            Optional<MiValue> instruction = gdb.execute("-data-disassemble -s 0x" + Long.toHexString(address)
+                    + " -e 0x" + Long.toHexString(address + 1) + " -- 0").results().get("asm_insns")
+                    .flatMap(list -> list.items().stream().findFirst());
+            Optional<Long> offset = instruction.flatMap(insn -> insn.string("offset")).flatMap(GdbFrame::addressOf);
+            if (offset.isEmpty()) {
+                return Optional.empty();
+            }
+            long first = address - offset.get();
+            Optional<MiValue> line = gdb.execute("-data-disassemble -s 0x" + Long.toHexString(first)
+                    + " -e 0x" + Long.toHexString(first + 1) + " -- 4").results().get("asm_insns")
+                    .flatMap(list -> list.items().stream().findFirst());
+            Optional<String> file = line.flatMap(l -> l.string("fullname").or(() -> l.string("file")));
+            int number = line.flatMap(l -> l.string("line")).map(Integer::parseInt).orElse(0);
+            return file.isPresent() && number > 0 ? Optional.of(new RuntimeEntryPoints.SourceLine(file.get(), number))
+                    : Optional.empty();
+        } catch (GdbCommandException | NumberFormatException e) {
+            return Optional.empty(); // no code there gdb can disassemble
         }
     }
 

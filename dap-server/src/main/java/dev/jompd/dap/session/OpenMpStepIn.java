@@ -25,8 +25,10 @@ import java.util.function.Consumer;
  * parallel} line to the first line of the region's code this thread runs, from a task this thread runs at
  * once or at a taskwait to the task's code; calls into the runtime are stepped out of ({@code -exec-finish})
  * while the line is not done. Thread-specific helper breakpoints where the runtime starts a region's or a
- * task's code, and at each the code's entry point: both from ompd-core's {@link RuntimeEntryPoints}, which
- * the gdb bridge uses too. Without the runtime loaded, a plain step.
+ * task's code, and at each the code's entry point; from there steps on to the code's first line (past the
+ * lines of the directive: its {@code {}, its clauses' code, and out of the functions that code calls): all
+ * three from ompd-core's {@link RuntimeEntryPoints}, which the gdb bridge uses too. Without the runtime
+ * loaded, a plain step.
  *
  * <p>Driven on the session's worker thread: {@link #start} at the request, {@link #movesOn} at each stop.
  */
@@ -38,10 +40,12 @@ final class OpenMpStepIn {
     private final Consumer<String> log;
     private final int thread;
     private final List<long[]> runtime;
-    private String line;
+    private final String line;
     /** The helper breakpoints by gdb number: the function each is on. */
     private final Map<Integer, String> helpers;
     private OptionalInt codeEntry = OptionalInt.empty();
+    /** From the code's entry on: its stops (null before). */
+    private List<RuntimeEntryPoints.CodeStop> walk;
     private int moves;
 
     private OpenMpStepIn(GdbDebugger debugger, OpenMpTarget openmp, Consumer<String> log, int thread,
@@ -105,7 +109,11 @@ final class OpenMpStepIn {
                     }
                 } else if (is(codeEntry, number)) {
                     codeEntry = OptionalInt.empty(); // temporary: gone
-                    line = frame(results).map(OpenMpStepIn::lineOf).orElse("");
+                    Optional<GdbFrame> entry = frame(results);
+                    if (entry.isEmpty()) {
+                        return end();
+                    }
+                    walk = new ArrayList<>(List.of(codeStop(entry.get())));
                     return move(() -> debugger.step(thread, false)); // on to the code's first line
                 } else {
                     return end(); // the user's breakpoint
@@ -117,6 +125,14 @@ final class OpenMpStepIn {
             }
             if (inRuntime(frame.get())) {
                 return move(() -> debugger.finish(thread));
+            }
+            if (walk != null) { // from the code's entry on: to its first line, by ompd-core's rule
+                walk.add(codeStop(frame.get()));
+                return switch (RuntimeEntryPoints.codeMove(walk)) {
+                    case ARRIVED -> end();
+                    case STEP -> move(() -> debugger.step(thread, false));
+                    case FINISH -> move(() -> debugger.finish(thread)); // out of what the directive's code calls
+                };
             }
             if (!line.isEmpty() && lineOf(frame.get()).equals(line)) {
                 return move(() -> debugger.step(thread, false)); // the line is not done yet
@@ -224,6 +240,16 @@ final class OpenMpStepIn {
 
     private static Optional<GdbFrame> frame(MiValue.Tuple results) {
         return results.get("frame").map(GdbFrame::parse);
+    }
+
+    /** Where {@code frame} is, and where its function's first instruction is (no line: 0). */
+    private RuntimeEntryPoints.CodeStop codeStop(GdbFrame frame) {
+        RuntimeEntryPoints.SourceLine none = new RuntimeEntryPoints.SourceLine("", 0);
+        RuntimeEntryPoints.SourceLine at = frame.line() > 0
+                ? new RuntimeEntryPoints.SourceLine(frame.fullname().or(frame::file).orElse("?"), frame.line()) : none;
+        RuntimeEntryPoints.SourceLine entry = frame.address().isPresent()
+                ? debugger.functionEntry(frame.address().getAsLong()).orElse(none) : none;
+        return new RuntimeEntryPoints.CodeStop(at, entry);
     }
 
     static String lineOf(GdbFrame frame) {

@@ -19,6 +19,8 @@ import java.util.stream.Stream;
  * points, which call the outlined function, their first argument, themselves. Task start: libomp's
  * {@code ompd_bp_task_begin} (called only with {@code OMP_DEBUG=enabled}), where OMPD names the entry
  * point of the task the thread begins.
+ *
+ * <p>From the code's entry a door moves on to the code's first line: see {@link #codeMove}.
  */
 public final class RuntimeEntryPoints {
     /** Reads a register of the thread stopped at an entry point, by its x86-64 name as gdb spells it. */
@@ -117,6 +119,63 @@ public final class RuntimeEntryPoints {
     /** The entry of the task {@code thread} begins, stopped at a task start: its current task's code. */
     public static long taskEntry(ThreadHandle thread) {
         return thread.currentTask().function();
+    }
+
+    /** A source line as the debugger names it: its file (as the debugger spells it) and its 1-based number. */
+    public record SourceLine(String file, int line) {}
+
+    /**
+     * One stop on a door's way from the entry of a region's or task's code to its first line: where the
+     * thread stopped, and the line of the first instruction of the function it stopped in.
+     */
+    public record CodeStop(SourceLine at, SourceLine functionEntry) {}
+
+    /** What a door does at a stop on its way from the code's entry to the code's first line. */
+    public enum CodeMove {
+        /** The stop is the code's first line: the step ends here. */
+        ARRIVED,
+        /** Still on the directive's lines: step ({@code step}, into the functions outlined for it). */
+        STEP,
+        /** In a function the directive's code calls (a C++ copy constructor for firstprivate): step out of it. */
+        FINISH
+    }
+
+    /**
+     * The move at the last of {@code walk}'s stops on the way to the first line of a region's or task's
+     * code: the walk starts at the code's entry (the first instruction of its outlined function, where the
+     * thread stopped at a helper breakpoint), each later stop being one move on, out of the runtime.
+     *
+     * <p>The code's first line is the first line reached that is none of the directive's lines, and the
+     * directive's lines are those the compilers give the entries of the functions they outline for it:
+     * clang's {@code X.omp_outlined} starts at the {@code #pragma} line and calls
+     * {@code X.omp_outlined_debug__}, which starts at the line of the region's {@code {}; gcc's
+     * {@code X._omp_fn.N} and clang's {@code .omp_task_entry.} start at the {@code #pragma} line. The code the
+     * directive's clauses add (a reduction's private copy set to its initial value, firstprivate copies)
+     * carries these lines too, and clang puts it after the {@code {} line: a walk that stopped at the first
+     * line other than where it started ended at the {@code {}, and the next step went back to the pragma.
+     * (A statement written on the line of the region's {@code {} is therefore stepped past.)
+     *
+     * <p>The functions outlined for the construct start in the code entry's file, at or below its line;
+     * a function that starts elsewhere (a header's, or one above the construct) is one the directive's code
+     * calls, such as the copy constructor of a C++ firstprivate, and is stepped out of. (A function of the
+     * same file below the construct called by the directive's code, such as a declare-reduction
+     * initializer, would be taken for the construct's and its first line shown.)
+     */
+    public static CodeMove codeMove(List<CodeStop> walk) {
+        if (walk.size() < 2) {
+            return CodeMove.STEP; // at the entry itself (or nowhere yet)
+        }
+        SourceLine entry = walk.getFirst().functionEntry();
+        SourceLine function = walk.getLast().functionEntry();
+        boolean known = entry.line() > 0 && function.line() > 0; // else no function to step out of
+        if (known && (!function.file().equals(entry.file()) || function.line() < entry.line())) {
+            return CodeMove.FINISH;
+        }
+        SourceLine at = walk.getLast().at();
+        boolean directive = walk.stream().map(CodeStop::functionEntry)
+                .filter(start -> start.file().equals(entry.file()) && start.line() >= entry.line())
+                .anyMatch(at::equals);
+        return at.line() <= 0 || directive ? CodeMove.STEP : CodeMove.ARRIVED;
     }
 
     /** The register of integer argument {@code index} (x86-64 System V). */
