@@ -334,8 +334,9 @@ export function boxHeaders(answer: ParallelStacksAnswer): (box: Box) => string[]
 }
 
 /**
- * What stands around the graph: a bar to find a frame by name, mark a thread and zoom; the diagnosis' findings;
- * a summary; and the (empty) view the graph is drawn in, whose size the webview reports with its measures.
+ * What stands around the graph, in two lines to leave the graph the height: a bar to find a frame by name, mark a
+ * thread, the summary and zoom; the diagnosis (its first finding, the others and the evidence when opened); and the
+ * (empty) view the graph is drawn in, whose size the webview reports with its measures.
  */
 export function renderChrome(answer: ParallelStacksAnswer, boxCount: number): string {
   const stopped = answer.threads.find((t) => t.threadId === answer.threadId);
@@ -343,17 +344,20 @@ export function renderChrome(answer: ParallelStacksAnswer, boxCount: number): st
     f.evidence.map((e) => `<li>${escapeHtml(e)}</li>`).join('')}</ul></details></li>`).join('');
   const options = [...answer.threads].sort((a, b) => a.gtid - b.gtid)
     .map((t) => `<option value="${t.gtid}">gtid ${t.gtid} · ${escapeHtml(t.name)}</option>`).join('');
+  const first = answer.diagnosis[0]?.summary;
   return `<div class="bar">`
     + `<input id="find" type="search" placeholder="Find a frame by name" aria-label="Find a frame by name" spellcheck="false">`
     + `<span id="found" role="status"></span>`
     + `<select id="thread" aria-label="Mark a thread"><option value="">Mark a thread…</option>${options}</select>`
+    + `<span class="summary" title="click a frame to select it in the debugger, a gtid to mark its thread; drag or wheel to pan, `
+    + `Ctrl+wheel to zoom">${answer.threads.length} OpenMP threads in ${boxCount} boxes`
+    + `${stopped ? ` · ▶ stopped: ${escapeHtml(stopped.name)}` : ''}</span>`
     + `<span class="zoom"><button id="zoom-out" title="Zoom out (Ctrl+wheel)">−</button><span id="zoom-level"></span>`
     + `<button id="zoom-in" title="Zoom in (Ctrl+wheel)">+</button><button id="fit" title="Fit the whole graph in the view">Fit</button>`
     + `<button id="actual" title="Text at its own size">100%</button></span></div>`
-    + `<section class="diagnosis"><h2>Diagnosis</h2><ul>${findings}</ul></section>`
-    + `<p class="summary">${answer.threads.length} OpenMP threads in ${boxCount} boxes`
-    + `${stopped ? ` · ▶ the stopped thread: ${escapeHtml(stopped.name)}` : ''} · click a frame to select it in the debugger,`
-    + ` a gtid to mark its thread · drag to pan, Ctrl+wheel to zoom</p><div id="viewport" tabindex="0"></div>`;
+    + `<details class="diagnosis"><summary>Diagnosis${answer.diagnosis.length > 1 ? ` (${answer.diagnosis.length} findings)` : ''}: `
+    + `${escapeHtml(first ?? 'no findings')}</summary><ul>${findings}</ul></details>`
+    + `<div id="viewport" tabindex="0"></div>`;
 }
 
 /**

@@ -1,7 +1,8 @@
 // The "OpenMP Parallel Stacks" webview: the stop's parallel stacks as a graph (src/parallelStacks.ts draws
 // it), refreshed at every stop, and a click on a frame selects that thread and frame in VS Code's debugger.
-// It opens in an editor group of its own, maximized to the whole editor area (a graph of a few boxes of frame
-// names is wider than half of it). Drawing a stop takes one round trip: the extension sends the page around the
+// It opens as an editor of the active group — the whole editor area when there is one group: a graph of a few
+// boxes of frame names is wider than the half a group beside would get. A click on a frame shows that frame's
+// source in the same group, over the picture (which stays a tab; the outcome is also said in the status bar). Drawing a stop takes one round trip: the extension sends the page around the
 // graph and the texts of the boxes; the webview measures them in its fonts and tells the size of its view; the
 // extension sizes and places the boxes (parallelStacks.ts arrange) and sends the graph, which the webview fits
 // to the view. Finding a frame, marking a thread, zoom and pan are the webview's own.
@@ -104,6 +105,7 @@ export class ParallelStacksPanel {
   private last: { type: 'render'; html: string } | { type: 'measure'; seq: number; html: string; step: string[]; header: string[] }
     = { type: 'render', html: '' };
   private seq = 0;
+  private statusBar: vscode.Disposable | undefined;
 
   constructor(private readonly frames: FrameIndex, private readonly isStopped: (session: vscode.DebugSession) => boolean) {}
 
@@ -113,10 +115,8 @@ export class ParallelStacksPanel {
 
   async show(session: vscode.DebugSession | undefined): Promise<void> {
     if (!this.panel) {
-      // a group of its own, then that group maximized: the whole editor area (a click on a frame shows its
-      // source in the group beside, which VS Code then brings back)
       this.panel = vscode.window.createWebviewPanel('jompd.parallelStacks', 'OpenMP Parallel Stacks',
-        { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false },
+        { viewColumn: vscode.ViewColumn.Active, preserveFocus: false },
         { enableScripts: true, localResourceRoots: [], retainContextWhenHidden: true });
       this.panel.webview.html = stacksShell(this.panel.webview);
       this.panel.onDidDispose(() => { this.panel = undefined; });
@@ -130,10 +130,6 @@ export class ParallelStacksPanel {
           void this.select(message.box, message.depth);
         }
       });
-      const panel = this.panel;
-      if (vscode.window.tabGroups.all.length > 1 && await until(() => panel.active || undefined, 2000)) {
-        await vscode.commands.executeCommand('workbench.action.toggleMaximizeEditorGroup');
-      }
     } else {
       this.panel.reveal(undefined, true);
     }
@@ -195,8 +191,11 @@ export class ParallelStacksPanel {
     await this.panel?.webview.postMessage(message);
   }
 
+  /** Says how a click went: in the view, and in the status bar (a frame's source may be shown over the view). */
   private status(text: string): void {
     void this.post({ type: 'status', text });
+    this.statusBar?.dispose();
+    this.statusBar = vscode.window.setStatusBarMessage(`Parallel Stacks: ${text}`, 10_000);
   }
 
   /** A click on step {@code depth} of box {@code boxId}: that thread and frame, selected in the debugger. */
@@ -228,10 +227,6 @@ export class ParallelStacksPanel {
     } catch (e) {
       this.status(`${candidate.name}: ${e instanceof Error ? e.message : String(e)}`);
       return;
-    } finally {
-      // Focusing frames on the way opens their sources, and one VS Code has no editor for yet opens in the
-      // active group — this view's, hiding it: bring the view back to the front, without taking the focus.
-      this.panel?.reveal(this.panel.viewColumn, true);
     }
     if (reached === candidate.frame) {
       this.status(`Selected ${candidate.name}, frame ${candidate.frame}: ${chosen.step}`);
@@ -336,14 +331,17 @@ h2 { font-size: 1em; margin: 4px 0 2px; }
 .bar { display: flex; flex-wrap: wrap; align-items: center; gap: 6px; padding: 6px 0 2px; }
 .bar input, .bar select, .bar button { font: inherit; color: var(--vscode-input-foreground); background: var(--vscode-input-background);
   border: 1px solid var(--vscode-input-border, var(--vscode-panel-border)); border-radius: 2px; padding: 2px 6px; }
-.bar input { width: 16em; }
-.bar select { max-width: 26em; }
+.bar input { width: 14em; }
+.bar select { max-width: 14em; }
+.bar .summary { flex: 1 1 8em; min-width: 0; margin: 0; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .bar button { cursor: pointer; min-width: 2em; }
 .bar input:focus, .bar select:focus, .bar button:focus-visible { outline: 1px solid var(--vscode-focusBorder); }
 #found { color: var(--vscode-descriptionForeground); }
-.zoom { margin-left: auto; display: flex; align-items: center; gap: 4px; }
+.zoom { display: flex; align-items: center; gap: 4px; }
 #zoom-level { min-width: 3.5em; text-align: center; color: var(--vscode-descriptionForeground); }
-.diagnosis { max-height: 25vh; overflow: auto; }
+.diagnosis { max-height: 30vh; overflow: auto; margin: 2px 0 4px; }
+.diagnosis > summary { cursor: pointer; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.diagnosis[open] > summary { white-space: normal; }
 .diagnosis > ul { margin: 0; padding-left: 4px; list-style: none; }
 .diagnosis details ul { margin: 2px 0 4px; padding-left: 20px; color: var(--vscode-descriptionForeground); }
 .diagnosis summary { cursor: pointer; }
