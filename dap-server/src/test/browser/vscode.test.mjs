@@ -383,6 +383,12 @@ test('a jompd session in VS Code: OpenMP names and view, and no error pop-ups', 
       assert.deepEqual(drawn.outside, [], `boxes outside the view (scale ${drawn.scale}, view ${JSON.stringify(drawn.viewport)})`);
       assert.deepEqual(drawn.cut, [], `frame names cut, of ${drawn.steps}`);
       assert.equal(drawn.steps, boxes.reduce((n, b) => n + b.steps.length, 0));
+      // zoom in, then Fit: the scale the graph was fitted at again
+      const scale = () => webview.locator('.graph').evaluate((graph) => Number(graph.dataset.scale));
+      await webview.locator('#zoom-in').click();
+      assert.ok(Math.abs(await scale() - drawn.scale * 1.25) < 1e-9, 'zoomed in by a quarter');
+      await webview.locator('#fit').click();
+      assert.equal(await scale(), drawn.scale, 'fitted again');
     });
 
     // gdb's own backtraces of the stop: the program's frames (nested.c, fixture.c) of each thread, outermost first
@@ -436,6 +442,7 @@ test('a jompd session in VS Code: OpenMP names and view, and no error pop-ups', 
       for (const [gtid, lwp] of lwpOf) {
         const path = boxes.filter((b) => b.gtids.includes(gtid)).sort((a, b) => a.top - b.top);
         const frames = path.flatMap((b) => b.steps).map(programFrame).filter((f) => f !== undefined);
+        assert.ok((gdbFrames.get(lwp) ?? []).length >= 3, `gdb's backtrace of LWP ${lwp} has the program's frames: ${gdbFrames.get(lwp)}`);
         assert.deepEqual(frames, gdbFrames.get(lwp), `gtid ${gtid} (LWP ${lwp}) through ${path.map((b) => b.steps.join(' / ')).join(' → ')}`);
       }
     });
