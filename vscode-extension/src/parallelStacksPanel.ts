@@ -535,9 +535,14 @@ window.addEventListener('message', (event) => {
     wire();
     document.getElementById('find').value = words;
     document.getElementById('thread').value = marked;
-    const measured = measure(message);
-    vscode.postMessage({ type: 'measured', seq: message.seq, step: measured.step, header: measured.header,
-      view: { width: viewport.clientWidth, height: viewport.clientHeight } });
+    // measured once the view is shown (a hidden view has no size yet: it is asked to draw as it is revealed)
+    const send = (tries) => {
+      if ((viewport.clientWidth === 0 || viewport.clientHeight === 0) && tries > 0) { setTimeout(() => send(tries - 1), 100); return; }
+      const measured = measure(message);
+      vscode.postMessage({ type: 'measured', seq: message.seq, step: measured.step, header: measured.header,
+        view: { width: viewport.clientWidth, height: viewport.clientHeight } });
+    };
+    send(50);
   } else if (message.type === 'graph' && viewport) {
     viewport.innerHTML = message.html;
     graph = viewport.querySelector('.graph');

@@ -526,5 +526,36 @@ test('a jompd session in VS Code: OpenMP names and view, and no error pop-ups', 
     assert.ok(boxes[gateBox].names.split('\n').some((name) => name.startsWith(factsName(facts, k))), 'a thread of the box clicked');
     await assertNoErrorNotification('after selecting a frame in the parallel stacks');
     });
+
+    await st.test('in a narrow window long frame names wrap, the function whole on its line, and nothing is cut', async () => {
+      await page.setViewportSize({ width: 760, height: 900 });
+      await page.waitForTimeout(1000);
+      await command('jompd: Show OpenMP Parallel Stacks'); // shown again: drawn anew for the view it has now
+      await page.waitForTimeout(3000);
+      const drawn = await webview.locator('body').evaluate(() => {
+        const viewport = document.getElementById('viewport').getBoundingClientRect();
+        return {
+          scale: Number(document.querySelector('.graph').dataset.scale),
+          outside: [...document.querySelectorAll('.box')].map((box) => box.getBoundingClientRect()).filter((r) => r.left < viewport.left - 0.5
+            || r.right > viewport.right + 0.5 || r.top < viewport.top - 0.5 || r.bottom > viewport.bottom + 0.5).length,
+          cut: [...document.querySelectorAll('button.step')].filter((step) => step.scrollWidth > step.clientWidth).map((step) => step.title),
+          // each wrapped step: its function on the first line, its "(…)" part on the second, each whole
+          wrapped: [...document.querySelectorAll('button.step.wrapped')].map((step) => {
+            const [fn, at] = [step.querySelector('.fn'), step.querySelector('.at')];
+            return { title: step.title, lines: [fn.textContent, at.textContent.trim()],
+              below: at.getBoundingClientRect().top >= fn.getBoundingClientRect().bottom - 0.5 };
+          }),
+        };
+      });
+      await screenshot('parallel-stacks-narrow-window');
+      assert.ok(drawn.wrapped.length > 0, `some steps wrapped (scale ${drawn.scale})`);
+      for (const w of drawn.wrapped) {
+        assert.equal(w.lines.join(' '), w.title, 'the two lines are the step\'s text');
+        assert.ok(w.below, `${w.title}: its "(…)" part on a line of its own`);
+      }
+      assert.deepEqual(drawn.cut, [], 'frame names cut');
+      assert.equal(drawn.outside, 0, 'boxes outside the view');
+      await page.setViewportSize({ width: 1600, height: 1200 });
+    });
   });
 });
