@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { annotation, buildBoxes, escapeHtml, frameSource, InspectStackNode, layout, ParallelStacksAnswer, parseAnswer,
-  ranges, renderHtml, selection, StacksError, StacksThread } from '../src/parallelStacks';
+import { allBoxes, annotation, arrange, Box, boxHeaders, buildBoxes, escapeHtml, fitScale, frameSource, InspectStackNode, layout,
+  Layout, Measure, ParallelStacksAnswer, parseAnswer, placeTree, ranges, renderChrome, renderGraph, runs, selection, sizeBoxes,
+  StacksError, StacksThread, stepParts, stopBoxes, textsToMeasure, WRAP_INDENT } from '../src/parallelStacks';
 
 const node = (step: string, gtids: number[], children: InspectStackNode[] = [], runtime = false): InspectStackNode =>
   ({ step, runtime, gtids, children });
@@ -41,6 +42,16 @@ function nested(s1: number, s2: number): ParallelStacksAnswer {
     stop: 1, threadId: 1, diagnosis: [{ summary: 'team r1: all 16 threads <wait>', evidence: ['OMPD state'] }], threads,
     stacks: { tree, threads: [{ gtid: 0, frames: [{ pc: '0x1', function: 'jompd_marker', source: '/src/fixture.c:27', owner: 'task' }] }] },
   };
+}
+
+/** A monospace font of 7 px a character, as the webview would measure it (headers 6 px). */
+const mono: Measure = { step: (text) => 7 * text.length, header: (text) => 6 * text.length };
+
+/** The stop's picture as the panel draws it, for a view of {@code view}. */
+function drawn(answer: ParallelStacksAnswer, view = { width: 1000, height: 600 }, measure = mono):
+    { placed: Layout & { scale: number; wrapAt: number }; html: string } {
+  const placed = arrange(stopBoxes(answer), measure, boxHeaders(answer), view);
+  return { placed, html: renderGraph(answer, placed) };
 }
 
 test('a chain all the same threads pass through is one box; where paths part, callees get boxes', () => {
@@ -84,9 +95,10 @@ test('256 threads (nested 16 16) stay a handful of boxes with short thread sets 
   assert.equal(ranges(workers.gtids), '16-255');
   assert.equal(annotation(workers.gtids, threads), '240 wait_barrier_implicit · 15 regions');
   assert.ok(placed.width < 4 * 400, `width ${placed.width}`);
-  const html = renderHtml(answer);
+  const html = drawn(answer).html;
   assert.equal((html.match(/class="box/g) ?? []).length, 4);
-  assert.ok(html.includes('240 threads · gtids 16-255'));
+  assert.ok(html.includes('240 threads · gtids <button class="gtid" data-gtid="16" title="Mark omp 1 · 0/16 · level 2 · wait_barrier_implicit">16</button>-'
+    + '<button class="gtid" data-gtid="255"'), 'the thread set, each end of a run a button that marks its thread');
 });
 
 test('a box of one thread is annotated with its name, of several with states and regions', () => {
@@ -119,7 +131,7 @@ test('frames\' sources come from the unwinder\'s frames', () => {
 
 test('the picture escapes what the program named, and draws one edge per callee', () => {
   const answer = nested(2, 2);
-  const html = renderHtml(answer);
+  const html = renderChrome(answer, 3) + drawn(answer).html;
   assert.ok(html.includes('team r1: all 16 threads &lt;wait&gt;'));
   assert.ok(!html.includes('<wait>'));
   assert.equal((html.match(/class="edge/g) ?? []).length, 2);
@@ -133,4 +145,119 @@ test('the server\'s "no stop" answer is a message; a malformed answer an error',
     { message: 'No parallel stacks: the program is running' });
   assert.throws(() => parseAnswer({ stop: 3 }), StacksError);
   assert.equal((parseAnswer(nested(2, 2)) as ParallelStacksAnswer).stop, 1);
+});
+
+test('a step wraps before its last "(…)" part: the function name stays whole', () => {
+  assert.deepEqual(stepParts('innermost (nested.c:39)'), ['innermost', '(nested.c:39)']);
+  assert.deepEqual(stepParts('parallel region at nested.c:53 (region.omp_outlined_debug__ at nested.c:56)'),
+    ['parallel region at nested.c:53', '(region.omp_outlined_debug__ at nested.c:56)']);
+  assert.deepEqual(stepParts('ns::f(int, char) (a.cpp:3)'), ['ns::f(int, char)', '(a.cpp:3)']);
+  assert.deepEqual(stepParts('[libomp: runs the OpenMP code below (4 frames)]'), ['[libomp: runs the OpenMP code below', '(4 frames)]']);
+  assert.equal(stepParts('_start'), undefined);
+  assert.equal(stepParts('f(int)'), undefined);
+});
+
+test('boxes are as wide as their widest frame name and as high as their lines; a long name wraps past the wrap width', () => {
+  const answer = nested(2, 2);
+  const roots = stopBoxes(answer);
+  const boxes = allBoxes(roots);
+  const headers = boxHeaders(answer);
+  sizeBoxes(boxes, mono, headers, Infinity);
+
+  const marker = boxes.find((b) => b.steps.some((s) => s.text.startsWith('jompd_marker')))!;
+  const widest = (box: Box) => Math.max(...box.steps.map((s) => s.text.length));
+  for (const box of boxes) {
+    const header = Math.min(360, Math.max(...headers(box).map((h) => 6 * h.length)));
+    assert.equal(box.width, Math.max(7 * widest(box), header) + 26, `${box.id}: ${box.steps.map((s) => s.text).join(' / ')}`);
+    assert.equal(box.height, (2 + box.steps.length) * 18 + 20);
+    assert.ok(box.steps.every((s) => !s.wrapped));
+  }
+  assert.equal(roots[0].width, 7 * '[libomp: runs the OpenMP code below (4 frames)]'.length + 26);
+  assert.equal(marker.width, Math.min(360, 6 * 'omp 0 · 0/2 · level 2 · work_parallel'.length) + 26, 'a one-step box as wide as its thread\'s name');
+  // wrapped at 200 px: the steps wider than it take two lines, each part whole, the box as wide as its widest part
+  sizeBoxes(boxes, mono, () => [], 200);
+  const root = roots[0];
+  assert.deepEqual(root.steps.map((s) => s.wrapped), [false, true, true, false]);
+  assert.equal(root.width, Math.max(7 * 'region.omp_outlined'.length, 7 * '[libomp: runs the OpenMP code below'.length,
+    WRAP_INDENT + 7 * '(nested.c:53)'.length) + 26);
+  assert.equal(root.height, (2 + 4 + 2) * 18 + 20);
+});
+
+test('boxes of different widths: callees below callers, parents over their children, no box on another', () => {
+  for (const [s1, s2, view] of [[4, 4, { width: 1000, height: 600 }], [3, 2, { width: 400, height: 900 }], [16, 16, { width: 2000, height: 300 }]] as const) {
+    const { placed } = drawn(nested(s1, s2), view);
+    for (const box of placed.boxes) {
+      for (const child of box.children) {
+        assert.equal(child.y, box.y + box.height + 36, `${child.id} right below ${box.id}`);
+      }
+      if (box.children.length > 0) {
+        const first = box.children[0];
+        const last = box.children[box.children.length - 1];
+        const centre = (first.x + first.width / 2 + last.x + last.width / 2) / 2;
+        assert.ok(Math.abs(box.x + box.width / 2 - centre) < 1e-9 || box.x === Math.min(...allBoxes([box]).map((b) => b.x)),
+          `${box.id} centred over its children (or its subtree shifted right of it)`);
+      }
+      for (const other of placed.boxes) {
+        if (other === box) continue;
+        const apart = other.x >= box.x + box.width || box.x >= other.x + other.width || other.y >= box.y + box.height
+          || box.y >= other.y + other.height;
+        assert.ok(apart, `${box.id} and ${other.id} overlap`);
+      }
+      assert.ok(box.x >= 8 && box.y >= 8 && box.x + box.width <= placed.width - 8 && box.y + box.height <= placed.height - 8);
+    }
+  }
+});
+
+test('a parent wider than its children pushes its subtree right, clear of the subtree before it', () => {
+  const box = (id: string, width: number, children: Box[] = []): Box =>
+    ({ id, steps: [], gtids: [], children, stopped: false, x: 0, y: 0, width, height: 50 });
+  const roots = [box('a', 100), box('p', 500, [box('c1', 100), box('c2', 100)])];
+  const placed = placeTree(roots);
+  assert.deepEqual(placed.boxes.map((b) => [b.id, b.x, b.y]), [['a', 8, 8], ['p', 132, 8], ['c1', 132 + 138, 94], ['c2', 132 + 262, 94]]);
+  assert.equal(placed.width, 132 + 500 + 8);
+  assert.equal(placed.height, 94 + 50 + 8);
+});
+
+test('the fit scale shows the whole graph, never above its own size', () => {
+  assert.equal(fitScale({ width: 2000, height: 500 }, { width: 1000, height: 1000 }), 0.5);
+  assert.equal(fitScale({ width: 500, height: 2000 }, { width: 1000, height: 1000 }), 0.5);
+  assert.equal(fitScale({ width: 500, height: 500 }, { width: 1000, height: 1000 }), 1);
+});
+
+test('the wrap width chosen lets the graph be drawn largest: none for a wide view, some for a narrow tall one', () => {
+  const answer = nested(3, 2);
+  // a wider font (10 px a character): the longest names (47 characters) are wider than some wrap widths
+  const wideFont: Measure = { step: (text) => 10 * text.length, header: (text) => 8 * text.length };
+  const wide = drawn(answer, { width: 3000, height: 400 }, wideFont).placed;
+  assert.equal(wide.wrapAt, Infinity);
+  assert.equal(wide.scale, fitScale(wide, { width: 3000, height: 400 }));
+  const narrow = drawn(answer, { width: 400, height: 2000 }, wideFont).placed;
+  assert.ok(narrow.wrapAt < Infinity, `wrapped at ${narrow.wrapAt}`);
+  assert.equal(narrow.scale, fitScale(narrow, { width: 400, height: 2000 }));
+  // every other wrap width fits no larger
+  for (const wrapAt of [Infinity, 560, 440, 340]) {
+    const roots = stopBoxes(answer);
+    sizeBoxes(allBoxes(roots), wideFont, boxHeaders(answer), wrapAt);
+    assert.ok(fitScale(placeTree(roots), { width: 400, height: 2000 }) <= narrow.scale + 0.005, `wrap at ${wrapAt}`);
+  }
+  const html = drawn(answer, { width: 400, height: 2000 }, wideFont).html;
+  assert.ok(html.includes('class="step runtime wrapped"'), 'a wrapped step is drawn as such');
+  assert.ok(html.includes('<span class="fn">region.omp_outlined</span><span class="at"> (nested.c:53)</span>'));
+});
+
+test('the webview is asked to measure every text once: steps whole and in parts, header lines', () => {
+  const answer = nested(2, 2);
+  const boxes = allBoxes(stopBoxes(answer));
+  const texts = textsToMeasure(boxes, boxHeaders(answer));
+  assert.deepEqual(new Set(texts.step), new Set(boxes.flatMap((b) => b.steps.flatMap((s) => [s.text, ...(stepParts(s.text) ?? [])]))));
+  assert.equal(texts.step.length, new Set(texts.step).size);
+  assert.ok(texts.header.includes('▶ 1 thread · gtid 0'));
+  assert.ok(texts.header.includes('omp 0 · 0/2 · level 2 · work_parallel'));
+  assert.deepEqual(runs([9, 3, 4, 5, 0]), [[0, 0], [3, 5], [9, 9]]);
+});
+
+test('the bar offers every thread to mark, by gtid and name', () => {
+  const answer = nested(2, 2);
+  const options = [...renderChrome(answer, 4).matchAll(/<option value="(\d+)">([^<]*)<\/option>/g)].map((m) => [Number(m[1]), m[2]]);
+  assert.deepEqual(options, answer.threads.map((t) => [t.gtid, `gtid ${t.gtid} · ${t.name}`]));
 });

@@ -9,6 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { artifacts, command, config, errorNotifications, page, screenshot, startVscode, stopVscode } from './vscode-harness.mjs';
 
 async function assertNoErrorNotification(when) {
@@ -327,10 +328,14 @@ test('a jompd session in VS Code: OpenMP names and view, and no error pop-ups', 
     const facts = readFacts();
     const threads = Number(facts.get('threads'));
     const markerK = Number(facts.get('marker_thread') ?? '0');
+    // a laptop's window: the panel must find room in it
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.waitForTimeout(1000);
     await command('jompd: Show OpenMP Parallel Stacks');
     const webview = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
     await webview.locator('.box').first().waitFor({ timeout: 60_000 });
-    await page.waitForTimeout(500);
+    await webview.locator('.graph[data-scale]').waitFor();
+    await page.waitForTimeout(1000); // the editor groups settle (maximized) and the graph is fitted again
     const boxes = await webview.locator('.box').evaluateAll((elements) => elements.map((box) => ({
       gtids: box.dataset.gtids.split(',').map(Number),
       threads: box.querySelector('.threads').textContent,
@@ -353,6 +358,133 @@ test('a jompd session in VS Code: OpenMP names and view, and no error pop-ups', 
     assert.ok(marker[0].stopped, 'the stopped thread\'s path is highlighted');
     assert.ok((await webview.locator('.diagnosis li').count()) > 0, 'the diagnosis above the picture');
 
+    await st.test('at 1280×800 the panel has the editor area, every box is inside its view and no frame name is cut', async () => {
+      const panel = await page.locator('iframe.webview.ready').boundingBox();
+      const editor = await page.locator('.part.editor').boundingBox();
+      assert.ok(panel.width >= editor.width - 20 && panel.height >= editor.height - 60,
+        `the panel (${panel.width}×${panel.height}) fills the editor area (${editor.width}×${editor.height})`);
+      const drawn = await webview.locator('body').evaluate(() => {
+        const viewport = document.getElementById('viewport').getBoundingClientRect();
+        const inside = (r) => r.left >= viewport.left - 0.5 && r.right <= viewport.right + 0.5 && r.top >= viewport.top - 0.5
+          && r.bottom <= viewport.bottom + 0.5 && r.right <= document.documentElement.clientWidth + 0.5
+          && r.bottom <= document.documentElement.clientHeight + 0.5;
+        return {
+          scale: Number(document.querySelector('.graph').dataset.scale),
+          viewport: { width: viewport.width, height: viewport.height },
+          outside: [...document.querySelectorAll('.box')].filter((box) => !inside(box.getBoundingClientRect())).map((box) => box.id),
+          cut: [...document.querySelectorAll('button.step')].filter((step) => step.scrollWidth > step.clientWidth
+            || [...step.children].some((part) => part.getBoundingClientRect().right > step.getBoundingClientRect().right + 0.5))
+            .map((step) => `${step.title} (${step.scrollWidth} > ${step.clientWidth})`),
+          steps: document.querySelectorAll('button.step').length,
+        };
+      });
+      fs.writeFileSync(path.join(artifacts, 'parallel-stacks-1280x800.json'), JSON.stringify(drawn, null, 2));
+      await screenshot('parallel-stacks-1280x800');
+      assert.deepEqual(drawn.outside, [], `boxes outside the view (scale ${drawn.scale}, view ${JSON.stringify(drawn.viewport)})`);
+      assert.deepEqual(drawn.cut, [], `frame names cut, of ${drawn.steps}`);
+      assert.equal(drawn.steps, boxes.reduce((n, b) => n + b.steps.length, 0));
+      // zoom in, then Fit: the scale the graph was fitted at again
+      const scale = () => webview.locator('.graph').evaluate((graph) => Number(graph.dataset.scale));
+      await webview.locator('#zoom-in').click();
+      assert.ok(Math.abs(await scale() - drawn.scale * 1.25) < 1e-9, 'zoomed in by a quarter');
+      await webview.locator('#fit').click();
+      assert.equal(await scale(), drawn.scale, 'fitted again');
+    });
+
+    // gdb's own backtraces of the stop: the program's frames (nested.c, fixture.c) of each thread, outermost first
+    const gdbFrames = new Map(); // LWP -> ["innermost nested.c:43", ...]
+    const gdbFunctions = new Map(); // LWP -> every function of its backtrace
+    {
+      const core = path.join(config.workspace, 'stop.core');
+      fs.rmSync(core, { force: true });
+      await command('Debug: Focus on Debug Console View');
+      const input = page.locator('.repl-input-wrapper .monaco-editor textarea');
+      await input.waitFor();
+      await input.focus();
+      await page.keyboard.type(`-exec gcore ${core}`);
+      await page.keyboard.press('Enter');
+      for (let i = 0; i < 120 && !fs.existsSync(core); i++) await page.waitForTimeout(500);
+      await page.waitForTimeout(2000); // gdb finishes writing it
+      const bt = execFileSync('gdb', ['-nx', '-batch', '-ex', 'set pagination off', '-ex', 'thread apply all bt',
+        config.program, core], { encoding: 'utf8', timeout: 120_000, maxBuffer: 64 * 1024 * 1024 });
+      fs.rmSync(core, { force: true });
+      fs.writeFileSync(path.join(artifacts, 'gdb-backtraces.txt'), bt);
+      let lwp;
+      for (const line of bt.split('\n')) {
+        const thread = /^Thread \d+ \(.*LWP (\d+)/.exec(line);
+        if (thread) { lwp = Number(thread[1]); gdbFrames.set(lwp, []); gdbFunctions.set(lwp, []); continue; }
+        const frame = /^#\d+\s+(?:0x[0-9a-f]+ in )?(\S+) \(.*\) at (\S+):(\d+)$/.exec(line);
+        const any = /^#\d+\s+(?:0x[0-9a-f]+ in )?(\S+) \(/.exec(line);
+        if (any && lwp !== undefined) gdbFunctions.get(lwp).push(any[1]);
+        if (frame && lwp !== undefined && ['nested.c', 'fixture.c'].includes(path.basename(frame[2]))) {
+          gdbFrames.get(lwp).unshift(`${frame[1]} ${path.basename(frame[2])}:${frame[3]}`);
+        }
+      }
+    }
+    /** A step's program frame as "function file:line" (its source in nested.c or fixture.c), else undefined. */
+    const programFrame = (step) => {
+      const match = /^parallel region at (\S+) \((\S+) at (\S+)\)$/.exec(step) ?? /^parallel region at (\S+) \((\S+)\)$/.exec(step);
+      const plain = /^(\S+) \((\S+:\d+)\)$/.exec(step);
+      const [fn, source] = match ? [match[2], match[3] ?? match[1]] : plain ? [plain[1], plain[2]] : [];
+      return fn && ['nested.c', 'fixture.c'].includes(source.split(':')[0]) ? `${fn} ${source}` : undefined;
+    };
+    /** Each OpenMP thread's gtid and LWP: the bar's thread list names them, the facts give each name's LWP. */
+    const threadOptions = await webview.locator('#thread option[value]:not([value=""])').evaluateAll((options) =>
+      options.map((o) => ({ gtid: Number(o.value), name: o.textContent.replace(/^gtid \d+ · /, '') })));
+    const lwpOf = new Map(threadOptions.map(({ gtid, name }) => {
+      const k = [...Array(threads).keys()].find((i) => name.startsWith(factsName(facts, i)) && !/^[\d.]/.test(name.slice(factsName(facts, i).length)));
+      return [gtid, k === undefined ? undefined : Number(facts.get(`thread.${k}.lwp`))];
+    }));
+
+    await st.test('each thread\'s path through the boxes has its program frames as gdb\'s backtrace of it', async () => {
+      assert.deepEqual([...lwpOf.values()].sort(), [...Array(threads).keys()].map((k) => Number(facts.get(`thread.${k}.lwp`))).sort(),
+        `every thread of the bar is a fixture thread: ${JSON.stringify(threadOptions)}`);
+      for (const [gtid, lwp] of lwpOf) {
+        const path = boxes.filter((b) => b.gtids.includes(gtid)).sort((a, b) => a.top - b.top);
+        const frames = path.flatMap((b) => b.steps).map(programFrame).filter((f) => f !== undefined);
+        assert.ok((gdbFrames.get(lwp) ?? []).length >= 3, `gdb's backtrace of LWP ${lwp} has the program's frames: ${gdbFrames.get(lwp)}`);
+        assert.deepEqual(frames, gdbFrames.get(lwp), `gtid ${gtid} (LWP ${lwp}) through ${path.map((b) => b.steps.join(' / ')).join(' → ')}`);
+      }
+    });
+
+    await st.test('finding a frame by name highlights exactly the boxes holding it, whose threads are those gdb finds in it', async () => {
+      const wanted = 'fx_gate_wait';
+      await webview.locator('#find').fill(wanted);
+      await page.waitForTimeout(300);
+      const found = await webview.locator('.box').evaluateAll((elements) => elements.map((box, i) => ({ i, found: box.classList.contains('found'),
+        matches: [...box.querySelectorAll('button.step.match')].map((s) => s.title) })));
+      await screenshot('parallel-stacks-find');
+      const holding = boxes.map((b, i) => ({ i, b })).filter(({ b }) => b.steps.some((s) => s.includes(wanted))).map(({ i }) => i);
+      assert.deepEqual(found.filter((f) => f.found).map((f) => f.i), holding, 'the boxes highlighted');
+      assert.deepEqual(found.flatMap((f) => f.matches), boxes.flatMap((b) => b.steps).filter((s) => s.includes(wanted)), 'the frames highlighted');
+      const gtids = holding.flatMap((i) => boxes[i].gtids).sort((a, b) => a - b);
+      const truth = [...lwpOf].filter(([, lwp]) => gdbFunctions.get(lwp)?.includes(wanted)).map(([gtid]) => gtid).sort((a, b) => a - b);
+      assert.deepEqual(gtids, truth, 'the threads of the boxes found are those whose gdb backtrace has the function');
+      assert.equal(truth.length, threads - 1, 'every thread but the marker\'s waits at the gate');
+      assert.equal(await webview.locator('#found').textContent(), `${found.flatMap((f) => f.matches).length} frames in ${holding.length} boxes`);
+      await webview.locator('#find').fill('');
+    });
+
+    await st.test('a click on a gtid marks exactly that thread\'s boxes and the edges between them', async () => {
+      // a thread waiting at the gate in the deepest box with several threads: the last gtid of its set
+      const deepest = boxes.map((b, i) => ({ b, i })).filter(({ b }) => !b.stopped && b.gtids.length > 1).sort((x, y) => y.b.top - x.b.top)[0];
+      assert.ok(deepest, 'a box of several waiting threads');
+      const gtid = Math.max(...deepest.b.gtids);
+      await webview.locator('.box').nth(deepest.i).locator(`button.gtid[data-gtid="${gtid}"]`).click();
+      await page.waitForTimeout(300);
+      const marked = await webview.locator('.box').evaluateAll((elements) => elements.map((box, i) => box.classList.contains('marked') ? i : -1).filter((i) => i >= 0));
+      const edges = await webview.locator('.edge.marked').evaluateAll((elements) => elements.map((e) => `${e.dataset.from}>${e.dataset.to}`));
+      const ids = await webview.locator('.box').evaluateAll((elements) => elements.map((box) => box.id));
+      await screenshot('parallel-stacks-thread-marked');
+      const through = boxes.map((b, i) => ({ b, i })).filter(({ b }) => b.gtids.includes(gtid)).sort((x, y) => x.b.top - y.b.top).map(({ i }) => i);
+      assert.deepEqual(marked, [...through].sort((a, b) => a - b), `the boxes of gtid ${gtid}`);
+      assert.deepEqual(edges.sort(), through.slice(1).map((i, n) => `${ids[through[n]]}>${ids[i]}`).sort(), 'the edges along its path');
+      assert.equal(await webview.locator('#thread').inputValue(), String(gtid), 'the bar names the marked thread');
+      const frames = through.flatMap((i) => boxes[i].steps).map(programFrame).filter((f) => f !== undefined);
+      assert.deepEqual(frames, gdbFrames.get(lwpOf.get(gtid)), 'the marked path is that thread\'s backtrace');
+      await webview.locator('#thread').selectOption('');
+    });
+
     // a frame of a thread that is not the stopped one: innermost() of a thread waiting at the gate (frame 6,
     // under 5 libc frames VS Code passes over and fx_gate_wait). Once a known flake (the focus ended at
     // fx_gate_wait): the extension moved before VS Code had fetched the stack, see parallelStacksPanel.ts
@@ -366,8 +498,9 @@ test('a jompd session in VS Code: OpenMP names and view, and no error pop-ups', 
       await screenshot('parallel-stacks-pick-a-thread');
       await page.keyboard.press('Enter');
     }
+    // the frame's source shows in the panel's group, over the panel: its status line is read where it stays
     const status = webview.locator('#status');
-    await status.filter({ hasText: /^Selected / }).waitFor({ timeout: 30_000 });
+    await status.filter({ hasText: /^Selected / }).waitFor({ state: 'attached', timeout: 30_000 });
     const said = await status.textContent();
     await page.waitForTimeout(1000);
     await screenshot('parallel-stacks-frame-selected');
@@ -392,6 +525,37 @@ test('a jompd session in VS Code: OpenMP names and view, and no error pop-ups', 
     assert.ok(said.startsWith(`Selected ${factsName(facts, k)}`), `the selected thread is fixture thread ${k}, ${factsName(facts, k)}: ${said}`);
     assert.ok(boxes[gateBox].names.split('\n').some((name) => name.startsWith(factsName(facts, k))), 'a thread of the box clicked');
     await assertNoErrorNotification('after selecting a frame in the parallel stacks');
+    });
+
+    await st.test('in a narrow window long frame names wrap, the function whole on its line, and nothing is cut', async () => {
+      await page.setViewportSize({ width: 760, height: 900 });
+      await page.waitForTimeout(1000);
+      await command('jompd: Show OpenMP Parallel Stacks'); // shown again: drawn anew for the view it has now
+      await page.waitForTimeout(3000);
+      const drawn = await webview.locator('body').evaluate(() => {
+        const viewport = document.getElementById('viewport').getBoundingClientRect();
+        return {
+          scale: Number(document.querySelector('.graph').dataset.scale),
+          outside: [...document.querySelectorAll('.box')].map((box) => box.getBoundingClientRect()).filter((r) => r.left < viewport.left - 0.5
+            || r.right > viewport.right + 0.5 || r.top < viewport.top - 0.5 || r.bottom > viewport.bottom + 0.5).length,
+          cut: [...document.querySelectorAll('button.step')].filter((step) => step.scrollWidth > step.clientWidth).map((step) => step.title),
+          // each wrapped step: its function on the first line, its "(…)" part on the second, each whole
+          wrapped: [...document.querySelectorAll('button.step.wrapped')].map((step) => {
+            const [fn, at] = [step.querySelector('.fn'), step.querySelector('.at')];
+            return { title: step.title, lines: [fn.textContent, at.textContent.trim()],
+              below: at.getBoundingClientRect().top >= fn.getBoundingClientRect().bottom - 0.5 };
+          }),
+        };
+      });
+      await screenshot('parallel-stacks-narrow-window');
+      assert.ok(drawn.wrapped.length > 0, `some steps wrapped (scale ${drawn.scale})`);
+      for (const w of drawn.wrapped) {
+        assert.equal(w.lines.join(' '), w.title, 'the two lines are the step\'s text');
+        assert.ok(w.below, `${w.title}: its "(…)" part on a line of its own`);
+      }
+      assert.deepEqual(drawn.cut, [], 'frame names cut');
+      assert.equal(drawn.outside, 0, 'boxes outside the view');
+      await page.setViewportSize({ width: 1600, height: 1200 });
     });
   });
 });

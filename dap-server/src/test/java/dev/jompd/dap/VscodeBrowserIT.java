@@ -29,8 +29,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * private mount namespace, no JAVA_HOME, no JOMPD_JAVA), a workspace launches the nested 3 2 fixture to a function breakpoint on {@code jompd_marker}, and the test
  * looks at what a user sees: thread names, the OpenMP view, and no error notification at the start, on
  * hovering {@code barrier} and {@code pragma}, on a failing watch and a failing console evaluation; then the
- * OpenMP Parallel Stacks webview, its boxes checked against the facts the program recorded, and a click on a
- * frame of another thread selecting that thread and frame (the console evaluates the fixture's {@code k} there).
+ * OpenMP Parallel Stacks webview in a 1280×800 window (every box inside its view, no frame name cut), its boxes
+ * checked against the facts the program recorded and each thread's path against gdb's backtrace of a core of the
+ * stop, finding a frame and marking a thread, and a click on a frame of another thread selecting that thread and
+ * frame (the console evaluates the fixture's {@code k} there).
  * Screenshots, the call stack, the view's rows and the logs stay in {@code target/vscode-browser/artifacts}.
  * Skipped, with the reason, where node 20, Chromium or the system packages code-server needs are missing (failed
  * instead on CI: {@link Prerequisite}).
@@ -99,6 +101,7 @@ class VscodeBrowserIT {
         config.addProperty("workspace", workspace.toString());
         config.addProperty("artifacts", artifacts.toString());
         config.addProperty("facts", facts.toString());
+        config.addProperty("program", program.toString());
         config.addProperty("chromium", CHROMIUM.toString());
         config.addProperty("port", freePort());
         Path configFile = work.resolve("config.json");
