@@ -84,6 +84,41 @@ class CoreIT {
         }
     }
 
+    /**
+     * A program without OpenMP: the OpenMP view and every console command say the one sentence the command line
+     * and gdb say (no OMPD return code, no target jargon, no "no OpenMP picture" said twice).
+     */
+    @Test
+    void aProgramWithoutOpenMpIsSaidInOneSentence(@org.junit.jupiter.api.io.TempDir java.nio.file.Path directory)
+            throws Exception {
+        Process sleeper = new ProcessBuilder("sleep", "120").start();
+        try {
+            java.nio.file.Path core = directory.resolve("sleep.core");
+            Process gcore = new ProcessBuilder("gdb", "-batch", "-nx", "-p", Long.toString(sleeper.pid()), "-ex",
+                    "gcore " + core).redirectErrorStream(true).redirectOutput(directory.resolve("gdb.log").toFile()).start();
+            assertThat(gcore.waitFor()).isZero();
+            String sentence = "the core file " + core + " has no OpenMP runtime loaded (no libomp among its modules: "
+                    + "a program without OpenMP, or one that has not loaded it yet)";
+            try (DapTestClient client = new DapTestClient(server.port())) {
+                client.body("initialize", args("adapterID", "jompd"));
+                client.body("launch", args("program", sleeper.info().command().orElseThrow(), "coreDumpPath", core.toString()));
+                client.body("configurationDone", null);
+                client.event("stopped", Duration.ofSeconds(60));
+                JsonObject tree = client.request("jompd/openmpTree", null);
+                assertThat(tree.get("success").getAsBoolean()).isFalse();
+                assertThat(tree.get("message").getAsString()).isEqualTo(sentence);
+                for (String command : List.of("threads", "parallel", "icvs", "tasks", "tree", "stacks", "json")) {
+                    JsonObject answer = client.request("evaluate", args("expression", "ompd " + command, "context", "repl"));
+                    assertThat(answer.get("success").getAsBoolean()).isFalse();
+                    assertThat(answer.get("message").getAsString()).isEqualTo("ompd " + command + ": " + sentence);
+                }
+                client.body("disconnect", args());
+            }
+        } finally {
+            sleeper.destroyForcibly();
+        }
+    }
+
     /** Debian's own libomp5-19, stripped as distributions ship it: names and scopes through its profile. */
     @Test
     void debiansStrippedRuntimeShowsEveryThreadAndScope() throws Exception {

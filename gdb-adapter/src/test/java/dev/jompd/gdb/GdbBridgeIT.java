@@ -373,7 +373,7 @@ class GdbBridgeIT {
         GdbDriver.Output notOpenMp = GdbDriver.run(GdbDriver.withBridge(List.of("-ex", "starti")), List.of("ompd threads"),
                 List.of("/bin/true"), Map.of(), directory, TIMEOUT);
         // said once, in words: no OMPD return code (it had been there twice)
-        assertThat(notOpenMp.section("ompd threads").strip()).matches("jompd: pid:\\d+ \\S+ has no OpenMP runtime loaded "
+        assertThat(notOpenMp.section("ompd threads").strip()).matches("jompd: process \\d+ has no OpenMP runtime loaded "
                 + "\\(no libomp among its modules: a program without OpenMP, or one that has not loaded it yet\\)");
     }
 

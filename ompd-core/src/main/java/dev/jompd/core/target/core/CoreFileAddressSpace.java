@@ -188,6 +188,9 @@ public final class CoreFileAddressSpace implements AddressSpace {
     public String name() { return name; }
 
     @Override
+    public String described() { return "the core file " + corePath; }
+
+    @Override
     public TargetArchitecture architecture() { return TargetArchitecture.X86_64_LINUX; }
 
     @Override

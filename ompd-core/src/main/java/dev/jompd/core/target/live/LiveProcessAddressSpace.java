@@ -302,6 +302,9 @@ public final class LiveProcessAddressSpace implements AddressSpace {
     public String name() { return name; }
 
     @Override
+    public String described() { return "process " + pid; }
+
+    @Override
     public TargetArchitecture architecture() { return TargetArchitecture.X86_64_LINUX; }
 
     @Override
