@@ -347,6 +347,8 @@ export function buildTree(report: InspectReport, stoppedLwp?: number): TreeNode[
     tooltip: icvTooltip('Process ICVs', report.icvs, report.displayControlVariables),
     children: [icvNodes('process', report.icvs)],
   }];
+  // what the reader should know (no OMP_DEBUG: why states are not tracked, what to set), once, under the process
+  (report.notices ?? []).forEach((notice, i) => nodes.push({ ...sentenceNode(`notices/${i}`, `note: ${notice}`), kind: 'message' }));
   nodes.push(...(children.get(null) ?? []).map((r) => regionNode(r, 0)));
   if (idle.length > 0) {
     nodes.push({ id: 'idle', kind: 'idle', label: 'Threads in no team', description: `${idle.length}`,

@@ -32,6 +32,7 @@ export interface Finding { summary: string; evidence: string[] }
 
 export interface ParallelStacksAnswer {
   stop: number; threadId: number; stacks: InspectStacks; threads: StacksThread[]; diagnosis: Finding[];
+  notices?: string[]; // what the reader should know (no OMP_DEBUG), said once
 }
 
 /** One step in a box: a frame of user code or a folded run of libomp's frames, at depth {@code depth}. */
@@ -202,7 +203,9 @@ export function renderHtml(answer: ParallelStacksAnswer): string {
       + `${escapeHtml(threadSet(box.gtids))}</div>`
       + `<div class="omp">${escapeHtml(annotation(box.gtids, threads))}</div>${steps}</div>`;
   }).join('');
-  return `<section class="diagnosis"><h2>Diagnosis</h2><ul>${findings}</ul></section>`
+  // what the reader should know (no OMP_DEBUG: why states are not tracked, what to set), once above the picture
+  const notes = (answer.notices ?? []).map((n) => `<p class="note">note: ${escapeHtml(n)}</p>`).join('');
+  return `<section class="diagnosis"><h2>Diagnosis</h2><ul>${findings}</ul></section>${notes}`
     + `<p class="summary">${answer.threads.length} OpenMP threads in ${placed.boxes.length} boxes`
     + `${stopped ? ` · ▶ the stopped thread: ${escapeHtml(stopped.name)}` : ''} · click a frame to select it in the debugger</p>`
     + `<div class="scroll"><div class="graph" data-width="${placed.width}" data-height="${placed.height}">`

@@ -113,6 +113,19 @@ test('a region whose enclosing region is missing is shown at the top, and proble
   assert.equal(roots[4].children[0].label, 'thread gtid 3: cannot read th_team');
 });
 
+test('the picture\'s notices (no OMP_DEBUG: what to set) are rows of their own, once, under the process', () => {
+  const thin = report() as { notices: string[] };
+  const hint = 'thread states, wait ids, task frames and task functions are not tracked: start the program with '
+    + 'OMP_DEBUG=enabled (exactly that value) in its environment to see them, as libomp (every version with OMPD, '
+    + 'LLVM 14 on) tracks them only then; everything else is complete.';
+  thin.notices = [hint];
+  const roots = buildTree(parseReport(thin));
+  assert.deepEqual(roots.map((n) => n.kind), ['process', 'message', 'region', 'idle']);
+  assert.equal(roots[1].tooltip, `note: ${hint}`);
+  assert.equal(roots[1].label, truncated(`note: ${hint}`));
+  assert.equal(find(roots, (n) => (n.tooltip ?? n.label).includes('OMP_DEBUG')).length, 1);
+});
+
 test('answers of another schema or shape are refused with a message', () => {
   assert.throws(() => parseReport(null), SchemaError);
   assert.throws(() => parseReport({ schema: 'jompd-inspect/2', threads: [], regions: [] }), /unsupported/);

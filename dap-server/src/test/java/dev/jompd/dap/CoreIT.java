@@ -119,6 +119,57 @@ class CoreIT {
         }
     }
 
+    /**
+     * Without OMP_DEBUG=enabled the picture's one hint (what is missing, what to set) is said once per picture: a
+     * "note" row of the process scope, the OpenMP view's notices and the parallel stacks' notices; each thread's
+     * state row says only "not tracked" (it had said "unavailable (run with OMP_DEBUG=enabled)" on every thread).
+     */
+    @Test
+    void aMissingOmpDebugIsSaidOncePerPicture() throws Exception {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.PARALLEL, "2").withEnvironment("OMP_DEBUG", "disabled"));
+        try (DapTestClient client = new DapTestClient(server.port())) {
+            openCore(client, fixture);
+            Map<Long, Integer> ids = new HashMap<>();
+            for (JsonElement thread : client.body("threads", null).getAsJsonArray("threads")) {
+                String name = thread.getAsJsonObject().get("name").getAsString();
+                int at = name.lastIndexOf("(LWP ");
+                ids.put(Long.parseLong(name.substring(at + 5, name.indexOf(')', at))), thread.getAsJsonObject().get("id").getAsInt());
+            }
+            for (Facts.ThreadFacts thread : fixture.facts().threads()) {
+                JsonObject top = client.body("stackTrace", args("threadId", ids.get(thread.lwp()), "levels", 1))
+                        .getAsJsonArray("stackFrames").get(0).getAsJsonObject();
+                JsonObject scopes = client.body("scopes", args("frameId", top.get("id").getAsInt()));
+                List<String> hints = new ArrayList<>();
+                List<String> states = new ArrayList<>();
+                for (JsonElement scope : scopes.getAsJsonArray("scopes")) {
+                    for (JsonElement variable : client.body("variables", args("variablesReference",
+                            scope.getAsJsonObject().get("variablesReference").getAsInt())).getAsJsonArray("variables")) {
+                        String name = variable.getAsJsonObject().get("name").getAsString();
+                        String value = variable.getAsJsonObject().get("value").getAsString();
+                        if (value.contains("OMP_DEBUG")) {
+                            hints.add(scope.getAsJsonObject().get("name").getAsString() + ": " + name + " = " + value);
+                        }
+                        if (name.equals("state")) {
+                            states.add(value);
+                        }
+                    }
+                }
+                assertThat(hints).containsExactly("OpenMP process: note = " + dev.jompd.report.OpenMpPicture.UNTRACKED_HINT);
+                assertThat(states).containsExactly("not tracked");
+            }
+            JsonObject tree = client.body("jompd/openmpTree", null);
+            assertThat(tree.getAsJsonArray("notices").asList().stream().map(JsonElement::getAsString).toList())
+                    .containsExactly(dev.jompd.report.OpenMpPicture.UNTRACKED_HINT);
+            JsonObject stacks = client.body("jompd/parallelStacks", null);
+            assertThat(stacks.getAsJsonArray("notices").asList().stream().map(JsonElement::getAsString).toList())
+                    .containsExactly(dev.jompd.report.OpenMpPicture.UNTRACKED_HINT);
+            assertThat(stacks.getAsJsonArray("threads").asList().stream()
+                    .map(t -> t.getAsJsonObject().get("state").getAsString()).toList())
+                    .hasSize(fixture.facts().threadCount()).containsOnly("not tracked");
+            client.body("disconnect", args());
+        }
+    }
+
     /** Debian's own libomp5-19, stripped as distributions ship it: names and scopes through its profile. */
     @Test
     void debiansStrippedRuntimeShowsEveryThreadAndScope() throws Exception {

@@ -89,7 +89,7 @@ public final class ConsoleReport {
     public static String state(OpenMpThread thread) {
         if (thread.state().isEmpty()) {
             // why, and what to set, is said once under the table (notes): not on every thread's row
-            return thread.stateCode().isEmpty() ? "(not tracked)"
+            return thread.stateCode().isEmpty() ? "(" + OpenMpPicture.NOT_TRACKED + ")"
                     : "(" + Text.stateName(thread) + ")";
         }
         String name = Text.shortState(thread.state().get());

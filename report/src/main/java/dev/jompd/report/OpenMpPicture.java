@@ -381,12 +381,29 @@ public final class OpenMpPicture {
                 function, view.frames(), view.toolData(), region, view.icvs());
     }
 
+    /**
+     * The one hint every door shows, once per picture, when the picture is thin because the program was started
+     * without {@code OMP_DEBUG=enabled}. Every libomp with OMPD (LLVM 14 on; the same code in 14 to 23) turns on
+     * its OMPT tracking and {@code ompd_state} in {@code ompd_init()} only when {@code getenv("OMP_DEBUG")} is
+     * exactly {@code enabled}; OMPD (and jompd) read thread states, wait ids, task frames and task functions only
+     * then ({@code ompd_rc_needs_state_tracking} otherwise).
+     */
+    public static final String UNTRACKED_HINT = "thread states, wait ids, task frames and task functions are not "
+            + "tracked: start the program with OMP_DEBUG=enabled (exactly that value) in its environment to see them, "
+            + "as libomp (every version with OMPD, LLVM 14 on) tracks them only then; everything else is complete.";
+
+    /** A thread's state where libomp does not track states: the words every door shows on the thread. */
+    public static final String NOT_TRACKED = "not tracked";
+
+    /** Whether this picture is thin for want of OMP_DEBUG=enabled ({@link #UNTRACKED_HINT} is among its notices). */
+    public boolean statesUntracked() {
+        return notices.contains(UNTRACKED_HINT);
+    }
+
     private static List<String> notices(ProcessSnapshot snapshot, List<String> problems) {
         List<String> notices = new ArrayList<>();
         if (new IcvReading.Value("false").equals(snapshot.processIcvs().get("debug-var"))) {
-            notices.add("the program runs without OMP_DEBUG=enabled, so libomp does not track thread states, "
-                    + "task frames and task functions: those are shown as unavailable. Run it with "
-                    + "OMP_DEBUG=enabled to see them; everything else is complete.");
+            notices.add(UNTRACKED_HINT);
         }
         if (!problems.isEmpty()) {
             notices.add(problems.size() + " part(s) of the runtime could not be read (memory corrupt or "

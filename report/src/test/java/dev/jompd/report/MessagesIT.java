@@ -117,9 +117,11 @@ class MessagesIT {
         StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.PARALLEL, "2").withEnvironment("OMP_DEBUG", "disabled"));
         Facts facts = fixture.facts();
         withPicture(fixture, picture -> {
-            assertThat(picture.notices()).hasSize(1);
+            assertThat(picture.notices()).containsExactly("thread states, wait ids, task frames and task functions are "
+                    + "not tracked: start the program with OMP_DEBUG=enabled (exactly that value) in its environment to "
+                    + "see them, as libomp (every version with OMPD, LLVM 14 on) tracks them only then; everything else "
+                    + "is complete.");
             String note = "note: " + picture.notices().getFirst();
-            assertThat(note).contains("Run it with OMP_DEBUG=enabled");
             String threads = ConsoleReport.threads(picture, OPTIONS, List.of());
             String parallel = ConsoleReport.parallel(picture, picture.threadByLwp(facts.thread(1).lwp()).orElseThrow(), OPTIONS);
             for (String answer : List.of(threads, parallel)) {
@@ -131,6 +133,15 @@ class MessagesIT {
             for (String row : rows) {
                 assertThat(row).as(threads).endsWith("  (not tracked)");
             }
+            // the JSON: the hint once among the notices, each thread's state "not tracked"
+            JsonObject json = JsonParser.parseString(JsonReport.render(picture)).getAsJsonObject();
+            assertThat(json.getAsJsonArray("notices").asList().stream().map(JsonElement::getAsString).toList())
+                    .containsExactlyElementsOf(picture.notices());
+            assertThat(json.getAsJsonArray("threads").asList().stream()
+                    .map(t -> t.getAsJsonObject().get("state").getAsString()).distinct().toList()).containsExactly("not tracked");
+            // the command line's text: the hint once, in the header
+            String text = TextReport.render(picture, TextReport.Options.commandLine(false, false));
+            assertThat(text.lines().filter(l -> l.contains("OMP_DEBUG")).toList()).containsExactly("  " + note);
             return null;
         });
     }

@@ -175,7 +175,8 @@ public final class OpenMpView {
             rows.add(OmpVariable.leaf("state", Text.stateName(thread), "ompt_state_t"));
             rows.add(OmpVariable.leaf("wait id", Text.hex(thread.waitId()), "ompt_wait_id_t"));
         } else {
-            rows.add(OmpVariable.leaf("state", "unavailable (run with OMP_DEBUG=enabled)", "ompt_state_t"));
+            // why, and what to set, is said once: the process scope's note (and the OpenMP view's)
+            rows.add(OmpVariable.leaf("state", Text.stateName(thread), "ompt_state_t"));
         }
         rows.add(OmpVariable.leaf("pthread", Text.hex(thread.pthread()), "pthread_t"));
         rows.add(toolData(thread.toolData()));
@@ -213,6 +214,8 @@ public final class OpenMpView {
 
     private List<OmpVariable> processRows() {
         List<OmpVariable> rows = new ArrayList<>();
+        // what the reader should know (no OMP_DEBUG: what is missing, what to set), once per picture
+        picture.notices().forEach(notice -> rows.add(OmpVariable.leaf("note", notice, "")));
         rows.add(OmpVariable.leaf("runtime", picture.target().runtime() + ", " + picture.version().words(), ""));
         rows.add(OmpVariable.leaf("runtime read by", picture.runtimeReading(), ""));
         rows.add(OmpVariable.leaf("OpenMP threads", String.valueOf(picture.threads().size()), "int"));
