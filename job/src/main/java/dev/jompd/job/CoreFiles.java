@@ -1,14 +1,11 @@
 package dev.jompd.job;
 
-import dev.jompd.core.target.AddressSpace;
-import dev.jompd.core.target.TargetSymbol;
 import dev.jompd.core.target.core.CoreFileAddressSpace;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,7 +13,6 @@ import java.nio.file.PathMatcher;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -29,8 +25,6 @@ import java.util.stream.Stream;
 public final class CoreFiles {
     /** A rank number in a file name: {@code rank3}, {@code rank-3}, {@code rank_3}, {@code rank.3}, {@code core.rank.12}. */
     private static final Pattern RANK_IN_NAME = Pattern.compile("rank[-_.]?(\\d{1,9})", Pattern.CASE_INSENSITIVE);
-    private static final int MAX_ENVIRONMENT_ENTRIES = 100_000;
-    private static final int MAX_ENVIRONMENT_STRING = 128 * 1024;
     private static final int MAX_CORES = 1_000_000;
 
     private CoreFiles() {}
@@ -96,7 +90,7 @@ public final class CoreFiles {
         Optional<String> node = Optional.empty();
         Optional<Program> program = Optional.empty();
         try (CoreFileAddressSpace space = CoreFileAddressSpace.open(core)) {
-            Map<String, String> environment = environment(space);
+            Map<String, String> environment = dev.jompd.core.target.ProcessEnvironment.read(space);
             node = RankEnvironment.node(environment);
             program = space.executable().map(module -> new Program(module.path().toString(), module.buildId()));
             Optional<RankSource> fromEnvironment = RankEnvironment.rank(environment);
@@ -127,58 +121,6 @@ public final class CoreFiles {
 
     /** A rank and what said so. */
     public record RankSource(OptionalInt rank, String origin) {}
-
-    /**
-     * The process's environment as it was when it dumped: the strings glibc's {@code __environ} points to
-     * (read through the core; bounded in count and length).
-     */
-    static Map<String, String> environment(AddressSpace space) {
-        Map<String, String> environment = new LinkedHashMap<>();
-        Optional<TargetSymbol> symbol = space.lookupSymbol("__environ", "libc");
-        if (symbol.isEmpty()) {
-            symbol = space.lookupSymbol("environ");
-        }
-        if (symbol.isEmpty()) {
-            return environment;
-        }
-        byte[] pointer = new byte[8];
-        space.read(symbol.get().address(), pointer, 0, 8);
-        // char **__environ
-        long array = ByteBuffer.wrap(pointer).order(ByteOrder.LITTLE_ENDIAN).getLong();
-        for (int i = 0; array != 0 && i < MAX_ENVIRONMENT_ENTRIES; i++) {
-            space.read(array + 8L * i, pointer, 0, 8);
-            long string = ByteBuffer.wrap(pointer).order(ByteOrder.LITTLE_ENDIAN).getLong();
-            if (string == 0) {
-                break;
-            }
-            String entry = readString(space, string);
-            int equals = entry.indexOf('=');
-            if (equals > 0) {
-                environment.putIfAbsent(entry.substring(0, equals), entry.substring(equals + 1));
-            }
-        }
-        return environment;
-    }
-
-    /** A NUL-terminated string, read a page at most at a time (the environment ends where the stack's mapping ends). */
-    static String readString(AddressSpace space, long address) {
-        java.io.ByteArrayOutputStream text = new java.io.ByteArrayOutputStream();
-        byte[] chunk = new byte[256];
-        long at = address;
-        while (text.size() < MAX_ENVIRONMENT_STRING) {
-            int length = (int) Math.min(chunk.length, 4096 - (at & 4095)); // never across a page boundary
-            space.read(at, chunk, 0, length);
-            for (int i = 0; i < length; i++) {
-                if (chunk[i] == 0) {
-                    text.write(chunk, 0, i);
-                    return text.toString(StandardCharsets.UTF_8);
-                }
-            }
-            text.write(chunk, 0, length);
-            at += length;
-        }
-        return text.toString(StandardCharsets.UTF_8);
-    }
 
     /**
      * Why a core is cut short, or empty when every segment's bytes are in the file (an ELF64 core: its

@@ -78,6 +78,6 @@ public final class MpirProctable {
         if (address == 0) {
             return "";
         }
-        return CoreFiles.readString(space, address);
+        return dev.jompd.core.target.ProcessEnvironment.readString(space, address);
     }
 }

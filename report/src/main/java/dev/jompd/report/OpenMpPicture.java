@@ -19,6 +19,8 @@ import dev.jompd.core.ompd.ToolData;
 import dev.jompd.core.recorder.Recorder;
 import dev.jompd.core.recorder.RecorderFormatException;
 
+import dev.jompd.core.target.MemoryReadException;
+import dev.jompd.core.target.ProcessEnvironment;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -66,7 +68,8 @@ public final class OpenMpPicture {
     private OpenMpPicture(TargetDescription target, ProcessSnapshot snapshot, CodeNames names, String runtimeReading,
                           Optional<RecordedHistory> history, List<String> historyProblems, RuntimeLocks locks,
                           LockNames lockNames, Map<Long, TaskCounts> taskCounts, Map<Long, List<Long>> taskgroups,
-                          Map<Long, RuntimeWaits.Reading> barrierIdents) {
+                          Map<Long, RuntimeWaits.Reading> barrierIdents, Map<String, String> environment,
+                          Optional<String> environmentNotRead) {
         this.barrierIdents = Map.copyOf(barrierIdents);
         this.runtimeReading = runtimeReading;
         this.locks = locks;
@@ -76,7 +79,7 @@ public final class OpenMpPicture {
         this.target = target;
         this.snapshot = snapshot;
         this.version = new OpenMpVersion(snapshot.ompVersion());
-        this.startup = StartupSettings.of(snapshot.controlVariables());
+        this.startup = StartupSettings.of(snapshot.controlVariables(), environment, environmentNotRead);
 
         // Regions, outer-first: ids by breadth over the tree, roots and children in the walk's order.
         Map<RegionKey, List<RegionKey>> children = new LinkedHashMap<>();
@@ -182,6 +185,7 @@ public final class OpenMpPicture {
         this.names = names;
         List<String> allProblems = new ArrayList<>(snapshot.problems());
         allProblems.addAll(historyProblems);
+        environmentNotRead.ifPresent(allProblems::add);
         this.problems = List.copyOf(allProblems);
         this.notices = notices(snapshot, problems);
     }
@@ -287,13 +291,22 @@ public final class OpenMpPicture {
                 }
             }
         }
+        // what the program runs with: its own environment, as its getenv (and libomp at start-up) read it
+        Map<String, String> environment = Map.of();
+        Optional<String> environmentNotRead = Optional.empty();
+        try {
+            environment = ProcessEnvironment.read(process.target());
+        } catch (MemoryReadException e) {
+            environmentNotRead = Optional.of("the process's environment (__environ) could not be read: " + e.getMessage());
+        }
         try {
             return new OpenMpPicture(target, snapshot, names, reading,
                     Recorder.find(process).map(recorded -> RecordedHistory.inProcess(recorded, names, process)), List.of(), locks, lockNames,
-                    counts, groups, barrierIdents);
+                    counts, groups, barrierIdents, environment, environmentNotRead);
         } catch (RecorderFormatException e) {
             return new OpenMpPicture(target, snapshot, names, reading, Optional.empty(),
-                    List.of("jompd-recorder: " + e.getMessage()), locks, lockNames, counts, groups, barrierIdents);
+                    List.of("jompd-recorder: " + e.getMessage()), locks, lockNames, counts, groups, barrierIdents,
+                    environment, environmentNotRead);
         }
     }
 

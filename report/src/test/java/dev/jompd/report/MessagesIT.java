@@ -111,6 +111,47 @@ class MessagesIT {
                 + "which the ICVs above show");
     }
 
+    /**
+     * What the program runs with: the OMP_* and KMP_* variables of its own environment, exactly as the program's
+     * getenv saw them (recorded by the fixture), in the picture, the text's section and the JSON (the section had
+     * shown libomp's start-up record alone: OMP_NUM_THREADS undefined and OMP_STACKSIZE 4M for 4,3 and 2M).
+     */
+    @Test
+    void theOpenMpEnvironmentIsWhatTheProgramRunsWith() {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.PARALLEL, "2")
+                .withEnvironment("OMP_NUM_THREADS", "4,3").withEnvironment("OMP_STACKSIZE", "2M"));
+        java.util.Properties facts = fixture.facts().asProperties();
+        java.util.Map<String, String> recorded = new java.util.TreeMap<>();
+        for (String key : facts.stringPropertyNames()) {
+            if (key.startsWith("env.OMP_") || key.startsWith("env.KMP_")) {
+                recorded.put(key.substring("env.".length()), facts.getProperty(key));
+            }
+        }
+        assertThat(recorded).containsEntry("OMP_NUM_THREADS", "4,3").containsEntry("OMP_STACKSIZE", "2M");
+        withPicture(fixture, picture -> {
+            assertThat(new java.util.TreeMap<>(picture.startup().environment())).isEqualTo(recorded);
+            String text = TextReport.render(picture, TextReport.Options.commandLine(false, false));
+            List<String> lines = text.lines().toList();
+            int heading = lines.indexOf("OpenMP environment: the OMP_* and KMP_* variables of the program's environment "
+                    + "(what its getenv reads, as libomp did at start-up; omp_set_* calls since change the ICVs, not these)");
+            assertThat(heading).as(text).isNotNegative();
+            java.util.Map<String, String> shown = new java.util.TreeMap<>();
+            for (String line : lines.subList(heading + 1, lines.size())) {
+                if (!line.startsWith("  ")) {
+                    break;
+                }
+                String[] parts = line.strip().split("\\s+", 2);
+                shown.put(parts[0], parts[1]);
+            }
+            assertThat(shown).as(text).isEqualTo(recorded);
+            JsonObject json = JsonParser.parseString(JsonReport.render(picture)).getAsJsonObject();
+            java.util.Map<String, String> inJson = new java.util.TreeMap<>();
+            json.getAsJsonObject("environment").entrySet().forEach(e -> inJson.put(e.getKey(), e.getValue().getAsString()));
+            assertThat(inJson).isEqualTo(recorded);
+            return null;
+        });
+    }
+
     /** Without OMP_DEBUG, ompd threads and ompd parallel say so once, with what to set, not on every thread's row. */
     @Test
     void aMissingOmpDebugIsSaidOnceWithWhatToSet() {
@@ -139,9 +180,10 @@ class MessagesIT {
                     .containsExactlyElementsOf(picture.notices());
             assertThat(json.getAsJsonArray("threads").asList().stream()
                     .map(t -> t.getAsJsonObject().get("state").getAsString()).distinct().toList()).containsExactly("not tracked");
-            // the command line's text: the hint once, in the header
+            // the command line's text: the hint once, in the header; the environment's own value in its section
             String text = TextReport.render(picture, TextReport.Options.commandLine(false, false));
-            assertThat(text.lines().filter(l -> l.contains("OMP_DEBUG")).toList()).containsExactly("  " + note);
+            assertThat(text.lines().filter(l -> l.contains("OMP_DEBUG")).toList()).containsExactly("  " + note,
+                    "  OMP_DEBUG               disabled");
             return null;
         });
     }

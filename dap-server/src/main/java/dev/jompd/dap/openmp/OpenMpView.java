@@ -222,6 +222,11 @@ public final class OpenMpView {
         picture.history().ifPresent(history -> history.devices(picture).forEach(device -> rows.add(OmpVariable.leaf(
                 "device " + device.device().deviceNumber(), device.summary(), "jompd-recorder"))));
         rows.addAll(icvRows(picture.processIcvs()));
+        List<OmpVariable> environment = new ArrayList<>();
+        picture.startup().environment().forEach((name, value) -> environment.add(OmpVariable.leaf(name, value, "")));
+        rows.add(new OmpVariable(StartupSettings.ENVIRONMENT_HEADING, picture.startup().environmentNotRead()
+                .map(why -> "not read: " + why).orElse(environment.isEmpty() ? "none set" : environment.size()
+                        + " OMP_*/KMP_* variables: what the program runs with"), "", environment));
         List<OmpVariable> settings = new ArrayList<>();
         for (StartupSettings.Setting setting : picture.startup().settings()) {
             settings.add(OmpVariable.leaf(setting.name(), setting.shown(), ""));
