@@ -170,6 +170,48 @@ class CoreIT {
         }
     }
 
+    /**
+     * Where the picture is thinnest — Debian's stripped libomp read through its profile, without OMP_DEBUG — the DAP
+     * doors answer in words: no OMPD return code in any scope's rows, the OpenMP view's tree, the parallel stacks or
+     * any console command.
+     */
+    @Test
+    void noReturnCodeReachesTheUserOnAThinPicture() throws Exception {
+        StoppedFixture fixture = Fixtures.core(StockRuntimes.onDebian(FixtureRun.of(Fixture.NESTED, "2", "3"), 19)
+                .withEnvironment("OMP_DEBUG", "disabled"));
+        try (DapTestClient client = new DapTestClient(server.port())) {
+            openCore(client, fixture);
+            StringBuilder said = new StringBuilder();
+            for (JsonElement thread : client.body("threads", null).getAsJsonArray("threads")) {
+                said.append(thread).append('\n');
+                JsonObject top = client.body("stackTrace", args("threadId", thread.getAsJsonObject().get("id").getAsInt(),
+                        "levels", 1)).getAsJsonArray("stackFrames").get(0).getAsJsonObject();
+                for (JsonElement scope : client.body("scopes", args("frameId", top.get("id").getAsInt())).getAsJsonArray("scopes")) {
+                    variables(client, scope.getAsJsonObject().get("variablesReference").getAsInt(), said, 0);
+                }
+                for (String command : List.of("threads", "parallel", "icvs", "tasks", "tree all", "stacks", "diagnose", "json")) {
+                    JsonObject answer = client.request("evaluate", args("expression", "ompd " + command, "context", "repl",
+                            "frameId", top.get("id").getAsInt()));
+                    said.append(answer).append('\n');
+                }
+            }
+            said.append(client.body("jompd/openmpTree", null)).append(client.body("jompd/parallelStacks", null));
+            assertThat(said.toString()).doesNotContain("ompd_rc");
+            client.body("disconnect", args());
+        }
+    }
+
+    /** Every row under {@code reference}, its children too (a few levels: the rows jompd's scopes have). */
+    private static void variables(DapTestClient client, int reference, StringBuilder said, int depth) throws IOException {
+        if (reference == 0 || depth > 4) {
+            return;
+        }
+        for (JsonElement variable : client.body("variables", args("variablesReference", reference)).getAsJsonArray("variables")) {
+            said.append(variable).append('\n');
+            variables(client, variable.getAsJsonObject().get("variablesReference").getAsInt(), said, depth + 1);
+        }
+    }
+
     /** Debian's own libomp5-19, stripped as distributions ship it: names and scopes through its profile. */
     @Test
     void debiansStrippedRuntimeShowsEveryThreadAndScope() throws Exception {

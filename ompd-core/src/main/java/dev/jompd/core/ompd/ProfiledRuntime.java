@@ -529,7 +529,7 @@ final class ProfiledRuntime {
             try {
                 failure = global.check().at(address, candidate);
             } catch (TargetException | OmpdException e) {
-                failure = Optional.of(e.getMessage());
+                failure = Optional.of(OmpdException.words(e));
             }
             if (failure.isPresent() && global.slack().bytes() > 0) {
                 // Moved a few words in this build: believed only where exactly one place nearby confirms itself
