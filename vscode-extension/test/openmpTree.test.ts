@@ -126,6 +126,16 @@ test('the picture\'s notices (no OMP_DEBUG: what to set) are rows of their own, 
   assert.equal(find(roots, (n) => (n.tooltip ?? n.label).includes('OMP_DEBUG')).length, 1);
 });
 
+test('the process tooltip names its sections: the program\'s environment, then libomp\'s defaults', () => {
+  const withEnvironment = report() as { environment: Record<string, string>; displayControlVariables: string[] };
+  withEnvironment.environment = { OMP_NUM_THREADS: '4,3', OMP_STACKSIZE: '2M' };
+  withEnvironment.displayControlVariables = ['OMP_NUM_THREADS=undefined', 'OMP_STACKSIZE=4M'];
+  const roots = buildTree(parseReport(withEnvironment));
+  assert.equal(roots[0].tooltip, ['Process ICVs', 'stacksize-var = 8388608', '',
+    'OpenMP environment (what the program runs with):', 'OMP_NUM_THREADS=4,3', 'OMP_STACKSIZE=2M', '',
+    "libomp's defaults (recorded before it read the environment):", 'OMP_NUM_THREADS=undefined', 'OMP_STACKSIZE=4M'].join('\n'));
+});
+
 test('answers of another schema or shape are refused with a message', () => {
   assert.throws(() => parseReport(null), SchemaError);
   assert.throws(() => parseReport({ schema: 'jompd-inspect/2', threads: [], regions: [] }), /unsupported/);
