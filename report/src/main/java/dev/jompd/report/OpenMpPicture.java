@@ -408,11 +408,6 @@ public final class OpenMpPicture {
     /** A thread's state where libomp does not track states: the words every door shows on the thread. */
     public static final String NOT_TRACKED = "not tracked";
 
-    /** Whether this picture is thin for want of OMP_DEBUG=enabled ({@link #UNTRACKED_HINT} is among its notices). */
-    public boolean statesUntracked() {
-        return notices.contains(UNTRACKED_HINT);
-    }
-
     private static List<String> notices(ProcessSnapshot snapshot, List<String> problems) {
         List<String> notices = new ArrayList<>();
         if (new IcvReading.Value("false").equals(snapshot.processIcvs().get("debug-var"))) {
