@@ -19,7 +19,7 @@ import dev.jompd.core.ompd.ToolData;
 import dev.jompd.core.recorder.Recorder;
 import dev.jompd.core.recorder.RecorderFormatException;
 
-import dev.jompd.core.target.MemoryReadException;
+import dev.jompd.core.target.TargetException;
 import dev.jompd.core.target.ProcessEnvironment;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -296,7 +296,7 @@ public final class OpenMpPicture {
         Optional<String> environmentNotRead = Optional.empty();
         try {
             environment = ProcessEnvironment.read(process.target());
-        } catch (MemoryReadException e) {
+        } catch (TargetException e) {
             environmentNotRead = Optional.of("the process's environment (__environ) could not be read: " + e.getMessage());
         }
         try {
