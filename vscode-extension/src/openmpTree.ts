@@ -94,6 +94,7 @@ export interface InspectReport {
             runtimeRead?: string }; // report module: symbols, debug file, debuginfod or profile
   icvs: Record<string, string>;
   displayControlVariables: string[];
+  environment?: Record<string, string>; // report module: the program's own OMP_*/KMP_* variables (what it runs with)
   notices: string[];
   regions: InspectRegion[];
   threads: InspectThread[];
@@ -198,6 +199,20 @@ export function shownValue(value: string): string {
 export function icvTooltip(title: string, icvs: Record<string, string>, extra: string[] = []): string {
   const lines = [title, ...extra, ...Object.entries(icvs).map(([name, value]) => `${name} = ${shownValue(value)}`)];
   return lines.join('\n');
+}
+
+/**
+ * The process row's tooltip: its ICVs, the program's own OMP_* and KMP_* variables (what it runs with) and libomp's
+ * start-up record, each section called what it is (the record holds libomp's defaults from before it read the
+ * environment: shown bare, OMP_NUM_THREADS=undefined read as the program's setting).
+ */
+export function processTooltip(report: InspectReport): string {
+  const environment = Object.entries(report.environment ?? {}).map(([name, value]) => `${name}=${value}`);
+  return [icvTooltip('Process ICVs', report.icvs),
+    ...(report.environment !== undefined ? ['', 'OpenMP environment (what the program runs with):',
+      ...(environment.length > 0 ? environment : ['none set'])] : []),
+    ...(report.displayControlVariables.length > 0 ? ['', "libomp's defaults (recorded before it read the environment):",
+      ...report.displayControlVariables] : [])].join('\n');
 }
 
 function icvNodes(parentId: string, icvs: Record<string, string>): TreeNode {
@@ -344,9 +359,11 @@ export function buildTree(report: InspectReport, stoppedLwp?: number): TreeNode[
   const nodes: TreeNode[] = [{
     id: 'process', kind: 'process', label: `${report.target.kind} ${report.target.name}`,
     description: `${report.target.runtime}, ${report.target.openmp ?? `OpenMP ${report.target.ompVersion}`}, ${report.threads.length} threads`,
-    tooltip: icvTooltip('Process ICVs', report.icvs, report.displayControlVariables),
+    tooltip: processTooltip(report),
     children: [icvNodes('process', report.icvs)],
   }];
+  // what the reader should know (no OMP_DEBUG: why states are not tracked, what to set), once, under the process
+  (report.notices ?? []).forEach((notice, i) => nodes.push({ ...sentenceNode(`notices/${i}`, `note: ${notice}`), kind: 'message' }));
   nodes.push(...(children.get(null) ?? []).map((r) => regionNode(r, 0)));
   if (idle.length > 0) {
     nodes.push({ id: 'idle', kind: 'idle', label: 'Threads in no team', description: `${idle.length}`,

@@ -33,6 +33,7 @@ export interface Finding { summary: string; evidence: string[] }
 
 export interface ParallelStacksAnswer {
   stop: number; threadId: number; stacks: InspectStacks; threads: StacksThread[]; diagnosis: Finding[];
+  notices?: string[]; // what the reader should know (no OMP_DEBUG), said once
 }
 
 /**
@@ -357,6 +358,8 @@ export function renderChrome(answer: ParallelStacksAnswer, boxCount: number): st
     + `<button id="actual" title="Text at its own size">100%</button></span></div>`
     + `<details class="diagnosis"><summary>Diagnosis${answer.diagnosis.length > 1 ? ` (${answer.diagnosis.length} findings)` : ''}: `
     + `${escapeHtml(first ?? 'no findings')}</summary><ul>${findings}</ul></details>`
+    // what the reader should know (no OMP_DEBUG: why states are not tracked, what to set), once above the picture
+    + (answer.notices ?? []).map((n) => `<p class="note">note: ${escapeHtml(n)}</p>`).join('')
     + `<div id="viewport" tabindex="0"></div>`;
 }
 

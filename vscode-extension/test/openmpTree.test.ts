@@ -113,6 +113,29 @@ test('a region whose enclosing region is missing is shown at the top, and proble
   assert.equal(roots[4].children[0].label, 'thread gtid 3: cannot read th_team');
 });
 
+test('the picture\'s notices (no OMP_DEBUG: what to set) are rows of their own, once, under the process', () => {
+  const thin = report() as { notices: string[] };
+  const hint = 'thread states, wait ids, task frames and task functions are not tracked: start the program with '
+    + 'OMP_DEBUG=enabled (exactly that value) in its environment to see them, as libomp (every version with OMPD, '
+    + 'LLVM 14 on) tracks them only then; everything else is complete.';
+  thin.notices = [hint];
+  const roots = buildTree(parseReport(thin));
+  assert.deepEqual(roots.map((n) => n.kind), ['process', 'message', 'region', 'idle']);
+  assert.equal(roots[1].tooltip, `note: ${hint}`);
+  assert.equal(roots[1].label, truncated(`note: ${hint}`));
+  assert.equal(find(roots, (n) => (n.tooltip ?? n.label).includes('OMP_DEBUG')).length, 1);
+});
+
+test('the process tooltip names its sections: the program\'s environment, then libomp\'s defaults', () => {
+  const withEnvironment = report() as { environment: Record<string, string>; displayControlVariables: string[] };
+  withEnvironment.environment = { OMP_NUM_THREADS: '4,3', OMP_STACKSIZE: '2M' };
+  withEnvironment.displayControlVariables = ['OMP_NUM_THREADS=undefined', 'OMP_STACKSIZE=4M'];
+  const roots = buildTree(parseReport(withEnvironment));
+  assert.equal(roots[0].tooltip, ['Process ICVs', 'stacksize-var = 8388608', '',
+    'OpenMP environment (what the program runs with):', 'OMP_NUM_THREADS=4,3', 'OMP_STACKSIZE=2M', '',
+    "libomp's defaults (recorded before it read the environment):", 'OMP_NUM_THREADS=undefined', 'OMP_STACKSIZE=4M'].join('\n'));
+});
+
 test('answers of another schema or shape are refused with a message', () => {
   assert.throws(() => parseReport(null), SchemaError);
   assert.throws(() => parseReport({ schema: 'jompd-inspect/2', threads: [], regions: [] }), /unsupported/);

@@ -101,6 +101,16 @@ test('256 threads (nested 16 16) stay a handful of boxes with short thread sets 
     + '<button class="gtid" data-gtid="255"'), 'the thread set, each end of a run a button that marks its thread');
 });
 
+test('the answer\'s notices (no OMP_DEBUG: what to set) are said once above the picture; states read "not tracked"', () => {
+  const answer = nested(2, 2);
+  answer.threads.forEach((t) => { t.state = 'not tracked'; });
+  answer.notices = ['thread states, wait ids, task frames and task functions are not tracked: start the program with OMP_DEBUG=enabled'];
+  const html = renderChrome(answer, 1);
+  assert.deepEqual(html.match(/<p class="note">[^<]*<\/p>/g), [`<p class="note">note: ${answer.notices[0]}</p>`]);
+  const threads = new Map(answer.threads.map((t) => [t.gtid, t]));
+  assert.equal(annotation(answer.threads.map((t) => t.gtid), threads).split(' · ')[0], `${answer.threads.length} not tracked`);
+});
+
 test('a box of one thread is annotated with its name, of several with states and regions', () => {
   const answer = nested(2, 2);
   const threads = new Map(answer.threads.map((t) => [t.gtid, t]));

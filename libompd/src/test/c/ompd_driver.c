@@ -588,6 +588,23 @@ int main(int argc, char **argv) {
                omp_get_level(), omp_get_team_size(2), omp_get_team_size(1), _OPENMP);
         printf("TRUTH nteams %d\nTRUTH teams_thread_limit %d\nTRUTH default_device %d\nTRUTH thread_num %d\n",
                omp_get_max_teams(), omp_get_teams_thread_limit(), omp_get_default_device(), omp_get_thread_num());
+        { /* place-partition-var as this thread sees it: its places' numbers, each place's processors, all places */
+          int places = omp_get_partition_num_places(), nums[64], procs[256];
+          omp_get_partition_place_nums(nums);
+          printf("TRUTH partition_places ");
+          for (int p = 0; p < places && p < 64; p++)
+            printf("%s%d", p > 0 ? "," : "", nums[p]);
+          printf("\nTRUTH partition_procs ");
+          for (int p = 0; p < places && p < 64; p++) {
+            int count = omp_get_place_num_procs(nums[p]);
+            omp_get_place_proc_ids(nums[p], procs);
+            printf("%s{", p > 0 ? "," : "");
+            for (int j = 0; j < count && j < 256; j++)
+              printf("%s%d", j > 0 ? "," : "", procs[j]);
+            printf("}");
+          }
+          printf("\nTRUTH num_places %d\n", omp_get_num_places());
+        }
         for (int i = 1; i < argc; i++) {
           void *lib = dlopen(argv[i], RTLD_NOW | RTLD_LOCAL);
           lib_index = i - 1;

@@ -172,6 +172,30 @@ void fx_thread_facts(int k, const char *role) {
       break;
   }
   fx_schedule_string(sched, sizeof sched);
+  /* place-partition-var as the program sees it: its places' numbers and each place's processors, in the
+   * OMP_PLACES form ("{0,1},{2,3}"). Inside a region only: at level 0 the query binds the initial thread
+   * (__kmp_assign_root_init_mask), which would change what is read. */
+  char partition[256], partition_procs[512];
+  partition[0] = partition_procs[0] = '\0';
+  if (level > 0) {
+    int places = omp_get_partition_num_places();
+    int nums[64], procs[64];
+    if (places > 64)
+      places = 64;
+    omp_get_partition_place_nums(nums);
+    size_t p = 0, q = 0;
+    for (int i = 0; i < places && p < sizeof partition - 16 && q < sizeof partition_procs - 64; i++) {
+      p += (size_t)snprintf(partition + p, sizeof partition - p, "%s%d", i > 0 ? "," : "", nums[i]);
+      int count = omp_get_place_num_procs(nums[i]);
+      if (count > 64)
+        count = 64;
+      omp_get_place_proc_ids(nums[i], procs);
+      q += (size_t)snprintf(partition_procs + q, sizeof partition_procs - q, "%s{", i > 0 ? "," : "");
+      for (int j = 0; j < count && q < sizeof partition_procs - 16; j++)
+        q += (size_t)snprintf(partition_procs + q, sizeof partition_procs - q, "%s%d", j > 0 ? "," : "", procs[j]);
+      q += (size_t)snprintf(partition_procs + q, sizeof partition_procs - q, "}");
+    }
+  }
   /* Small buffers: this runs on OpenMP threads, whose stacks OMP_STACKSIZE may shrink. */
   struct {
     const char *key;
@@ -204,6 +228,10 @@ void fx_thread_facts(int k, const char *role) {
       fx_thread_put_locked(k, "ancestors", anc);
       fx_thread_put_locked(k, "team_sizes", sizes);
     }
+  }
+  if (level > 0) {
+    fx_thread_put_locked(k, "partition_places", partition);
+    fx_thread_put_locked(k, "partition_procs", partition_procs);
   }
   pthread_mutex_unlock(&fx_facts_mutex);
 }

@@ -84,6 +84,134 @@ class CoreIT {
         }
     }
 
+    /**
+     * A program without OpenMP: the OpenMP view and every console command say the one sentence the command line
+     * and gdb say (no OMPD return code, no target jargon, no "no OpenMP picture" said twice).
+     */
+    @Test
+    void aProgramWithoutOpenMpIsSaidInOneSentence(@org.junit.jupiter.api.io.TempDir java.nio.file.Path directory)
+            throws Exception {
+        Process sleeper = new ProcessBuilder("sleep", "120").start();
+        try {
+            java.nio.file.Path core = directory.resolve("sleep.core");
+            Process gcore = new ProcessBuilder("gdb", "-batch", "-nx", "-p", Long.toString(sleeper.pid()), "-ex",
+                    "gcore " + core).redirectErrorStream(true).redirectOutput(directory.resolve("gdb.log").toFile()).start();
+            assertThat(gcore.waitFor()).isZero();
+            String sentence = "the core file " + core + " has no OpenMP runtime loaded (no libomp among its modules: "
+                    + "a program without OpenMP, or one that has not loaded it yet)";
+            try (DapTestClient client = new DapTestClient(server.port())) {
+                client.body("initialize", args("adapterID", "jompd"));
+                client.body("launch", args("program", sleeper.info().command().orElseThrow(), "coreDumpPath", core.toString()));
+                client.body("configurationDone", null);
+                client.event("stopped", Duration.ofSeconds(60));
+                JsonObject tree = client.request("jompd/openmpTree", null);
+                assertThat(tree.get("success").getAsBoolean()).isFalse();
+                assertThat(tree.get("message").getAsString()).isEqualTo(sentence);
+                for (String command : List.of("threads", "parallel", "icvs", "tasks", "tree", "stacks", "json")) {
+                    JsonObject answer = client.request("evaluate", args("expression", "ompd " + command, "context", "repl"));
+                    assertThat(answer.get("success").getAsBoolean()).isFalse();
+                    assertThat(answer.get("message").getAsString()).isEqualTo("ompd " + command + ": " + sentence);
+                }
+                client.body("disconnect", args());
+            }
+        } finally {
+            sleeper.destroyForcibly();
+        }
+    }
+
+    /**
+     * Without OMP_DEBUG=enabled the picture's one hint (what is missing, what to set) is said once per picture: a
+     * "note" row of the process scope, the OpenMP view's notices and the parallel stacks' notices; each thread's
+     * state row says only "not tracked" (it had said "unavailable (run with OMP_DEBUG=enabled)" on every thread).
+     */
+    @Test
+    void aMissingOmpDebugIsSaidOncePerPicture() throws Exception {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.PARALLEL, "2").withEnvironment("OMP_DEBUG", "disabled"));
+        try (DapTestClient client = new DapTestClient(server.port())) {
+            openCore(client, fixture);
+            Map<Long, Integer> ids = new HashMap<>();
+            for (JsonElement thread : client.body("threads", null).getAsJsonArray("threads")) {
+                String name = thread.getAsJsonObject().get("name").getAsString();
+                int at = name.lastIndexOf("(LWP ");
+                ids.put(Long.parseLong(name.substring(at + 5, name.indexOf(')', at))), thread.getAsJsonObject().get("id").getAsInt());
+            }
+            for (Facts.ThreadFacts thread : fixture.facts().threads()) {
+                JsonObject top = client.body("stackTrace", args("threadId", ids.get(thread.lwp()), "levels", 1))
+                        .getAsJsonArray("stackFrames").get(0).getAsJsonObject();
+                JsonObject scopes = client.body("scopes", args("frameId", top.get("id").getAsInt()));
+                List<String> hints = new ArrayList<>();
+                List<String> states = new ArrayList<>();
+                for (JsonElement scope : scopes.getAsJsonArray("scopes")) {
+                    for (JsonElement variable : client.body("variables", args("variablesReference",
+                            scope.getAsJsonObject().get("variablesReference").getAsInt())).getAsJsonArray("variables")) {
+                        String name = variable.getAsJsonObject().get("name").getAsString();
+                        String value = variable.getAsJsonObject().get("value").getAsString();
+                        if (value.contains("OMP_DEBUG")) {
+                            hints.add(scope.getAsJsonObject().get("name").getAsString() + ": " + name + " = " + value);
+                        }
+                        if (name.equals("state")) {
+                            states.add(value);
+                        }
+                    }
+                }
+                assertThat(hints).containsExactly("OpenMP process: note = " + dev.jompd.report.OpenMpPicture.UNTRACKED_HINT);
+                assertThat(states).containsExactly("not tracked");
+            }
+            JsonObject tree = client.body("jompd/openmpTree", null);
+            assertThat(tree.getAsJsonArray("notices").asList().stream().map(JsonElement::getAsString).toList())
+                    .containsExactly(dev.jompd.report.OpenMpPicture.UNTRACKED_HINT);
+            JsonObject stacks = client.body("jompd/parallelStacks", null);
+            assertThat(stacks.getAsJsonArray("notices").asList().stream().map(JsonElement::getAsString).toList())
+                    .containsExactly(dev.jompd.report.OpenMpPicture.UNTRACKED_HINT);
+            assertThat(stacks.getAsJsonArray("threads").asList().stream()
+                    .map(t -> t.getAsJsonObject().get("state").getAsString()).toList())
+                    .hasSize(fixture.facts().threadCount()).containsOnly("not tracked");
+            client.body("disconnect", args());
+        }
+    }
+
+    /**
+     * Where the picture is thinnest — Debian's stripped libomp read through its profile, without OMP_DEBUG — the DAP
+     * doors answer in words: no OMPD return code in any scope's rows, the OpenMP view's tree, the parallel stacks or
+     * any console command.
+     */
+    @Test
+    void noReturnCodeReachesTheUserOnAThinPicture() throws Exception {
+        StoppedFixture fixture = Fixtures.core(StockRuntimes.onDebian(FixtureRun.of(Fixture.NESTED, "2", "3"), 19)
+                .withEnvironment("OMP_DEBUG", "disabled"));
+        try (DapTestClient client = new DapTestClient(server.port())) {
+            openCore(client, fixture);
+            StringBuilder said = new StringBuilder();
+            for (JsonElement thread : client.body("threads", null).getAsJsonArray("threads")) {
+                said.append(thread).append('\n');
+                JsonObject top = client.body("stackTrace", args("threadId", thread.getAsJsonObject().get("id").getAsInt(),
+                        "levels", 1)).getAsJsonArray("stackFrames").get(0).getAsJsonObject();
+                for (JsonElement scope : client.body("scopes", args("frameId", top.get("id").getAsInt())).getAsJsonArray("scopes")) {
+                    variables(client, scope.getAsJsonObject().get("variablesReference").getAsInt(), said, 0);
+                }
+                for (String command : List.of("threads", "parallel", "icvs", "tasks", "tree all", "stacks", "diagnose", "json")) {
+                    JsonObject answer = client.request("evaluate", args("expression", "ompd " + command, "context", "repl",
+                            "frameId", top.get("id").getAsInt()));
+                    said.append(answer).append('\n');
+                }
+            }
+            said.append(client.body("jompd/openmpTree", null)).append(client.body("jompd/parallelStacks", null));
+            assertThat(said.toString()).doesNotContain("ompd_rc");
+            client.body("disconnect", args());
+        }
+    }
+
+    /** Every row under {@code reference}, its children too (a few levels: the rows jompd's scopes have). */
+    private static void variables(DapTestClient client, int reference, StringBuilder said, int depth) throws IOException {
+        if (reference == 0 || depth > 4) {
+            return;
+        }
+        for (JsonElement variable : client.body("variables", args("variablesReference", reference)).getAsJsonArray("variables")) {
+            said.append(variable).append('\n');
+            variables(client, variable.getAsJsonObject().get("variablesReference").getAsInt(), said, depth + 1);
+        }
+    }
+
     /** Debian's own libomp5-19, stripped as distributions ship it: names and scopes through its profile. */
     @Test
     void debiansStrippedRuntimeShowsEveryThreadAndScope() throws Exception {

@@ -33,14 +33,16 @@ final class GdbAddressSpace implements AddressSpace {
     private static final int MAX_PATH = 4096;
 
     private final String name;
+    private final String described;
     private final GdbThreads threads;
     private final GdbChannel gdb;
     private final Optional<Path> executable;
     private final BlockCache blocks = new BlockCache(BLOCK_SIZE, MAX_CACHED_BLOCKS, this::readThroughGdb);
     private ModuleSymbols symbols;
 
-    GdbAddressSpace(String name, GdbChannel gdb, GdbThreads threads, Optional<Path> executable) {
+    GdbAddressSpace(String name, String described, GdbChannel gdb, GdbThreads threads, Optional<Path> executable) {
         this.name = name;
+        this.described = described;
         this.threads = threads;
         this.gdb = gdb;
         this.executable = executable;
@@ -75,6 +77,11 @@ final class GdbAddressSpace implements AddressSpace {
     @Override
     public String name() {
         return name;
+    }
+
+    @Override
+    public String described() {
+        return described;
     }
 
     @Override

@@ -124,14 +124,14 @@ final class Session implements AutoCloseable {
                             .openReadOnly();
                 } catch (TargetException notPermitted) {
                     System.err.println("jompd engine: " + notPermitted.getMessage() + "; reading memory through gdb");
-                    space = new GdbAddressSpace("gdb:pid:" + context.pid(), gdb, gdbThreads, context.executable());
+                    space = new GdbAddressSpace("gdb:pid:" + context.pid(), "process " + context.pid(), gdb, gdbThreads, context.executable());
                 }
                 kind = "pid";
                 name = Long.toString(context.pid());
             }
             case REMOTE -> {
                 space = new GdbAddressSpace("remote:" + (context.connection().isEmpty() ? "?" : context.connection())
-                        + ":pid:" + context.pid(), gdb, gdbThreads, context.executable());
+                        + ":pid:" + context.pid(), "process " + context.pid() + " on " + context.connection(), gdb, gdbThreads, context.executable());
                 kind = "remote";
                 name = context.connection() + " pid " + context.pid();
             }

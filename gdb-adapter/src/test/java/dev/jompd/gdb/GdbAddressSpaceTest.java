@@ -120,7 +120,7 @@ class GdbAddressSpaceTest {
 
     private GdbAddressSpace space(Optional<Path> executable) throws IOException {
         gdb = new FakeGdb();
-        return new GdbAddressSpace("remote:test", gdb.channel, new GdbThreads(gdb.channel), executable);
+        return new GdbAddressSpace("remote:test", "process 1 on test", gdb.channel, new GdbThreads(gdb.channel), executable);
     }
 
     private static byte[] filled(int length, int seed) {

@@ -84,6 +84,27 @@ class GdbBridgeIT {
         scenario(backend, StockRuntimes.onDebian(NESTED_2_3, 19), directory);
     }
 
+    /**
+     * Where the picture is thinnest — Debian's stripped libomp read through its profile, without OMP_DEBUG — every
+     * command answers in words: no OMPD return code anywhere in gdb's output, and the missing OMP_DEBUG said once
+     * under ompd threads with what to set.
+     */
+    @Test
+    void noReturnCodeReachesTheUserOnAThinPicture(@TempDir Path directory) throws IOException {
+        FixtureRun run = StockRuntimes.onDebian(NESTED_2_3, 19).withEnvironment("OMP_DEBUG", "disabled");
+        GdbDriver.Output output;
+        try (Stops.Stop stop = Stops.at(Backend.CORE, run, directory)) {
+            List<String> commands = new ArrayList<>(SCENARIO);
+            commands.add("ompd icvs place-partition-var");
+            output = GdbDriver.run(GdbDriver.withBridge(stop.setup()), commands, stop.arguments(), stop.environment(),
+                    directory, TIMEOUT);
+        }
+        assertThat(output.exitCode()).as("%s", output.text()).isZero();
+        assertThat(output.text()).doesNotContain("ompd_rc");
+        assertThat(output.section("ompd threads").lines().filter(line -> line.contains("OMP_DEBUG")).toList())
+                .containsExactly("note: " + dev.jompd.report.OpenMpPicture.UNTRACKED_HINT);
+    }
+
     private static void scenario(Backend backend, FixtureRun run, Path directory) throws IOException {
         GdbDriver.Output output;
         Facts facts;
@@ -373,7 +394,7 @@ class GdbBridgeIT {
         GdbDriver.Output notOpenMp = GdbDriver.run(GdbDriver.withBridge(List.of("-ex", "starti")), List.of("ompd threads"),
                 List.of("/bin/true"), Map.of(), directory, TIMEOUT);
         // said once, in words: no OMPD return code (it had been there twice)
-        assertThat(notOpenMp.section("ompd threads").strip()).matches("jompd: pid:\\d+ \\S+ has no OpenMP runtime loaded "
+        assertThat(notOpenMp.section("ompd threads").strip()).matches("jompd: process \\d+ has no OpenMP runtime loaded "
                 + "\\(no libomp among its modules: a program without OpenMP, or one that has not loaded it yet\\)");
     }
 

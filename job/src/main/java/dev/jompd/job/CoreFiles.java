@@ -1,7 +1,5 @@
 package dev.jompd.job;
 
-import dev.jompd.core.target.AddressSpace;
-import dev.jompd.core.target.TargetSymbol;
 import dev.jompd.core.target.core.CoreFileAddressSpace;
 import dev.jompd.core.target.core.CoreFileChecks;
 
@@ -12,7 +10,6 @@ import java.nio.file.Path;
 import java.nio.file.PathMatcher;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -25,8 +22,6 @@ import java.util.stream.Stream;
 public final class CoreFiles {
     /** A rank number in a file name: {@code rank3}, {@code rank-3}, {@code rank_3}, {@code rank.3}, {@code core.rank.12}. */
     private static final Pattern RANK_IN_NAME = Pattern.compile("rank[-_.]?(\\d{1,9})", Pattern.CASE_INSENSITIVE);
-    private static final int MAX_ENVIRONMENT_ENTRIES = 100_000;
-    private static final int MAX_ENVIRONMENT_STRING = 128 * 1024;
     private static final int MAX_CORES = 1_000_000;
 
     private CoreFiles() {}
@@ -82,7 +77,7 @@ public final class CoreFiles {
         Optional<String> node = Optional.empty();
         Optional<Program> program = Optional.empty();
         try (CoreFileAddressSpace space = CoreFileAddressSpace.open(core)) {
-            Map<String, String> environment = environment(space);
+            Map<String, String> environment = dev.jompd.core.target.ProcessEnvironment.read(space);
             node = RankEnvironment.node(environment);
             program = space.executable().map(module -> new Program(module.path().toString(), module.buildId()));
             Optional<RankSource> fromEnvironment = RankEnvironment.rank(environment);
@@ -114,32 +109,4 @@ public final class CoreFiles {
     /** A rank and what said so. */
     public record RankSource(OptionalInt rank, String origin) {}
 
-    /**
-     * The process's environment as it was when it dumped: the strings glibc's {@code __environ} points to
-     * (read through the core; bounded in count and length).
-     */
-    static Map<String, String> environment(AddressSpace space) {
-        Map<String, String> environment = new LinkedHashMap<>();
-        Optional<TargetSymbol> symbol = space.lookupSymbol("__environ", "libc");
-        if (symbol.isEmpty()) {
-            symbol = space.lookupSymbol("environ");
-        }
-        if (symbol.isEmpty()) {
-            return environment;
-        }
-        // char **__environ
-        long array = space.readPointer(symbol.get().address());
-        for (int i = 0; array != 0 && i < MAX_ENVIRONMENT_ENTRIES; i++) {
-            long string = space.readPointer(array + 8L * i);
-            if (string == 0) {
-                break;
-            }
-            String entry = space.readCString(string, MAX_ENVIRONMENT_STRING);
-            int equals = entry.indexOf('=');
-            if (equals > 0) {
-                environment.putIfAbsent(entry.substring(0, equals), entry.substring(equals + 1));
-            }
-        }
-        return environment;
-    }
 }

@@ -164,7 +164,7 @@ class CommandLineIT {
             for (String command : List.of("inspect", "diagnose")) {
                 InspectCommandIT.Result result = jompd(command, "--core", core.toString());
                 assertThat(result.exitCode()).as(result.err()).isEqualTo(4);
-                assertThat(result.err()).isEqualTo("jompd: core:" + core + " has no OpenMP runtime loaded (no libomp "
+                assertThat(result.err()).isEqualTo("jompd: the core file " + core + " has no OpenMP runtime loaded (no libomp "
                         + "among its modules: a program without OpenMP, or one that has not loaded it yet)\n");
             }
         } finally {

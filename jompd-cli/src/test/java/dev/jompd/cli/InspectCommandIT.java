@@ -132,6 +132,25 @@ class InspectCommandIT {
         assertThat(json.err()).contains("OMP_DEBUG");
     }
 
+    /**
+     * Where the picture is thinnest — Debian's stripped libomp read through its profile, without OMP_DEBUG — every
+     * answer of the command line is in words: no OMPD return code in any output, as a value or in a sentence.
+     */
+    @Test
+    void noReturnCodeReachesTheUserOnAThinPicture() {
+        StoppedFixture fixture = Fixtures.core(dev.jompd.testkit.StockRuntimes.onDebian(FixtureRun.of(Fixture.NESTED, "2", "3"), 19)
+                .withEnvironment("OMP_DEBUG", "disabled"));
+        String core = fixture.core().toString();
+        for (String[] command : List.of(new String[] {"inspect", "--core", core, "--all", "--color=never"},
+                new String[] {"inspect", "--core", core, "--json"}, new String[] {"inspect", "--core", core, "--stacks"},
+                new String[] {"diagnose", "--core", core},
+                new String[] {"diagnose", "--core", core, "--json"})) {
+            Result result = jompd(command);
+            assertThat(result.exitCode()).as(String.join(" ", command) + "\n" + result.err()).isZero();
+            assertThat(result.out() + result.err()).as(String.join(" ", command)).doesNotContain("ompd_rc");
+        }
+    }
+
     @Test
     void taskFunctionsCarryTheirSourceLine() {
         StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.TASKS, "200"));

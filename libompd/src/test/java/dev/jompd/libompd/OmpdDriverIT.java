@@ -258,13 +258,15 @@ class OmpdDriverIT {
         assertThat(jompd.get("icv.36.value")).isEqualTo("0 " + run.truth().get("nteams"));
         assertThat(jompd.get("icv.37.value")).isEqualTo("0 " + run.truth().get("teams_thread_limit"));
         assertThat(jompd.get("icv.10.value")).isEqualTo("0 " + run.truth().get("default_device"));
-        // an ICV libomp keeps where no breadcrumb describes it: unavailable in both forms, not a wrong value
+        // place-partition-var, read where libomp keeps it (libomp-places.layout): a string ICV (no integer form), the
+        // partition the thread itself got from omp_get_partition_place_nums and omp_get_place_proc_ids
         assertThat(jompd.get("icv.33.name")).isEqualTo("0 place-partition-var scope 3");
-        assertThat(jompd.get("icv.33.value")).isEqualTo("1 -12345");
+        assertThat(jompd.get("icv.33.value")).isEqualTo("7 -12345");
+        String places = run.truth().get("partition_places");
+        assertThat(jompd.get("icv.33.string")).isEqualTo("0 " + run.truth().get("partition_procs") + " (place"
+                + (places.contains(",") ? "s " : " ") + places + " of " + run.truth().get("num_places") + ")");
         for (int id = 31; id <= 37; id++) {
-            if (id != 33) {
-                assertThat(jompd.get("icv." + id + ".string")).as("ICV " + id).startsWith("0 ");
-            }
+            assertThat(jompd.get("icv." + id + ".string")).as("ICV " + id).startsWith("0 ");
         }
         assertThat(jompd).doesNotContainKey("icv.38.name").doesNotContainKey("icv.39.name");
     }

@@ -90,7 +90,7 @@ public final class ConsoleReport {
     public static String state(OpenMpThread thread) {
         if (thread.state().isEmpty()) {
             // why, and what to set, is said once under the table (notes): not on every thread's row
-            return thread.stateCode().isEmpty() ? "(not tracked)"
+            return thread.stateCode().isEmpty() ? "(" + OpenMpPicture.NOT_TRACKED + ")"
                     : "(" + Text.stateName(thread) + ")";
         }
         String name = Text.shortState(thread.state().get());
@@ -192,6 +192,16 @@ public final class ConsoleReport {
             for (long number = 0; number < current.teamSize() && number < MAX_TEAM; number++) {
                 Optional<OpenMpThread> teammate = teammate(picture, current, number, 0);
                 out.append("    thread ").append(number).append("  ");
+                if (teammate.isEmpty() && number == 0 && current.ended()) {
+                    // an ended region's primary thread is the one that encountered it, back in the enclosing region
+                    Optional<OpenMpThread> encountering = current.enclosing().flatMap(picture::region).flatMap(enclosing ->
+                            teammate(picture, enclosing, current.teamPath().isEmpty() ? 0 : current.teamPath().getLast(), 0));
+                    if (encountering.isPresent()) {
+                        out.append(ids(encountering.get(), options)).append("  ").append(state(encountering.get()))
+                                .append("  (back in level ").append(current.level() - 1).append(": this region has ended)\n");
+                        continue;
+                    }
+                }
                 if (teammate.isEmpty()) {
                     out.append("(not among the threads read)\n");
                     continue;

@@ -161,6 +161,11 @@ public final class JsonReport {
         JsonArray controls = new JsonArray();
         picture.startup().lines().forEach(controls::add);
         root.add("displayControlVariables", controls);
+        if (picture.startup().environmentNotRead().isEmpty()) {
+            JsonObject environment = new JsonObject();
+            picture.startup().environment().forEach(environment::addProperty);
+            root.add("environment", environment);
+        }
 
         JsonArray regions = new JsonArray();
         for (ParallelRegion region : picture.regions()) {

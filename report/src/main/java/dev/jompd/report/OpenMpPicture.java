@@ -19,6 +19,8 @@ import dev.jompd.core.ompd.ToolData;
 import dev.jompd.core.recorder.Recorder;
 import dev.jompd.core.recorder.RecorderFormatException;
 
+import dev.jompd.core.target.TargetException;
+import dev.jompd.core.target.ProcessEnvironment;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -66,7 +68,8 @@ public final class OpenMpPicture {
     private OpenMpPicture(TargetDescription target, ProcessSnapshot snapshot, CodeNames names, String runtimeReading,
                           Optional<RecordedHistory> history, List<String> historyProblems, RuntimeLocks locks,
                           LockNames lockNames, Map<Long, TaskCounts> taskCounts, Map<Long, List<Long>> taskgroups,
-                          Map<Long, RuntimeWaits.Reading> barrierIdents) {
+                          Map<Long, RuntimeWaits.Reading> barrierIdents, Map<String, String> environment,
+                          Optional<String> environmentNotRead) {
         this.barrierIdents = Map.copyOf(barrierIdents);
         this.runtimeReading = runtimeReading;
         this.locks = locks;
@@ -76,7 +79,7 @@ public final class OpenMpPicture {
         this.target = target;
         this.snapshot = snapshot;
         this.version = new OpenMpVersion(snapshot.ompVersion());
-        this.startup = StartupSettings.of(snapshot.controlVariables());
+        this.startup = StartupSettings.of(snapshot.controlVariables(), environment, environmentNotRead);
 
         // Regions, outer-first: ids by breadth over the tree, roots and children in the walk's order.
         Map<RegionKey, List<RegionKey>> children = new LinkedHashMap<>();
@@ -182,6 +185,7 @@ public final class OpenMpPicture {
         this.names = names;
         List<String> allProblems = new ArrayList<>(snapshot.problems());
         allProblems.addAll(historyProblems);
+        environmentNotRead.ifPresent(allProblems::add);
         this.problems = List.copyOf(allProblems);
         this.notices = notices(snapshot, problems);
     }
@@ -287,13 +291,22 @@ public final class OpenMpPicture {
                 }
             }
         }
+        // what the program runs with: its own environment, as its getenv (and libomp at start-up) read it
+        Map<String, String> environment = Map.of();
+        Optional<String> environmentNotRead = Optional.empty();
+        try {
+            environment = ProcessEnvironment.read(process.target());
+        } catch (TargetException e) {
+            environmentNotRead = Optional.of("the process's environment (__environ) could not be read: " + e.getMessage());
+        }
         try {
             return new OpenMpPicture(target, snapshot, names, reading,
                     Recorder.find(process).map(recorded -> RecordedHistory.inProcess(recorded, names, process)), List.of(), locks, lockNames,
-                    counts, groups, barrierIdents);
+                    counts, groups, barrierIdents, environment, environmentNotRead);
         } catch (RecorderFormatException e) {
             return new OpenMpPicture(target, snapshot, names, reading, Optional.empty(),
-                    List.of("jompd-recorder: " + e.getMessage()), locks, lockNames, counts, groups, barrierIdents);
+                    List.of("jompd-recorder: " + e.getMessage()), locks, lockNames, counts, groups, barrierIdents,
+                    environment, environmentNotRead);
         }
     }
 
@@ -381,12 +394,24 @@ public final class OpenMpPicture {
                 function, view.frames(), view.toolData(), region, view.icvs());
     }
 
+    /**
+     * The one hint every door shows, once per picture, when the picture is thin because the program was started
+     * without {@code OMP_DEBUG=enabled}. Every libomp with OMPD (LLVM 14 on; the same code in 14 to 23) turns on
+     * its OMPT tracking and {@code ompd_state} in {@code ompd_init()} only when {@code getenv("OMP_DEBUG")} is
+     * exactly {@code enabled}; OMPD (and jompd) read thread states, wait ids, task frames and task functions only
+     * then ({@code ompd_rc_needs_state_tracking} otherwise).
+     */
+    public static final String UNTRACKED_HINT = "thread states, wait ids, task frames and task functions are not "
+            + "tracked: start the program with OMP_DEBUG=enabled (exactly that value) in its environment to see them, "
+            + "as libomp (every version with OMPD, LLVM 14 on) tracks them only then; everything else is complete.";
+
+    /** A thread's state where libomp does not track states: the words every door shows on the thread. */
+    public static final String NOT_TRACKED = "not tracked";
+
     private static List<String> notices(ProcessSnapshot snapshot, List<String> problems) {
         List<String> notices = new ArrayList<>();
         if (new IcvReading.Value("false").equals(snapshot.processIcvs().get("debug-var"))) {
-            notices.add("the program runs without OMP_DEBUG=enabled, so libomp does not track thread states, "
-                    + "task frames and task functions: those are shown as unavailable. Run it with "
-                    + "OMP_DEBUG=enabled to see them; everything else is complete.");
+            notices.add(UNTRACKED_HINT);
         }
         if (!problems.isEmpty()) {
             notices.add(problems.size() + " part(s) of the runtime could not be read (memory corrupt or "

@@ -23,11 +23,12 @@ public final class Text {
 
     /**
      * A thread's state as OMPT names it, {@code ompt_state_wait_barrier_implicit}, or {@code unknown state
-     * 0x…} for a code OMPT does not define, or {@code unavailable} when libomp does not track states.
+     * 0x…} for a code OMPT does not define, or {@code not tracked} when libomp does not track states (the
+     * picture's notice says why, once).
      */
     public static String stateName(OpenMpPicture.OpenMpThread thread) {
         return thread.state().map(ThreadState::cName).orElseGet(() -> thread.stateCode().isPresent()
-                ? "unknown state 0x" + Long.toHexString(thread.stateCode().getAsLong()) : "unavailable");
+                ? "unknown state 0x" + Long.toHexString(thread.stateCode().getAsLong()) : OpenMpPicture.NOT_TRACKED);
     }
 
     /** An ICV that could not be read, in the text views: {@code (not read: why)}. */

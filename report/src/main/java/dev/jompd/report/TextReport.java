@@ -422,6 +422,16 @@ public final class TextReport {
                     case IcvReading.Value value -> Text.quotedIfEmpty(value.text());
                     case IcvReading.Failed failed -> Text.notRead(failed);
                 }).append('\n'));
+        StartupSettings startup = picture.startup();
+        out.append('\n').append(bold(StartupSettings.ENVIRONMENT_HEADING)).append(": ")
+                .append(StartupSettings.ENVIRONMENT_LABEL).append('\n');
+        if (startup.environmentNotRead().isPresent()) {
+            out.append("  (not read: ").append(startup.environmentNotRead().get()).append(")\n");
+        } else if (startup.environment().isEmpty()) {
+            out.append("  (none set)\n");
+        }
+        startup.environment().forEach((name, value) -> out.append("  ").append(pad(name, 24))
+                .append(Text.quotedIfEmpty(value)).append('\n'));
         List<StartupSettings.Setting> settings = picture.startup().settings().stream()
                 .filter(s -> s.name().startsWith("OMP_")).toList();
         if (!settings.isEmpty()) {

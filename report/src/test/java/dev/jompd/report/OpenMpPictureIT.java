@@ -420,6 +420,8 @@ class OpenMpPictureIT {
                 .replaceAll("(tasks?) tN(,tN)*", "$1 tN")
                 .replaceAll("OMP_STACKSIZE .*", "OMP_STACKSIZE ...")
                 .replaceAll("num-procs-var +\\d+", "num-procs-var N")
-                .replaceAll("nthreads-var=\\d+", "nthreads-var=N");
+                .replaceAll("nthreads-var=\\d+", "nthreads-var=N")
+                // the machine's processors: the one place of a program without OMP_PLACES holds them all
+                .replaceAll("place-partition-var=\\{[0-9,]+\\}", "place-partition-var={PROCESSORS}");
     }
 }

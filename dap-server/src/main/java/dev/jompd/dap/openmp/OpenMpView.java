@@ -160,11 +160,10 @@ public final class OpenMpView {
         rows.add(OmpVariable.leaf("name", thread.name(), ""));
         rows.add(OmpVariable.leaf("gtid", String.valueOf(thread.gtid()), "int"));
         rows.add(OmpVariable.leaf("thread number", String.valueOf(thread.threadNum()), "int"));
+        // "not tracked" without OMP_DEBUG: why, and what to set, is said once, in the process scope's note
+        rows.add(OmpVariable.leaf("state", Text.stateName(thread), "ompt_state_t"));
         if (thread.stateKnown()) {
-            rows.add(OmpVariable.leaf("state", Text.stateName(thread), "ompt_state_t"));
             rows.add(OmpVariable.leaf("wait id", Text.hex(thread.waitId()), "ompt_wait_id_t"));
-        } else {
-            rows.add(OmpVariable.leaf("state", "unavailable (run with OMP_DEBUG=enabled)", "ompt_state_t"));
         }
         rows.add(OmpVariable.leaf("pthread", Text.hex(thread.pthread()), "pthread_t"));
         rows.add(toolData(thread.toolData()));
@@ -202,12 +201,19 @@ public final class OpenMpView {
 
     private List<OmpVariable> processRows() {
         List<OmpVariable> rows = new ArrayList<>();
+        // what the reader should know (no OMP_DEBUG: what is missing, what to set), once per picture
+        picture.notices().forEach(notice -> rows.add(OmpVariable.leaf("note", notice, "")));
         rows.add(OmpVariable.leaf("runtime", picture.target().runtime() + ", " + picture.version().words(), ""));
         rows.add(OmpVariable.leaf("runtime read by", picture.runtimeReading(), ""));
         rows.add(OmpVariable.leaf("OpenMP threads", String.valueOf(picture.threads().size()), "int"));
         picture.history().ifPresent(history -> history.devices(picture).forEach(device -> rows.add(OmpVariable.leaf(
                 "device " + device.device().deviceNumber(), device.summary(), "jompd-recorder"))));
         rows.addAll(icvRows(picture.processIcvs()));
+        List<OmpVariable> environment = new ArrayList<>();
+        picture.startup().environment().forEach((name, value) -> environment.add(OmpVariable.leaf(name, value, "")));
+        rows.add(new OmpVariable(StartupSettings.ENVIRONMENT_HEADING, picture.startup().environmentNotRead()
+                .map(why -> "not read: " + why).orElse(environment.isEmpty() ? "none set" : environment.size()
+                        + " OMP_*/KMP_* variables: what the program runs with"), "", environment));
         List<OmpVariable> settings = new ArrayList<>();
         for (StartupSettings.Setting setting : picture.startup().settings()) {
             settings.add(OmpVariable.leaf(setting.name(), setting.shown(), ""));

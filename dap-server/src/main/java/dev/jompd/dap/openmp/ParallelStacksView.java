@@ -44,6 +44,9 @@ public final class ParallelStacksView {
         }
         body.add("threads", threads);
         body.add("diagnosis", JsonReport.findings(findings));
+        JsonArray notices = new JsonArray();
+        stacks.picture().notices().forEach(notices::add);
+        body.add("notices", notices);
         return body;
     }
 
@@ -55,9 +58,8 @@ public final class ParallelStacksView {
                 .ifPresent(id -> json.addProperty("threadId", id));
         json.addProperty("name", thread.name());
         json.addProperty("threadNum", thread.threadNum());
-        if (thread.stateKnown()) {
-            json.addProperty("state", Text.shortState(thread.state().get()));
-        }
+        // "not tracked" (the answer's notices say why, once) or an undefined code: never a gap the panel must guess at
+        json.addProperty("state", thread.stateKnown() ? Text.shortState(thread.state().get()) : Text.stateName(thread));
         thread.region().ifPresent(region -> json.addProperty("region", region));
         JsonArray path = new JsonArray();
         thread.teamPath().forEach(path::add);

@@ -245,16 +245,19 @@ final class Debuggee implements Gdb.Listener {
         return run.is(RunState.STOPPED) ? stops.parallelStacks() : Optional.empty();
     }
 
-    /** Why {@link #openMp()} is empty. */
+    /**
+     * Why {@link #openMp()} is empty, as the one sentence every door says (the reading's reason names the target:
+     * "process 1007 has no OpenMP runtime loaded (...)").
+     */
     String openMpProblem() {
         if (stops.openmp().isEmpty() || run.is(RunState.NOT_STARTED)) {
-            return "the program has not started yet";
+            return "no OpenMP picture: the program has not started yet";
         }
         if (run.isRunning()) {
-            return "the program is running";
+            return "no OpenMP picture while the program runs";
         }
         if (run.isOver()) {
-            return "the program has exited";
+            return "no OpenMP picture: the program has exited";
         }
         return stops.problem();
     }

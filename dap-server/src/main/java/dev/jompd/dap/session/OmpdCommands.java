@@ -43,7 +43,7 @@ final class OmpdCommands {
             return HELP;
         }
         OpenMpView view = debuggee.openMp().orElseThrow(() -> new DapException(ErrorId.EVALUATION_FAILED, "ompd " + command
-                + ": no OpenMP picture: " + debuggee.openMpProblem()));
+                + ": " + debuggee.openMpProblem()));
         int selectedId = frame.map(StopState.FrameRef::thread).orElse(debuggee.lastStopThread());
         Optional<GdbThread> selected = debuggee.threads().stream().filter(t -> t.id() == selectedId).findFirst();
         OptionalLong lwp = selected.map(GdbThread::lwp).orElse(OptionalLong.empty());
@@ -80,7 +80,7 @@ final class OmpdCommands {
     private static String withStacks(OpenMpView view, Debuggee debuggee,
                                      java.util.function.Function<ParallelStacks, String> render) {
         return render.apply(debuggee.parallelStacks().orElseThrow(() -> new DapException(ErrorId.EVALUATION_FAILED,
-                "no OpenMP picture: " + debuggee.openMpProblem())));
+                debuggee.openMpProblem())));
     }
 
     private static OpenMpThread pictureThread(OpenMpView view, OptionalLong lwp) {

@@ -28,7 +28,7 @@ final class OpenMpTreeHandler implements RequestHandler {
         }
         Debuggee debuggee = session.debuggee();
         return debuggee.openMp().map(OpenMpView::tree).orElseThrow(() ->
-                new DapException(ErrorId.OPENMP_UNAVAILABLE, "no OpenMP picture: " + debuggee.openMpProblem()));
+                new DapException(ErrorId.OPENMP_UNAVAILABLE, debuggee.openMpProblem()));
     }
 
     /** The answer of a request about the stop when there is none: {@code {stop: null, state, reason}}. */

@@ -31,7 +31,7 @@ final class ParallelStacksHandler implements RequestHandler {
         }
         Debuggee debuggee = session.debuggee();
         ParallelStacks stacks = debuggee.parallelStacks().orElseThrow(() ->
-                new DapException(ErrorId.OPENMP_UNAVAILABLE, "no OpenMP picture: " + debuggee.openMpProblem()));
+                new DapException(ErrorId.OPENMP_UNAVAILABLE, debuggee.openMpProblem()));
         Map<Long, Integer> dapThreads = new HashMap<>();
         for (GdbThread thread : debuggee.threads()) {
             thread.lwp().ifPresent(lwp -> dapThreads.putIfAbsent(lwp, thread.id()));

@@ -90,7 +90,7 @@ public final class FunctionNames implements AutoCloseable {
         try {
             return ofTask(entry, OptionalLong.of(task.outlinedFunction()), Optional.empty());
         } catch (OmpdException unresolved) {
-            return ofTask(entry, OptionalLong.empty(), Optional.of(unresolved.getMessage()));
+            return ofTask(entry, OptionalLong.empty(), Optional.of(unresolved.reason()));
         }
     }
 

@@ -8,7 +8,6 @@ import static dev.jompd.core.ompd.IcvReader.THREAD;
 import static dev.jompd.core.ompd.IcvReader.levels;
 import static dev.jompd.core.ompd.IcvReader.number;
 import static dev.jompd.core.ompd.IcvReader.text;
-import static dev.jompd.core.ompd.IcvReader.unavailable;
 import static dev.jompd.core.ompd.IcvReader.unsupported;
 import static dev.jompd.core.ompd.Icvs.GlobalSize.BREADCRUMB;
 import static dev.jompd.core.ompd.Icvs.GlobalSize.SYMBOL;
@@ -107,9 +106,8 @@ public final class Icv {
     public static final Icv WAIT_POLICY_VAR = new Icv(32, "wait-policy-var",
             number(PROCESS, s -> Icvs.globalInt(s, "__kmp_library", SYMBOL), IcvForm.WAIT_POLICY))
             .enumeratedFrom(OpenMpVersion.V5_1);
-    public static final Icv PLACE_PARTITION_VAR = new Icv(33, "place-partition-var", unavailable(THREAD,
-            "libomp keeps it in each thread's th_first_place and th_last_place, whose place in memory its "
-                    + "OMPD breadcrumbs do not give"))
+    // th_first_place..th_last_place of the place list (__kmp_affinity.masks): libomp-places.layout, Places
+    public static final Icv PLACE_PARTITION_VAR = new Icv(33, "place-partition-var", text(THREAD, Places::partition))
             .enumeratedFrom(OpenMpVersion.V5_1);
     public static final Icv TARGET_OFFLOAD_VAR = new Icv(34, "target-offload-var",
             number(PROCESS, s -> Icvs.globalInt(s, "__kmp_target_offload", SYMBOL), IcvForm.TARGET_OFFLOAD))

@@ -48,7 +48,7 @@ public final class Ompd {
         RuntimeLayout layout = RuntimeLayout.locate(target, memory);
         // ompd_init() fills the breadcrumbs at runtime start-up; zeros mean it has not run yet.
         if (layout.typeSize("kmp_info_t") == 0) {
-            throw new OmpdException(OmpdRc.UNAVAILABLE, "the OpenMP runtime in " + target.name()
+            throw new OmpdException(OmpdRc.UNAVAILABLE, "the OpenMP runtime in " + target.described()
                     + " is loaded but not initialised yet (its OMPD breadcrumbs are still zero)");
         }
         AddressSpaceHandle handle = new AddressSpaceHandle(target, memory, layout);

@@ -35,6 +35,14 @@ public class OmpdException extends RuntimeException {
         return reason;
     }
 
+    /**
+     * What a user reads of a failure: an OMPD failure's {@link #reason()} (no return code), another's message. For
+     * problems and values shown in every door (ompd_rc_* is the API's word, not the user's).
+     */
+    public static String words(RuntimeException failure) {
+        return failure instanceof OmpdException ompd ? ompd.reason() : failure.getMessage();
+    }
+
     public OmpdRc rc() {
         return rc;
     }

@@ -125,7 +125,7 @@ public record ProcessSnapshot(long ompVersion, Map<String, IcvReading> processIc
         try {
             found = RuntimeTaskQueues.read(process, known, running);
         } catch (OmpdException e) {
-            problems.add("tasks not started: " + e.getMessage());
+            problems.add("tasks not started: " + OmpdException.words(e));
             return DeferredTasks.NONE;
         }
         problems.addAll(found.problems());
@@ -219,7 +219,7 @@ public record ProcessSnapshot(long ompVersion, Map<String, IcvReading> processIc
             try {
                 outlined = OptionalLong.of(task.outlinedFunction());
             } catch (OmpdException e) {
-                outlinedProblem = Optional.of(e.getMessage()); // the entry point is shown, with this reason
+                outlinedProblem = Optional.of(OmpdException.words(e)); // the entry point is shown, with this reason
             }
         }
         return new TaskView(task.address(), task.lightweightTeam(),
@@ -266,7 +266,7 @@ public record ProcessSnapshot(long ompVersion, Map<String, IcvReading> processIc
             boolean expectedAbsence = what == null
                     && (e.rc() == OmpdRc.UNAVAILABLE || e.rc() == OmpdRc.NEEDS_STATE_TRACKING);
             if (!expectedAbsence) {
-                problems.add((what == null ? "query" : what) + ": " + e.getMessage());
+                problems.add((what == null ? "query" : what) + ": " + OmpdException.words(e));
             }
             return Optional.empty();
         }

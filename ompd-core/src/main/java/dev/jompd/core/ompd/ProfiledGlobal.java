@@ -85,6 +85,13 @@ record ProfiledGlobal(String name, long size, Strength strength, Check check, Sl
             weak("__kmp_tool_verbose_init", 8, ProfiledGlobalChecks::printableString),
             weak("__kmp_nested_nth", 16, ProfiledGlobalChecks.nestedList("kmp_nested_nthreads_t", "nth")),
             weak("__kmp_nested_proc_bind", 16, ProfiledGlobalChecks.nestedList("kmp_nested_proc_bind_t", "bind_types")),
+            // place-partition-var (Places): the mask size, the place list (one struct from libomp 16, two globals
+            // before), and the vtable of a place's mask, which every mask of the list must point into
+            weak("__kmp_affin_mask_size", 8, ProfiledGlobalChecks::maskSize),
+            weak("__kmp_affinity", 88, ProfiledGlobalChecks::placeList),
+            weak("__kmp_affinity_masks", 8, ProfiledGlobalChecks::maskArray),
+            weak("__kmp_affinity_num_masks", 4, signed(4, 0, 1 << 16)),
+            weak("_ZTVN17KMPNativeAffinity4MaskE", 32, ProfiledGlobalChecks::maskVtable),
             // sizeof(kmp_indirect_lock_table_t); Debian's 19 lays the lock unit's .bss 8 bytes from ours
             new ProfiledGlobal("__kmp_i_lock_table", 24, Strength.WEAK, ProfiledGlobalChecks::lockTable,
                     new Slack(64, ProfiledGlobalChecks::lockTableWithLocks)));

@@ -52,6 +52,59 @@ final class ProfiledGlobalChecks {
                 : Optional.of("does not point at NAME=VALUE (\"" + first + "\")");
     }
 
+    /** __kmp_affin_mask_size: 0 (affinity off) or a whole number of mask words, at most 2^20 processors' worth. */
+    static Optional<String> maskSize(long address, ProfiledGlobal.Candidate candidate) {
+        long size = candidate.memory().readSigned(address, 8);
+        int word = PlacesLayout.shipped().wordSize();
+        return size >= 0 && size <= (1 << 17) && size % word == 0 ? Optional.empty()
+                : Optional.of(size + " is no mask size");
+    }
+
+    /**
+     * __kmp_affinity (libomp 16 on): its place count in bounds and, with places, a readable place list whose first
+     * mask's vtable pointer is non-null; where the runtime's layout group puts them.
+     */
+    static Optional<String> placeList(long address, ProfiledGlobal.Candidate candidate) {
+        PlacesLayout.Group group = PlacesLayout.shipped().groupFor(candidate.layout());
+        if (!group.numMasks().symbol().equals("__kmp_affinity")) {
+            return Optional.of("this libomp keeps its places in " + group.numMasks().symbol());
+        }
+        TargetMemory memory = candidate.memory();
+        long count = memory.readUnsigned(address + group.numMasks().offset(), group.numMasks().size());
+        long list = memory.readPointer(address + group.masks().offset());
+        return placesFit(memory, count, list);
+    }
+
+    /** __kmp_affinity_masks (before libomp 16): null, or a place list whose first mask's vtable pointer is non-null. */
+    static Optional<String> maskArray(long address, ProfiledGlobal.Candidate candidate) {
+        TargetMemory memory = candidate.memory();
+        long list = memory.readPointer(address);
+        return list == 0 ? Optional.empty() : placesFit(memory, 1, list);
+    }
+
+    private static Optional<String> placesFit(TargetMemory memory, long count, long list) {
+        if (count > 1 << 16) {
+            return Optional.of(count + " places");
+        }
+        if (count == 0) {
+            return Optional.empty();
+        }
+        return list != 0 && memory.readPointer(list) != 0 ? Optional.empty()
+                : Optional.of("no place list with a mask at 0x" + Long.toHexString(list));
+    }
+
+    /**
+     * A primary vtable of libomp's (built without RTTI): offset-to-top 0, no type_info, then function pointers. What
+     * makes it the place masks' is checked where they are read (every mask's vtable pointer must be this vtable's
+     * address point: Places).
+     */
+    static Optional<String> maskVtable(long address, ProfiledGlobal.Candidate candidate) {
+        TargetMemory memory = candidate.memory();
+        return memory.readSigned(address, 8) == 0 && memory.readPointer(address + 8) == 0
+                && memory.readPointer(address + 16) != 0 && memory.readPointer(address + 24) != 0 ? Optional.empty()
+                : Optional.of("no vtable (offset-to-top 0, no type_info, function pointers)");
+    }
+
     /** __kmp_openmp_version: a YYYYMM date. */
     static Optional<String> openMpVersion(long address, ProfiledGlobal.Candidate candidate) {
         long version = candidate.memory().readSigned(address, 4);

@@ -227,7 +227,7 @@ final class ProfiledRuntime {
                         + "), ").orElse("") + "and ";
         if (misfits.isEmpty()) {
             if (!ordered.isEmpty() && looksUninitialised(target, memory, module, ordered.getFirst())) {
-                return new OmpdException(OmpdRc.UNAVAILABLE, "the OpenMP runtime in " + target.name() + " (" + module.path()
+                return new OmpdException(OmpdRc.UNAVAILABLE, "the OpenMP runtime in " + target.described() + " (" + module.path()
                         + ") is loaded but not initialised yet (no thread array, no OMPD breadcrumbs in its memory)");
             }
             return new OmpdException(OmpdRc.INCOMPATIBLE, opening + "the OMPD breadcrumbs of none of the profiled "
@@ -529,7 +529,7 @@ final class ProfiledRuntime {
             try {
                 failure = global.check().at(address, candidate);
             } catch (TargetException | OmpdException e) {
-                failure = Optional.of(e.getMessage());
+                failure = Optional.of(OmpdException.words(e));
             }
             if (failure.isPresent() && global.slack().bytes() > 0) {
                 // Moved a few words in this build: believed only where exactly one place nearby confirms itself

@@ -107,7 +107,7 @@ public final class RuntimeLayout {
                         + "libomp built with -DLIBOMP_OMPD_SUPPORT=ON that keeps its symbol table "
                         + "(scripts/build-runtime.sh builds one)");
             }
-            throw new OmpdException(OmpdRc.UNAVAILABLE, target.name() + " has no OpenMP runtime loaded (no libomp "
+            throw new OmpdException(OmpdRc.UNAVAILABLE, target.described() + " has no OpenMP runtime loaded (no libomp "
                     + "among its modules: a program without OpenMP, or one that has not loaded it yet)");
         }
         return new RuntimeLayout(target, memory, marker.get().module(), Optional.empty(),

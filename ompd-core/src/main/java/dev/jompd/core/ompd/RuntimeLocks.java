@@ -97,7 +97,7 @@ public final class RuntimeLocks {
             try {
                 return new RuntimeLocks(new Reader(space).table(), Optional.empty());
             } catch (OmpdException e) {
-                return new RuntimeLocks(List.of(), Optional.of(e.getMessage()));
+                return new RuntimeLocks(List.of(), Optional.of(OmpdException.words(e)));
             }
         });
     }
@@ -221,7 +221,7 @@ public final class RuntimeLocks {
                             new Holder.Unknown("jompd does not decode " + kind + " locks"), List.of(), false, "");
                 };
             } catch (OmpdException e) {
-                return new Lock(index, object, kind, false, Optional.empty(), new Holder.Unknown(e.getMessage()),
+                return new Lock(index, object, kind, false, Optional.empty(), new Holder.Unknown(OmpdException.words(e)),
                         List.of(), false, "");
             }
         }

@@ -86,7 +86,7 @@ public final class RuntimeTaskQueues {
                     taskTeams.add(taskTeam);
                 }
             } catch (OmpdException | TargetException e) {
-                problems.add("task deques: th_task_team of gtid " + thread.gtid() + " cannot be read: " + e.getMessage());
+                problems.add("task deques: th_task_team of gtid " + thread.gtid() + " cannot be read: " + OmpdException.words(e));
             }
         }
         if (!taskTeams.isEmpty()) {
@@ -129,7 +129,7 @@ public final class RuntimeTaskQueues {
             }
             return new TeamReading(threadsData, nproc, List.copyOf(slots), null);
         } catch (OmpdException | TargetException e) {
-            return new TeamReading(-1, -1, List.of(), "the task team at " + hex + " cannot be read: " + e.getMessage());
+            return new TeamReading(-1, -1, List.of(), "the task team at " + hex + " cannot be read: " + OmpdException.words(e));
         }
     }
 
@@ -240,7 +240,7 @@ public final class RuntimeTaskQueues {
                 }
             }
         } catch (OmpdException | TargetException e) {
-            problems.add(who + " cannot be read: " + e.getMessage());
+            problems.add(who + " cannot be read: " + OmpdException.words(e));
         }
     }
 
@@ -261,7 +261,7 @@ public final class RuntimeTaskQueues {
             }
             return null;
         } catch (OmpdException | TargetException e) {
-            return "cannot be read (" + e.getMessage() + ")";
+            return "cannot be read (" + OmpdException.words(e) + ")";
         }
     }
 
@@ -273,7 +273,7 @@ public final class RuntimeTaskQueues {
         try {
             taskdataSize = runtime.typeSize("kmp_taskdata_t");
         } catch (OmpdException e) {
-            problems.add("tasks waiting for dependences: " + e.getMessage());
+            problems.add("tasks waiting for dependences: " + OmpdException.words(e));
             return;
         }
         Member depnode = layout.member("kmp_taskdata_t", "td_depnode");
@@ -347,7 +347,7 @@ public final class RuntimeTaskQueues {
                 }
             } catch (OmpdException | TargetException e) {
                 problems.add("tasks waiting for dependences: the dependence node of the task at " + hex
-                        + " cannot be read: " + e.getMessage());
+                        + " cannot be read: " + OmpdException.words(e));
             }
         }
     }

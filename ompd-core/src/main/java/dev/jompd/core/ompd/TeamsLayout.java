@@ -3,9 +3,9 @@ package dev.jompd.core.ompd;
 import dev.jompd.core.ompd.LockLayout.Member;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Where libomp keeps a teams construct's state in each league thread's {@code kmp_base_info_t} (kmp.h:
@@ -22,7 +22,6 @@ import java.util.Map;
  */
 public record TeamsLayout(List<Group> groups, Map<String, Member> teamsSize, String leagueFunction) {
     private static final String RESOURCE = "libomp-teams.layout";
-    private static final String GROUP = "group.";
 
     /**
      * One layout of the teams members.
@@ -55,42 +54,9 @@ public record TeamsLayout(List<Group> groups, Map<String, Member> teamsSize, Str
     /** Parses the layout file's text (java.util.Properties). */
     public static TeamsLayout parse(String text) {
         LayoutData data = LayoutData.parse(text);
-        List<String> names = new ArrayList<>();
-        for (String key : data.keys()) {
-            if (key.startsWith(GROUP) && key.endsWith(".versions")) {
-                names.add(key.substring(GROUP.length(), key.length() - ".versions".length()));
-            }
-        }
-        List<Group> groups = new ArrayList<>();
-        for (String name : names) {
-            String prefix = GROUP + name + ".";
-            Map<String, Long> where = new LinkedHashMap<>();
-            for (String condition : data.value(prefix + "where").split("\\s+")) {
-                int equals = condition.indexOf('=');
-                if (equals < 0) {
-                    throw new IllegalArgumentException("teams layout group " + name + ": where condition \""
-                            + condition + "\" is not TYPE.MEMBER=OFFSET");
-                }
-                where.put(condition.substring(0, equals), Long.parseLong(condition.substring(equals + 1)));
-            }
-            Map<String, Member> members = new LinkedHashMap<>();
-            for (String key : data.keys()) {
-                if (key.startsWith(prefix + "field.")) {
-                    String[] parts = data.value(key).split("\\s+");
-                    members.put(key.substring((prefix + "field.").length()),
-                            new Member(Long.parseLong(parts[0]), Integer.parseInt(parts[1])));
-                }
-            }
-            if (where.isEmpty() || members.isEmpty()) {
-                throw new IllegalArgumentException("teams layout group " + name + " without where or fields");
-            }
-            groups.add(new Group(name, List.of(data.value(prefix + "versions").split("\\s+")), Map.copyOf(where),
-                    Map.copyOf(members)));
-        }
-        if (groups.isEmpty()) {
-            throw new IllegalArgumentException("teams layout without groups");
-        }
-        return new TeamsLayout(List.copyOf(groups), data.members(), data.value("function.league"));
+        List<Group> groups = data.groups("teams layout").stream()
+                .map(g -> new Group(g.name(), g.versions(), g.where(), g.members())).toList();
+        return new TeamsLayout(groups, data.members(), data.value("function.league"));
     }
 
     /** A member of {@code kmp_teams_size_t}. */
@@ -111,26 +77,11 @@ public record TeamsLayout(List<Group> groups, Map<String, Member> teamsSize, Str
     public Group groupFor(RuntimeLayout layout) {
         List<String> misses = new ArrayList<>();
         for (Group group : groups) {
-            String miss = null;
-            for (Map.Entry<String, Long> condition : group.where().entrySet()) {
-                String typeDotField = condition.getKey();
-                int dot = typeDotField.indexOf('.');
-                String type = typeDotField.substring(0, dot);
-                String field = typeDotField.substring(dot + 1);
-                if (!layout.hasField(type, field)) {
-                    miss = typeDotField + " has no breadcrumb";
-                    break;
-                }
-                long offset = layout.offset(type, field);
-                if (offset != condition.getValue()) {
-                    miss = typeDotField + " at " + offset + ", not " + condition.getValue();
-                    break;
-                }
-            }
-            if (miss == null) {
+            Optional<String> miss = LayoutData.misfit(group.where(), layout);
+            if (miss.isEmpty()) {
                 return group;
             }
-            misses.add(group.name() + " (" + String.join(" ", group.versions()) + "): " + miss);
+            misses.add(group.name() + " (" + String.join(" ", group.versions()) + "): " + miss.get());
         }
         throw new OmpdException(OmpdRc.UNSUPPORTED, "this libomp's kmp_base_info_t is laid out as no checked version's: "
                 + "its teams state (th_teams_microtask, th_teams_level, th_teams_size) is not read; "

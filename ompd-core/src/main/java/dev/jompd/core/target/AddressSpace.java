@@ -17,6 +17,14 @@ public interface AddressSpace extends AutoCloseable {
     /** A short name for messages, such as {@code core:/tmp/core.123} or {@code pid:4711}. */
     String name();
 
+    /**
+     * The target in a user's words, for a sentence about it: {@code process 4711}, {@code the core file
+     * /tmp/core.123}. {@link #name()} where a backend has nothing plainer.
+     */
+    default String described() {
+        return name();
+    }
+
     /** Pointer size, integer sizes and byte order of the target. */
     TargetArchitecture architecture();
 

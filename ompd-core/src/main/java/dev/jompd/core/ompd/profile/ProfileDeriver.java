@@ -34,10 +34,18 @@ public final class ProfileDeriver {
             "__kmp_max_task_priority", "__kmp_display_affinity", "__kmp_tool", "__kmp_avail_proc", "__kmp_static",
             "__kmp_library", "__kmp_target_offload", "__kmp_def_allocator", "__kmp_nteams",
             "__kmp_teams_thread_limit", "__kmp_affinity_format", "__kmp_tool_libraries", "__kmp_tool_verbose_init",
-            "__kmp_i_lock_table");
+            "__kmp_i_lock_table", "__kmp_affin_mask_size", "__kmp_affinity", "__kmp_affinity_masks",
+            "__kmp_affinity_num_masks", "_ZTVN17KMPNativeAffinity4MaskE");
     /** Globals defined beside the breadcrumbs (libomp's ompd-specific.cpp): the block is their anchor. */
     static final List<String> BREADCRUMB_UNIT_GLOBALS = List.of("ompd_dll_locations", "ompd_state", "ompd_env_block",
             "ompd_env_block_size");
+    /**
+     * Globals no exported symbol shares a section with and whose file bytes are relocations (zeros), so neither
+     * anchors nor a file signature place them: placed from the breadcrumb block too, a distance of our build that
+     * another build need not keep. Believed only by content that could be nothing else (a place mask's vtable:
+     * the masks' own vtable pointers must point into it).
+     */
+    static final List<String> BREADCRUMB_DISTANCE_GLOBALS = List.of("_ZTVN17KMPNativeAffinity4MaskE");
     private static final int ANCHORS_PER_GLOBAL = 4;
     /** Exported anchors closer than this are one cluster (kmp_a_debug .. kmp_f_debug). */
     private static final int ANCHOR_CLUSTER = 64;
@@ -99,7 +107,7 @@ public final class ProfileDeriver {
                     signatures.put(name, signature.get());
                     placements.add(new Placement(RuntimeProfile.FILE_SIGNATURE_ANCHOR, 0));
                 }
-                if (BREADCRUMB_UNIT_GLOBALS.contains(name)) {
+                if (BREADCRUMB_UNIT_GLOBALS.contains(name) || BREADCRUMB_DISTANCE_GLOBALS.contains(name)) {
                     placements.add(new Placement(RuntimeProfile.BREADCRUMB_ANCHOR, global.get().value() - base));
                 }
                 // Initialised siblings found by their own file signatures: the same translation unit, most likely.

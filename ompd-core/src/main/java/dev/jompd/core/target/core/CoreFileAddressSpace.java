@@ -187,6 +187,9 @@ public final class CoreFileAddressSpace implements FileBackedAddressSpace {
     public String name() { return name; }
 
     @Override
+    public String described() { return "the core file " + corePath; }
+
+    @Override
     public void read(long address, byte[] buffer, int offset, int length) throws MemoryReadException {
         memory.read(address, buffer, offset, length);
     }

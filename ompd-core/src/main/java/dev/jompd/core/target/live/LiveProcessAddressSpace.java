@@ -300,6 +300,9 @@ public final class LiveProcessAddressSpace implements FileBackedAddressSpace {
     public String name() { return name; }
 
     @Override
+    public String described() { return "process " + pid; }
+
+    @Override
     public void read(long address, byte[] buffer, int offset, int length) throws MemoryReadException {
         memory.read(address, buffer, offset, length);
     }
