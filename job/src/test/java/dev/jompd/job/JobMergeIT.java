@@ -213,6 +213,27 @@ class JobMergeIT {
         return sum;
     }
 
+    /**
+     * A teams construct (a league of 3 teams, 2 threads in each team's parallel region): each thread's place in
+     * the job's view is its own, team number first, exactly as the program's threads recorded their team and
+     * thread numbers, so threads of different teams never fold into one place.
+     */
+    @Test
+    void threadsOfDifferentTeamsHaveTheirTeamInTheirPlace() {
+        StoppedFixture teams = Fixtures.core(FixtureRun.of(Fixture.TEAMS, "3", "2"));
+        RankView view;
+        try (CoreFileAddressSpace core = CoreFileAddressSpace.open(teams.core())) {
+            view = RankView.of(inspect(core, new RankId(OptionalInt.of(0), "localhost", 0, teams.core().toString()),
+                    "core", teams.core().toString()));
+        }
+        List<String> expected = teams.facts().threads().stream()
+                .sorted(java.util.Comparator.comparingLong((Facts.ThreadFacts t) -> t.number("team_num"))
+                        .thenComparingInt(Facts.ThreadFacts::threadNum))
+                .map(t -> "omp team " + t.number("team_num") + " · " + t.threadNum() + "/" + t.teamSize() + " · level "
+                        + t.level()).toList();
+        assertThat(view.threads().stream().map(t -> t.thread()).toList()).isEqualTo(expected);
+    }
+
     /** Address-space randomisation: two live runs of one program load at other addresses and are one class. */
     @Test
     void twoRunsOfOneProgramAreOneClassDespiteAddressSpaceRandomisation() {
