@@ -35,13 +35,12 @@ public final class JobSummary {
     /**
      * Ranks that looked the same.
      *
-     * @param signature      the view's JSON text: what makes two ranks one class
-     * @param view           the representative's view (equal for every rank of the class)
+     * @param view           the view every rank of the class has: what makes two ranks one class
      * @param ranks          the class's numbered ranks
      * @param unnumbered     its processes that no MPI rank number was found for (host, pid, source)
      * @param representative the rank whose details the class shows: its lowest rank
      */
-    public record RankClass(String signature, RankView view, RankSet ranks, List<RankId> unnumbered,
+    public record RankClass(RankView view, RankSet ranks, List<RankId> unnumbered,
                             RankId representative) {
         /** How many processes the class stands for. */
         public long count() {
@@ -54,7 +53,7 @@ public final class JobSummary {
         }
 
         RankClass merge(RankClass other) {
-            return new RankClass(signature, view, ranks.union(other.ranks), mergeIds(unnumbered, other.unnumbered),
+            return new RankClass(view, ranks.union(other.ranks), mergeIds(unnumbered, other.unnumbered),
                     ID_ORDER.compare(representative, other.representative) <= 0 ? representative : other.representative);
         }
     }
@@ -93,14 +92,14 @@ public final class JobSummary {
 
     private static final JobSummary EMPTY = new JobSummary(Map.of(), Map.of(), RankSet.empty(), RankSet.empty());
 
-    private final Map<String, RankClass> classes;
-    private final Map<String, MissingRanks> missing;
+    private final Map<RankView, RankClass> classes;
+    private final Map<MissingKey, MissingRanks> missing;
     /** Every numbered rank this summary has seen or missed (to find a rank reported twice). */
     private final RankSet all;
     /** Ranks that came in more than one summary (a pid inspected by two agents, a core given twice). */
     private final RankSet duplicates;
 
-    private JobSummary(Map<String, RankClass> classes, Map<String, MissingRanks> missing, RankSet all,
+    private JobSummary(Map<RankView, RankClass> classes, Map<MissingKey, MissingRanks> missing, RankSet all,
                        RankSet duplicates) {
         this.classes = classes;
         this.missing = missing;
@@ -120,20 +119,18 @@ public final class JobSummary {
         return switch (inspection) {
             case RankInspection.Seen seen -> {
                 RankView view = RankView.of(seen);
-                String signature = view.toJson().toString();
-                yield new JobSummary(Map.of(signature, new RankClass(signature, view, ranks, unnumbered, id)), Map.of(),
+                yield new JobSummary(Map.of(view, new RankClass(view, ranks, unnumbered, id)), Map.of(),
                         ranks, RankSet.empty());
             }
-            case RankInspection.Missing lost -> new JobSummary(Map.of(), Map.of(missingKey(lost.reason(), lost.detail()),
+            case RankInspection.Missing lost -> new JobSummary(Map.of(), Map.of(new MissingKey(lost.reason(), lost.detail()),
                     new MissingRanks(lost.reason(), lost.detail(), ranks, unnumbered)), ranks, RankSet.empty());
         };
     }
 
-    private static String missingKey(RankInspection.MissingReason reason, String detail) {
-        return reason.name() + "\u0000" + detail;
-    }
+    /** What makes ranks that could not be read one group: the same reason, said the same way. */
+    private record MissingKey(RankInspection.MissingReason reason, String detail) {}
 
-    /** This summary and {@code other} as one: classes by signature, missing ranks by reason and detail. */
+    /** This summary and {@code other} as one: classes by view, missing ranks by reason and detail. */
     public JobSummary merge(JobSummary other) {
         if (other.isEmpty()) {
             return this;
@@ -141,9 +138,9 @@ public final class JobSummary {
         if (isEmpty()) {
             return other;
         }
-        Map<String, RankClass> mergedClasses = new HashMap<>(classes);
-        other.classes.forEach((signature, c) -> mergedClasses.merge(signature, c, RankClass::merge));
-        Map<String, MissingRanks> mergedMissing = new HashMap<>(missing);
+        Map<RankView, RankClass> mergedClasses = new HashMap<>(classes);
+        other.classes.forEach((view, c) -> mergedClasses.merge(view, c, RankClass::merge));
+        Map<MissingKey, MissingRanks> mergedMissing = new HashMap<>(missing);
         other.missing.forEach((key, m) -> mergedMissing.merge(key, m, MissingRanks::merge));
         RankSet twice = duplicates.union(other.duplicates).union(all.intersection(other.all));
         return new JobSummary(mergedClasses, mergedMissing, all.union(other.all), twice);
@@ -170,7 +167,8 @@ public final class JobSummary {
     public List<RankClass> classes() {
         List<RankClass> sorted = new ArrayList<>(classes.values());
         sorted.sort(Comparator.comparingLong(RankClass::count).thenComparing(RankClass::representative, ID_ORDER)
-                .thenComparing(RankClass::signature));
+                // a rank given twice may show two classes: any fixed order of their views
+                .thenComparing(c -> c.view().toString()));
         return List.copyOf(sorted);
     }
 
@@ -202,7 +200,7 @@ public final class JobSummary {
             cls.addProperty("ranks", c.ranks().toString());
             cls.add("unnumbered", ids(c.unnumbered()));
             cls.add("representative", id(c.representative()));
-            cls.add("view", c.view().toJson());
+            cls.add("view", JobWire.toJson(c.view()));
             classArray.add(cls);
         }
         json.add("classes", classArray);
@@ -231,22 +229,20 @@ public final class JobSummary {
                     + (json.has("schema") ? json.get("schema") : "none") + ")");
         }
         try {
-            Map<String, RankClass> classes = new HashMap<>();
+            Map<RankView, RankClass> classes = new HashMap<>();
             RankSet all = RankSet.empty();
             RankSet twice = RankSet.parse(json.get("duplicates").getAsString());
             for (JsonElement element : json.getAsJsonArray("classes")) {
                 JsonObject cls = element.getAsJsonObject();
-                Canonical canonical = canonical(cls.getAsJsonObject("view"));
-                RankView view = canonical.view();
-                String signature = canonical.signature();
+                RankView view = JobWire.fromJson(cls.getAsJsonObject("view"));
                 RankSet ranks = RankSet.parse(cls.get("ranks").getAsString());
-                RankClass c = new RankClass(signature, view, ranks, idList(cls.getAsJsonArray("unnumbered")),
+                RankClass c = new RankClass(view, ranks, idList(cls.getAsJsonArray("unnumbered")),
                         idOf(cls.getAsJsonObject("representative")));
                 twice = twice.union(all.intersection(ranks));
                 all = all.union(ranks);
-                classes.merge(signature, c, RankClass::merge);
+                classes.merge(view, c, RankClass::merge);
             }
-            Map<String, MissingRanks> missing = new HashMap<>();
+            Map<MissingKey, MissingRanks> missing = new HashMap<>();
             for (JsonElement element : json.getAsJsonArray("missing")) {
                 JsonObject lost = element.getAsJsonObject();
                 RankInspection.MissingReason reason = RankInspection.MissingReason.valueOf(lost.get("reason").getAsString());
@@ -254,7 +250,7 @@ public final class JobSummary {
                 RankSet ranks = RankSet.parse(lost.get("ranks").getAsString());
                 twice = twice.union(all.intersection(ranks));
                 all = all.union(ranks);
-                missing.merge(missingKey(reason, detail), new MissingRanks(reason, detail, ranks,
+                missing.merge(new MissingKey(reason, detail), new MissingRanks(reason, detail, ranks,
                         idList(lost.getAsJsonArray("unnumbered"))), MissingRanks::merge);
             }
             return new JobSummary(classes, missing, all, twice);
@@ -263,32 +259,6 @@ public final class JobSummary {
         } catch (RuntimeException e) {
             throw new IllegalArgumentException("not a valid " + SCHEMA + " document: " + e, e);
         }
-    }
-
-    /** A view read from the wire and its signature (the view written again by this version: canonical). */
-    private record Canonical(RankView view, String signature) {}
-
-    /**
-     * Views already read, by their text on the wire: a front end reads the same few views from thousands of
-     * nodes, and reading each once is what keeps the merge at a million ranks within seconds. Bounded: cleared
-     * when full (a job whose every node differs reads each view anew, correct and slower).
-     */
-    private static final Map<String, Canonical> SEEN_VIEWS = new java.util.concurrent.ConcurrentHashMap<>();
-    private static final int SEEN_VIEWS_MAX = 4096;
-
-    private static Canonical canonical(JsonObject json) {
-        String wire = json.toString();
-        Canonical known = SEEN_VIEWS.get(wire);
-        if (known != null) {
-            return known;
-        }
-        RankView view = RankView.fromJson(json);
-        Canonical made = new Canonical(view, view.toJson().toString());
-        if (SEEN_VIEWS.size() >= SEEN_VIEWS_MAX) {
-            SEEN_VIEWS.clear();
-        }
-        SEEN_VIEWS.put(wire, made);
-        return made;
     }
 
     /** {@code rank 3 (pid 4711 on n1)}, {@code pid 4711 on n1}, {@code core.3 on n1}; a core whose node is not known: {@code core.3}. */

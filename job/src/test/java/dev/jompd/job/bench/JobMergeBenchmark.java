@@ -63,7 +63,7 @@ public final class JobMergeBenchmark {
             try (CoreFileAddressSpace core = CoreFileAddressSpace.open(fixture.core())) {
                 RankInspection.Seen seen = dev.jompd.job.JobInspections.inspect(core,
                         new RankId(OptionalInt.of(rank++), "n0", 0, fixture.core().toString()), "core", fixture.core().toString());
-                views.add(RankView.of(seen).toJson());
+                views.add(dev.jompd.job.JobWire.toJson(RankView.of(seen)));
             }
         }
         return views;
