@@ -1,23 +1,16 @@
 package dev.jompd.job;
 
-import dev.jompd.core.ompd.AddressSpaceHandle;
 import dev.jompd.core.ompd.Ompd;
+import dev.jompd.report.TargetSession;
 import dev.jompd.core.ompd.OmpdException;
 import dev.jompd.core.ompd.OmpdRc;
 import dev.jompd.core.target.AddressSpace;
 import dev.jompd.core.target.ModuleFileCache;
-import dev.jompd.core.target.Symbolizer;
 import dev.jompd.core.unwind.DebugInfoCache;
 import dev.jompd.core.target.TargetException;
 import dev.jompd.core.target.core.CoreFileAddressSpace;
 import dev.jompd.core.target.live.AttachException;
 import dev.jompd.core.target.live.LiveProcessAddressSpace;
-import dev.jompd.core.unwind.Unwinder;
-import dev.jompd.report.CodeNames;
-import dev.jompd.report.Diagnosis;
-import dev.jompd.report.OpenMpPicture;
-import dev.jompd.report.ParallelStacks;
-import dev.jompd.report.TargetDescription;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -36,7 +29,7 @@ import java.util.concurrent.Semaphore;
 /**
  * Inspects the ranks of a job in one JVM: each rank's OpenMP picture, its threads' parallel stacks and the
  * hang diagnosis, taken exactly as {@code jompd inspect --stacks} and {@code jompd diagnose} take them (the
- * report module's {@link OpenMpPicture#take}, {@link ParallelStacks#of}, {@link Diagnosis#of}); what cannot
+ * report module's one inspection, {@link TargetSession}); what cannot
  * be read becomes a {@link RankInspection.Missing} that says why, never an exception. A live rank is
  * attached with ptrace, read, and detached (resumed); {@link #inspectAll} first attaches every live rank it is
  * given, then reads them concurrently, each by exactly one thread (ompd-core runs one ptrace thread per tracee).
@@ -229,7 +222,7 @@ public final class RankInspector {
             return held.failure().get();
         }
         LiveProcessAddressSpace space = held.space().orElseThrow();
-        try (space) {
+        try {
             return read(id, space, "pid", Long.toString(id.pid()), modules);
         } catch (OmpdException e) {
             return ompdFailed(id, e);
@@ -254,7 +247,7 @@ public final class RankInspector {
         } catch (RuntimeException e) {
             return missing(id, RankInspection.MissingReason.DAMAGED_CORE, "core " + core + " cannot be read: " + describe(e));
         }
-        try (space) {
+        try {
             return read(id, space, "core", core.toString(), modules);
         } catch (OmpdException e) {
             return ompdFailed(id, e);
@@ -263,18 +256,20 @@ public final class RankInspector {
         }
     }
 
-    /** The picture, stacks and diagnosis of an opened rank: what jompd inspect --stacks and jompd diagnose take. */
+    /**
+     * The picture, stacks and diagnosis of an opened rank, by the report's one inspection ({@link TargetSession}, as
+     * jompd inspect --stacks and jompd diagnose take them); the session closes the space.
+     */
     private static RankInspection read(RankId id, AddressSpace space, String kind, String name, Shared modules) {
-        try (Symbolizer symbols = new Symbolizer(space, modules.files());
-             CodeNames names = new CodeNames(symbols, modules.debugInfo());
-             Unwinder unwinder = new Unwinder(space, names.debugInfo())) {
-            AddressSpaceHandle process = Ompd.processInitialize(space);
-            TargetDescription description = new TargetDescription(kind, name, space.name(),
-                    process.layout().runtimeModule());
-            OpenMpPicture picture = OpenMpPicture.take(process, description, names);
-            Optional<ParallelStacks> stacks = Optional.of(ParallelStacks.of(picture, space, unwinder));
-            List<Diagnosis.Finding> findings = Diagnosis.of(picture, stacks);
-            return new RankInspection.Seen(id, picture, stacks, findings);
+        TargetSession session;
+        try {
+            session = new TargetSession(space, kind, name, modules.files(), modules.debugInfo());
+        } catch (RuntimeException e) {
+            space.close();
+            throw e;
+        }
+        try (session) {
+            return RankInspection.Seen.of(id, session.inspect(true));
         }
     }
 
