@@ -130,6 +130,11 @@ public final class JobSummary {
     /** What makes ranks that could not be read one group: the same reason, said the same way. */
     private record MissingKey(RankInspection.MissingReason reason, String detail) {}
 
+    /** The merge of each inspection's summary; empty when there was none. */
+    public static Optional<JobSummary> of(List<RankInspection> inspections) {
+        return inspections.stream().map(JobSummary::of).reduce(JobSummary::merge);
+    }
+
     /** This summary and {@code other} as one: classes by view, missing ranks by reason and detail. */
     public JobSummary merge(JobSummary other) {
         if (other.isEmpty()) {

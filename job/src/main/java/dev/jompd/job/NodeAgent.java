@@ -6,7 +6,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
@@ -68,10 +67,5 @@ public final class NodeAgent {
                 .map(p -> RankInspector.Target.live(new RankId(p.rank(), node, p.pid(), "pid " + p.pid())))
                 .toList();
         return new RankInspector(stopTimeout, parallelism).inspectAll(targets);
-    }
-
-    /** The merge of each inspection's summary; empty when there was none. */
-    public static Optional<JobSummary> summarize(List<RankInspection> inspections) {
-        return inspections.stream().map(JobSummary::of).reduce(JobSummary::merge);
     }
 }

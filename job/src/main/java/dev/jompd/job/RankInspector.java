@@ -35,8 +35,6 @@ import java.util.concurrent.Semaphore;
  * given, then reads them concurrently, each by exactly one thread (ompd-core runs one ptrace thread per tracee).
  */
 public final class RankInspector {
-    /** How long a thread of a rank may take to reach its ptrace stop (uninterruptible sleep) before the rank is given up. */
-    public static final Duration DEFAULT_STOP_TIMEOUT = Duration.ofSeconds(5);
     /** At most this many ranks are held stopped at once: each holds a ptrace thread and its stopped threads. */
     public static final int MAX_HELD = 256;
 
@@ -51,9 +49,9 @@ public final class RankInspector {
         this.parallelism = parallelism;
     }
 
-    /** The default: 5 s stop timeout, as many readers as the host has processors (at least 2). */
+    /** The defaults of {@link JobOptions}: its stop timeout, as many readers as the host has processors (at least 2). */
     public RankInspector() {
-        this(DEFAULT_STOP_TIMEOUT, Math.max(2, Runtime.getRuntime().availableProcessors()));
+        this(JobOptions.defaults().stopTimeout(), JobOptions.defaultParallelism());
     }
 
     /** One rank to read: a live process ({@code core} empty) or a core file. */

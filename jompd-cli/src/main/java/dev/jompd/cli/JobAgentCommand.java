@@ -1,5 +1,6 @@
 package dev.jompd.cli;
 
+import dev.jompd.job.JobOptions;
 import dev.jompd.job.JobPicture;
 import dev.jompd.job.JobSummary;
 import dev.jompd.job.NodeAgent;
@@ -50,9 +51,7 @@ class JobAgentCommand implements Callable<Integer> {
     @Option(names = "--node", paramLabel = "NODE", description = "the Slurm node name (default: SLURMD_NODENAME)")
     String node;
 
-    static final double DEFAULT_STOP_TIMEOUT_SECONDS = 5;
-
-    @Option(names = "--stop-timeout", paramLabel = "SECONDS", defaultValue = "" + DEFAULT_STOP_TIMEOUT_SECONDS,
+    @Option(names = "--stop-timeout", paramLabel = "SECONDS", defaultValue = "" + JobOptions.DEFAULT_STOP_TIMEOUT_SECONDS,
             converter = Values.Seconds.class)
     double stopTimeout;
 
@@ -82,12 +81,12 @@ class JobAgentCommand implements Callable<Integer> {
             err.println("jompd job-agent: no node name (SLURMD_NODENAME unset: not started by srun; give --node)");
             return ExitCode.BAD_INPUT;
         }
-        int readers = parallel != null ? parallel : Math.max(2, Runtime.getRuntime().availableProcessors());
+        int readers = parallel != null ? parallel : JobOptions.defaultParallelism();
         try {
             List<RankInspection> inspections = NodeAgent.inspectRanks(step, nodeName,
                     Duration.ofMillis((long) (stopTimeout * 1000)), readers);
             JobTraining.rememberRuntime(inspections, notSaid -> { }); // an agent's stderr is not the user's
-            Optional<JobSummary> summary = NodeAgent.summarize(inspections);
+            Optional<JobSummary> summary = JobSummary.of(inspections);
             NodeMessages.answer(nodeName, summary).forEach(out::println);
             out.flush();
             return ExitCode.OK;
@@ -160,7 +159,7 @@ class JobAgentCommand implements Callable<Integer> {
                 targets.add(RankInspector.Target.live(new RankId(OptionalInt.of(i), "training",
                         pids.get(i), "pid " + pids.get(i))));
             }
-            Optional<JobSummary> summary = NodeAgent.summarize(new RankInspector().inspectAll(targets));
+            Optional<JobSummary> summary = JobSummary.of(new RankInspector().inspectAll(targets));
             NodeMessages.Receiver receiver = new NodeMessages.Receiver(List.of("training"));
             for (String line : NodeMessages.answer("training", summary)) {
                 out.println(line);

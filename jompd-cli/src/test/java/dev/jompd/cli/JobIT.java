@@ -6,6 +6,7 @@ import dev.jompd.core.target.live.LiveProcessAddressSpace;
 import dev.jompd.core.unwind.NativeFrame;
 import dev.jompd.core.ompd.ThreadState;
 import dev.jompd.job.CoreFiles;
+import dev.jompd.job.JobOptions;
 import dev.jompd.job.RankId;
 import dev.jompd.job.RankInspection;
 import dev.jompd.job.RankInspector;
@@ -276,7 +277,7 @@ class JobIT {
             List<RankInspector.Target> targets = new ArrayList<>(running.facts().stream()
                     .map(f -> RankInspector.Target.live(idOf(f))).toList());
             targets.add(2, RankInspector.Target.live(gone));
-            List<RankInspection> all = new RankInspector(RankInspector.DEFAULT_STOP_TIMEOUT, 1).inspectAll(targets);
+            List<RankInspection> all = new RankInspector(JobOptions.defaults().stopTimeout(), 1).inspectAll(targets);
             assertThat(all).hasSize(RANKS + 1);
             assertThat(all.get(0)).isInstanceOfSatisfying(RankInspection.Missing.class,
                     m -> assertThat(m.reason()).isEqualTo(RankInspection.MissingReason.ALREADY_TRACED));
