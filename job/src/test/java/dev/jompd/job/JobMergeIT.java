@@ -1,5 +1,13 @@
 package dev.jompd.job;
 
+import dev.jompd.job.model.JobSummary;
+import dev.jompd.job.model.RankId;
+import dev.jompd.job.model.RankInspection;
+import dev.jompd.job.model.RankView;
+import dev.jompd.job.rendering.JobHtml;
+import dev.jompd.job.rendering.JobPicture;
+import dev.jompd.job.wire.JobWire;
+
 import com.google.gson.JsonParser;
 import dev.jompd.core.target.AddressSpace;
 import dev.jompd.core.target.core.CoreFileAddressSpace;
@@ -81,9 +89,9 @@ class JobMergeIT {
                 "pid"), RankInspection.MissingReason.EXITED, "the process exited while it was read")));
         JobSummary front = JobSummary.empty();
         for (JobSummary node : List.of(node2, node1)) {
-            String line = node.toJson().toString();
+            String line = JobWire.toJson(node).toString();
             assertThat(line).doesNotContain("\n");
-            front = front.merge(JobSummary.fromJson(JsonParser.parseString(line).getAsJsonObject()));
+            front = front.merge(JobWire.summary(JsonParser.parseString(line).getAsJsonObject()));
         }
         return front;
     }
@@ -198,7 +206,7 @@ class JobMergeIT {
         java.nio.file.Files.writeString(Fixtures.workDirectory("job-merge").resolve("job.html"), html);
         java.nio.file.Files.writeString(Fixtures.workDirectory("job-merge").resolve("job.txt"), job.text());
         java.nio.file.Files.writeString(Fixtures.workDirectory("job-merge").resolve("job-summary.json"),
-                job.summary().toJson().toString());
+                JobWire.toJson(job.summary()).toString());
     }
 
     private static List<String> words(List<RankView.Step> steps) {

@@ -64,7 +64,7 @@ final class DirectCommandLine {
             return Optional.empty();
         }
         JobAgentCommand agent = new JobAgentCommand();
-        agent.stopTimeout = dev.jompd.job.JobOptions.DEFAULT_STOP_TIMEOUT_SECONDS;
+        agent.stopTimeout = dev.jompd.job.sources.JobOptions.DEFAULT_STOP_TIMEOUT_SECONDS;
         agent.step = options.get().get("--step");
         agent.node = options.get().get("--node");
         return Optional.of(agent);
@@ -85,7 +85,7 @@ final class DirectCommandLine {
         }
         JobCommand job = new JobCommand();
         job.source = new JobCommand.Source();
-        job.timeoutSeconds = dev.jompd.job.JobOptions.DEFAULT_AGENT_TIMEOUT_SECONDS;
+        job.timeoutSeconds = dev.jompd.job.sources.JobOptions.DEFAULT_AGENT_TIMEOUT_SECONDS;
         for (Map.Entry<String, String> option : options.get().entrySet()) {
             String value = option.getValue();
             switch (option.getKey()) {

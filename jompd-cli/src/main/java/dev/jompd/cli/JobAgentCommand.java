@@ -1,13 +1,13 @@
 package dev.jompd.cli;
 
-import dev.jompd.job.JobOptions;
-import dev.jompd.job.JobPicture;
-import dev.jompd.job.JobSummary;
-import dev.jompd.job.NodeAgent;
-import dev.jompd.job.NodeMessages;
-import dev.jompd.job.RankId;
-import dev.jompd.job.RankInspection;
-import dev.jompd.job.RankInspector;
+import dev.jompd.job.sources.JobOptions;
+import dev.jompd.job.rendering.JobPicture;
+import dev.jompd.job.model.JobSummary;
+import dev.jompd.job.sources.NodeAgent;
+import dev.jompd.job.wire.NodeMessages;
+import dev.jompd.job.model.RankId;
+import dev.jompd.job.model.RankInspection;
+import dev.jompd.job.sources.RankInspector;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;

@@ -1,12 +1,12 @@
 package dev.jompd.cli;
 
 import dev.jompd.core.target.TargetException;
-import dev.jompd.job.JobHtml;
-import dev.jompd.job.JobOptions;
-import dev.jompd.job.JobPicture;
-import dev.jompd.job.JobSource;
-import dev.jompd.job.JobSummary;
-import dev.jompd.job.Jobs;
+import dev.jompd.job.rendering.JobHtml;
+import dev.jompd.job.sources.JobOptions;
+import dev.jompd.job.rendering.JobPicture;
+import dev.jompd.job.sources.JobSource;
+import dev.jompd.job.model.JobSummary;
+import dev.jompd.job.sources.Jobs;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;

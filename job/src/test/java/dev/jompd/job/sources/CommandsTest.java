@@ -1,4 +1,5 @@
-package dev.jompd.job;
+package dev.jompd.job.sources;
+
 
 import org.junit.jupiter.api.Test;
 

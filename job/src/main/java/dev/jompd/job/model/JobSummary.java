@@ -1,8 +1,5 @@
-package dev.jompd.job;
+package dev.jompd.job.model;
 
-import com.google.gson.JsonArray;
-import com.google.gson.JsonElement;
-import com.google.gson.JsonObject;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -10,13 +7,12 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.TreeSet;
 
 /**
  * A partial picture of a job: what some of its ranks looked like, in a form that merges with another
- * partial picture (a node's summary merges into the job's) and travels as JSON (a node agent writes it
- * back through the resource manager's I/O).
+ * partial picture (a node's summary merges into the job's) and travels as JSON ({@code JobWire}: a node agent
+ * writes it back through the resource manager's I/O).
  *
  * <p>Ranks fall into <b>equivalence classes</b> (LLNL STAT's idea, made OpenMP-aware): two ranks are in one
  * class when their {@link RankView}s — threads by team path, states, constructs, stacks by function and
@@ -29,9 +25,6 @@ import java.util.TreeSet;
  * then by first rank) does not depend on the order or tree shape in which summaries were merged.
  */
 public final class JobSummary {
-    /** The wire format's name and version. */
-    public static final String SCHEMA = "jompd-job-summary/1";
-
     /**
      * Ranks that looked the same.
      *
@@ -75,7 +68,7 @@ public final class JobSummary {
     }
 
     /** {@code ranks 0-2,4-31}, then the processes no rank number was found for, by host and pid. */
-    static String who(RankSet ranks, List<RankId> unnumbered) {
+    public static String who(RankSet ranks, List<RankId> unnumbered) {
         List<String> parts = new ArrayList<>();
         if (!ranks.isEmpty()) {
             parts.add(ranks.words());
@@ -85,7 +78,7 @@ public final class JobSummary {
     }
 
     /** Numbered ranks before unnumbered processes, then by rank, host, pid and source. */
-    static final Comparator<RankId> ID_ORDER = Comparator
+    public static final Comparator<RankId> ID_ORDER = Comparator
             .comparing((RankId id) -> id.rank().isEmpty())
             .thenComparingInt(id -> id.rank().orElse(0))
             .thenComparing(RankId::host).thenComparingLong(RankId::pid).thenComparing(RankId::source);
@@ -195,107 +188,33 @@ public final class JobSummary {
         return classes.values().stream().filter(c -> c.ranks().contains(rank)).findFirst();
     }
 
-    /** Compact JSON (one line with {@code toString()}): the wire format a node agent writes. */
-    public JsonObject toJson() {
-        JsonObject json = new JsonObject();
-        json.addProperty("schema", SCHEMA);
-        JsonArray classArray = new JsonArray();
-        for (RankClass c : classes()) {
-            JsonObject cls = new JsonObject();
-            cls.addProperty("ranks", c.ranks().toString());
-            cls.add("unnumbered", ids(c.unnumbered()));
-            cls.add("representative", id(c.representative()));
-            cls.add("view", JobWire.toJson(c.view()));
-            classArray.add(cls);
-        }
-        json.add("classes", classArray);
-        JsonArray missingArray = new JsonArray();
-        for (MissingRanks m : missing()) {
-            JsonObject lost = new JsonObject();
-            lost.addProperty("reason", m.reason().name());
-            lost.addProperty("detail", m.detail());
-            lost.addProperty("ranks", m.ranks().toString());
-            lost.add("unnumbered", ids(m.unnumbered()));
-            missingArray.add(lost);
-        }
-        json.add("missing", missingArray);
-        json.addProperty("duplicates", duplicates.toString());
-        return json;
-    }
-
     /**
-     * Reads {@link #toJson()} back (a node agent's line).
-     *
-     * @throws IllegalArgumentException when it is not a job summary of this version (saying what is wrong)
+     * A summary read back from its parts (the wire's): classes of one view merged, missing ranks of one reason and
+     * detail merged, a rank in more than one part a duplicate (besides {@code duplicates}, the ranks the writer
+     * knew to be duplicates).
      */
-    public static JobSummary fromJson(JsonObject json) {
-        if (!json.has("schema") || !SCHEMA.equals(json.get("schema").getAsString())) {
-            throw new IllegalArgumentException("not a " + SCHEMA + " document (schema: "
-                    + (json.has("schema") ? json.get("schema") : "none") + ")");
+    public static JobSummary of(List<RankClass> rankClasses, List<MissingRanks> missingRanks, RankSet duplicates) {
+        Map<RankView, RankClass> classes = new HashMap<>();
+        RankSet all = RankSet.empty();
+        RankSet twice = duplicates;
+        for (RankClass c : rankClasses) {
+            twice = twice.union(all.intersection(c.ranks()));
+            all = all.union(c.ranks());
+            classes.merge(c.view(), c, RankClass::merge);
         }
-        try {
-            Map<RankView, RankClass> classes = new HashMap<>();
-            RankSet all = RankSet.empty();
-            RankSet twice = RankSet.parse(json.get("duplicates").getAsString());
-            for (JsonElement element : json.getAsJsonArray("classes")) {
-                JsonObject cls = element.getAsJsonObject();
-                RankView view = JobWire.fromJson(cls.getAsJsonObject("view"));
-                RankSet ranks = RankSet.parse(cls.get("ranks").getAsString());
-                RankClass c = new RankClass(view, ranks, idList(cls.getAsJsonArray("unnumbered")),
-                        idOf(cls.getAsJsonObject("representative")));
-                twice = twice.union(all.intersection(ranks));
-                all = all.union(ranks);
-                classes.merge(view, c, RankClass::merge);
-            }
-            Map<MissingKey, MissingRanks> missing = new HashMap<>();
-            for (JsonElement element : json.getAsJsonArray("missing")) {
-                JsonObject lost = element.getAsJsonObject();
-                RankInspection.MissingReason reason = RankInspection.MissingReason.valueOf(lost.get("reason").getAsString());
-                String detail = lost.get("detail").getAsString();
-                RankSet ranks = RankSet.parse(lost.get("ranks").getAsString());
-                twice = twice.union(all.intersection(ranks));
-                all = all.union(ranks);
-                missing.merge(new MissingKey(reason, detail), new MissingRanks(reason, detail, ranks,
-                        idList(lost.getAsJsonArray("unnumbered"))), MissingRanks::merge);
-            }
-            return new JobSummary(classes, missing, all, twice);
-        } catch (IllegalArgumentException e) {
-            throw e;
-        } catch (RuntimeException e) {
-            throw new IllegalArgumentException("not a valid " + SCHEMA + " document: " + e, e);
+        Map<MissingKey, MissingRanks> missing = new HashMap<>();
+        for (MissingRanks m : missingRanks) {
+            twice = twice.union(all.intersection(m.ranks()));
+            all = all.union(m.ranks());
+            missing.merge(new MissingKey(m.reason(), m.detail()), m, MissingRanks::merge);
         }
+        return new JobSummary(classes, missing, all, twice);
     }
 
     /** {@code rank 3 (pid 4711 on n1)}, {@code pid 4711 on n1}, {@code core.3 on n1}; a core whose node is not known: {@code core.3}. */
-    static String describe(RankId id) {
+    public static String describe(RankId id) {
         String where = (id.pid() != 0 ? "pid " + id.pid() : id.source()) + (id.host().isEmpty() ? "" : " on " + id.host());
         return id.rank().isPresent() ? "rank " + id.rank().getAsInt() + " (" + where + ")" : where;
-    }
-
-    static JsonObject id(RankId id) {
-        JsonObject json = new JsonObject();
-        id.rank().ifPresent(r -> json.addProperty("rank", r));
-        json.addProperty("host", id.host());
-        json.addProperty("pid", id.pid());
-        json.addProperty("source", id.source());
-        return json;
-    }
-
-    private static RankId idOf(JsonObject json) {
-        return new RankId(json.has("rank") ? OptionalInt.of(json.get("rank").getAsInt()) : OptionalInt.empty(),
-                json.get("host").getAsString(), json.get("pid").getAsLong(), json.get("source").getAsString());
-    }
-
-    private static JsonArray ids(List<RankId> ids) {
-        JsonArray array = new JsonArray();
-        ids.forEach(i -> array.add(id(i)));
-        return array;
-    }
-
-    private static List<RankId> idList(JsonArray array) {
-        List<RankId> ids = new ArrayList<>();
-        array.forEach(e -> ids.add(idOf(e.getAsJsonObject())));
-        return List.copyOf(ids);
     }
 
     private static List<RankId> mergeIds(List<RankId> a, List<RankId> b) {

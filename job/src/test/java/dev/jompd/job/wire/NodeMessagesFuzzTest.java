@@ -1,4 +1,8 @@
-package dev.jompd.job;
+package dev.jompd.job.wire;
+
+import dev.jompd.job.model.JobSummary;
+import dev.jompd.job.model.RankId;
+import dev.jompd.job.model.RankInspection;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 

@@ -1,9 +1,17 @@
-package dev.jompd.job;
+package dev.jompd.job.rendering;
+
+import dev.jompd.job.wire.JobWire;
+
+import dev.jompd.job.model.JobSummary;
+import dev.jompd.job.model.RankId;
+import dev.jompd.job.model.RankInspection;
+import dev.jompd.job.model.RankSet;
+import dev.jompd.job.model.RankView;
 
 import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
-import dev.jompd.job.JobSummary.MissingRanks;
-import dev.jompd.job.JobSummary.RankClass;
+import dev.jompd.job.model.JobSummary.MissingRanks;
+import dev.jompd.job.model.JobSummary.RankClass;
 import dev.jompd.report.Diagnosis.FindingKind;
 
 import java.util.ArrayList;
@@ -306,7 +314,7 @@ public final class JobPicture {
             cls.addProperty("count", c.count());
             cls.addProperty("who", c.who());
             cls.add("unnumbered", idArray(c.unnumbered()));
-            cls.add("representative", JobSummary.id(c.representative()));
+            cls.add("representative", JobWire.id(c.representative()));
             cls.addProperty("hang", hangOf(c.view()));
             view(c.view(), cls);
             classArray.add(cls);
@@ -335,7 +343,7 @@ public final class JobPicture {
 
     private static JsonArray idArray(List<RankId> ids) {
         JsonArray array = new JsonArray();
-        ids.forEach(id -> array.add(JobSummary.id(id)));
+        ids.forEach(id -> array.add(JobWire.id(id)));
         return array;
     }
 

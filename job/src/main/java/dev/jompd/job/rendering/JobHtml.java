@@ -1,8 +1,11 @@
-package dev.jompd.job;
+package dev.jompd.job.rendering;
 
-import dev.jompd.job.JobPicture.StackNode;
-import dev.jompd.job.JobSummary.MissingRanks;
-import dev.jompd.job.JobSummary.RankClass;
+import dev.jompd.job.model.JobSummary;
+import dev.jompd.job.model.RankView;
+
+import dev.jompd.job.rendering.JobPicture.StackNode;
+import dev.jompd.job.model.JobSummary.MissingRanks;
+import dev.jompd.job.model.JobSummary.RankClass;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.jompd.job;
+package dev.jompd.job.sources;
 
 import java.nio.file.Path;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.jompd.job;
+package dev.jompd.job.model;
 
 import dev.jompd.core.ompd.ThreadState;
 import dev.jompd.report.Diagnosis;

@@ -1,5 +1,11 @@
-package dev.jompd.job;
+package dev.jompd.job.wire;
 
+import dev.jompd.job.model.RankView;
+
+import dev.jompd.job.model.JobSummary;
+import dev.jompd.job.model.RankId;
+import dev.jompd.job.model.RankInspection;
+import dev.jompd.job.model.RankSet;
 import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
@@ -10,14 +16,107 @@ import dev.jompd.report.OpenMpPicture.ThreadPlace;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 
 /**
- * A {@link RankView} on the wire of {@code jompd-job-summary/1} (what a node agent writes back): each typed part
- * as its own members, read back into the same record (so a view read from the wire equals the view it was).
+ * A {@link JobSummary} on the wire, {@code jompd-job-summary/1}: what a node agent writes back through the resource
+ * manager's I/O (framed by {@link NodeMessages}). Each typed part of a {@link RankView} is its own members, read back
+ * into the same record, so a summary read from the wire merges as the summary it was.
  */
 public final class JobWire {
+    /** The wire format's name and version. */
+    public static final String SCHEMA = "jompd-job-summary/1";
+
     private JobWire() {}
+
+    /** Compact JSON (one line with {@code toString()}): the wire format a node agent writes. */
+    public static JsonObject toJson(JobSummary summary) {
+        JsonObject json = new JsonObject();
+        json.addProperty("schema", SCHEMA);
+        JsonArray classArray = new JsonArray();
+        for (JobSummary.RankClass c : summary.classes()) {
+            JsonObject cls = new JsonObject();
+            cls.addProperty("ranks", c.ranks().toString());
+            cls.add("unnumbered", ids(c.unnumbered()));
+            cls.add("representative", id(c.representative()));
+            cls.add("view", toJson(c.view()));
+            classArray.add(cls);
+        }
+        json.add("classes", classArray);
+        JsonArray missingArray = new JsonArray();
+        for (JobSummary.MissingRanks m : summary.missing()) {
+            JsonObject lost = new JsonObject();
+            lost.addProperty("reason", m.reason().name());
+            lost.addProperty("detail", m.detail());
+            lost.addProperty("ranks", m.ranks().toString());
+            lost.add("unnumbered", ids(m.unnumbered()));
+            missingArray.add(lost);
+        }
+        json.add("missing", missingArray);
+        json.addProperty("duplicates", summary.duplicates().toString());
+        return json;
+    }
+
+    /**
+     * Reads {@link #toJson(JobSummary)} back (a node agent's line).
+     *
+     * @throws IllegalArgumentException when it is not a job summary of this version (saying what is wrong)
+     */
+    public static JobSummary summary(JsonObject json) {
+        if (!json.has("schema") || !SCHEMA.equals(json.get("schema").getAsString())) {
+            throw new IllegalArgumentException("not a " + SCHEMA + " document (schema: "
+                    + (json.has("schema") ? json.get("schema") : "none") + ")");
+        }
+        try {
+            List<JobSummary.RankClass> classes = new ArrayList<>();
+            for (JsonElement element : json.getAsJsonArray("classes")) {
+                JsonObject cls = element.getAsJsonObject();
+                classes.add(new JobSummary.RankClass(view(cls.getAsJsonObject("view")),
+                        RankSet.parse(cls.get("ranks").getAsString()), idList(cls.getAsJsonArray("unnumbered")),
+                        idOf(cls.getAsJsonObject("representative"))));
+            }
+            List<JobSummary.MissingRanks> missing = new ArrayList<>();
+            for (JsonElement element : json.getAsJsonArray("missing")) {
+                JsonObject lost = element.getAsJsonObject();
+                missing.add(new JobSummary.MissingRanks(RankInspection.MissingReason.valueOf(lost.get("reason").getAsString()),
+                        lost.get("detail").getAsString(), RankSet.parse(lost.get("ranks").getAsString()),
+                        idList(lost.getAsJsonArray("unnumbered"))));
+            }
+            return JobSummary.of(classes, missing, RankSet.parse(json.get("duplicates").getAsString()));
+        } catch (IllegalArgumentException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("not a valid " + SCHEMA + " document: " + e, e);
+        }
+    }
+
+    /** Who a process of the job is, as JSON ({@code rank} left out when no rank number was found). */
+    public static JsonObject id(RankId id) {
+        JsonObject json = new JsonObject();
+        id.rank().ifPresent(r -> json.addProperty("rank", r));
+        json.addProperty("host", id.host());
+        json.addProperty("pid", id.pid());
+        json.addProperty("source", id.source());
+        return json;
+    }
+
+    private static RankId idOf(JsonObject json) {
+        return new RankId(json.has("rank") ? OptionalInt.of(json.get("rank").getAsInt()) : OptionalInt.empty(),
+                json.get("host").getAsString(), json.get("pid").getAsLong(), json.get("source").getAsString());
+    }
+
+    private static JsonArray ids(List<RankId> ids) {
+        JsonArray array = new JsonArray();
+        ids.forEach(i -> array.add(id(i)));
+        return array;
+    }
+
+    private static List<RankId> idList(JsonArray array) {
+        List<RankId> ids = new ArrayList<>();
+        array.forEach(e -> ids.add(idOf(e.getAsJsonObject())));
+        return List.copyOf(ids);
+    }
 
     public static JsonObject toJson(RankView view) {
         JsonObject json = new JsonObject();
@@ -63,11 +162,11 @@ public final class JobWire {
     }
 
     /**
-     * Reads {@link #toJson} back.
+     * Reads {@link #toJson(RankView)} back.
      *
      * @throws IllegalArgumentException when a member is missing or of the wrong type
      */
-    public static RankView fromJson(JsonObject json) {
+    public static RankView view(JsonObject json) {
         try {
             List<RankView.ThreadView> threads = new ArrayList<>();
             for (JsonElement element : json.getAsJsonArray("threads")) {

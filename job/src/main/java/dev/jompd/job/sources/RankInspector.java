@@ -1,4 +1,7 @@
-package dev.jompd.job;
+package dev.jompd.job.sources;
+
+import dev.jompd.job.model.RankId;
+import dev.jompd.job.model.RankInspection;
 
 import dev.jompd.core.ompd.Ompd;
 import dev.jompd.report.TargetSession;

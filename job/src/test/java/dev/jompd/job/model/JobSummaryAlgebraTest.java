@@ -1,4 +1,8 @@
-package dev.jompd.job;
+package dev.jompd.job.model;
+
+import dev.jompd.job.rendering.JobHtml;
+import dev.jompd.job.rendering.JobPicture;
+import dev.jompd.job.wire.JobWire;
 
 import com.google.gson.JsonParser;
 import dev.jompd.core.ompd.ThreadState;
@@ -66,7 +70,7 @@ class JobSummaryAlgebraTest {
                     .append(missing.get(i)[2]).append("\",\"ranks\":\"").append(missing.get(i)[0]).append("\",\"unnumbered\":[]}");
         }
         json.append("],\"duplicates\":\"\"}");
-        return JobSummary.fromJson(JsonParser.parseString(json.toString()).getAsJsonObject());
+        return JobWire.summary(JsonParser.parseString(json.toString()).getAsJsonObject());
     }
 
     private static final List<JobSummary> NODES = List.of(
@@ -81,7 +85,7 @@ class JobSummaryAlgebraTest {
         for (JobSummary s : summaries) {
             all = all.merge(s);
         }
-        return all.toJson().toString();
+        return JobWire.toJson(all).toString();
     }
 
     @Test
@@ -98,18 +102,18 @@ class JobSummaryAlgebraTest {
     @Test
     void mergeIsAssociativeInEveryTreeShape() {
         JobSummary a = NODES.get(0), b = NODES.get(1), c = NODES.get(2), d = NODES.get(3), e = NODES.get(4);
-        String left = a.merge(b).merge(c).merge(d).merge(e).toJson().toString();
-        assertThat(a.merge(b.merge(c.merge(d.merge(e)))).toJson().toString()).isEqualTo(left);
-        assertThat(a.merge(b).merge(c.merge(d).merge(e)).toJson().toString()).isEqualTo(left);
-        assertThat(e.merge(a.merge(c)).merge(d.merge(b)).toJson().toString()).isEqualTo(left);
+        String left = JobWire.toJson(a.merge(b).merge(c).merge(d).merge(e)).toString();
+        assertThat(JobWire.toJson(a.merge(b.merge(c.merge(d.merge(e))))).toString()).isEqualTo(left);
+        assertThat(JobWire.toJson(a.merge(b).merge(c.merge(d).merge(e))).toString()).isEqualTo(left);
+        assertThat(JobWire.toJson(e.merge(a.merge(c)).merge(d.merge(b))).toString()).isEqualTo(left);
     }
 
     @Test
     void theEmptySummaryIsTheIdentityAndTheWireFormatAFixedPoint() {
         JobSummary all = NODES.stream().reduce(JobSummary.empty(), JobSummary::merge);
-        assertThat(JobSummary.empty().merge(all).toJson()).isEqualTo(all.toJson());
-        assertThat(all.merge(JobSummary.empty()).toJson()).isEqualTo(all.toJson());
-        assertThat(JobSummary.fromJson(all.toJson()).toJson()).isEqualTo(all.toJson());
+        assertThat(JobWire.toJson(JobSummary.empty().merge(all))).isEqualTo(JobWire.toJson(all));
+        assertThat(JobWire.toJson(all.merge(JobSummary.empty()))).isEqualTo(JobWire.toJson(all));
+        assertThat(JobWire.toJson(JobWire.summary(JobWire.toJson(all)))).isEqualTo(JobWire.toJson(all));
     }
 
     @Test
@@ -177,9 +181,9 @@ class JobSummaryAlgebraTest {
 
     @Test
     void aDocumentOfAnotherKindIsAClearError() {
-        assertThatThrownBy(() -> JobSummary.fromJson(JsonParser.parseString("{\"schema\":\"jompd-inspect/1\"}").getAsJsonObject()))
+        assertThatThrownBy(() -> JobWire.summary(JsonParser.parseString("{\"schema\":\"jompd-inspect/1\"}").getAsJsonObject()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("jompd-job-summary/1");
-        assertThatThrownBy(() -> JobSummary.fromJson(JsonParser.parseString(
+        assertThatThrownBy(() -> JobWire.summary(JsonParser.parseString(
                 "{\"schema\":\"jompd-job-summary/1\",\"classes\":[{\"ranks\":\"x\"}]}").getAsJsonObject()))
                 .isInstanceOf(IllegalArgumentException.class);
     }

@@ -1,4 +1,4 @@
-package dev.jompd.job;
+package dev.jompd.job.model;
 
 import dev.jompd.report.Diagnosis;
 import dev.jompd.report.OpenMpPicture;

@@ -1,4 +1,6 @@
-package dev.jompd.job;
+package dev.jompd.job.sources;
+
+import dev.jompd.job.model.RankInspection;
 
 import java.time.Duration;
 import java.util.List;

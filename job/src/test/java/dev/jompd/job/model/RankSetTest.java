@@ -1,4 +1,5 @@
-package dev.jompd.job;
+package dev.jompd.job.model;
+
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
