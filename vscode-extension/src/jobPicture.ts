@@ -2,6 +2,7 @@
 // jompd-job/1 document: classes of ranks, the stacks merged over ranks x threads, the diagnosis, the missing
 // ranks), laid out with the parallel stacks' own tree layout and drawn as HTML + SVG. A box of the tree leads
 // to its ranks and threads (jobSelection). No VS Code API here, so it is unit-tested.
+import { edgePath } from './boxEdges';
 import { Box, escapeHtml, layout } from './parallelStacks';
 
 export interface JobRankId { rank?: number; host: string; pid: number; source: string }
@@ -103,14 +104,8 @@ export function renderJobHtml(doc: JobDocument, title: string): string {
   const placed = layout(jobBoxes(doc));
   const code = (text: string): string => escapeHtml(text).replace(/`([^`]+)`/g, '<code>$1</code>');
   const diagnosis = doc.diagnosis.map((d) => `<li>${code(d)}</li>`).join('');
-  const edges = placed.boxes.flatMap((box) => box.children.map((child) => {
-    const x1 = box.x + box.width / 2;
-    const y1 = box.y + box.height;
-    const x2 = child.x + child.width / 2;
-    const y2 = child.y;
-    const mid = (y1 + y2) / 2;
-    return `<path class="edge" d="M${x1},${y1} C${x1},${mid} ${x2},${mid} ${x2},${y2 - 4}" marker-end="url(#arrow)"/>`;
-  })).join('');
+  const edges = placed.boxes.flatMap((box) => box.children.map((child) =>
+    `<path class="edge" d="${edgePath(box, child)}" marker-end="url(#arrow)"/>`)).join('');
   const boxes = (placed.boxes as JobBox[]).map((box) => {
     const steps = box.steps.map((step) => `<button class="step${step.runtime ? ' runtime' : ''}" data-box="${box.id}" `
       + `data-depth="${step.depth}" title="${escapeHtml(step.text)}">${escapeHtml(step.text)}</button>`).join('');
