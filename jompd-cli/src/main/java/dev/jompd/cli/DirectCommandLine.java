@@ -264,21 +264,7 @@ final class DirectCommandLine {
      * Runs a command this class parsed as picocli would run it: its output and error streams made as picocli
      * makes them, its exit code returned, an exception it throws reported as Jompd's handler reports it.
      */
-    static int execute(TargetCommand command) {
-        PrintWriter err = standardError();
-        command.directOut = standardOutput();
-        command.directErr = err;
-        return execute(command, err);
-    }
-
-    static int execute(JobCommand command) {
-        PrintWriter err = standardError();
-        command.directOut = standardOutput();
-        command.directErr = err;
-        return execute(command, err);
-    }
-
-    static int execute(JobAgentCommand command) {
+    static int execute(StreamedCommand command) {
         PrintWriter err = standardError();
         command.directOut = standardOutput();
         command.directErr = err;

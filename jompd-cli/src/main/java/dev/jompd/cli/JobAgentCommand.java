@@ -10,8 +10,6 @@ import dev.jompd.job.model.RankInspection;
 import dev.jompd.job.sources.RankInspector;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 import java.io.BufferedReader;
 import java.io.File;
@@ -25,7 +23,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.concurrent.Callable;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 
@@ -36,7 +33,7 @@ import java.util.jar.JarFile;
  */
 @Command(name = "job-agent", hidden = true, mixinStandardHelpOptions = true,
         description = "One node's part of jompd job --slurm (started by it through srun; not for direct use).")
-class JobAgentCommand implements Callable<Integer> {
+class JobAgentCommand extends StreamedCommand {
     @Option(names = "--step", paramLabel = "JOBID.STEP")
     String step;
 
@@ -58,17 +55,11 @@ class JobAgentCommand implements Callable<Integer> {
     @Option(names = "--parallel", paramLabel = "N", converter = Values.Count.class)
     Integer parallel;
 
-    @Spec
-    CommandSpec spec;
-
-    /** The output and error streams when DirectCommandLine read the command line (else picocli's). */
-    PrintWriter directOut;
-    PrintWriter directErr;
 
     @Override
     public Integer call() {
-        PrintWriter out = spec != null ? spec.commandLine().getOut() : directOut;
-        PrintWriter err = spec != null ? spec.commandLine().getErr() : directErr;
+        PrintWriter out = out();
+        PrintWriter err = err();
         if (aotTraining) {
             return train(out, err);
         }
@@ -156,8 +147,7 @@ class JobAgentCommand implements Callable<Integer> {
             List<RankInspector.Target> targets = new ArrayList<>();
             team.ifPresent(openMp -> pids.add(openMp.pid()));
             for (int i = 0; i < pids.size(); i++) {
-                targets.add(RankInspector.Target.live(new RankId(OptionalInt.of(i), "training",
-                        pids.get(i), "pid " + pids.get(i))));
+                targets.add(RankInspector.Target.live(RankId.live(OptionalInt.of(i), "training", pids.get(i))));
             }
             Optional<JobSummary> summary = JobSummary.of(new RankInspector().inspectAll(targets));
             NodeMessages.Receiver receiver = new NodeMessages.Receiver(List.of("training"));

@@ -9,9 +9,7 @@ import dev.jompd.job.model.JobSummary;
 import dev.jompd.job.sources.Jobs;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -20,7 +18,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 
 /** {@code jompd job}: every rank of an MPI+OpenMP job at once, live (Slurm, mpirun) or from its cores. */
 @Command(name = "job", mixinStandardHelpOptions = true,
@@ -30,7 +27,7 @@ import java.util.concurrent.Callable;
                         + "a set of core files (one per rank). Each rank resumes after it is read.",
                 "Cores of a hung job: with core dumps on (ulimit -c unlimited), scancel --signal=ABRT JOBID; or gcore "
                         + "each rank (gdb's gcore) while it runs (docs/job.md)."})
-class JobCommand implements Callable<Integer> {
+class JobCommand extends StreamedCommand {
     static final class Source {
         @Option(names = "--slurm", paramLabel = "JOBID[.STEP]", description = "a running Slurm job (its first step) or job step")
         String slurm;
@@ -69,17 +66,11 @@ class JobCommand implements Callable<Integer> {
             description = "the command that starts jompd on a node (default: this jompd's bin/jompd)")
     List<String> agent;
 
-    @Spec
-    CommandSpec spec;
-
-    /** The streams when {@link DirectCommandLine} read the command line (no picocli model, so no {@link #spec}). */
-    PrintWriter directOut;
-    PrintWriter directErr;
 
     @Override
     public Integer call() {
-        PrintWriter out = spec != null ? spec.commandLine().getOut() : directOut;
-        PrintWriter err = spec != null ? spec.commandLine().getErr() : directErr;
+        PrintWriter out = out();
+        PrintWriter err = err();
         Optional<String> ignored = ignoredOption();
         if (ignored.isPresent()) {
             err.println("jompd job: " + ignored.get());

@@ -13,23 +13,20 @@ import dev.jompd.report.RecordedHistory;
 import dev.jompd.report.TargetSession;
 import dev.jompd.report.TextReport;
 import picocli.CommandLine.ArgGroup;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 
 /**
  * What {@code jompd inspect} and {@code jompd diagnose} share: the target (a core or a process), how to find its
  * modules, and the reading. Each command declares the options it honours ({@link InspectCommand},
  * {@link DiagnoseCommand}): an option a command would ignore is not offered.
  */
-abstract class TargetCommand implements Callable<Integer> {
+abstract class TargetCommand extends StreamedCommand {
 
     static final class Target {
         @Option(names = "--core", paramLabel = "FILE", description = "an ELF core file (kernel or gdb gcore)")
@@ -67,17 +64,11 @@ abstract class TargetCommand implements Callable<Integer> {
     @Option(names = "--aot-training", hidden = true)
     boolean aotTraining;
 
-    @Spec
-    CommandSpec spec;
-
-    /** The output and error streams when DirectCommandLine read the command line (else picocli's). */
-    PrintWriter directOut;
-    PrintWriter directErr;
 
     @Override
     public Integer call() {
-        PrintWriter out = spec != null ? spec.commandLine().getOut() : directOut;
-        PrintWriter err = spec != null ? spec.commandLine().getErr() : directErr;
+        PrintWriter out = out();
+        PrintWriter err = err();
         Timing timing = new Timing();
         // checked when the command line was read (a bad value is a usage error, exit 2)
         int historyEvents = history == null ? RecordedHistory.RECENT_EVENTS : TextReport.Options.parseHistory(history);

@@ -11,8 +11,6 @@ import dev.jompd.core.unwind.Unwinder;
 
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.FutureTask;
 
 /**
  * The one way a process or a core is inspected, for every door (the command line's {@code inspect} and
@@ -39,7 +37,7 @@ public final class TargetSession implements AutoCloseable {
     /** This stop's parallel stacks, taken on first use; dropped when the stop ends. */
     private ParallelStacks stacks;
     /** The threads being unwound on a second thread ({@link #unwindAside()}); null when they are not. */
-    private FutureTask<List<NativeStack>> unwinding;
+    private Unwinding unwinding;
 
     /**
      * @param kind {@code core}, {@code pid} or {@code remote}, as {@link TargetDescription#kind()}
@@ -87,14 +85,14 @@ public final class TargetSession implements AutoCloseable {
      */
     public synchronized void unwindAside() {
         if (unwinding == null && stacks == null) {
-            unwinding = new FutureTask<>(unwinder()::unwindAll);
-            Thread.ofPlatform().name("jompd-unwind").daemon().start(unwinding);
+            unwinding = new Unwinding(unwinder());
+            unwinding.start();
         }
     }
 
     /** The parallel stacks of this stop, taken once (from {@link #unwindAside()}'s unwinding when it runs). */
     public ParallelStacks stacks() {
-        FutureTask<List<NativeStack>> aside;
+        Unwinding aside;
         synchronized (this) {
             if (stacks != null) {
                 return stacks;
@@ -102,7 +100,7 @@ public final class TargetSession implements AutoCloseable {
             aside = unwinding;
         }
         OpenMpPicture taken = picture();
-        ParallelStacks made = aside != null ? ParallelStacks.ofUnwound(taken, unwound(aside))
+        ParallelStacks made = aside != null ? ParallelStacks.ofUnwound(taken, aside.stacks())
                 : ParallelStacks.of(taken, space, unwinder());
         synchronized (this) {
             unwinding = null;
@@ -118,32 +116,52 @@ public final class TargetSession implements AutoCloseable {
         return unwinder;
     }
 
-    /** The stacks the unwinding thread found; what it threw, thrown here. */
-    private static List<NativeStack> unwound(FutureTask<List<NativeStack>> unwinding) {
-        try {
-            return unwinding.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while unwinding", e);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof RuntimeException runtime) {
-                throw runtime;
+    /** Every thread unwound on a second thread: its stacks, or what it threw (thrown again to whoever takes them). */
+    private static final class Unwinding extends Thread {
+        private final Unwinder unwinder;
+        private volatile List<NativeStack> stacks;
+        private volatile Throwable thrown;
+
+        Unwinding(Unwinder unwinder) {
+            super("jompd-unwind");
+            setDaemon(true);
+            this.unwinder = unwinder;
+        }
+
+        @Override
+        public void run() {
+            try {
+                stacks = unwinder.unwindAll();
+            } catch (RuntimeException | Error e) {
+                thrown = e;
             }
-            if (e.getCause() instanceof Error error) {
+        }
+
+        /** The stacks, once the thread is done; what it threw, thrown here. */
+        List<NativeStack> stacks() {
+            awaitEnd();
+            if (thrown instanceof RuntimeException failure) {
+                throw failure;
+            }
+            if (thrown instanceof Error error) {
                 throw error;
             }
-            throw new IllegalStateException(e.getCause());
+            return stacks;
         }
-    }
 
-    /** Waits for the unwinding thread if it runs (the inspection failed before it was needed); its result is dropped. */
-    private static void finish(FutureTask<List<NativeStack>> unwinding) {
-        try {
-            unwinding.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (ExecutionException | java.util.concurrent.CancellationException ignored) {
-            // the inspection says what went wrong
+        /** Waits for the thread to end: the space it reads stays open until then. */
+        void awaitEnd() {
+            boolean interrupted = false;
+            while (isAlive()) {
+                try {
+                    join();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -200,7 +218,7 @@ public final class TargetSession implements AutoCloseable {
         picture = null;
         stacks = null;
         if (unwinding != null) {
-            finish(unwinding);
+            unwinding.awaitEnd();
             unwinding = null;
         }
         if (process != null) {
@@ -214,7 +232,7 @@ public final class TargetSession implements AutoCloseable {
     @Override
     public synchronized void close() {
         if (unwinding != null) {
-            finish(unwinding); // the space stays open until the unwinding thread is done with it
+            unwinding.awaitEnd(); // the space stays open until the unwinding thread is done with it
             unwinding = null;
         }
         picture = null;

@@ -71,7 +71,7 @@ public final class Jobs {
         }
         String host = localHost();
         return JobSummary.of(inspect(source.pids().stream().map(pid -> RankInspector.Target.live(
-                new RankId(RankEnvironment.rankOf(pid), host, pid, "pid " + pid))).toList()));
+                RankId.live(RankEnvironment.rankOf(pid), host, pid))).toList()));
     }
 
     private Optional<JobSummary> fromCores(JobSource.Cores source) throws IOException {
@@ -85,8 +85,7 @@ public final class Jobs {
         for (Path core : cores) {
             CoreFiles.CoreOrigin origin = CoreFiles.originOf(core);
             // a core whose environment names no node shows none (never a guess)
-            targets.add(RankInspector.Target.core(new RankId(origin.rank().rank(), origin.node().orElse(""), 0,
-                    core.toString()), core, source.executable()));
+            targets.add(RankInspector.Target.core(RankId.core(origin.rank().rank(), origin.node().orElse(""), core), core, source.executable()));
             origin.program().ifPresent(program -> {
                 byProgram.computeIfAbsent(program.identity(), p -> new ArrayList<>()).add(core);
                 programPaths.putIfAbsent(program.identity(), program.path());
@@ -138,8 +137,7 @@ public final class Jobs {
         List<MpirProctable.Entry> remote = new ArrayList<>();
         for (MpirProctable.Entry entry : table) {
             if (local.contains(entry.host())) {
-                targets.add(RankInspector.Target.live(new RankId(OptionalInt.of(entry.rank()), entry.host(), entry.pid(),
-                        "pid " + entry.pid())));
+                targets.add(RankInspector.Target.live(RankId.live(OptionalInt.of(entry.rank()), entry.host(), entry.pid())));
             } else {
                 remote.add(entry);
             }
@@ -211,7 +209,7 @@ public final class Jobs {
     }
 
     private static RankId idOf(MpirProctable.Entry entry) {
-        return new RankId(OptionalInt.of(entry.rank()), entry.host(), entry.pid(), "pid " + entry.pid());
+        return RankId.live(OptionalInt.of(entry.rank()), entry.host(), entry.pid());
     }
 
     private static Optional<JobSummary> merge(Optional<JobSummary> a, Optional<JobSummary> b) {

@@ -67,7 +67,7 @@ public final class NodeAgent {
             throws IOException {
         List<StepProcess> processes = ranksOnNode(step, node);
         List<RankInspector.Target> targets = processes.stream()
-                .map(p -> RankInspector.Target.live(new RankId(p.rank(), node, p.pid(), "pid " + p.pid())))
+                .map(p -> RankInspector.Target.live(RankId.live(p.rank(), node, p.pid())))
                 .toList();
         return new RankInspector(stopTimeout, parallelism).inspectAll(targets);
     }
