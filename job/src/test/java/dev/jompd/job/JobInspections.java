@@ -1,9 +1,8 @@
 package dev.jompd.job;
 
+import dev.jompd.core.target.AddressSpace;
 import dev.jompd.job.model.RankId;
 import dev.jompd.job.model.RankInspection;
-
-import dev.jompd.core.target.AddressSpace;
 import dev.jompd.report.TargetSession;
 
 /**

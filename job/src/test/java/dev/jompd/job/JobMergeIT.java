@@ -1,5 +1,9 @@
 package dev.jompd.job;
 
+import com.google.gson.JsonParser;
+import dev.jompd.core.target.AddressSpace;
+import dev.jompd.core.target.core.CoreFileAddressSpace;
+import dev.jompd.core.target.live.LiveProcessAddressSpace;
 import dev.jompd.job.model.JobSummary;
 import dev.jompd.job.model.RankId;
 import dev.jompd.job.model.RankInspection;
@@ -7,11 +11,6 @@ import dev.jompd.job.model.RankView;
 import dev.jompd.job.rendering.JobHtml;
 import dev.jompd.job.rendering.JobPicture;
 import dev.jompd.job.wire.JobWire;
-
-import com.google.gson.JsonParser;
-import dev.jompd.core.target.AddressSpace;
-import dev.jompd.core.target.core.CoreFileAddressSpace;
-import dev.jompd.core.target.live.LiveProcessAddressSpace;
 import dev.jompd.report.ParallelStacks;
 import dev.jompd.testkit.Facts;
 import dev.jompd.testkit.Fixture;

@@ -1,9 +1,8 @@
 package dev.jompd.job;
 
+import dev.jompd.core.target.core.CoreFileAddressSpace;
 import dev.jompd.job.model.RankId;
 import dev.jompd.job.model.RankView;
-
-import dev.jompd.core.target.core.CoreFileAddressSpace;
 import dev.jompd.testkit.Facts;
 import dev.jompd.testkit.Fixture;
 import dev.jompd.testkit.FixtureRun;

@@ -1,13 +1,13 @@
 package dev.jompd.cli;
 
-import dev.jompd.job.sources.JobOptions;
-import dev.jompd.job.rendering.JobPicture;
 import dev.jompd.job.model.JobSummary;
-import dev.jompd.job.sources.NodeAgent;
-import dev.jompd.job.wire.NodeMessages;
 import dev.jompd.job.model.RankId;
 import dev.jompd.job.model.RankInspection;
+import dev.jompd.job.rendering.JobPicture;
+import dev.jompd.job.sources.JobOptions;
+import dev.jompd.job.sources.NodeAgent;
 import dev.jompd.job.sources.RankInspector;
+import dev.jompd.job.wire.NodeMessages;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 

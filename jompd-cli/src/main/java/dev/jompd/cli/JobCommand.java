@@ -1,11 +1,11 @@
 package dev.jompd.cli;
 
 import dev.jompd.core.target.TargetException;
-import dev.jompd.job.rendering.JobHtml;
-import dev.jompd.job.sources.JobOptions;
-import dev.jompd.job.rendering.JobPicture;
-import dev.jompd.job.sources.JobSource;
 import dev.jompd.job.model.JobSummary;
+import dev.jompd.job.rendering.JobHtml;
+import dev.jompd.job.rendering.JobPicture;
+import dev.jompd.job.sources.JobOptions;
+import dev.jompd.job.sources.JobSource;
 import dev.jompd.job.sources.Jobs;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;

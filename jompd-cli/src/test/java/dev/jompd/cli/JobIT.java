@@ -1,15 +1,14 @@
 package dev.jompd.cli;
 
-
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
+import dev.jompd.core.ompd.ThreadState;
 import dev.jompd.core.target.live.LiveProcessAddressSpace;
 import dev.jompd.core.unwind.NativeFrame;
-import dev.jompd.core.ompd.ThreadState;
-import dev.jompd.job.sources.CoreFiles;
-import dev.jompd.job.sources.JobOptions;
 import dev.jompd.job.model.RankId;
 import dev.jompd.job.model.RankInspection;
+import dev.jompd.job.sources.CoreFiles;
+import dev.jompd.job.sources.JobOptions;
 import dev.jompd.job.sources.RankInspector;
 import dev.jompd.report.JsonReport;
 import dev.jompd.report.OpenMpPicture;

@@ -1,6 +1,5 @@
 package dev.jompd.cli;
 
-
 import dev.jompd.core.launch.OpenMpLaunch;
 import dev.jompd.job.model.RankId;
 import dev.jompd.job.model.RankInspection;

@@ -1,6 +1,5 @@
 package dev.jompd.cli;
 
-
 import com.google.gson.JsonParser;
 import dev.jompd.job.model.RankId;
 import dev.jompd.job.model.RankInspection;

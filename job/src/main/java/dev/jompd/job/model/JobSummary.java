@@ -1,6 +1,5 @@
 package dev.jompd.job.model;
 
-
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;

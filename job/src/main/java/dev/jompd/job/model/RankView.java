@@ -1,11 +1,11 @@
 package dev.jompd.job.model;
 
 import dev.jompd.core.ompd.ThreadState;
-import dev.jompd.report.Diagnosis;
 import dev.jompd.report.Diagnosis.FindingKind;
-import dev.jompd.report.OpenMpPicture;
+import dev.jompd.report.Diagnosis;
 import dev.jompd.report.OpenMpPicture.OpenMpThread;
 import dev.jompd.report.OpenMpPicture.ThreadPlace;
+import dev.jompd.report.OpenMpPicture;
 import dev.jompd.report.ParallelStacks;
 import dev.jompd.report.Text;
 

@@ -1,11 +1,10 @@
 package dev.jompd.job.rendering;
 
-import dev.jompd.job.model.JobSummary;
-import dev.jompd.job.model.RankView;
-
-import dev.jompd.job.rendering.JobPicture.StackNode;
 import dev.jompd.job.model.JobSummary.MissingRanks;
 import dev.jompd.job.model.JobSummary.RankClass;
+import dev.jompd.job.model.JobSummary;
+import dev.jompd.job.model.RankView;
+import dev.jompd.job.rendering.JobPicture.StackNode;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,17 +1,15 @@
 package dev.jompd.job.rendering;
 
-import dev.jompd.job.wire.JobWire;
-
+import com.google.gson.JsonArray;
+import com.google.gson.JsonObject;
+import dev.jompd.job.model.JobSummary.MissingRanks;
+import dev.jompd.job.model.JobSummary.RankClass;
 import dev.jompd.job.model.JobSummary;
 import dev.jompd.job.model.RankId;
 import dev.jompd.job.model.RankInspection;
 import dev.jompd.job.model.RankSet;
 import dev.jompd.job.model.RankView;
-
-import com.google.gson.JsonArray;
-import com.google.gson.JsonObject;
-import dev.jompd.job.model.JobSummary.MissingRanks;
-import dev.jompd.job.model.JobSummary.RankClass;
+import dev.jompd.job.wire.JobWire;
 import dev.jompd.report.Diagnosis.FindingKind;
 
 import java.util.ArrayList;

@@ -1,19 +1,17 @@
 package dev.jompd.job.sources;
 
-import dev.jompd.job.model.RankId;
-import dev.jompd.job.model.RankInspection;
-
-import dev.jompd.core.ompd.Ompd;
-import dev.jompd.report.TargetSession;
 import dev.jompd.core.ompd.OmpdException;
 import dev.jompd.core.ompd.OmpdRc;
 import dev.jompd.core.target.AddressSpace;
 import dev.jompd.core.target.ModuleFileCache;
-import dev.jompd.core.unwind.DebugInfoCache;
 import dev.jompd.core.target.TargetException;
 import dev.jompd.core.target.core.CoreFileAddressSpace;
 import dev.jompd.core.target.live.AttachException;
 import dev.jompd.core.target.live.LiveProcessAddressSpace;
+import dev.jompd.core.unwind.DebugInfoCache;
+import dev.jompd.job.model.RankId;
+import dev.jompd.job.model.RankInspection;
+import dev.jompd.report.TargetSession;
 
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,15 +1,14 @@
 package dev.jompd.job.wire;
 
-import dev.jompd.job.model.RankView;
-
-import dev.jompd.job.model.JobSummary;
-import dev.jompd.job.model.RankId;
-import dev.jompd.job.model.RankInspection;
-import dev.jompd.job.model.RankSet;
 import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import dev.jompd.core.ompd.ThreadState;
+import dev.jompd.job.model.JobSummary;
+import dev.jompd.job.model.RankId;
+import dev.jompd.job.model.RankInspection;
+import dev.jompd.job.model.RankSet;
+import dev.jompd.job.model.RankView;
 import dev.jompd.report.Diagnosis.FindingKind;
 import dev.jompd.report.OpenMpPicture.ThreadPlace;
 

@@ -1,8 +1,7 @@
 package dev.jompd.job.wire;
 
-import dev.jompd.job.model.JobSummary;
-
 import com.google.gson.JsonParser;
+import dev.jompd.job.model.JobSummary;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

@@ -1,11 +1,10 @@
 package dev.jompd.job.model;
 
+import com.google.gson.JsonParser;
+import dev.jompd.core.ompd.ThreadState;
 import dev.jompd.job.rendering.JobHtml;
 import dev.jompd.job.rendering.JobPicture;
 import dev.jompd.job.wire.JobWire;
-
-import com.google.gson.JsonParser;
-import dev.jompd.core.ompd.ThreadState;
 import dev.jompd.report.Diagnosis.FindingKind;
 import dev.jompd.report.OpenMpPicture.ThreadPlace;
 import org.junit.jupiter.api.Test;
@@ -14,8 +13,8 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.Random;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,6 +1,5 @@
 package dev.jompd.job.sources;
 
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

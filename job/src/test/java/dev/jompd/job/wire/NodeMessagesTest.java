@@ -3,7 +3,6 @@ package dev.jompd.job.wire;
 import dev.jompd.job.model.JobSummary;
 import dev.jompd.job.model.RankId;
 import dev.jompd.job.model.RankInspection;
-
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
