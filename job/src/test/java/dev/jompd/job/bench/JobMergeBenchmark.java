@@ -159,7 +159,13 @@ public final class JobMergeBenchmark {
             if (perturbed >= 0 && perturbed != odd) {
                 JsonObject view = views.getFirst().deepCopy();
                 JsonArray stack = view.getAsJsonArray("threads").get(0).getAsJsonObject().getAsJsonArray("stack");
-                stack.add("work (solver.c:" + (100 + random.nextInt(50)) + ")");
+                JsonObject step = new JsonObject();
+                String line = "solver.c:" + (100 + random.nextInt(50));
+                step.addProperty("function", "work");
+                step.addProperty("source", line);
+                step.addProperty("runtime", false);
+                step.addProperty("words", "work (" + line + ")");
+                stack.add(step);
                 classes.add(rankClass(Long.toString(perturbed), perturbed, node, view));
             }
         }
