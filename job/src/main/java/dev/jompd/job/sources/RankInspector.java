@@ -97,7 +97,7 @@ public final class RankInspector {
         Semaphore window = new Semaphore(MAX_HELD);
         // Attaching is mostly the kernel's work and this JVM's cold code: more attachers than processors only make
         // every attach wait for the others (16 at once on 2 cores: the first rank held after ~0.6 s instead of ~0.1 s).
-        int attacherCount = (int) Math.max(1, Math.min(live, Math.max(2, Runtime.getRuntime().availableProcessors())));
+        int attacherCount = (int) Math.max(1, Math.min(live, JobOptions.defaultParallelism()));
         try (ExecutorService readers = Executors.newFixedThreadPool(Math.min(parallelism, targets.size()),
                 Thread.ofPlatform().name("jompd-rank-", 0).daemon().factory());
              ExecutorService attachers = Executors.newFixedThreadPool(attacherCount,
