@@ -2,6 +2,7 @@
 // jompd-job/1 document: classes of ranks, the stacks merged over ranks x threads, the diagnosis, the missing
 // ranks), laid out with the parallel stacks' own tree layout and drawn as HTML + SVG. A box of the tree leads
 // to its ranks and threads (jobSelection). No VS Code API here, so it is unit-tested.
+import { edgePath } from './boxEdges';
 import { Box, escapeHtml, layout } from './parallelStacks';
 
 export interface JobRankId { rank?: number; host: string; pid: number; source: string }
@@ -16,7 +17,21 @@ export interface JobClass {
 export interface JobNode {
   step: string; runtime: boolean; ranks: string; rankCount: number; who: string; threads: number; children: JobNode[];
   /** threads whose innermost step this is (more than none at an inner step: a thread stopped in a caller) */
-  stopped?: number;
+  stopped: number;
+}
+
+/** A step of a box as jompd drew it. */
+export interface JobBoxStep { step: string; runtime: boolean }
+
+/**
+ * A box of the merged stacks as jompd computes it (jompd-job/1 `boxes`): a chain of steps the same threads pass
+ * through, its last step's ranks and threads, whether only outliers reach it; the views draw it, never re-derive it.
+ */
+export interface JobBoxData {
+  steps: JobBoxStep[]; ranks: string; rankCount: number; who: string; threads: number;
+  /** threads that end at the box's last step while others go on into its children */
+  stoppedHere: number;
+  outlier: boolean; runtime: boolean; children: JobBoxData[];
 }
 
 export interface JobMissing {
@@ -26,7 +41,7 @@ export interface JobMissing {
 export interface JobDocument {
   schema: 'jompd-job/1';
   ranks: { total: number; seen: number; missing: number; duplicates: string };
-  diagnosis: string[]; classes: JobClass[]; stacks: JobNode[]; missing: JobMissing[];
+  diagnosis: string[]; classes: JobClass[]; stacks: JobNode[]; boxes: JobBoxData[]; missing: JobMissing[];
 }
 
 export class JobError extends Error {}
@@ -61,63 +76,45 @@ export function parseJob(text: string): JobDocument {
     throw new JobError(`jompd job printed ${doc && typeof doc === 'object' && 'schema' in doc ? `a ${String(doc.schema)} document`
       : 'no jompd-job/1 document'}: this extension reads jompd-job/1`);
   }
-  if (!Array.isArray(doc.classes) || !Array.isArray(doc.stacks) || !Array.isArray(doc.diagnosis) || !Array.isArray(doc.missing) || !doc.ranks) {
-    throw new JobError('jompd job: a jompd-job/1 document without classes, stacks, diagnosis and missing ranks');
+  if (!Array.isArray(doc.classes) || !Array.isArray(doc.stacks) || !Array.isArray(doc.boxes) || !Array.isArray(doc.diagnosis) || !Array.isArray(doc.missing) || !doc.ranks) {
+    throw new JobError('jompd job: a jompd-job/1 document without classes, stacks, boxes, diagnosis and missing ranks');
   }
   return doc as JobDocument;
 }
 
-/** A box of the job's tree: its steps (call order) and the path of steps from the root to its last one. */
-export interface JobBox extends Box { node: JobNode; path: string[]; rankWords: string; stoppedInside: number }
+/** A box of the job's tree, placed by the parallel stacks' layout: jompd's box and the path of steps to its last one. */
+export interface JobBox extends Box { data: JobBoxData; path: string[] }
 
-/** As the parallel stacks: a chain of nodes the same ranks' threads all pass through is one box. */
-export function buildJobBoxes(tree: JobNode[]): JobBox[] {
+/** jompd's boxes as the layout takes them: ids in drawing order, each step with its depth from the root. */
+export function jobBoxes(doc: JobDocument): JobBox[] {
   let next = 0;
-  const box = (node: JobNode, depth: number, above: string[]): JobBox => {
-    const steps: Box['steps'] = [];
-    const path = [...above];
-    let current = node;
-    let d = depth;
-    for (;;) {
-      steps.push({ text: current.step, runtime: current.runtime, depth: d });
-      path.push(current.step);
-      if (current.children.length !== 1 || current.children[0].threads !== current.threads) break;
-      current = current.children[0];
-      d++;
-    }
+  const box = (data: JobBoxData, depth: number, above: string[]): JobBox => {
+    const steps: Box['steps'] = data.steps.map((s, i) => ({ text: s.step, runtime: s.runtime, depth: depth + i }));
+    const path = [...above, ...data.steps.map((s) => s.step)];
     const id = `j${next++}`;
-    const children = current.children.map((child) => box(child, d + 1, path));
-    // threads that end at the box's last step while others go on into its children
-    const stoppedInside = children.length > 0 ? current.stopped ?? 0 : 0;
+    const children = data.children.map((child) => box(child, depth + steps.length, path));
     return { id, steps, gtids: [], children, stopped: false, x: 0, y: 0, width: 340,
-      height: (2 + steps.length) * 18 + 16, node, path, rankWords: node.who, stoppedInside };
+      height: (2 + steps.length) * 18 + 16, data, path };
   };
-  return tree.map((root) => box(root, 0, []));
+  return doc.boxes.map((root) => box(root, 0, []));
 }
 
 /** The job as HTML for the parallel stacks webview (the same classes and data attributes its script places). */
 export function renderJobHtml(doc: JobDocument, title: string): string {
-  const placed = layout(buildJobBoxes(doc.stacks));
-  const majority = majorityRanks(doc);
+  const placed = layout(jobBoxes(doc));
   const code = (text: string): string => escapeHtml(text).replace(/`([^`]+)`/g, '<code>$1</code>');
   const diagnosis = doc.diagnosis.map((d) => `<li>${code(d)}</li>`).join('');
-  const edges = placed.boxes.flatMap((box) => box.children.map((child) => {
-    const x1 = box.x + box.width / 2;
-    const y1 = box.y + box.height;
-    const x2 = child.x + child.width / 2;
-    const y2 = child.y;
-    const mid = (y1 + y2) / 2;
-    return `<path class="edge" d="M${x1},${y1} C${x1},${mid} ${x2},${mid} ${x2},${y2 - 4}" marker-end="url(#arrow)"/>`;
-  })).join('');
+  const edges = placed.boxes.flatMap((box) => box.children.map((child) =>
+    `<path class="edge" d="${edgePath(box, child)}" marker-end="url(#arrow)"/>`)).join('');
   const boxes = (placed.boxes as JobBox[]).map((box) => {
-    const outlier = majority.length > 0 && !intersects(parseRanks(box.node.ranks), majority);
     const steps = box.steps.map((step) => `<button class="step${step.runtime ? ' runtime' : ''}" data-box="${box.id}" `
       + `data-depth="${step.depth}" title="${escapeHtml(step.text)}">${escapeHtml(step.text)}</button>`).join('');
-    return `<div class="box${outlier ? ' stopped' : ''}" id="${box.id}" data-left="${box.x}" data-top="${box.y}" `
-      + `data-width="${box.width}" data-height="${box.height}"><div class="threads" title="${escapeHtml(box.node.who)}">`
-      + `${escapeHtml(ellipsis(box.node.who, 44))}</div><div class="omp">${box.node.threads} thread${box.node.threads === 1 ? '' : 's'}`
-      + ` over ${box.node.rankCount} rank${box.node.rankCount === 1 ? '' : 's'}`
-      + `${box.stoppedInside > 0 ? ` (${box.stoppedInside} stopped here)` : ''}</div>${steps}</div>`;
+    const data = box.data;
+    return `<div class="box${data.outlier ? ' stopped' : ''}" id="${box.id}" data-left="${box.x}" data-top="${box.y}" `
+      + `data-width="${box.width}" data-height="${box.height}"><div class="threads" title="${escapeHtml(data.who)}">`
+      + `${escapeHtml(ellipsis(data.who, 44))}</div><div class="omp">${data.threads} thread${data.threads === 1 ? '' : 's'}`
+      + ` over ${data.rankCount} rank${data.rankCount === 1 ? '' : 's'}`
+      + `${data.stoppedHere > 0 ? ` (${data.stoppedHere} stopped here)` : ''}</div>${steps}</div>`;
   }).join('');
   const missing = doc.missing.length === 0 ? '' : `<section class="diagnosis"><h2>Missing ranks</h2><ul>${doc.missing.map((m) =>
     `<li>${escapeHtml(m.ranks.length > 0 ? `ranks ${m.ranks}` : m.unnumbered.map((u) => `pid ${u.pid} on ${u.host}`).join(', '))}: `
@@ -132,29 +129,6 @@ export function renderJobHtml(doc: JobDocument, title: string): string {
     + `<svg width="${placed.width}" height="${placed.height}"><defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" `
     + `markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z"/></marker></defs>${edges}</svg>`
     + `${boxes}</div></div>`;
-}
-
-/** Rank ranges as intervals: "0-2,4" → [[0, 2], [4, 4]]. */
-export function parseRanks(text: string): [number, number][] {
-  if (text.trim().length === 0) return [];
-  return text.split(',').map((part) => {
-    const [first, last] = part.split('-').map(Number);
-    return [first, last ?? first] as [number, number];
-  });
-}
-
-function intersects(a: [number, number][], b: [number, number][]): boolean {
-  return a.some(([f1, l1]) => b.some(([f2, l2]) => f1 <= l2 && f2 <= l1));
-}
-
-/**
- * The ranks of the biggest class: a box none of them reaches is an outlier's (only ranks that differ from the
- * bulk of the job pass there), as the job's outliers-first order has it.
- */
-function majorityRanks(doc: JobDocument): [number, number][] {
-  if (doc.classes.length < 2) return [];
-  const biggest = doc.classes.reduce((a, b) => (b.count > a.count ? b : a));
-  return parseRanks(biggest.ranks);
 }
 
 /** A class's threads by state, most first: "4 threads: 2 wait_barrier_explicit, 1 wait_lock, 1 work_serial". */
@@ -182,7 +156,7 @@ export interface JobMember { ranks: string; thread: string; state: string; roles
  * its threads whose stack begins with the path to that step.
  */
 export function jobSelection(doc: JobDocument, boxId: string, depth: number): { step: string; members: JobMember[] } | undefined {
-  const box = (layout(buildJobBoxes(doc.stacks)).boxes as JobBox[]).find((b) => b.id === boxId);
+  const box = (layout(jobBoxes(doc)).boxes as JobBox[]).find((b) => b.id === boxId);
   const index = box?.steps.findIndex((s) => s.depth === depth) ?? -1;
   if (!box || index < 0) return undefined;
   const path = box.path.slice(0, box.path.length - box.steps.length + index + 1);

@@ -1,10 +1,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildJobBoxes, JobBox, JobDocument, JobError, jobArguments, JobNode, jobSelection, locateCli, parseJob, renderJobHtml } from '../src/jobPicture';
+import { jobBoxes, JobBox, JobBoxData, JobDocument, JobError, jobArguments, JobNode, jobSelection, locateCli, parseJob, renderJobHtml } from '../src/jobPicture';
+
+const who = (ranks: string, rankCount: number): string => (rankCount === 1 ? `rank ${ranks}` : `ranks ${ranks}`);
 
 const node = (step: string, ranks: string, rankCount: number, threads: number, children: JobNode[] = []): JobNode =>
-  ({ step, runtime: step.startsWith('[libomp: '), ranks, rankCount, who: rankCount === 1 ? `rank ${ranks}` : `ranks ${ranks}`,
-    threads, children });
+  ({ step, runtime: step.startsWith('[libomp: '), ranks, rankCount, who: who(ranks, rankCount), threads, children,
+    stopped: threads - children.reduce((sum, child) => sum + child.threads, 0) });
+
+/** A box as jompd writes it (these tests' boxes are written out: the box rule is jompd's, tested there). */
+const box = (steps: string[], ranks: string, rankCount: number, threads: number, outlier: boolean,
+  children: JobBoxData[] = [], stoppedHere = 0): JobBoxData =>
+  ({ steps: steps.map((step) => ({ step, runtime: step.startsWith('[libomp: ') })), ranks, rankCount, who: who(ranks, rankCount),
+    threads, stoppedHere, outlier, runtime: steps.every((step) => step.startsWith('[libomp: ')), children });
 
 /**
  * A job of 32 ranks x 2 threads as jompd job prints it: ranks 0-2,4-31 wait in MPI_Allreduce on their initial
@@ -42,6 +50,16 @@ function job(): JobDocument {
       ]),
       node('[libomp: idle in the thread pool, waiting for work (5 frames)]', '0-2,4-31', 31, 31),
     ],
+    boxes: [
+      box(['main (solver.c:30)'], '0-31', 32, 33, false, [
+        box(['MPI_Allreduce (solver.c:120)'], '0-2,4-31', 31, 31, false),
+        box(['[libomp: runs the OpenMP code below (4 frames)]'], '3', 1, 2, true, [
+          box(['main.omp_outlined_debug__ (solver.c:88)', '[libomp: waiting for a lock (6 frames)]'], '3', 1, 1, true),
+          box(['main.omp_outlined_debug__ (solver.c:90)', '[libomp: waiting for a lock (6 frames)]'], '3', 1, 1, true),
+        ]),
+      ]),
+      box(['[libomp: idle in the thread pool, waiting for work (5 frames)]'], '0-2,4-31', 31, 31, false),
+    ],
     missing: [{ reason: 'exited', words: 'exited', detail: 'the process exited while it was read', ranks: '32', count: 1, unnumbered: [] }],
   };
 }
@@ -61,33 +79,31 @@ test('anything but a jompd-job/1 document is a clear error', () => {
   assert.equal(parseJob(JSON.stringify(job())).classes.length, 2);
 });
 
-test('a chain all ranks pass through is one box; where paths part each callee is a box', () => {
-  const boxes = buildJobBoxes(job().stacks);
+test('jompd\'s boxes are drawn as they come, each step at its depth from the root, each box with its path', () => {
+  const boxes = jobBoxes(job());
   assert.equal(boxes.length, 2);
   assert.deepEqual(boxes[0].steps.map((s) => s.text), ['main (solver.c:30)']);
   assert.deepEqual(boxes[0].children.map((b) => b.steps[0].text),
     ['MPI_Allreduce (solver.c:120)', '[libomp: runs the OpenMP code below (4 frames)]']);
   const lockBox = boxes[0].children[1].children[0] as JobBox;
-  assert.deepEqual(lockBox.steps.map((s) => s.text), ['main.omp_outlined_debug__ (solver.c:88)', '[libomp: waiting for a lock (6 frames)]']);
+  assert.deepEqual(lockBox.steps.map((s) => [s.text, s.depth, s.runtime]), [['main.omp_outlined_debug__ (solver.c:88)', 2, false],
+    ['[libomp: waiting for a lock (6 frames)]', 3, true]]);
   assert.deepEqual(lockBox.path, ['main (solver.c:30)', '[libomp: runs the OpenMP code below (4 frames)]',
     'main.omp_outlined_debug__ (solver.c:88)', '[libomp: waiting for a lock (6 frames)]']);
 });
 
 test('threads stopped in a caller of another thread\'s frame are named on its box', () => {
-  const inner = node('main (a.c:3)', '0-3', 4, 4, [node('[libomp: waiting at a barrier (4 frames)]', '0-2', 3, 3)]);
-  inner.stopped = 1;
-  inner.children[0].stopped = 3;
   const doc = job();
-  doc.stacks = [inner];
-  const boxes = buildJobBoxes(doc.stacks);
-  assert.equal(boxes[0].stoppedInside, 1);
-  assert.equal((boxes[0].children[0] as JobBox).stoppedInside, 0);
-  assert.match(renderJobHtml(doc, 'job'), /4 threads over 4 ranks \(1 stopped here\)/);
+  doc.stacks = [node('main (a.c:3)', '0-3', 4, 4, [node('[libomp: waiting at a barrier (4 frames)]', '0-2', 3, 3)])];
+  doc.boxes = [box(['main (a.c:3)'], '0-3', 4, 4, false, [box(['[libomp: waiting at a barrier (4 frames)]'], '0-2', 3, 3, false)], 1)];
+  const html = renderJobHtml(doc, 'job');
+  assert.deepEqual([...html.matchAll(/<div class="omp">([^<]*)/g)].map((m) => m[1]),
+    ['4 threads over 4 ranks (1 stopped here)', '3 threads over 3 ranks']);
 });
 
 test('a box leads to its ranks and threads', () => {
   const doc = job();
-  const boxes = buildJobBoxes(doc.stacks);
+  const boxes = jobBoxes(doc);
   const root = jobSelection(doc, boxes[0].id, 0);
   assert.equal(root?.step, 'main (solver.c:30)');
   assert.deepEqual(root?.members.map((m) => `${m.ranks} · ${m.thread}`),

@@ -68,3 +68,10 @@ test('the TypeScript types of the parallel stacks match the report module\'s JSO
   assert.deepEqual(new SchemaChecker(path.join(extension, 'src', 'parallelStacks.ts'), schema)
     .check('InspectStacks', schema.properties.stacks), []);
 });
+
+/** The job module's schema file: the one truth about jompd-job/1, which `jompd job --json` writes. */
+const jobSchema = path.join(extension, '..', 'job', 'src', 'main', 'resources', 'dev', 'jompd', 'job', 'jompd-job.schema.json');
+
+test('the TypeScript types of jompd-job/1 match the job module\'s JSON Schema', () => {
+  assert.deepEqual(new SchemaChecker(path.join(extension, 'src', 'jobPicture.ts'), load(jobSchema)).check('JobDocument'), []);
+});

@@ -4,6 +4,13 @@ import com.google.gson.JsonParser;
 import dev.jompd.core.target.AddressSpace;
 import dev.jompd.core.target.core.CoreFileAddressSpace;
 import dev.jompd.core.target.live.LiveProcessAddressSpace;
+import dev.jompd.job.model.JobSummary;
+import dev.jompd.job.model.RankId;
+import dev.jompd.job.model.RankInspection;
+import dev.jompd.job.model.RankView;
+import dev.jompd.job.rendering.JobHtml;
+import dev.jompd.job.rendering.JobPicture;
+import dev.jompd.job.wire.JobWire;
 import dev.jompd.report.ParallelStacks;
 import dev.jompd.testkit.Facts;
 import dev.jompd.testkit.Fixture;
@@ -81,9 +88,9 @@ class JobMergeIT {
                 "pid"), RankInspection.MissingReason.EXITED, "the process exited while it was read")));
         JobSummary front = JobSummary.empty();
         for (JobSummary node : List.of(node2, node1)) {
-            String line = node.toJson().toString();
+            String line = JobWire.toJson(node).toString();
             assertThat(line).doesNotContain("\n");
-            front = front.merge(JobSummary.fromJson(JsonParser.parseString(line).getAsJsonObject()));
+            front = front.merge(JobWire.summary(JsonParser.parseString(line).getAsJsonObject()));
         }
         return front;
     }
@@ -104,9 +111,13 @@ class JobMergeIT {
         for (Facts.ThreadFacts thread : facts.threads()) {
             RankView.ThreadView seen = view.threads().get(thread.threadNum());
             assertThat(seen.thread()).isEqualTo("omp " + thread.threadNum() + "/" + thread.teamSize() + " · level 1");
-            assertThat(String.join(" / ", seen.stack())).as(text).contains("barrier_straggler.c:" + thread.get("wait_line"));
+            // the thread's innermost step in the program's own code is where its facts say it waits: the straggler
+            // in the function the facts name, the others at the barrier
+            RankView.Step innermost = seen.stack().stream()
+                    .filter(step -> step.source().orElse("").startsWith("barrier_straggler.c:")).toList().getLast();
+            assertThat(innermost.source()).as(text).hasValue("barrier_straggler.c:" + thread.get("wait_line"));
             if (thread.role().equals("straggler")) {
-                assertThat(seen.stack()).anyMatch(s -> s.startsWith(facts.get("hang.straggler.function") + " ("));
+                assertThat(innermost.function()).isEqualTo(facts.get("hang.straggler.function"));
             }
         }
         assertThat(JobPicture.hangOf(view)).as(text).contains("3 of 4 threads");
@@ -125,10 +136,11 @@ class JobMergeIT {
             Map<Long, List<GdbProbe.Frame>> gdb = GdbProbe.onCore(CORES.get(rank).executable(), CORES.get(rank).core())
                     .backtraces();
             for (ParallelStacks.ThreadStack stack : own.stacks().orElseThrow().stacks()) {
-                String place = RankView.place(stack.thread());
+                String place = stack.thread().place().words();
                 RankView.ThreadView thread = part.threads().stream().filter(t -> t.thread().equals(place)).findFirst()
                         .orElseThrow(() -> new AssertionError("rank " + rank + ": no " + place));
-                assertThat(thread.stack()).isEqualTo(stack.steps().stream().map(s -> RankView.plain(s.describe())).toList());
+                // (every frame of the fixtures has a name: no address to leave out)
+                assertThat(words(thread.stack())).isEqualTo(stack.steps().stream().map(ParallelStacks.Step::describe).toList());
                 // every frame of user code the job shows is a frame gdb shows for that thread
                 List<String> gdbFunctions = gdb.get(stack.thread().lwp().getAsLong()).stream()
                         .map(GdbProbe.Frame::function).toList();
@@ -149,7 +161,7 @@ class JobMergeIT {
         StoppedFixture deadlock = CORES.get(3);
         Facts facts = deadlock.facts();
         RankView view = job.classOf(3).orElseThrow().view();
-        String all = String.join("\n", view.findings());
+        String all = String.join("\n", view.findings().stream().map(RankView.Finding::words).toList());
         for (String lock : List.of("A", "B", "C")) {
             long address = Long.decode(facts.get("hang.lock." + lock + ".address"));
             int element = -1;
@@ -168,7 +180,7 @@ class JobMergeIT {
                     + waiter.get("wait_line")));
         }
         // no address of this run is in the job's words
-        assertThat(view.toJson().toString()).doesNotContainPattern("0x[0-9a-f]{6,}").doesNotContain("LWP");
+        assertThat(JobWire.toJson(view).toString()).doesNotContainPattern("0x[0-9a-f]{6,}").doesNotContain("LWP");
     }
 
     @Test
@@ -197,20 +209,45 @@ class JobMergeIT {
         java.nio.file.Files.writeString(Fixtures.workDirectory("job-merge").resolve("job.html"), html);
         java.nio.file.Files.writeString(Fixtures.workDirectory("job-merge").resolve("job.txt"), job.text());
         java.nio.file.Files.writeString(Fixtures.workDirectory("job-merge").resolve("job-summary.json"),
-                job.summary().toJson().toString());
+                JobWire.toJson(job.summary()).toString());
+    }
+
+    private static List<String> words(List<RankView.Step> steps) {
+        return steps.stream().map(RankView.Step::words).toList();
     }
 
     private static long stoppedThreads(List<JobPicture.StackNode> nodes) {
         long sum = 0;
         for (JobPicture.StackNode node : nodes) {
             if (node.children().isEmpty()) {
-                assertThat(node.stopped()).as(node.step()).isEqualTo(node.threads());
+                assertThat(node.stopped()).as(node.step().words()).isEqualTo(node.threads());
             }
-            assertThat(node.threads()).as(node.step())
+            assertThat(node.threads()).as(node.step().words())
                     .isEqualTo(node.stopped() + node.children().stream().mapToLong(JobPicture.StackNode::threads).sum());
             sum += node.stopped() + stoppedThreads(node.children());
         }
         return sum;
+    }
+
+    /**
+     * A teams construct (a league of 3 teams, 2 threads in each team's parallel region): each thread's place in
+     * the job's view is its own, team number first, exactly as the program's threads recorded their team and
+     * thread numbers, so threads of different teams never fold into one place.
+     */
+    @Test
+    void threadsOfDifferentTeamsHaveTheirTeamInTheirPlace() {
+        StoppedFixture teams = Fixtures.core(FixtureRun.of(Fixture.TEAMS, "3", "2"));
+        RankView view;
+        try (CoreFileAddressSpace core = CoreFileAddressSpace.open(teams.core())) {
+            view = RankView.of(inspect(core, new RankId(OptionalInt.of(0), "localhost", 0, teams.core().toString()),
+                    "core", teams.core().toString()));
+        }
+        List<String> expected = teams.facts().threads().stream()
+                .sorted(java.util.Comparator.comparingLong((Facts.ThreadFacts t) -> t.number("team_num"))
+                        .thenComparingInt(Facts.ThreadFacts::threadNum))
+                .map(t -> "omp team " + t.number("team_num") + " · " + t.threadNum() + "/" + t.teamSize() + " · level "
+                        + t.level()).toList();
+        assertThat(view.threads().stream().map(t -> t.thread()).toList()).isEqualTo(expected);
     }
 
     /** Address-space randomisation: two live runs of one program load at other addresses and are one class. */
@@ -231,7 +268,7 @@ class JobMergeIT {
         JobSummary job = JobSummary.of(ranks.get(1)).merge(JobSummary.of(ranks.get(0)));
         assertThat(job.classes()).as(JobPicture.of(job).text()).hasSize(1);
         assertThat(job.classes().getFirst().ranks().toString()).isEqualTo("0-1");
-        assertThat(String.join("\n", job.classes().getFirst().view().findings()))
+        assertThat(String.join("\n", job.classes().getFirst().view().findings().stream().map(RankView.Finding::words).toList()))
                 .contains("deadlock: omp 1/3 waits for lock `nest_locks[1]` held by omp 2/3, which waits for lock `nest_locks[0]` held by omp 1/3");
     }
 }

@@ -1,6 +1,8 @@
 package dev.jompd.job;
 
 import dev.jompd.core.target.core.CoreFileAddressSpace;
+import dev.jompd.job.model.RankId;
+import dev.jompd.job.model.RankView;
 import dev.jompd.testkit.Facts;
 import dev.jompd.testkit.Fixture;
 import dev.jompd.testkit.FixtureRun;
@@ -31,9 +33,10 @@ class JobRecorderIT {
             view = RankView.of(JobInspections.inspect(core, new RankId(OptionalInt.of(0), "localhost", 0,
                     fixture.core().toString()), "core", fixture.core().toString()));
         }
-        String all = String.join("\n", view.findings());
+        List<String> findings = view.findings().stream().map(RankView.Finding::words).toList();
+        String all = String.join("\n", findings);
         // each lock's holder clause, "held by ... (jompd-recorder)", in the finding about that lock
-        Set<String> holders = view.findings().stream().filter(f -> f.contains("; held by "))
+        Set<String> holders = findings.stream().filter(f -> f.contains("; held by "))
                 .map(f -> f.substring(f.indexOf("; held by ") + 2, f.indexOf(" (jompd-recorder)") + " (jompd-recorder)".length()))
                 .collect(Collectors.toSet());
         Set<String> expected = List.of(facts.thread(1), facts.thread(2)).stream()

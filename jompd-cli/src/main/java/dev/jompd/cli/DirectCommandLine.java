@@ -64,7 +64,7 @@ final class DirectCommandLine {
             return Optional.empty();
         }
         JobAgentCommand agent = new JobAgentCommand();
-        agent.stopTimeout = JobAgentCommand.DEFAULT_STOP_TIMEOUT_SECONDS;
+        agent.stopTimeout = dev.jompd.job.sources.JobOptions.DEFAULT_STOP_TIMEOUT_SECONDS;
         agent.step = options.get().get("--step");
         agent.node = options.get().get("--node");
         return Optional.of(agent);
@@ -85,7 +85,7 @@ final class DirectCommandLine {
         }
         JobCommand job = new JobCommand();
         job.source = new JobCommand.Source();
-        job.timeoutSeconds = JobCommand.DEFAULT_TIMEOUT_SECONDS;
+        job.timeoutSeconds = dev.jompd.job.sources.JobOptions.DEFAULT_AGENT_TIMEOUT_SECONDS;
         for (Map.Entry<String, String> option : options.get().entrySet()) {
             String value = option.getValue();
             switch (option.getKey()) {
@@ -264,21 +264,7 @@ final class DirectCommandLine {
      * Runs a command this class parsed as picocli would run it: its output and error streams made as picocli
      * makes them, its exit code returned, an exception it throws reported as Jompd's handler reports it.
      */
-    static int execute(TargetCommand command) {
-        PrintWriter err = standardError();
-        command.directOut = standardOutput();
-        command.directErr = err;
-        return execute(command, err);
-    }
-
-    static int execute(JobCommand command) {
-        PrintWriter err = standardError();
-        command.directOut = standardOutput();
-        command.directErr = err;
-        return execute(command, err);
-    }
-
-    static int execute(JobAgentCommand command) {
+    static int execute(StreamedCommand command) {
         PrintWriter err = standardError();
         command.directOut = standardOutput();
         command.directErr = err;

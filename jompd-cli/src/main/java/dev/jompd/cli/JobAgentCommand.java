@@ -1,16 +1,15 @@
 package dev.jompd.cli;
 
-import dev.jompd.job.JobPicture;
-import dev.jompd.job.JobSummary;
-import dev.jompd.job.NodeAgent;
-import dev.jompd.job.NodeMessages;
-import dev.jompd.job.RankId;
-import dev.jompd.job.RankInspection;
-import dev.jompd.job.RankInspector;
+import dev.jompd.job.model.JobSummary;
+import dev.jompd.job.model.RankId;
+import dev.jompd.job.model.RankInspection;
+import dev.jompd.job.rendering.JobPicture;
+import dev.jompd.job.sources.JobOptions;
+import dev.jompd.job.sources.NodeAgent;
+import dev.jompd.job.sources.RankInspector;
+import dev.jompd.job.wire.NodeMessages;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 import java.io.BufferedReader;
 import java.io.File;
@@ -24,7 +23,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.concurrent.Callable;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 
@@ -35,7 +33,7 @@ import java.util.jar.JarFile;
  */
 @Command(name = "job-agent", hidden = true, mixinStandardHelpOptions = true,
         description = "One node's part of jompd job --slurm (started by it through srun; not for direct use).")
-class JobAgentCommand implements Callable<Integer> {
+class JobAgentCommand extends StreamedCommand {
     @Option(names = "--step", paramLabel = "JOBID.STEP")
     String step;
 
@@ -50,26 +48,18 @@ class JobAgentCommand implements Callable<Integer> {
     @Option(names = "--node", paramLabel = "NODE", description = "the Slurm node name (default: SLURMD_NODENAME)")
     String node;
 
-    static final double DEFAULT_STOP_TIMEOUT_SECONDS = 5;
-
-    @Option(names = "--stop-timeout", paramLabel = "SECONDS", defaultValue = "" + DEFAULT_STOP_TIMEOUT_SECONDS,
+    @Option(names = "--stop-timeout", paramLabel = "SECONDS", defaultValue = "" + JobOptions.DEFAULT_STOP_TIMEOUT_SECONDS,
             converter = Values.Seconds.class)
     double stopTimeout;
 
     @Option(names = "--parallel", paramLabel = "N", converter = Values.Count.class)
     Integer parallel;
 
-    @Spec
-    CommandSpec spec;
-
-    /** The output and error streams when DirectCommandLine read the command line (else picocli's). */
-    PrintWriter directOut;
-    PrintWriter directErr;
 
     @Override
     public Integer call() {
-        PrintWriter out = spec != null ? spec.commandLine().getOut() : directOut;
-        PrintWriter err = spec != null ? spec.commandLine().getErr() : directErr;
+        PrintWriter out = out();
+        PrintWriter err = err();
         if (aotTraining) {
             return train(out, err);
         }
@@ -82,12 +72,12 @@ class JobAgentCommand implements Callable<Integer> {
             err.println("jompd job-agent: no node name (SLURMD_NODENAME unset: not started by srun; give --node)");
             return ExitCode.BAD_INPUT;
         }
-        int readers = parallel != null ? parallel : Math.max(2, Runtime.getRuntime().availableProcessors());
+        int readers = parallel != null ? parallel : JobOptions.defaultParallelism();
         try {
             List<RankInspection> inspections = NodeAgent.inspectRanks(step, nodeName,
                     Duration.ofMillis((long) (stopTimeout * 1000)), readers);
             JobTraining.rememberRuntime(inspections, notSaid -> { }); // an agent's stderr is not the user's
-            Optional<JobSummary> summary = NodeAgent.summarize(inspections);
+            Optional<JobSummary> summary = JobSummary.of(inspections);
             NodeMessages.answer(nodeName, summary).forEach(out::println);
             out.flush();
             return ExitCode.OK;
@@ -157,10 +147,9 @@ class JobAgentCommand implements Callable<Integer> {
             List<RankInspector.Target> targets = new ArrayList<>();
             team.ifPresent(openMp -> pids.add(openMp.pid()));
             for (int i = 0; i < pids.size(); i++) {
-                targets.add(RankInspector.Target.live(new RankId(OptionalInt.of(i), "training",
-                        pids.get(i), "pid " + pids.get(i))));
+                targets.add(RankInspector.Target.live(RankId.live(OptionalInt.of(i), "training", pids.get(i))));
             }
-            Optional<JobSummary> summary = NodeAgent.summarize(new RankInspector().inspectAll(targets));
+            Optional<JobSummary> summary = JobSummary.of(new RankInspector().inspectAll(targets));
             NodeMessages.Receiver receiver = new NodeMessages.Receiver(List.of("training"));
             for (String line : NodeMessages.answer("training", summary)) {
                 out.println(line);

@@ -3,7 +3,7 @@ package dev.jompd.cli;
 import dev.jompd.core.launch.OpenMpLaunch;
 import dev.jompd.core.launch.OwnedPaths;
 import dev.jompd.core.target.live.ProcFs;
-import dev.jompd.job.RankInspection;
+import dev.jompd.job.model.RankInspection;
 
 import java.io.BufferedReader;
 import java.io.File;

@@ -1,43 +1,32 @@
 package dev.jompd.cli;
 
-import dev.jompd.core.ompd.AddressSpaceHandle;
-import dev.jompd.core.ompd.Ompd;
 import dev.jompd.core.ompd.OmpdException;
 import dev.jompd.core.ompd.OmpdRc;
 import dev.jompd.core.target.AddressSpace;
-import dev.jompd.core.target.Symbolizer;
 import dev.jompd.core.target.TargetException;
 import dev.jompd.core.target.core.CoreFileAddressSpace;
-import dev.jompd.core.unwind.NativeStack;
-import dev.jompd.core.unwind.Unwinder;
-import dev.jompd.report.CodeNames;
 import dev.jompd.report.Diagnosis;
-import dev.jompd.report.ParallelStacks;
 import dev.jompd.report.JsonReport;
 import dev.jompd.report.OpenMpPicture;
-import dev.jompd.report.TargetDescription;
+import dev.jompd.report.ParallelStacks;
 import dev.jompd.report.RecordedHistory;
+import dev.jompd.report.TargetSession;
 import dev.jompd.report.TextReport;
 import picocli.CommandLine.ArgGroup;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.FutureTask;
 
 /**
  * What {@code jompd inspect} and {@code jompd diagnose} share: the target (a core or a process), how to find its
  * modules, and the reading. Each command declares the options it honours ({@link InspectCommand},
  * {@link DiagnoseCommand}): an option a command would ignore is not offered.
  */
-abstract class TargetCommand implements Callable<Integer> {
+abstract class TargetCommand extends StreamedCommand {
 
     static final class Target {
         @Option(names = "--core", paramLabel = "FILE", description = "an ELF core file (kernel or gdb gcore)")
@@ -75,17 +64,11 @@ abstract class TargetCommand implements Callable<Integer> {
     @Option(names = "--aot-training", hidden = true)
     boolean aotTraining;
 
-    @Spec
-    CommandSpec spec;
-
-    /** The output and error streams when DirectCommandLine read the command line (else picocli's). */
-    PrintWriter directOut;
-    PrintWriter directErr;
 
     @Override
     public Integer call() {
-        PrintWriter out = spec != null ? spec.commandLine().getOut() : directOut;
-        PrintWriter err = spec != null ? spec.commandLine().getErr() : directErr;
+        PrintWriter out = out();
+        PrintWriter err = err();
         Timing timing = new Timing();
         // checked when the command line was read (a bad value is a usage error, exit 2)
         int historyEvents = history == null ? RecordedHistory.RECENT_EVENTS : TextReport.Options.parseHistory(history);
@@ -96,26 +79,14 @@ abstract class TargetCommand implements Callable<Integer> {
             err.println("jompd: " + e.getMessage());
             return ExitCode.BAD_INPUT;
         }
-        try (space; Symbolizer symbols = new Symbolizer(space); CodeNames names = new CodeNames(symbols);
-             Unwinder unwinder = new Unwinder(space, names.debugInfo())) {
+        try (TargetSession session = new TargetSession(space, target.core != null ? "core" : "pid",
+                target.core != null ? target.core.toString() : Long.toString(target.pid))) {
             timing.mark("open");
             boolean withStacks = stacks || diagnose() || aotTraining;
-            // A core's threads are unwound on a second thread while this one takes the OpenMP picture (the
-            // two read different things: registers, stacks and debug information; the runtime's memory):
-            // a cold run's two biggest parts side by side. (A live process is read on one thread.)
-            FutureTask<List<NativeStack>> unwinding = new FutureTask<>(unwinder::unwindAll);
-            boolean unwindingAside = withStacks && target.core != null;
-            if (unwindingAside) {
-                Thread.ofPlatform().name("jompd-unwind").daemon().start(unwinding);
+            if (withStacks && target.core != null) {
+                session.unwindAside(); // a live process is read on one thread
             }
-            try {
-                return report(space, names, unwinder, unwindingAside ? Optional.of(unwinding) : Optional.empty(),
-                        withStacks, historyEvents, timing, out, err);
-            } finally {
-                if (unwindingAside) {
-                    finish(unwinding); // the core stays open until the unwinding thread is done with it
-                }
-            }
+            return report(session, withStacks, historyEvents, timing, out, err);
         } catch (OmpdException e) {
             err.println("jompd: " + e.reason());
             if (e.rc() == OmpdRc.INCOMPATIBLE) {
@@ -128,21 +99,13 @@ abstract class TargetCommand implements Callable<Integer> {
         }
     }
 
-    private int report(AddressSpace space, CodeNames names, Unwinder unwinder,
-                       Optional<FutureTask<List<NativeStack>>> unwinding, boolean withStacks, int historyEvents,
-                       Timing timing, PrintWriter out, PrintWriter err) {
-        AddressSpaceHandle process = Ompd.processInitialize(space);
-        TargetDescription description = new TargetDescription(target.core != null ? "core" : "pid",
-                target.core != null ? target.core.toString() : Long.toString(target.pid), space.name(),
-                process.layout().runtimeModule());
-        OpenMpPicture picture = OpenMpPicture.take(process, description, names);
+    private int report(TargetSession session, boolean withStacks, int historyEvents, Timing timing, PrintWriter out,
+                       PrintWriter err) {
+        OpenMpPicture picture = session.picture();
         timing.mark("picture");
         Optional<ParallelStacks> parallelStacks = Optional.empty();
-        if (unwinding.isPresent()) {
-            parallelStacks = Optional.of(ParallelStacks.ofUnwound(picture, unwound(unwinding.get())));
-            timing.mark("stacks");
-        } else if (withStacks) {
-            parallelStacks = Optional.of(ParallelStacks.of(picture, space, unwinder));
+        if (withStacks) {
+            parallelStacks = Optional.of(session.stacks());
             timing.mark("stacks");
         }
         if (aotTraining) {
@@ -191,35 +154,6 @@ abstract class TargetCommand implements Callable<Integer> {
     private static void printStacks(Optional<ParallelStacks> stacks, PrintWriter out) {
         if (stacks.isPresent()) {
             out.print("\n" + TextReport.stacks(stacks.get()));
-        }
-    }
-
-    /** Waits for the unwinding thread if it runs (the report failed before it was needed); its result is dropped. */
-    private static void finish(FutureTask<List<NativeStack>> unwinding) {
-        try {
-            unwinding.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (ExecutionException | java.util.concurrent.CancellationException ignored) {
-            // the report says what went wrong
-        }
-    }
-
-    /** The stacks the unwinding thread found; what it threw, thrown here. */
-    private static List<NativeStack> unwound(FutureTask<List<NativeStack>> unwinding) {
-        try {
-            return unwinding.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while unwinding", e);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof RuntimeException runtime) {
-                throw runtime;
-            }
-            if (e.getCause() instanceof Error error) {
-                throw error;
-            }
-            throw new IllegalStateException(e.getCause());
         }
     }
 

@@ -2,13 +2,14 @@ package dev.jompd.cli;
 
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
+import dev.jompd.core.ompd.ThreadState;
 import dev.jompd.core.target.live.LiveProcessAddressSpace;
 import dev.jompd.core.unwind.NativeFrame;
-import dev.jompd.core.ompd.ThreadState;
-import dev.jompd.job.CoreFiles;
-import dev.jompd.job.RankId;
-import dev.jompd.job.RankInspection;
-import dev.jompd.job.RankInspector;
+import dev.jompd.job.model.RankId;
+import dev.jompd.job.model.RankInspection;
+import dev.jompd.job.sources.CoreFiles;
+import dev.jompd.job.sources.JobOptions;
+import dev.jompd.job.sources.RankInspector;
 import dev.jompd.report.JsonReport;
 import dev.jompd.report.OpenMpPicture;
 import dev.jompd.report.ParallelStacks;
@@ -276,7 +277,7 @@ class JobIT {
             List<RankInspector.Target> targets = new ArrayList<>(running.facts().stream()
                     .map(f -> RankInspector.Target.live(idOf(f))).toList());
             targets.add(2, RankInspector.Target.live(gone));
-            List<RankInspection> all = new RankInspector(RankInspector.DEFAULT_STOP_TIMEOUT, 1).inspectAll(targets);
+            List<RankInspection> all = new RankInspector(JobOptions.defaults().stopTimeout(), 1).inspectAll(targets);
             assertThat(all).hasSize(RANKS + 1);
             assertThat(all.get(0)).isInstanceOfSatisfying(RankInspection.Missing.class,
                     m -> assertThat(m.reason()).isEqualTo(RankInspection.MissingReason.ALREADY_TRACED));
@@ -341,7 +342,7 @@ class JobIT {
             long covered = 0;
             for (var element : picture.getAsJsonArray("classes")) {
                 JsonObject rankClass = element.getAsJsonObject();
-                dev.jompd.job.RankSet members = dev.jompd.job.RankSet.parse(rankClass.get("ranks").getAsString());
+                dev.jompd.job.model.RankSet members = dev.jompd.job.model.RankSet.parse(rankClass.get("ranks").getAsString());
                 covered += members.size();
                 if (members.contains(culprit)) {
                     assertThat(members.size()).as("the culprit's class: %s", rankClass.get("ranks")).isEqualTo(1);
@@ -412,7 +413,7 @@ class JobIT {
             long covered = 0;
             for (var element : picture.getAsJsonArray("classes")) {
                 JsonObject rankClass = element.getAsJsonObject();
-                dev.jompd.job.RankSet members = dev.jompd.job.RankSet.parse(rankClass.get("ranks").getAsString());
+                dev.jompd.job.model.RankSet members = dev.jompd.job.model.RankSet.parse(rankClass.get("ranks").getAsString());
                 covered += members.size();
                 JsonObject shown = rankClass.getAsJsonObject("representative");
                 Facts representative = byRank.get(shown.get("rank").getAsInt());
@@ -455,7 +456,7 @@ class JobIT {
             List<Integer> named = new ArrayList<>();
             for (var element : half.getAsJsonArray("missing")) {
                 JsonObject missing = element.getAsJsonObject();
-                dev.jompd.job.RankSet members = dev.jompd.job.RankSet.parse(missing.get("ranks").getAsString());
+                dev.jompd.job.model.RankSet members = dev.jompd.job.model.RankSet.parse(missing.get("ranks").getAsString());
                 assertThat(members.size()).as("one rank per entry: %s", missing).isEqualTo(1);
                 int r = (int) members.first();
                 named.add(r);

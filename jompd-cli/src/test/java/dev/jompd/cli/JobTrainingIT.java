@@ -1,9 +1,9 @@
 package dev.jompd.cli;
 
 import dev.jompd.core.launch.OpenMpLaunch;
-import dev.jompd.job.RankId;
-import dev.jompd.job.RankInspection;
-import dev.jompd.job.RankInspector;
+import dev.jompd.job.model.RankId;
+import dev.jompd.job.model.RankInspection;
+import dev.jompd.job.sources.RankInspector;
 import dev.jompd.testkit.Commands;
 import dev.jompd.testkit.Runtimes;
 import org.junit.jupiter.api.AfterAll;

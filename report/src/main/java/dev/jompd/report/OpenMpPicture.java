@@ -612,6 +612,54 @@ public final class OpenMpPicture {
     }
 
     /**
+     * A thread's place in the program's teams, the same in every process of the program whatever its ids:
+     * inside a teams construct the team's number, the team path (ancestor thread numbers from level 1 inward),
+     * the thread's number, its team's size and the level; a thread in no team ({@code noTeamGtid}) by its gtid.
+     */
+    public record ThreadPlace(OptionalLong team, List<Long> teamPath, long threadNum, long teamSize, long level,
+                              OptionalLong noTeamGtid) {
+        public ThreadPlace {
+            teamPath = List.copyOf(teamPath);
+        }
+
+        /** {@code omp team 1 · 0.1 · 2/4 · level 2}; {@code omp gtid 7 · no team}. */
+        public String words() {
+            if (noTeamGtid.isPresent()) {
+                return "omp gtid " + noTeamGtid.getAsLong() + " · no team";
+            }
+            StringBuilder name = new StringBuilder("omp ");
+            team.ifPresent(number -> name.append("team ").append(number).append(" · "));
+            if (!teamPath.isEmpty()) {
+                name.append(pathText(teamPath)).append(" · ");
+            }
+            return name.append(threadNum).append('/').append(teamSize).append(" · level ").append(level).toString();
+        }
+
+        /** Threads in a team before those in none; then by team, team path and thread number; then by gtid. */
+        public static final java.util.Comparator<ThreadPlace> ORDER = (a, b) -> {
+            if (a.noTeamGtid.isPresent() != b.noTeamGtid.isPresent()) {
+                return a.noTeamGtid.isPresent() ? 1 : -1;
+            }
+            int c = Long.compare(a.team.orElse(-1), b.team.orElse(-1));
+            if (c != 0) {
+                return c;
+            }
+            List<Long> pa = new ArrayList<>(a.teamPath);
+            pa.add(a.threadNum);
+            List<Long> pb = new ArrayList<>(b.teamPath);
+            pb.add(b.threadNum);
+            for (int i = 0; i < Math.min(pa.size(), pb.size()); i++) {
+                c = Long.compare(pa.get(i), pb.get(i));
+                if (c != 0) {
+                    return c;
+                }
+            }
+            c = Integer.compare(pa.size(), pb.size());
+            return c != 0 ? c : Long.compare(a.noTeamGtid.orElse(0), b.noTeamGtid.orElse(0));
+        };
+    }
+
+    /**
      * An OpenMP thread: identities, its place (innermost region, team path, number), state, tool data,
      * thread ICVs and its task chain (task ids, innermost first). The state is empty when it is not known:
      * {@code stateCode} then holds the raw OMPT code libomp reported, or is empty too when libomp does not
@@ -638,18 +686,13 @@ public final class OpenMpPicture {
          * ({@code omp team 1 · 0/2 · level 1 · …}), so threads of different teams never share a name.
          */
         public String name() {
-            StringBuilder name = new StringBuilder("omp ");
-            if (region.isPresent()) {
-                team.ifPresent(number -> name.append("team ").append(number).append(" · "));
-                if (!teamPath.isEmpty()) {
-                    name.append(path()).append(" · ");
-                }
-                name.append(threadNum).append('/').append(teamSize).append(" · level ").append(level);
-            } else {
-                name.append("gtid ").append(gtid).append(" · no team");
-            }
-            state.ifPresent(known -> name.append(" · ").append(Text.shortState(known)));
-            return name.toString();
+            return place().words() + state.map(known -> " · " + Text.shortState(known)).orElse("");
+        }
+
+        /** Where the thread is in the program's teams: its name without its state. */
+        public ThreadPlace place() {
+            return region.isPresent() ? new ThreadPlace(team, teamPath, threadNum, teamSize, level, OptionalLong.empty())
+                    : new ThreadPlace(OptionalLong.empty(), List.of(), 0, 0, 0, OptionalLong.of(gtid));
         }
 
         /** The team path as text: {@code 1.0}. */

@@ -3,14 +3,20 @@ package dev.jompd.report;
 import dev.jompd.core.ompd.AddressSpaceHandle;
 import dev.jompd.core.ompd.Ompd;
 import dev.jompd.core.target.AddressSpace;
+import dev.jompd.core.target.ModuleFileCache;
 import dev.jompd.core.target.Symbolizer;
+import dev.jompd.core.unwind.DebugInfoCache;
+import dev.jompd.core.unwind.NativeStack;
+import dev.jompd.core.unwind.Unwinder;
 
+import java.util.List;
 import java.util.Optional;
 
 /**
- * A door's OpenMP session on one target (gdb's bridge, the DAP server): the address space, OMPD on it,
- * the names of its code kept across stops, and the picture of the current stop, taken once for every
- * request of that stop. The door says when the target ran ({@link #resumed()}: the one place a stop's
+ * The one way a process or a core is inspected, for every door (the command line's {@code inspect} and
+ * {@code diagnose}, gdb's bridge, the DAP server), each rank of a job and the tests: the address space, OMPD on it,
+ * the names of its code kept across stops, and the picture of the current stop with its threads' parallel stacks,
+ * each taken once for every request of that stop ({@link #inspect}: picture, stacks, diagnosis). The door says when the target ran ({@link #resumed()}: the one place a stop's
  * caches die, the backend's among them) and when it is another target (close this session and open a
  * new one: modules changed, another process or core).
  *
@@ -26,6 +32,12 @@ public final class TargetSession implements AutoCloseable {
     private AddressSpaceHandle process;
     /** This stop's picture, taken on first use; dropped when the stop ends. */
     private OpenMpPicture picture;
+    /** Unwinds the threads; made on first use. */
+    private Unwinder unwinder;
+    /** This stop's parallel stacks, taken on first use; dropped when the stop ends. */
+    private ParallelStacks stacks;
+    /** The threads being unwound on a second thread ({@link #unwindAside()}); null when they are not. */
+    private Unwinding unwinding;
 
     /**
      * @param kind {@code core}, {@code pid} or {@code remote}, as {@link TargetDescription#kind()}
@@ -37,6 +49,120 @@ public final class TargetSession implements AutoCloseable {
         this.name = name;
         this.symbols = new Symbolizer(space);
         this.codeNames = new CodeNames(symbols);
+    }
+
+    /**
+     * A session whose modules' files and debug information come from caches shared with other sessions (the ranks
+     * of a job run the same executable and libraries: each is parsed once for all of them).
+     */
+    public TargetSession(AddressSpace space, String kind, String name, ModuleFileCache files, DebugInfoCache debugInfo) {
+        this.space = space;
+        this.kind = kind;
+        this.name = name;
+        this.symbols = new Symbolizer(space, files);
+        this.codeNames = new CodeNames(symbols, debugInfo);
+    }
+
+    /** One inspection: the picture of this stop, its threads' parallel stacks when asked for, and the diagnosis. */
+    public record Inspection(OpenMpPicture picture, Optional<ParallelStacks> stacks) {
+        /** The hang diagnosis (computed at each call). */
+        public List<Diagnosis.Finding> findings() {
+            return Diagnosis.of(picture, stacks);
+        }
+    }
+
+    /** This stop's picture and, with {@code withStacks}, its parallel stacks. */
+    public Inspection inspect(boolean withStacks) {
+        OpenMpPicture taken = picture();
+        return new Inspection(taken, withStacks ? Optional.of(stacks()) : Optional.empty());
+    }
+
+    /**
+     * Starts unwinding every thread on a second thread, for {@link #stacks()} to take: a core's threads are unwound
+     * while this thread takes the OpenMP picture (the two read different things: registers, stacks and debug
+     * information; the runtime's memory), a cold run's two biggest parts side by side. Not for a live process
+     * (one ptrace thread reads it).
+     */
+    public synchronized void unwindAside() {
+        if (unwinding == null && stacks == null) {
+            unwinding = new Unwinding(unwinder());
+            unwinding.start();
+        }
+    }
+
+    /** The parallel stacks of this stop, taken once (from {@link #unwindAside()}'s unwinding when it runs). */
+    public ParallelStacks stacks() {
+        Unwinding aside;
+        synchronized (this) {
+            if (stacks != null) {
+                return stacks;
+            }
+            aside = unwinding;
+        }
+        OpenMpPicture taken = picture();
+        ParallelStacks made = aside != null ? ParallelStacks.ofUnwound(taken, aside.stacks())
+                : ParallelStacks.of(taken, space, unwinder());
+        synchronized (this) {
+            unwinding = null;
+            stacks = made;
+            return made;
+        }
+    }
+
+    private synchronized Unwinder unwinder() {
+        if (unwinder == null) {
+            unwinder = new Unwinder(space, codeNames.debugInfo());
+        }
+        return unwinder;
+    }
+
+    /** Every thread unwound on a second thread: its stacks, or what it threw (thrown again to whoever takes them). */
+    private static final class Unwinding extends Thread {
+        private final Unwinder unwinder;
+        private volatile List<NativeStack> stacks;
+        private volatile Throwable thrown;
+
+        Unwinding(Unwinder unwinder) {
+            super("jompd-unwind");
+            setDaemon(true);
+            this.unwinder = unwinder;
+        }
+
+        @Override
+        public void run() {
+            try {
+                stacks = unwinder.unwindAll();
+            } catch (RuntimeException | Error e) {
+                thrown = e;
+            }
+        }
+
+        /** The stacks, once the thread is done; what it threw, thrown here. */
+        List<NativeStack> stacks() {
+            awaitEnd();
+            if (thrown instanceof RuntimeException failure) {
+                throw failure;
+            }
+            if (thrown instanceof Error error) {
+                throw error;
+            }
+            return stacks;
+        }
+
+        /** Waits for the thread to end: the space it reads stays open until then. */
+        void awaitEnd() {
+            boolean interrupted = false;
+            while (isAlive()) {
+                try {
+                    join();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     public AddressSpace space() {
@@ -90,6 +216,11 @@ public final class TargetSession implements AutoCloseable {
      */
     public synchronized void resumed() {
         picture = null;
+        stacks = null;
+        if (unwinding != null) {
+            unwinding.awaitEnd();
+            unwinding = null;
+        }
         if (process != null) {
             process.resumed(); // ends the stop, down to the backend's caches
         } else {
@@ -100,8 +231,16 @@ public final class TargetSession implements AutoCloseable {
     /** Closes the names and the address space (a live backend lets the process go). */
     @Override
     public synchronized void close() {
+        if (unwinding != null) {
+            unwinding.awaitEnd(); // the space stays open until the unwinding thread is done with it
+            unwinding = null;
+        }
         picture = null;
+        stacks = null;
         process = null;
+        if (unwinder != null) {
+            unwinder.close();
+        }
         codeNames.close();
         symbols.close();
         space.close();

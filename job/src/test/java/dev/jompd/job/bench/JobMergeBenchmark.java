@@ -3,12 +3,12 @@ package dev.jompd.job.bench;
 import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
 import dev.jompd.core.target.core.CoreFileAddressSpace;
-import dev.jompd.job.JobPicture;
-import dev.jompd.job.NodeMessages;
-import dev.jompd.job.JobSummary;
-import dev.jompd.job.RankId;
-import dev.jompd.job.RankInspection;
-import dev.jompd.job.RankView;
+import dev.jompd.job.model.JobSummary;
+import dev.jompd.job.model.RankId;
+import dev.jompd.job.model.RankInspection;
+import dev.jompd.job.model.RankView;
+import dev.jompd.job.rendering.JobPicture;
+import dev.jompd.job.wire.NodeMessages;
 import dev.jompd.testkit.Fixture;
 import dev.jompd.testkit.FixtureRun;
 import dev.jompd.testkit.Fixtures;
@@ -63,7 +63,7 @@ public final class JobMergeBenchmark {
             try (CoreFileAddressSpace core = CoreFileAddressSpace.open(fixture.core())) {
                 RankInspection.Seen seen = dev.jompd.job.JobInspections.inspect(core,
                         new RankId(OptionalInt.of(rank++), "n0", 0, fixture.core().toString()), "core", fixture.core().toString());
-                views.add(RankView.of(seen).toJson());
+                views.add(dev.jompd.job.wire.JobWire.toJson(RankView.of(seen)));
             }
         }
         return views;
@@ -82,7 +82,7 @@ public final class JobMergeBenchmark {
         for (int node = 0; node < nodes; node++) {
             // what the agent writes: its summary framed for srun's output (gzip, base64, lines of <= 1,000 bytes)
             List<String> lines = NodeMessages.answer("n" + node,
-                    java.util.Optional.of(JobSummary.fromJson(nodeSummary(node, ranksPerNode, views, random))));
+                    java.util.Optional.of(dev.jompd.job.wire.JobWire.summary(nodeSummary(node, ranksPerNode, views, random))));
             int wire = lines.stream().mapToInt(l -> l.length() + 1).sum();
             bytes += wire;
             maxBytes = Math.max(maxBytes, wire);
@@ -115,7 +115,7 @@ public final class JobMergeBenchmark {
     private static JsonObject nodeSummary(int node, int ranksPerNode, List<JsonObject> views, Random random) {
         long first = (long) node * ranksPerNode;
         JsonObject json = new JsonObject();
-        json.addProperty("schema", JobSummary.SCHEMA);
+        json.addProperty("schema", dev.jompd.job.wire.JobWire.SCHEMA);
         JsonArray classes = new JsonArray();
         JsonArray missing = new JsonArray();
         if (node % 4096 == 4095) {
@@ -159,7 +159,13 @@ public final class JobMergeBenchmark {
             if (perturbed >= 0 && perturbed != odd) {
                 JsonObject view = views.getFirst().deepCopy();
                 JsonArray stack = view.getAsJsonArray("threads").get(0).getAsJsonObject().getAsJsonArray("stack");
-                stack.add("work (solver.c:" + (100 + random.nextInt(50)) + ")");
+                JsonObject step = new JsonObject();
+                String line = "solver.c:" + (100 + random.nextInt(50));
+                step.addProperty("function", "work");
+                step.addProperty("source", line);
+                step.addProperty("runtime", false);
+                step.addProperty("words", "work (" + line + ")");
+                stack.add(step);
                 classes.add(rankClass(Long.toString(perturbed), perturbed, node, view));
             }
         }

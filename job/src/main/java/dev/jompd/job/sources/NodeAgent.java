@@ -1,4 +1,7 @@
-package dev.jompd.job;
+package dev.jompd.job.sources;
+
+import dev.jompd.job.model.RankId;
+import dev.jompd.job.model.RankInspection;
 
 import dev.jompd.core.target.live.ProcFs;
 
@@ -6,7 +9,6 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
@@ -62,13 +64,8 @@ public final class NodeAgent {
             throws IOException {
         List<StepProcess> processes = ranksOnNode(step, node);
         List<RankInspector.Target> targets = processes.stream()
-                .map(p -> RankInspector.Target.live(new RankId(p.rank(), node, p.pid(), "pid " + p.pid())))
+                .map(p -> RankInspector.Target.live(RankId.live(p.rank(), node, p.pid())))
                 .toList();
         return new RankInspector(stopTimeout, parallelism).inspectAll(targets);
-    }
-
-    /** The merge of each inspection's summary; empty when there was none. */
-    public static Optional<JobSummary> summarize(List<RankInspection> inspections) {
-        return inspections.stream().map(JobSummary::of).reduce(JobSummary::merge);
     }
 }

@@ -1,6 +1,7 @@
-package dev.jompd.job;
+package dev.jompd.job.wire;
 
 import com.google.gson.JsonParser;
+import dev.jompd.job.model.JobSummary;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -57,7 +58,7 @@ public final class NodeMessages {
         if (summary.isEmpty()) {
             return List.of(PREFIX + node + " " + NONE);
         }
-        String payload = Base64.getEncoder().encodeToString(gzip(summary.get().toJson().toString()));
+        String payload = Base64.getEncoder().encodeToString(gzip(JobWire.toJson(summary.get()).toString()));
         // room for the prefix, the node, "NNNNNN/NNNNNN", the spaces and the newline
         int room = MAX_LINE - (PREFIX.length() + node.length() + 2 * 7 + 3);
         int parts = Math.max(1, (payload.length() + room - 1) / room);
@@ -172,7 +173,7 @@ public final class NodeMessages {
             forget(node);
             try {
                 String json = gunzip(Base64.getDecoder().decode(String.join("", chunks)));
-                return complete(node, new Answer.Summary(JobSummary.fromJson(JsonParser.parseString(json).getAsJsonObject())));
+                return complete(node, new Answer.Summary(JobWire.summary(JsonParser.parseString(json).getAsJsonObject())));
             } catch (IOException | RuntimeException e) {
                 return complete(node, new Answer.Garbled("its " + parts + " parts do not decode: " + e.getMessage()));
             }

@@ -1,4 +1,4 @@
-package dev.jompd.job;
+package dev.jompd.job.model;
 
 import java.util.ArrayList;
 import java.util.Arrays;

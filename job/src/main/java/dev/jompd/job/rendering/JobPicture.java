@@ -1,9 +1,16 @@
-package dev.jompd.job;
+package dev.jompd.job.rendering;
 
 import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
-import dev.jompd.job.JobSummary.MissingRanks;
-import dev.jompd.job.JobSummary.RankClass;
+import dev.jompd.job.model.JobSummary.MissingRanks;
+import dev.jompd.job.model.JobSummary.RankClass;
+import dev.jompd.job.model.JobSummary;
+import dev.jompd.job.model.RankId;
+import dev.jompd.job.model.RankInspection;
+import dev.jompd.job.model.RankSet;
+import dev.jompd.job.model.RankView;
+import dev.jompd.job.wire.JobWire;
+import dev.jompd.report.Diagnosis.FindingKind;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -29,7 +36,7 @@ public final class JobPicture {
      * those have it as their innermost step, and the steps after it. A thread stopped in a caller of another
      * thread's frame ends at an inner node: {@code stopped} counts it there.
      */
-    public record StackNode(String step, RankSet ranks, List<RankId> unnumbered, long threads, long stopped,
+    public record StackNode(RankView.Step step, RankSet ranks, List<RankId> unnumbered, long threads, long stopped,
                             List<StackNode> children) {
         public String who() {
             return JobSummary.who(ranks, unnumbered);
@@ -44,13 +51,43 @@ public final class JobPicture {
     private final JobSummary summary;
     private final List<RankClass> classes;
     private final List<StackNode> stacks;
+    private final List<Box> boxes;
     private final List<String> diagnosis;
+
+    /**
+     * A box of the merged stacks as every view draws it: a chain of steps the same threads all pass through (one
+     * line each; where paths part, each callee starts a box of its own), whether it is an outlier's (a step none
+     * of the biggest class's ranks reaches: only ranks that differ from the bulk of the job pass there), and
+     * whether it is all libomp's frames.
+     */
+    public record Box(List<StackNode> chain, boolean outlier, boolean runtime, List<Box> children) {
+        public StackNode last() {
+            return chain.getLast();
+        }
+    }
 
     private JobPicture(JobSummary summary) {
         this.summary = summary;
         this.classes = summary.classes();
         this.stacks = mergeStacks(classes);
+        // the biggest class (the last in outliers-first order: of two as big, the one with the higher first rank)
+        RankSet majority = classes.size() < 2 ? RankSet.empty() : classes.getLast().ranks();
+        this.boxes = stacks.stream().map(root -> box(root, majority)).toList();
         this.diagnosis = diagnose(classes);
+    }
+
+    private static Box box(StackNode first, RankSet majority) {
+        List<StackNode> chain = new ArrayList<>();
+        StackNode current = first;
+        chain.add(current);
+        while (current.children().size() == 1 && current.children().getFirst().threads() == current.threads()) {
+            current = current.children().getFirst();
+            chain.add(current);
+        }
+        boolean outlier = !majority.isEmpty() && current.ranks().intersection(majority).isEmpty();
+        boolean runtime = chain.stream().allMatch(node -> node.step().runtime());
+        return new Box(List.copyOf(chain), outlier, runtime,
+                current.children().stream().map(child -> box(child, majority)).toList());
     }
 
     public static JobPicture of(JobSummary summary) {
@@ -67,6 +104,11 @@ public final class JobPicture {
 
     public List<StackNode> stacks() {
         return stacks;
+    }
+
+    /** The merged stacks as boxes (see {@link Box}): the one layout the text, the page and the JSON show. */
+    public List<Box> boxes() {
+        return boxes;
     }
 
     /** The job's diagnosis in plain words: across ranks first, then each class's own. */
@@ -127,28 +169,28 @@ public final class JobPicture {
     }
 
     /** What a class's threads wait for, in one sentence: its findings without their kinds. */
-    static String hangOf(RankView view) {
-        List<String> findings = view.findings().stream().map(f -> f.substring(f.indexOf(": ") + 2)).toList();
+    public static String hangOf(RankView view) {
         // a deadlock says it all; otherwise every finding
-        Optional<String> deadlock = view.findings().stream().filter(f -> f.startsWith("deadlock: "))
-                .map(f -> f.substring("deadlock: ".length())).findFirst();
+        Optional<String> deadlock = view.findings().stream().filter(f -> f.kind() == FindingKind.DEADLOCK)
+                .map(RankView.Finding::summary).findFirst();
         if (deadlock.isPresent()) {
             return deadlock.get();
         }
-        return findings.isEmpty() ? "no diagnosis (no stacks or states)" : String.join("; ", findings);
+        return view.findings().isEmpty() ? "no diagnosis (no stacks or states)"
+                : String.join("; ", view.findings().stream().map(RankView.Finding::summary).toList());
     }
 
     /** The classes' stacks merged into one tree: each class's threads count once per rank of the class. */
     private static List<StackNode> mergeStacks(List<RankClass> classes) {
         final class Building {
-            final String step;
+            final RankView.Step step;
             RankSet ranks = RankSet.empty();
             final List<RankId> unnumbered = new ArrayList<>();
             long threads;
             long stopped;
-            final Map<String, Building> children = new LinkedHashMap<>();
+            final Map<RankView.Step, Building> children = new LinkedHashMap<>();
 
-            Building(String step) {
+            Building(RankView.Step step) {
                 this.step = step;
             }
 
@@ -157,16 +199,14 @@ public final class JobPicture {
                         children.values().stream().map(Building::freeze).toList());
             }
         }
-        Map<String, Building> roots = new LinkedHashMap<>();
+        Map<RankView.Step, Building> roots = new LinkedHashMap<>();
         // the biggest classes first: the common path on top, the outliers' paths after it
         for (RankClass c : classes.reversed()) {
             for (RankView.ThreadView thread : c.view().threads()) {
-                Map<String, Building> level = roots;
+                Map<RankView.Step, Building> level = roots;
                 Building innermost = null;
-                List<String> path = thread.stack().isEmpty() ? List.of("(no stack: " + thread.thread() + ", "
-                        + thread.state() + ")") : thread.stack();
-                for (String stepName : path) {
-                    Building step = level.computeIfAbsent(stepName, Building::new);
+                for (RankView.Step stepOfThread : thread.path()) {
+                    Building step = level.computeIfAbsent(stepOfThread, Building::new);
                     step.ranks = step.ranks.union(c.ranks());
                     c.unnumbered().stream().filter(id -> !step.unnumbered.contains(id)).forEach(step.unnumbered::add);
                     step.threads += c.count();
@@ -200,16 +240,16 @@ public final class JobPicture {
                     .append(c.count() == 1 ? " rank" : " ranks").append("; shown: ").append(JobSummary.describe(c.representative()))
                     .append(")\n");
             for (RankView.ThreadView thread : c.view().threads()) {
-                out.append("    ").append(thread.thread()).append(" · ").append(thread.state());
+                out.append("    ").append(thread.thread()).append(" · ").append(thread.stateWords());
                 thread.roles().forEach(r -> out.append(" — ").append(r));
                 out.append('\n');
             }
-            c.view().mpi().ifPresent(m -> out.append("    in MPI: ").append(m.describe()).append(" on ").append(m.thread()).append('\n'));
+            c.view().mpi().ifPresent(m -> out.append("    in MPI: ").append(m.describe()).append(" on ").append(m.thread().words()).append('\n'));
             c.view().notices().forEach(notice -> out.append("    note: ").append(notice).append('\n'));
         }
         out.append("\nParallel stacks over ranks × threads\n");
-        for (StackNode root : stacks) {
-            text(root, 1, out);
+        for (Box box : boxes) {
+            text(box, 1, out);
         }
         if (summary.missingCount() > 0) {
             out.append("\nMissing ranks\n");
@@ -221,20 +261,20 @@ public final class JobPicture {
         return out.toString();
     }
 
-    private static void text(StackNode node, int depth, StringBuilder out) {
-        out.append("  ".repeat(depth)).append(node.threads()).append("× ").append(node.step());
-        boolean parts = node.children().isEmpty() || node.children().size() > 1
-                || node.children().getFirst().threads() != node.threads();
-        if (parts) {
-            out.append("   [").append(node.who()).append(']');
+    /** A box: its steps one under the other, its ranks after the last one; its callees' boxes indented. */
+    private static void text(Box box, int depth, StringBuilder out) {
+        for (StackNode node : box.chain()) {
+            out.append("  ".repeat(depth)).append(node.threads()).append("× ").append(node.step().words());
+            if (node == box.last()) {
+                out.append("   [").append(node.who()).append(']');
+                if (node.stoppedBeforeChildren() > 0) {
+                    out.append("   (").append(node.stoppedBeforeChildren()).append(" stopped here)");
+                }
+            }
+            out.append('\n');
         }
-        if (node.stoppedBeforeChildren() > 0) {
-            out.append("   (").append(node.stoppedBeforeChildren()).append(" stopped here)");
-        }
-        out.append('\n');
-        int childDepth = node.children().size() == 1 && node.children().getFirst().threads() == node.threads() ? depth : depth + 1;
-        for (StackNode child : node.children()) {
-            text(child, childDepth, out);
+        for (Box child : box.children()) {
+            text(child, depth + 1, out);
         }
     }
 
@@ -272,16 +312,18 @@ public final class JobPicture {
             cls.addProperty("count", c.count());
             cls.addProperty("who", c.who());
             cls.add("unnumbered", idArray(c.unnumbered()));
-            cls.add("representative", JobSummary.id(c.representative()));
+            cls.add("representative", JobWire.id(c.representative()));
             cls.addProperty("hang", hangOf(c.view()));
-            JsonObject view = c.view().toJson();
-            view.entrySet().forEach(e -> cls.add(e.getKey(), e.getValue()));
+            view(c.view(), cls);
             classArray.add(cls);
         }
         json.add("classes", classArray);
         JsonArray tree = new JsonArray();
         stacks.forEach(node -> tree.add(node(node)));
         json.add("stacks", tree);
+        JsonArray boxArray = new JsonArray();
+        boxes.forEach(box -> boxArray.add(box(box)));
+        json.add("boxes", boxArray);
         JsonArray missingArray = new JsonArray();
         for (MissingRanks m : summary.missing()) {
             JsonObject lost = new JsonObject();
@@ -299,14 +341,14 @@ public final class JobPicture {
 
     private static JsonArray idArray(List<RankId> ids) {
         JsonArray array = new JsonArray();
-        ids.forEach(id -> array.add(JobSummary.id(id)));
+        ids.forEach(id -> array.add(JobWire.id(id)));
         return array;
     }
 
     private static JsonObject node(StackNode node) {
         JsonObject json = new JsonObject();
-        json.addProperty("step", node.step());
-        json.addProperty("runtime", node.step().startsWith("[libomp: "));
+        json.addProperty("step", node.step().words());
+        json.addProperty("runtime", node.step().runtime());
         json.addProperty("ranks", node.ranks().toString());
         json.addProperty("rankCount", node.ranks().size() + node.unnumbered().size());
         json.addProperty("who", node.who());
@@ -316,5 +358,61 @@ public final class JobPicture {
         node.children().forEach(child -> children.add(node(child)));
         json.add("children", children);
         return json;
+    }
+
+    /** A box for the views that draw it: its steps, and its last step's ranks and threads. */
+    private static JsonObject box(Box box) {
+        JsonObject json = new JsonObject();
+        JsonArray steps = new JsonArray();
+        for (StackNode node : box.chain()) {
+            JsonObject step = new JsonObject();
+            step.addProperty("step", node.step().words());
+            step.addProperty("runtime", node.step().runtime());
+            steps.add(step);
+        }
+        json.add("steps", steps);
+        StackNode last = box.last();
+        json.addProperty("ranks", last.ranks().toString());
+        json.addProperty("rankCount", last.ranks().size() + last.unnumbered().size());
+        json.addProperty("who", last.who());
+        json.addProperty("threads", last.threads());
+        json.addProperty("stoppedHere", last.stoppedBeforeChildren());
+        json.addProperty("outlier", box.outlier());
+        json.addProperty("runtime", box.runtime());
+        JsonArray children = new JsonArray();
+        box.children().forEach(child -> children.add(box(child)));
+        json.add("children", children);
+        return json;
+    }
+
+    /** A class's view in the job's words, its members in a fixed order. */
+    private static void view(RankView view, JsonObject json) {
+        JsonArray threadArray = new JsonArray();
+        for (RankView.ThreadView thread : view.threads()) {
+            JsonObject t = new JsonObject();
+            t.addProperty("thread", thread.thread());
+            t.addProperty("state", thread.stateWords());
+            thread.region().ifPresent(r -> t.addProperty("region", r));
+            t.add("tasks", strings(thread.tasks()));
+            t.add("stack", strings(thread.stack().stream().map(RankView.Step::words).toList()));
+            t.add("roles", strings(thread.roles()));
+            threadArray.add(t);
+        }
+        json.add("threads", threadArray);
+        json.add("findings", strings(view.findings().stream().map(RankView.Finding::words).toList()));
+        view.mpi().ifPresent(m -> {
+            JsonObject call = new JsonObject();
+            call.addProperty("call", m.call());
+            m.from().ifPresent(f -> call.addProperty("from", f));
+            call.addProperty("thread", m.thread().words());
+            json.add("mpi", call);
+        });
+        json.add("notices", strings(view.notices()));
+    }
+
+    private static JsonArray strings(List<String> values) {
+        JsonArray array = new JsonArray();
+        values.forEach(array::add);
+        return array;
     }
 }

@@ -1,8 +1,10 @@
-package dev.jompd.job;
+package dev.jompd.job.rendering;
 
-import dev.jompd.job.JobPicture.StackNode;
-import dev.jompd.job.JobSummary.MissingRanks;
-import dev.jompd.job.JobSummary.RankClass;
+import dev.jompd.job.model.JobSummary.MissingRanks;
+import dev.jompd.job.model.JobSummary.RankClass;
+import dev.jompd.job.model.JobSummary;
+import dev.jompd.job.model.RankView;
+import dev.jompd.job.rendering.JobPicture.StackNode;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -51,7 +53,7 @@ public final class JobHtml {
                     .append(c.count() == 1 ? " rank" : " ranks").append("; shown: ").append(escape(JobSummary.describe(c.representative())))
                     .append(")</summary>\n<p>").append(code(JobPicture.hangOf(c.view()))).append("</p>\n<table>\n");
             for (RankView.ThreadView thread : c.view().threads()) {
-                html.append("<tr><td>").append(escape(thread.thread())).append("</td><td><code>").append(escape(thread.state()))
+                html.append("<tr><td>").append(escape(thread.thread())).append("</td><td><code>").append(escape(thread.stateWords()))
                         .append("</code></td><td>").append(code(String.join("; ", thread.roles()))).append("</td></tr>\n");
             }
             html.append("</table>\n");
@@ -71,10 +73,18 @@ public final class JobHtml {
         return html.toString();
     }
 
-    /** A box: a chain of steps the same threads all pass through (one line each), placed at a row and depth. */
-    private record Placed(List<StackNode> chain, int depth, int row, int lines, int parentIndex) {
+    /** A box of the picture placed at a depth, under its parent's box. */
+    private record Placed(JobPicture.Box box, int depth, int parentIndex) {
+        List<StackNode> chain() {
+            return box.chain();
+        }
+
         StackNode last() {
-            return chain.getLast();
+            return box.last();
+        }
+
+        int lines() {
+            return box.chain().size() + 1;
         }
     }
 
@@ -83,12 +93,10 @@ public final class JobHtml {
     /** The merged tree drawn as boxes, callees indented under their caller, elbows between them. */
     private static String svg(JobPicture job) {
         List<Placed> placed = new ArrayList<>();
-        // the biggest class's ranks: a step none of them reaches is an outlier's
-        RankSet majority = job.classes().size() < 2 ? RankSet.empty() : job.classes().getLast().ranks();
-        int[] row = {0};
-        for (StackNode root : job.stacks()) {
-            place(root, 0, -1, placed, row);
+        for (JobPicture.Box root : job.boxes()) {
+            place(root, 0, -1, placed);
         }
+        int lines = placed.stream().mapToInt(Placed::lines).sum();
         double width = 200;
         for (Placed p : placed) {
             for (StackNode node : p.chain()) {
@@ -96,7 +104,7 @@ public final class JobHtml {
             }
             width = Math.max(width, 16 + p.depth() * INDENT + who(p.last()).length() * CHAR + 24);
         }
-        int height = row[0] * LINE + placed.size() * 14 + 10;
+        int height = lines * LINE + placed.size() * 14 + 10;
         StringBuilder svg = new StringBuilder();
         svg.append("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"").append((int) width).append("\" height=\"").append(height)
                 .append("\" role=\"img\" aria-label=\"merged parallel stacks\">\n");
@@ -124,9 +132,7 @@ public final class JobHtml {
                 w = Math.max(w, (int) Math.ceil(label(node).length() * CHAR) + 12);
             }
             w = Math.max(w, (int) Math.ceil(who(p.last()).length() * CHAR) + 12);
-            boolean outlier = !majority.isEmpty() && p.last().ranks().intersection(majority).isEmpty();
-            boolean runtime = p.chain().stream().allMatch(n -> n.step().startsWith("[libomp: "));
-            String cls = outlier ? "out" : runtime ? "rt" : "box";
+            String cls = p.box().outlier() ? "out" : p.box().runtime() ? "rt" : "box";
             svg.append("<g><title>").append(escape(p.last().threads() + " threads, " + p.last().who()))
                     .append("</title><rect class=\"").append(cls).append("\" x=\"").append(x).append("\" y=\"").append(tops[i])
                     .append("\" width=\"").append(w).append("\" height=\"").append(heights[i]).append("\" rx=\"4\"/>");
@@ -142,26 +148,17 @@ public final class JobHtml {
         return svg.append("</svg>\n").toString();
     }
 
-    /** A chain of nodes the same threads pass through is one box; where paths part each callee starts one. */
-    private static void place(StackNode node, int depth, int parentIndex, List<Placed> placed, int[] row) {
-        List<StackNode> chain = new ArrayList<>();
-        StackNode current = node;
-        chain.add(current);
-        while (current.children().size() == 1 && current.children().getFirst().threads() == current.threads()
-                && current.children().getFirst().ranks().equals(current.ranks())) {
-            current = current.children().getFirst();
-            chain.add(current);
-        }
+    /** The boxes in drawing order (each before its callees), each with its depth and its parent's index. */
+    private static void place(JobPicture.Box box, int depth, int parentIndex, List<Placed> placed) {
         int index = placed.size();
-        placed.add(new Placed(List.copyOf(chain), depth, row[0], chain.size() + 1, parentIndex));
-        row[0] += chain.size() + 1;
-        for (StackNode child : current.children()) {
-            place(child, depth + 1, index, placed, row);
+        placed.add(new Placed(box, depth, parentIndex));
+        for (JobPicture.Box child : box.children()) {
+            place(child, depth + 1, index, placed);
         }
     }
 
     private static String label(StackNode node) {
-        return node.step();
+        return node.step().words();
     }
 
     private static String who(StackNode node) {

@@ -1,8 +1,8 @@
-package dev.jompd.job;
+package dev.jompd.job.model;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.api.Test;
 
 import java.util.Arrays;
 

@@ -1,4 +1,4 @@
-package dev.jompd.job;
+package dev.jompd.job.sources;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -1,12 +1,20 @@
-package dev.jompd.job;
+package dev.jompd.job.model;
 
 import com.google.gson.JsonParser;
+import dev.jompd.core.ompd.ThreadState;
+import dev.jompd.job.rendering.JobHtml;
+import dev.jompd.job.rendering.JobPicture;
+import dev.jompd.job.wire.JobWire;
+import dev.jompd.report.Diagnosis.FindingKind;
+import dev.jompd.report.OpenMpPicture.ThreadPlace;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.Random;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -19,14 +27,31 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class JobSummaryAlgebraTest {
 
-    private static String view(String state, String finding) {
-        return "{\"threads\":[{\"thread\":\"omp 0/2 · level 1\",\"state\":\"" + state + "\",\"tasks\":[],"
-                + "\"stack\":[\"main (a.c:3)\",\"[libomp: waiting at a barrier (4 frames)]\"],\"roles\":[]}],"
-                + "\"findings\":[\"" + finding + "\"],\"notices\":[]}";
+    private static ThreadPlace place(long threadNum, long teamSize, long level) {
+        return new ThreadPlace(OptionalLong.empty(), List.of(), threadNum, teamSize, level, OptionalLong.empty());
     }
 
-    private static final String BARRIER = view("wait_barrier_explicit", "barrier: 1 of 2 threads wait at a barrier");
-    private static final String LOCK = view("wait_lock", "lock: 1 thread waits for lock `guard`");
+    private static RankView.Step frame(String function, String source) {
+        return new RankView.Step(function, Optional.of(source), Optional.of("a.out"), false, function + " (" + source + ")");
+    }
+
+    private static final RankView.Step BARRIER_RUN = new RankView.Step("libomp: waiting at a barrier (4 frames)",
+            Optional.empty(), Optional.of("libomp.so"), true, "[libomp: waiting at a barrier (4 frames)]");
+
+    /** A view as the wire carries it (the typed view written by JobWire). */
+    private static String view(ThreadState state, FindingKind kind, String finding) {
+        return wire(new RankView(List.of(new RankView.ThreadView(place(0, 2, 1), Optional.of(state), Optional.empty(),
+                List.of(), List.of(frame("main", "a.c:3"), BARRIER_RUN), List.of())),
+                List.of(new RankView.Finding(kind, finding)), Optional.empty(), List.of()));
+    }
+
+    private static String wire(RankView view) {
+        return JobWire.toJson(view).toString();
+    }
+
+    private static final String BARRIER = view(ThreadState.WAIT_BARRIER_EXPLICIT, FindingKind.BARRIER,
+            "1 of 2 threads wait at a barrier");
+    private static final String LOCK = view(ThreadState.WAIT_LOCK, FindingKind.LOCK, "1 thread waits for lock `guard`");
 
     /** A node's summary: {@code classes} as (ranks, view), {@code missing} as (ranks, reason, detail). */
     private static JobSummary node(String host, List<String[]> classes, List<String[]> missing) {
@@ -44,7 +69,7 @@ class JobSummaryAlgebraTest {
                     .append(missing.get(i)[2]).append("\",\"ranks\":\"").append(missing.get(i)[0]).append("\",\"unnumbered\":[]}");
         }
         json.append("],\"duplicates\":\"\"}");
-        return JobSummary.fromJson(JsonParser.parseString(json.toString()).getAsJsonObject());
+        return JobWire.summary(JsonParser.parseString(json.toString()).getAsJsonObject());
     }
 
     private static final List<JobSummary> NODES = List.of(
@@ -59,7 +84,7 @@ class JobSummaryAlgebraTest {
         for (JobSummary s : summaries) {
             all = all.merge(s);
         }
-        return all.toJson().toString();
+        return JobWire.toJson(all).toString();
     }
 
     @Test
@@ -76,18 +101,18 @@ class JobSummaryAlgebraTest {
     @Test
     void mergeIsAssociativeInEveryTreeShape() {
         JobSummary a = NODES.get(0), b = NODES.get(1), c = NODES.get(2), d = NODES.get(3), e = NODES.get(4);
-        String left = a.merge(b).merge(c).merge(d).merge(e).toJson().toString();
-        assertThat(a.merge(b.merge(c.merge(d.merge(e)))).toJson().toString()).isEqualTo(left);
-        assertThat(a.merge(b).merge(c.merge(d).merge(e)).toJson().toString()).isEqualTo(left);
-        assertThat(e.merge(a.merge(c)).merge(d.merge(b)).toJson().toString()).isEqualTo(left);
+        String left = JobWire.toJson(a.merge(b).merge(c).merge(d).merge(e)).toString();
+        assertThat(JobWire.toJson(a.merge(b.merge(c.merge(d.merge(e))))).toString()).isEqualTo(left);
+        assertThat(JobWire.toJson(a.merge(b).merge(c.merge(d).merge(e))).toString()).isEqualTo(left);
+        assertThat(JobWire.toJson(e.merge(a.merge(c)).merge(d.merge(b))).toString()).isEqualTo(left);
     }
 
     @Test
     void theEmptySummaryIsTheIdentityAndTheWireFormatAFixedPoint() {
         JobSummary all = NODES.stream().reduce(JobSummary.empty(), JobSummary::merge);
-        assertThat(JobSummary.empty().merge(all).toJson()).isEqualTo(all.toJson());
-        assertThat(all.merge(JobSummary.empty()).toJson()).isEqualTo(all.toJson());
-        assertThat(JobSummary.fromJson(all.toJson()).toJson()).isEqualTo(all.toJson());
+        assertThat(JobWire.toJson(JobSummary.empty().merge(all))).isEqualTo(JobWire.toJson(all));
+        assertThat(JobWire.toJson(all.merge(JobSummary.empty()))).isEqualTo(JobWire.toJson(all));
+        assertThat(JobWire.toJson(JobWire.summary(JobWire.toJson(all)))).isEqualTo(JobWire.toJson(all));
     }
 
     @Test
@@ -107,12 +132,14 @@ class JobSummaryAlgebraTest {
 
     @Test
     void mpiWaitsExplainTheJobAcrossRanks() {
-        String inAllreduce = "{\"threads\":[{\"thread\":\"omp 0/1 · level 0\",\"state\":\"work_serial\",\"tasks\":[],"
-                + "\"stack\":[\"main (solver.c:30)\",\"MPI_Allreduce (coll.c:9)\"],\"roles\":[]}],"
-                + "\"findings\":[\"none: no thread waits at a barrier, a taskwait, for a lock or a critical section\"],"
-                + "\"mpi\":{\"call\":\"MPI_Allreduce\",\"from\":\"solver.c:120\",\"thread\":\"omp 0/1 · level 0\"},\"notices\":[]}";
-        String deadlocked = view("wait_lock", "deadlock: omp 1/4 waits for lock `guard` held by omp 2/4, which waits at a barrier"
-                + " of team r1 that omp 1/4 has not reached");
+        String inAllreduce = wire(new RankView(List.of(new RankView.ThreadView(place(0, 1, 0),
+                Optional.of(ThreadState.WORK_SERIAL), Optional.empty(), List.of(),
+                List.of(frame("main", "solver.c:30"), frame("MPI_Allreduce", "coll.c:9")), List.of())),
+                List.of(new RankView.Finding(FindingKind.NONE,
+                        "no thread waits at a barrier, a taskwait, for a lock or a critical section")),
+                Optional.of(new RankView.MpiWait("MPI_Allreduce", Optional.of("solver.c:120"), place(0, 1, 0))), List.of()));
+        String deadlocked = view(ThreadState.WAIT_LOCK, FindingKind.DEADLOCK, "omp 1/4 waits for lock `guard` held by omp 2/4,"
+                + " which waits at a barrier of team r1 that omp 1/4 has not reached");
         JobSummary job = node("n1", List.<String[]>of(new String[]{"0-2", inAllreduce}, new String[]{"3", deadlocked}), List.of())
                 .merge(node("n2", List.<String[]>of(new String[]{"4-31", inAllreduce}), List.of()));
         assertThat(JobPicture.of(job).diagnosis().getFirst()).isEqualTo("ranks 0-2,4-31 wait in MPI_Allreduce (from solver.c:120);"
@@ -125,13 +152,14 @@ class JobSummaryAlgebraTest {
     /** A thread stopped in a caller of another thread's frame ends at an inner step: it is counted there, not lost. */
     @Test
     void aThreadStoppedInACallerEndsAtAnInnerStep() {
-        String inCaller = "{\"threads\":[{\"thread\":\"omp 0/2 · level 1\",\"state\":\"work_parallel\",\"tasks\":[],"
-                + "\"stack\":[\"main (a.c:3)\"],\"roles\":[]}],\"findings\":[\"none\"],\"notices\":[]}";
+        String inCaller = wire(new RankView(List.of(new RankView.ThreadView(place(0, 2, 1),
+                Optional.of(ThreadState.WORK_PARALLEL), Optional.empty(), List.of(), List.of(frame("main", "a.c:3")),
+                List.of())), List.of(new RankView.Finding(FindingKind.NONE, "none")), Optional.empty(), List.of()));
         JobSummary job = node("n1", List.<String[]>of(new String[]{"0-2", BARRIER}, new String[]{"3", inCaller}), List.of());
         JobPicture picture = JobPicture.of(job);
         JobPicture.StackNode main = picture.stacks().getFirst();
         assertThat(picture.stacks()).hasSize(1);
-        assertThat(main.step()).isEqualTo("main (a.c:3)");
+        assertThat(main.step()).isEqualTo(frame("main", "a.c:3"));
         assertThat(main.threads()).isEqualTo(4);
         assertThat(main.stopped()).isEqualTo(1);
         assertThat(main.children()).singleElement().satisfies(leaf -> {
@@ -152,9 +180,9 @@ class JobSummaryAlgebraTest {
 
     @Test
     void aDocumentOfAnotherKindIsAClearError() {
-        assertThatThrownBy(() -> JobSummary.fromJson(JsonParser.parseString("{\"schema\":\"jompd-inspect/1\"}").getAsJsonObject()))
+        assertThatThrownBy(() -> JobWire.summary(JsonParser.parseString("{\"schema\":\"jompd-inspect/1\"}").getAsJsonObject()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("jompd-job-summary/1");
-        assertThatThrownBy(() -> JobSummary.fromJson(JsonParser.parseString(
+        assertThatThrownBy(() -> JobWire.summary(JsonParser.parseString(
                 "{\"schema\":\"jompd-job-summary/1\",\"classes\":[{\"ranks\":\"x\"}]}").getAsJsonObject()))
                 .isInstanceOf(IllegalArgumentException.class);
     }

@@ -1,25 +1,19 @@
-package dev.jompd.job;
+package dev.jompd.job.sources;
 
-import dev.jompd.core.ompd.AddressSpaceHandle;
-import dev.jompd.core.ompd.Ompd;
 import dev.jompd.core.ompd.OmpdException;
 import dev.jompd.core.ompd.OmpdRc;
 import dev.jompd.core.target.AddressSpace;
 import dev.jompd.core.target.ModuleFileCache;
-import dev.jompd.core.target.Symbolizer;
-import dev.jompd.core.unwind.DebugInfoCache;
 import dev.jompd.core.target.TargetException;
 import dev.jompd.core.target.core.CoreFileAddressSpace;
 import dev.jompd.core.target.core.CoreFileChecks;
 import dev.jompd.core.target.live.AttachException;
 import dev.jompd.core.target.live.LiveProcessAddressSpace;
 import dev.jompd.core.target.live.ProcFs;
-import dev.jompd.core.unwind.Unwinder;
-import dev.jompd.report.CodeNames;
-import dev.jompd.report.Diagnosis;
-import dev.jompd.report.OpenMpPicture;
-import dev.jompd.report.ParallelStacks;
-import dev.jompd.report.TargetDescription;
+import dev.jompd.core.unwind.DebugInfoCache;
+import dev.jompd.job.model.RankId;
+import dev.jompd.job.model.RankInspection;
+import dev.jompd.report.TargetSession;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,14 +32,12 @@ import java.util.concurrent.Semaphore;
 /**
  * Inspects the ranks of a job in one JVM: each rank's OpenMP picture, its threads' parallel stacks and the
  * hang diagnosis, taken exactly as {@code jompd inspect --stacks} and {@code jompd diagnose} take them (the
- * report module's {@link OpenMpPicture#take}, {@link ParallelStacks#of}, {@link Diagnosis#of}); what cannot
+ * report module's one inspection, {@link TargetSession}); what cannot
  * be read becomes a {@link RankInspection.Missing} that says why, never an exception. A live rank is
  * attached with ptrace, read, and detached (resumed); {@link #inspectAll} first attaches every live rank it is
  * given, then reads them concurrently, each by exactly one thread (ompd-core runs one ptrace thread per tracee).
  */
 public final class RankInspector {
-    /** How long a thread of a rank may take to reach its ptrace stop (uninterruptible sleep) before the rank is given up. */
-    public static final Duration DEFAULT_STOP_TIMEOUT = Duration.ofSeconds(5);
     /** At most this many ranks are held stopped at once: each holds a ptrace thread and its stopped threads. */
     public static final int MAX_HELD = 256;
 
@@ -60,9 +52,9 @@ public final class RankInspector {
         this.parallelism = parallelism;
     }
 
-    /** The default: 5 s stop timeout, as many readers as the host has processors (at least 2). */
+    /** The defaults of {@link JobOptions}: its stop timeout, as many readers as the host has processors (at least 2). */
     public RankInspector() {
-        this(DEFAULT_STOP_TIMEOUT, Math.max(2, Runtime.getRuntime().availableProcessors()));
+        this(JobOptions.defaults().stopTimeout(), JobOptions.defaultParallelism());
     }
 
     /** One rank to read: a live process ({@code core} empty) or a core file. */
@@ -107,7 +99,7 @@ public final class RankInspector {
         Semaphore window = new Semaphore(MAX_HELD);
         // Attaching is mostly the kernel's work and this JVM's cold code: more attachers than processors only make
         // every attach wait for the others (16 at once on 2 cores: the first rank held after ~0.6 s instead of ~0.1 s).
-        int attacherCount = (int) Math.max(1, Math.min(live, Math.max(2, Runtime.getRuntime().availableProcessors())));
+        int attacherCount = (int) Math.max(1, Math.min(live, JobOptions.defaultParallelism()));
         try (ExecutorService readers = Executors.newFixedThreadPool(Math.min(parallelism, targets.size()),
                 Thread.ofPlatform().name("jompd-rank-", 0).daemon().factory());
              ExecutorService attachers = Executors.newFixedThreadPool(attacherCount,
@@ -231,7 +223,7 @@ public final class RankInspector {
             return held.failure().get();
         }
         LiveProcessAddressSpace space = held.space().orElseThrow();
-        try (space) {
+        try {
             return read(id, space, "pid", Long.toString(id.pid()), modules);
         } catch (OmpdException e) {
             return ompdFailed(id, e);
@@ -256,7 +248,7 @@ public final class RankInspector {
         } catch (RuntimeException e) {
             return missing(id, RankInspection.MissingReason.DAMAGED_CORE, "core " + core + " cannot be read: " + describe(e));
         }
-        try (space) {
+        try {
             return read(id, space, "core", core.toString(), modules);
         } catch (OmpdException e) {
             return ompdFailed(id, e);
@@ -265,18 +257,20 @@ public final class RankInspector {
         }
     }
 
-    /** The picture, stacks and diagnosis of an opened rank: what jompd inspect --stacks and jompd diagnose take. */
+    /**
+     * The picture, stacks and diagnosis of an opened rank, by the report's one inspection ({@link TargetSession}, as
+     * jompd inspect --stacks and jompd diagnose take them); the session closes the space.
+     */
     private static RankInspection read(RankId id, AddressSpace space, String kind, String name, Shared modules) {
-        try (Symbolizer symbols = new Symbolizer(space, modules.files());
-             CodeNames names = new CodeNames(symbols, modules.debugInfo());
-             Unwinder unwinder = new Unwinder(space, names.debugInfo())) {
-            AddressSpaceHandle process = Ompd.processInitialize(space);
-            TargetDescription description = new TargetDescription(kind, name, space.name(),
-                    process.layout().runtimeModule());
-            OpenMpPicture picture = OpenMpPicture.take(process, description, names);
-            Optional<ParallelStacks> stacks = Optional.of(ParallelStacks.of(picture, space, unwinder));
-            List<Diagnosis.Finding> findings = Diagnosis.of(picture, stacks);
-            return new RankInspection.Seen(id, picture, stacks, findings);
+        TargetSession session;
+        try {
+            session = new TargetSession(space, kind, name, modules.files(), modules.debugInfo());
+        } catch (RuntimeException e) {
+            space.close();
+            throw e;
+        }
+        try (session) {
+            return RankInspection.Seen.of(id, session.inspect(true));
         }
     }
 

@@ -1,4 +1,4 @@
-package dev.jompd.job;
+package dev.jompd.job.sources;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

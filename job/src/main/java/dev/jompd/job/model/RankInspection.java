@@ -1,8 +1,9 @@
-package dev.jompd.job;
+package dev.jompd.job.model;
 
 import dev.jompd.report.Diagnosis;
 import dev.jompd.report.OpenMpPicture;
 import dev.jompd.report.ParallelStacks;
+import dev.jompd.report.TargetSession;
 
 import java.util.List;
 import java.util.Optional;
@@ -14,6 +15,10 @@ public sealed interface RankInspection {
     /** The rank was read: its OpenMP picture, its threads' stacks (when unwound) and the hang diagnosis. */
     record Seen(RankId id, OpenMpPicture picture, Optional<ParallelStacks> stacks,
                 List<Diagnosis.Finding> findings) implements RankInspection {
+        /** Rank {@code id} as the report's one inspection took it, with its diagnosis. */
+        public static Seen of(RankId id, TargetSession.Inspection inspection) {
+            return new Seen(id, inspection.picture(), inspection.stacks(), inspection.findings());
+        }
     }
 
     /** The rank was not read; {@code detail} says exactly why, in words a user can act on. */

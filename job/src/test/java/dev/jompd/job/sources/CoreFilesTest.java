@@ -1,4 +1,4 @@
-package dev.jompd.job;
+package dev.jompd.job.sources;
 
 import dev.jompd.core.target.core.CoreFileChecks;
 import org.junit.jupiter.api.Test;

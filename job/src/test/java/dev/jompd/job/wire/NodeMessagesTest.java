@@ -1,5 +1,8 @@
-package dev.jompd.job;
+package dev.jompd.job.wire;
 
+import dev.jompd.job.model.JobSummary;
+import dev.jompd.job.model.RankId;
+import dev.jompd.job.model.RankInspection;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -52,8 +55,8 @@ class NodeMessagesTest {
         List<String> completed = new ArrayList<>();
         mixed.forEach(line -> receiver.accept(line).ifPresent(completed::add));
         assertThat(completed).containsExactlyInAnyOrder("n1", "node-with-a-long-name-017");
-        assertThat(summaryOf(receiver, "n1").toJson()).isEqualTo(a.toJson());
-        assertThat(summaryOf(receiver, "node-with-a-long-name-017").toJson()).isEqualTo(b.toJson());
+        assertThat(JobWire.toJson(summaryOf(receiver, "n1"))).isEqualTo(JobWire.toJson(a));
+        assertThat(JobWire.toJson(summaryOf(receiver, "node-with-a-long-name-017"))).isEqualTo(JobWire.toJson(b));
         assertThat(receiver.otherOutput()).allMatch(l -> l.startsWith("srun:"));
     }
 

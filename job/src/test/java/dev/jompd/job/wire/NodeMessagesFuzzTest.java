@@ -1,6 +1,9 @@
-package dev.jompd.job;
+package dev.jompd.job.wire;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
+import dev.jompd.job.model.JobSummary;
+import dev.jompd.job.model.RankId;
+import dev.jompd.job.model.RankInspection;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;

@@ -1,4 +1,9 @@
-package dev.jompd.job;
+package dev.jompd.job.sources;
+
+import dev.jompd.job.model.JobSummary;
+import dev.jompd.job.model.RankId;
+import dev.jompd.job.model.RankInspection;
+import dev.jompd.job.wire.NodeMessages;
 
 import java.io.BufferedReader;
 import java.io.IOException;
