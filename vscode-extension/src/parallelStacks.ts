@@ -4,6 +4,8 @@
 // No VS Code API here, so it is unit-tested. InspectStacks* are the schema's types
 // (test/schemaTypes.test.ts checks them against jompd-inspect.schema.json's `stacks`).
 
+import { edgePath } from './boxEdges';
+
 /** The OpenMP construct whose code a frame runs, as the picture knows it; source: the construct's file:line. */
 export interface InspectConstruct { kind: 'parallel' | 'task'; source?: string }
 
@@ -372,15 +374,9 @@ export function renderChrome(answer: ParallelStacksAnswer, boxCount: number): st
  */
 export function renderGraph(answer: ParallelStacksAnswer, placed: Layout): string {
   const threads = new Map(answer.threads.map((t) => [t.gtid, t]));
-  const edges = placed.boxes.flatMap((box) => box.children.map((child) => {
-    const x1 = box.x + box.width / 2;
-    const y1 = box.y + box.height;
-    const x2 = child.x + child.width / 2;
-    const y2 = child.y;
-    const mid = (y1 + y2) / 2;
-    return `<path class="edge${child.stopped ? ' stopped' : ''}" data-from="${box.id}" data-to="${child.id}" `
-      + `d="M${x1},${y1} C${x1},${mid} ${x2},${mid} ${x2},${y2 - 4}" marker-end="url(#arrow)"/>`;
-  })).join('');
+  const edges = placed.boxes.flatMap((box) => box.children.map((child) =>
+    `<path class="edge${child.stopped ? ' stopped' : ''}" data-from="${box.id}" data-to="${child.id}" `
+      + `d="${edgePath(box, child)}" marker-end="url(#arrow)"/>`)).join('');
   const gtid = (g: number) => `<button class="gtid" data-gtid="${g}" title="Mark ${escapeHtml(threads.get(g)?.name ?? `gtid ${g}`)}">${g}</button>`;
   const boxes = placed.boxes.map((box) => {
     const steps = box.steps.map((step) => {
