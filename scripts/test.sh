@@ -45,8 +45,8 @@ if [ $# -gt 0 ]; then   # narrowed by Maven arguments (-pl, -Dit.test, ...): one
 fi
 # The whole suite. Most of a test's time is spent waiting (a program reaching its marker, gdb starting, a JVM
 # starting): a serial run kept the 2 cores of a CI machine about half busy. So: build and install every module
-# once without tests, then run the modules' tests in two Maven streams at once, and the package checks beside
-# them. A stream's modules take their dependencies from the installed artifacts; each module's outputs are
+# once without tests (nor fuzzing: its executions set skipTests themselves), then run the modules' tests in two
+# Maven streams at once, and the package checks beside them. A stream's modules take their dependencies from the installed artifacts; each module's outputs are
 # used only by later modules of its own stream (the DAP server's job view runs jompd-cli's distribution, the
 # gdb bridge's tests its own), so no stream rebuilds what another is running.
 streams=(
@@ -57,7 +57,7 @@ logs=target/test-logs
 rm -rf "$logs"
 mkdir -p "$logs"
 jompd_log "building and installing every module (no tests)"
-mvn "${mvn_flags[@]}" -q install -DskipTests > "$logs/build.log" 2>&1 || { cat "$logs/build.log"; exit 1; }
+mvn "${mvn_flags[@]}" -q install -DskipTests -Djompd.fuzz.skip=true > "$logs/build.log" 2>&1 || { cat "$logs/build.log"; exit 1; }
 
 # The self-contained distributions (tarball, .deb) as a user meets them, with no JDK visible; needs root (a
 # test user, apt, a mount namespace). Skipped without root, but on CI (CI set) it runs through sudo, or the run
