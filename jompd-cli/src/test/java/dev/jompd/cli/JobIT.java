@@ -139,8 +139,7 @@ class JobIT {
                         assertThat(picture.threadByLwp(thread.lwp())).as("rank %d thread %d", r, thread.index())
                                 .hasValueSatisfying(t -> assertThat(t.state().map(ThreadState::cName)).hasValue(expected));
                     }
-                    assertThat(seen.findings()).as("the culprit's diagnosis").isNotEmpty();
-                    assertThat(seen.findings().toString()).contains("mpi_hybrid.c:" + facts.thread(0).get("wait_line"));
+                    assertCulpritsDiagnosis(seen.findings(), facts);
                 } else {
                     long lwp = facts.thread(0).lwp();
                     ParallelStacks.ThreadStack main = seen.stacks().orElseThrow().stacks().stream()
@@ -176,8 +175,7 @@ class JobIT {
             InspectCommandIT.Result job = distribution("job", "--slurm", Long.toString(running.job().jobId()),
                     "--json", "--timeout", "120");
             assertThat(job.exitCode()).as(job.err()).isZero();
-            assertThat(ranksOf(job.out())).isEqualTo(RANKS);
-            assertThat(job.out()).as("no node missing").doesNotContain("no_answer").doesNotContain("\"unreadable\"");
+            assertEveryRankSeen(job.out(), RANKS);
 
             postMortemGivesWhatLiveGave(running, inspections);
             faultsOfALiveJob(running);
@@ -238,7 +236,7 @@ class JobIT {
             }
             InspectCommandIT.Result job = InspectCommandIT.jompd("job", "--cores", cores.toString(), "--json");
             assertThat(job.exitCode()).as(job.err()).isZero();
-            assertThat(JobIT.ranksOf(job.out())).isEqualTo(RANKS);
+            assertEveryRankSeen(job.out(), RANKS);
 
             // a core cut short is named, not read
             Path truncated = cores.resolve("core.rank-9");
@@ -346,8 +344,7 @@ class JobIT {
                 covered += members.size();
                 if (members.contains(culprit)) {
                     assertThat(members.size()).as("the culprit's class: %s", rankClass.get("ranks")).isEqualTo(1);
-                    assertThat(rankClass.getAsJsonArray("findings").toString()).as("the culprit's diagnosis")
-                            .contains("mpi_hybrid.c:" + running.facts().get(culprit).thread(0).get("wait_line"));
+                    assertCulpritClassFindings(rankClass, running.facts().get(culprit));
                 } else {
                     for (int r = 0; r < NODES * perNode; r++) {
                         if (members.contains(r)) {
@@ -421,9 +418,9 @@ class JobIT {
                 assertThat(shown.get("host").getAsString()).as("representative %s", shown).isEqualTo(representative.get("mpi.host"));
                 if (members.contains(culprit)) {
                     assertThat(members.size()).as("the culprit's class: %s", rankClass.get("ranks")).isEqualTo(1);
+                    assertCulpritClassFindings(rankClass, byRank.get(culprit));
                     assertThat(rankClass.getAsJsonArray("findings").toString()).as("the culprit's diagnosis")
-                            .contains("waits for lock `" + byRank.get(culprit).thread(0).get("waits_for") + "`")
-                            .contains("mpi_hybrid.c:" + byRank.get(culprit).thread(0).get("wait_line"));
+                            .contains("waits for lock `" + byRank.get(culprit).thread(0).get("waits_for") + "`");
                 } else {
                     for (int r = 0; r < ranks; r++) {
                         if (members.contains(r)) {
@@ -482,7 +479,12 @@ class JobIT {
             ParallelStacks.ThreadStack stack = culprit.stacks().orElseThrow().stacks().stream()
                     .filter(s -> s.stack().lwp() == waiter).findFirst().orElseThrow();
             assertThat(functions(stack)).as("the culprit's thread 0").contains("__kmpc_omp_taskwait");
-            assertThat(culprit.findings().toString()).as("the culprit's diagnosis").contains("taskwait");
+            List<dev.jompd.report.Diagnosis.Finding> taskwaits = culprit.findings().stream()
+                    .filter(f -> f.kind() == dev.jompd.report.Diagnosis.FindingKind.TASKWAIT).toList();
+            assertThat(taskwaits).as("the culprit's diagnosis: %s", culprit.findings()).hasSize(1);
+            assertThat(taskwaits.getFirst().threads()).as("%s", taskwaits.getFirst())
+                    .anyMatch(t -> t.thread().lwp().orElse(-1) == waiter
+                            && t.role() == dev.jompd.report.Diagnosis.Role.WAITS_AT_TASKWAIT);
             int blocked = Integer.parseInt(running.facts().get(2).get("hang.task.thread"));
             long runner = running.facts().get(2).thread(blocked).lwp();
             assertThat(culprit.stacks().orElseThrow().stacks().stream().filter(s -> s.stack().lwp() == runner)
@@ -524,6 +526,47 @@ class JobIT {
         assertThat(output.lines().filter(l -> l.contains(result)).count()).as(output)
                 .isEqualTo(RANKS);
         assertThat(running.job().srun().exitValue()).isZero();
+    }
+
+    /**
+     * The lock-and-barrier culprit's diagnosis, exactly: one LOCK finding (thread 0 waits for the lock thread 1
+     * holds) and one BARRIER finding (thread 0 has not reached the barrier the others wait at), both placing
+     * thread 0 at the line the program recorded for its wait, and nothing else.
+     */
+    static void assertCulpritsDiagnosis(List<dev.jompd.report.Diagnosis.Finding> findings, Facts facts) {
+        String text = dev.jompd.report.TextReport.diagnosis(findings);
+        assertThat(findings.stream().map(dev.jompd.report.Diagnosis.Finding::kind).toList()).as(text)
+                .containsExactlyInAnyOrder(dev.jompd.report.Diagnosis.FindingKind.BARRIER,
+                        dev.jompd.report.Diagnosis.FindingKind.LOCK);
+        Optional<String> waitLine = Optional.of("mpi_hybrid.c:" + facts.thread(0).get("wait_line"));
+        for (dev.jompd.report.Diagnosis.Finding finding : findings) {
+            dev.jompd.report.Diagnosis.Involved waiter = finding.threads().stream()
+                    .filter(t -> t.thread().lwp().orElse(-1) == facts.thread(0).lwp()).findFirst()
+                    .orElseThrow(() -> new AssertionError("thread 0 is not named in " + text));
+            assertThat(waiter.role()).as(text).isEqualTo(finding.kind() == dev.jompd.report.Diagnosis.FindingKind.LOCK
+                    ? dev.jompd.report.Diagnosis.Role.WAITS_FOR_LOCK : dev.jompd.report.Diagnosis.Role.NOT_AT_BARRIER);
+            assertThat(waiter.source()).as(text).isEqualTo(waitLine);
+        }
+    }
+
+    /**
+     * The culprit's class in the job picture: its findings ({@code kind: summary}) are exactly a barrier and a lock,
+     * and they place thread 0's wait at the line the program recorded (as a whole place: {@code :4} is not {@code :45}).
+     */
+    static void assertCulpritClassFindings(JsonObject rankClass, Facts culprit) {
+        List<String> findings = new ArrayList<>();
+        rankClass.getAsJsonArray("findings").forEach(f -> findings.add(f.getAsString()));
+        assertThat(findings.stream().map(f -> f.substring(0, Math.max(0, f.indexOf(':')))).toList()).as("%s", findings)
+                .containsExactlyInAnyOrder("barrier", "lock");
+        assertThat(String.join("\n", findings)).as("the culprit's diagnosis")
+                .containsPattern("\\bmpi_hybrid\\.c:" + culprit.thread(0).get("wait_line") + "(?![0-9])");
+    }
+
+    /** Every one of {@code ranks} ranks is seen: none missing (exited, already traced, damaged, silent). */
+    static void assertEveryRankSeen(String jobJson, int ranks) {
+        JsonObject counts = JsonParser.parseString(jobJson).getAsJsonObject().getAsJsonObject("ranks");
+        assertThat(List.of(counts.get("total").getAsInt(), counts.get("seen").getAsInt(), counts.get("missing").getAsInt()))
+                .as("ranks total, seen, missing: %s", jobJson).containsExactly(ranks, ranks, 0);
     }
 
     /** How many ranks a jompd-job/1 document stands for (seen and missing). */
