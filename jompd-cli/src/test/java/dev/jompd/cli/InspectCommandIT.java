@@ -115,9 +115,25 @@ class InspectCommandIT {
         assertThat(grouped.out()).contains("16 OpenMP threads").contains("alike").doesNotContain("\033[");
         Result all = jompd("inspect", "--core", fixture.core().toString(), "--all", "--color=always");
         assertThat(all.out()).doesNotContain("alike").contains("\033[");
-        for (Facts.ThreadFacts facts : fixture.facts().threads()) {
-            assertThat(all.out()).contains("LWP " + facts.lwp());
+        // one line per thread, in its team's region, with the LWP the program recorded for that team and number
+        Map<String, Long> shown = new java.util.TreeMap<>();
+        String team = "";
+        for (String line : all.out().replaceAll("\033\\[[0-9;]*m", "").lines().toList()) {
+            if (line.matches("\\s*r\\d+ level \\d+ .*")) {
+                java.util.regex.Matcher path = java.util.regex.Pattern.compile(", team path ([0-9.]+)  ").matcher(line);
+                team = path.find() ? path.group(1) : "";
+            }
+            java.util.regex.Matcher thread = java.util.regex.Pattern.compile("^\\s*thread (\\d+)  gtid \\d+  LWP (\\d+)  ").matcher(line);
+            if (thread.find()) {
+                assertThat(shown.put(team + "/" + thread.group(1), Long.parseLong(thread.group(2)))).as(line).isNull();
+            }
         }
+        Map<String, Long> recorded = new java.util.TreeMap<>();
+        for (Facts.ThreadFacts facts : fixture.facts().threads()) {
+            List<Integer> path = facts.ancestors().subList(0, Math.max(0, facts.level() - 1));
+            recorded.put(String.join(".", path.stream().map(String::valueOf).toList()) + "/" + facts.threadNum(), facts.lwp());
+        }
+        assertThat(shown).as(all.out()).isEqualTo(recorded);
     }
 
     @Test
@@ -125,10 +141,14 @@ class InspectCommandIT {
         StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.PARALLEL, "2").withEnvironment("OMP_DEBUG", "disabled"));
         Result text = jompd("inspect", "--core", fixture.core().toString(), "--color=never");
         assertThat(text.exitCode()).isZero();
-        assertThat(text.out()).contains("OMP_DEBUG=enabled").contains("team of 2");
+        // the hint said once, not per thread; the rest of the picture still there
+        assertThat(text.out().split("OMP_DEBUG=enabled", -1)).as(text.out()).hasSize(2);
+        assertThat(text.out()).contains("team of 2");
         Result json = jompd("inspect", "--core", fixture.core().toString(), "--json");
         JsonObject report = JsonParser.parseString(json.out()).getAsJsonObject();
-        assertThat(report.getAsJsonArray("notices").toString()).contains("OMP_DEBUG");
+        List<String> notices = new java.util.ArrayList<>();
+        report.getAsJsonArray("notices").forEach(n -> notices.add(n.getAsString()));
+        assertThat(notices.stream().filter(n -> n.contains("OMP_DEBUG"))).as("%s", notices).hasSize(1);
         assertThat(json.err()).contains("OMP_DEBUG");
     }
 
