@@ -45,13 +45,15 @@ if [ $# -gt 0 ]; then   # narrowed by Maven arguments (-pl, -Dit.test, ...): one
 fi
 # The whole suite. Most of a test's time is spent waiting (a program reaching its marker, gdb starting, a JVM
 # starting): a serial run kept the 2 cores of a CI machine about half busy. So: build and install every module
-# once without tests (nor fuzzing: its executions set skipTests themselves), then run the modules' tests in two
-# Maven streams at once, and the package checks beside them. A stream's modules take their dependencies from the installed artifacts; each module's outputs are
-# used only by later modules of its own stream (the DAP server's job view runs jompd-cli's distribution, the
-# gdb bridge's tests its own), so no stream rebuilds what another is running.
+# once without tests (nor fuzzing: its executions set skipTests themselves), then run the modules' tests in three
+# Maven streams at once, and the package checks beside them. A stream's modules take their dependencies from the
+# installed artifacts; each module's outputs are used only by later modules of its own stream (the DAP server's
+# job view runs jompd-cli's distribution, the gdb bridge's tests its own), so no stream rebuilds what another
+# is running. The streams are balanced by their modules' times (docs/testing.md).
 streams=(
-  "test-programs,jompd-cli,gdb-adapter,dap-server"
-  "ompd-core,report,job,libompd"
+  "test-programs,jompd-cli,dap-server"
+  "ompd-core,report,job"
+  "libompd,gdb-adapter"
 )
 logs=target/test-logs
 rm -rf "$logs"
