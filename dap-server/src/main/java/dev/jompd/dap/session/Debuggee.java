@@ -1,6 +1,7 @@
 package dev.jompd.dap.session;
 
 import dev.jompd.core.launch.OpenMpLaunch;
+import dev.jompd.core.ompd.RuntimeEntryPoints;
 import dev.jompd.core.target.BuildIdMismatchException;
 import dev.jompd.dap.gdb.Gdb;
 import dev.jompd.dap.gdb.GdbCommandException;
@@ -61,6 +62,8 @@ final class Debuggee implements Gdb.Listener {
     private StopReport initialStop;
     /** The thread the last stop happened in: the "selected" thread of REPL commands. */
     private int lastStopThread = 1;
+    /** Where the OpenMP runtime's code is (gdb's address ranges of its libraries); null until asked, or after libraries changed. */
+    private List<long[]> runtimeCode;
     /** A stepIn going into the OpenMP code its line starts, between its stops; null otherwise. */
     private OpenMpStepIn openMpStep;
 
@@ -276,6 +279,22 @@ final class Debuggee implements Gdb.Listener {
         return stops.problem();
     }
 
+    /**
+     * Where the OpenMP runtime's code is: the address ranges gdb gives for the libraries {@code libomp*}, read at
+     * the first stop that needs them and again after libraries were loaded or unloaded; none without gdb (the
+     * warm-up's rehearsal) or when gdb cannot say.
+     */
+    List<long[]> runtimeCode() {
+        if (runtimeCode == null) {
+            try {
+                runtimeCode = debugger == null ? List.of() : debugger.libraryRanges(RuntimeEntryPoints::isRuntimeLibrary);
+            } catch (GdbCommandException e) {
+                return List.of();
+            }
+        }
+        return runtimeCode;
+    }
+
     // ------------------------------------------------------------------ stepping into OpenMP code
 
     /** DAP stepIn on a line: like gdb's step, and into the OpenMP code the line starts ({@link OpenMpStepIn}). */
@@ -354,7 +373,10 @@ final class Debuggee implements Gdb.Listener {
             }
             case "thread-created" -> results.string("id").ifPresent(id -> session.threadEvent("started", Integer.parseInt(id)));
             case "thread-exited" -> results.string("id").ifPresent(id -> session.threadEvent("exited", Integer.parseInt(id)));
-            case "library-loaded", "library-unloaded" -> stops.openmp().ifPresent(OpenMpTarget::librariesChanged);
+            case "library-loaded", "library-unloaded" -> {
+                runtimeCode = null;
+                stops.openmp().ifPresent(OpenMpTarget::librariesChanged);
+            }
             case "breakpoint-modified" -> results.get("bkpt").ifPresent(session::breakpointModified);
             default -> { }
         }

@@ -2,7 +2,6 @@ package dev.jompd.dap.session;
 
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
-import dev.jompd.core.ompd.RuntimeEntryPoints;
 import dev.jompd.dap.gdb.GdbCommandException;
 import dev.jompd.dap.gdb.GdbFrame;
 import dev.jompd.dap.gdb.GdbThread;
@@ -75,7 +74,7 @@ final class StackTraceHandler implements RequestHandler {
         for (GdbFrame frame : frames) {
             int id = session.newHandle();
             stop.frames.put(id, new StopState.FrameRef(threadId, frame.level()));
-            result.add(stackFrame(session, id, frame, () -> runtimeCode(debuggee, stop)));
+            result.add(stackFrame(session, id, frame, debuggee::runtimeCode));
         }
         StackTraceResponse response = new StackTraceResponse();
         response.setStackFrames(result.toArray(StackFrame[]::new));
@@ -83,22 +82,6 @@ final class StackTraceHandler implements RequestHandler {
             response.setTotalFrames(start + frames.size());
         }
         return DapSession.GSON.toJsonTree(response);
-    }
-
-    /**
-     * Where the OpenMP runtime's code is, read from gdb once per stop; none without gdb (the warm-up's
-     * rehearsal) or when gdb cannot say.
-     */
-    private static List<long[]> runtimeCode(Debuggee debuggee, StopState stop) {
-        if (stop.runtimeCode == null) {
-            try {
-                stop.runtimeCode = debuggee.debugger() == null ? List.of()
-                        : debuggee.debugger().libraryRanges(RuntimeEntryPoints::isRuntimeLibrary);
-            } catch (GdbCommandException e) {
-                stop.runtimeCode = List.of();
-            }
-        }
-        return stop.runtimeCode;
     }
 
     private static boolean inside(List<long[]> ranges, long address) {

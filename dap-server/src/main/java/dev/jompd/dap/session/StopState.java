@@ -37,8 +37,6 @@ final class StopState {
     final List<String> varobjs = new ArrayList<>();
     /** This stop's parallel stacks, unwound at the first request that needs them. */
     dev.jompd.report.ParallelStacks stacks;
-    /** Where the OpenMP runtime's code is at this stop (gdb's ranges of its libraries); null until asked. */
-    List<long[]> runtimeCode;
     /** How this stop was told to the client (its reason, to tell it again when the client focuses a thread). */
     Debuggee.StopReport report;
     private OpenMpView view;
