@@ -76,6 +76,19 @@ async function openMpRows() {
   return (await collectRows(view)).map((row) => `${'  '.repeat(Math.max(0, row.level - 1))}${row.text}`);
 }
 
+/** The boxes of the Parallel Stacks panel (opened if it is not): each one's threads, frames and place. */
+async function parallelStacksBoxes() {
+  const webview = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+  if (await page.locator('iframe.webview.ready').count() === 0) await command('jompd: Show OpenMP Parallel Stacks');
+  await webview.locator('.box').first().waitFor({ timeout: 60_000 });
+  await page.waitForTimeout(500);
+  return webview.locator('.box').evaluateAll((elements) => elements.map((box) => ({
+    gtids: box.dataset.gtids.split(',').map(Number),
+    steps: [...box.querySelectorAll('button.step')].map((step) => step.textContent),
+    top: Number(box.dataset.top),
+  })));
+}
+
 before(async () => {
   await startVscode({ 'debug.console.closeOnEnd': false });
   await page.locator('.activitybar .action-item a[aria-label^="Run and Debug"]').first().click();
@@ -157,6 +170,9 @@ test('a core file stays post-mortem: opened on the user\'s frame, Continue and s
   const before = await openMpRows();
   fs.writeFileSync(path.join(artifacts, 'core-openmp-before.txt'), before.join('\n'));
   assert.ok(before.some((row) => /omp 0\/4/.test(row)), `the OpenMP view shows the core's team:\n${before.join('\n')}`);
+  const stacksBefore = await parallelStacksBoxes();
+  assert.equal(stacksBefore.filter((box) => box.top === Math.min(...stacksBefore.map((b) => b.top)))
+    .reduce((n, box) => n + box.gtids.length, 0), Number(facts.get('threads')), 'Parallel Stacks: every thread in the root boxes');
   const pressed = [];
   for (const button of ['Continue', 'Step Over', 'Step Into', 'Step Out']) {
     await toolbarButton(button).click();
@@ -171,6 +187,7 @@ test('a core file stays post-mortem: opened on the user\'s frame, Continue and s
   const after = await openMpRows();
   fs.writeFileSync(path.join(artifacts, 'core-openmp-after.txt'), after.join('\n'));
   assert.deepEqual(after, before, 'the OpenMP view is the same after the presses');
+  assert.deepEqual(await parallelStacksBoxes(), stacksBefore, 'Parallel Stacks the same after the presses');
   await page.locator('.debug-call-stack .monaco-list-row', { hasText: 'Core file (post-mortem)' }).first().waitFor();
   await endSession();
 });
