@@ -13,6 +13,11 @@ import { artifacts, collectRows, command, config, factsName, page, pane, readFac
 
 /** Starts the launch.json configuration called {@code name}. */
 async function startConfiguration(name) {
+  // what an earlier scenario left open (a dialog, a picker) is closed first: each scenario stands on its own
+  for (let i = 0; i < 3; i++) {
+    await page.keyboard.press('Escape');
+    await page.waitForTimeout(200);
+  }
   await command('Debug: Select and Start Debugging');
   const input = page.locator('.quick-input-widget .quick-input-box input').first();
   await input.waitFor({ state: 'visible' });
