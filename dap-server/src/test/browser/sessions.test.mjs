@@ -14,6 +14,8 @@ import { artifacts, collectRows, command, config, factsName, page, pane, readFac
 /** Starts the launch.json configuration called {@code name}. */
 async function startConfiguration(name) {
   // what an earlier scenario left open (a dialog, a picker) is closed first: each scenario stands on its own
+  const cancel = page.locator('.monaco-dialog-box .dialog-buttons .monaco-button', { hasText: /^Cancel$/ });
+  if (await cancel.count() > 0) await cancel.first().click();
   for (let i = 0; i < 3; i++) {
     await page.keyboard.press('Escape');
     await page.waitForTimeout(200);
