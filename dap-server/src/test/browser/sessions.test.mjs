@@ -12,14 +12,18 @@ import { artifacts, collectRows, command, config, factsName, page, pane, readFac
   stopVscode } from './vscode-harness.mjs';
 
 /** Starts the launch.json configuration called {@code name}. */
-async function startConfiguration(name) {
-  // what an earlier scenario left open (a dialog, a picker) is closed first: each scenario stands on its own
+/** Closes what an earlier scenario left open (a dialog, a picker): each scenario stands on its own. */
+async function closeLeftovers() {
   const cancel = page.locator('.monaco-dialog-box .dialog-buttons .monaco-button', { hasText: /^Cancel$/ });
   if (await cancel.count() > 0) await cancel.first().click();
   for (let i = 0; i < 3; i++) {
     await page.keyboard.press('Escape');
     await page.waitForTimeout(200);
   }
+}
+
+async function startConfiguration(name) {
+  await closeLeftovers();
   await command('Debug: Select and Start Debugging');
   const input = page.locator('.quick-input-widget .quick-input-box input').first();
   await input.waitFor({ state: 'visible' });
@@ -38,6 +42,7 @@ async function notifications() {
 
 /** Closes every notification (the next look starts from none). */
 async function clearNotifications() {
+  await closeLeftovers();
   await command('Notifications: Clear All Notifications');
   await page.waitForTimeout(500);
 }
