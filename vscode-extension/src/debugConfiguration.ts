@@ -16,11 +16,17 @@ export function defaultConfiguration(): JompdConfiguration {
     cwd: '${workspaceFolder}', args: [] };
 }
 
+/** The processes running an executable: their pids and command lines. */
+export type ProcessesOf = (program: string) => { pid: number; commandLine: string }[];
+
 /**
  * Completes a configuration or says why it cannot start (a message for the user), before the server
- * would refuse it: launch needs a program, attach a process id, a core file goes with launch.
+ * would refuse it: launch needs a program, attach a process id or a program whose process to attach to
+ * ({@code processesOf} finds them: one is taken, several are returned as {@code choose}, for the user to pick),
+ * a core file goes with launch.
  */
-export function checkConfiguration(config: JompdConfiguration): { config?: JompdConfiguration; error?: string } {
+export function checkConfiguration(config: JompdConfiguration, processesOf?: ProcessesOf):
+    { config?: JompdConfiguration; error?: string; choose?: { pid: number; commandLine: string }[] } {
   if (!config.type && !config.request && !config.name) {
     return { config: defaultConfiguration() };
   }
@@ -38,9 +44,23 @@ export function checkConfiguration(config: JompdConfiguration): { config?: Jompd
     if (config.coreDumpPath) {
       return { error: 'jompd: a core file is opened with "request": "launch" and "coreDumpPath"' };
     }
+    const noProcessId = config.processId === undefined || config.processId === null
+      || (typeof config.processId === 'string' && config.processId.trim() === '');
+    if (noProcessId && typeof config.program === 'string' && config.program !== '' && processesOf) {
+      const running = processesOf(config.program);
+      if (running.length === 0) {
+        return { error: `jompd: no process of yours runs ${config.program} (attach by "program" looks for your `
+          + 'processes of that executable; give "processId" for another)' };
+      }
+      if (running.length > 1) {
+        return { config, choose: running };
+      }
+      return { config: { ...config, processId: running[0].pid } };
+    }
     const pid = typeof config.processId === 'string' ? Number(config.processId.trim()) : config.processId;
     if (pid === undefined || !Number.isInteger(pid) || pid <= 0) {
-      return { error: `jompd: attach needs "processId", a process id (not ${JSON.stringify(config.processId)})` };
+      return { error: `jompd: attach needs "processId", a process id (not ${JSON.stringify(config.processId)}), `
+        + 'or "program", the executable of a process of yours' };
     }
     return { config: { ...config, processId: pid } };
   }

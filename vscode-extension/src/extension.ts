@@ -8,6 +8,7 @@ import { buildTree, ICONS, messageTree, noStopMessage, parseReport, startsExpand
 import { inspectJob, JobPanel } from './jobPanel';
 import { FrameIndex, StackFrameBody, StackTraceArguments, StoppedBody } from './frameIndex';
 import { ParallelStacksPanel } from './parallelStacksPanel';
+import { listProcesses, pickItem, ProcessEntry, processesOf } from './processes';
 import { locateServer } from './serverLocator';
 
 const TYPE = 'jompd';
@@ -38,13 +39,35 @@ class ServerFactory implements vscode.DebugAdapterDescriptorFactory {
   }
 }
 
+/** The user's processes (uid as this extension host's). */
+function ownProcesses(): ProcessEntry[] {
+  return listProcesses(process.getuid ? process.getuid() : -1);
+}
+
+/**
+ * Asks the user for a process among {@code entries} (OpenMP ones first and marked); its pid as a string, or
+ * undefined when the user cancelled (VS Code then does not start the session).
+ */
+async function pickProcess(entries: ProcessEntry[], title: string): Promise<string | undefined> {
+  const picked = await vscode.window.showQuickPick(entries.map(pickItem), {
+    title, placeHolder: 'Type a name, a pid or a word of the command line', matchOnDescription: true, matchOnDetail: true,
+  });
+  return picked?.pid;
+}
+
 class ConfigurationProvider implements vscode.DebugConfigurationProvider {
-  resolveDebugConfigurationWithSubstitutedVariables(_folder: vscode.WorkspaceFolder | undefined,
-      config: vscode.DebugConfiguration): vscode.ProviderResult<vscode.DebugConfiguration> {
-    const checked = checkConfiguration(config);
+  async resolveDebugConfigurationWithSubstitutedVariables(_folder: vscode.WorkspaceFolder | undefined,
+      config: vscode.DebugConfiguration): Promise<vscode.DebugConfiguration | undefined> {
+    const checked = checkConfiguration(config, (program) => processesOf(program, ownProcesses()));
     if (checked.error) {
       void vscode.window.showErrorMessage(checked.error);
       return undefined; // abort the launch
+    }
+    if (checked.choose) {
+      const chosen = new Set(checked.choose.map((entry) => entry.pid));
+      const pid = await pickProcess(ownProcesses().filter((entry) => chosen.has(entry.pid)),
+        `Attach to which process of ${config.program}?`);
+      return pid === undefined ? undefined : { ...config, processId: Number(pid) };
     }
     return checked.config as vscode.DebugConfiguration;
   }
@@ -194,6 +217,9 @@ class OpenMpTreeProvider implements vscode.TreeDataProvider<TreeNode> {
   }
 }
 
+/** The requests that let the program run on from its stop. */
+const RESUMES = ['continue', 'next', 'stepIn', 'stepOut', 'stepBack', 'reverseContinue', 'goto'];
+
 /**
  * Follows the program's run state from the messages between VS Code and the server, and which frame each
  * DAP frame id VS Code holds is (the stackTrace answers), for the parallel stacks' frame selection.
@@ -203,16 +229,17 @@ function trackRunState(tree: OpenMpTreeProvider, frames: FrameIndex): vscode.Deb
     createDebugAdapterTracker(session: vscode.DebugSession): vscode.DebugAdapterTracker {
       return {
         onWillReceiveMessage(message: { type?: string; command?: string; seq?: number; arguments?: StackTraceArguments }): void {
-          if (message.type === 'request' && ['continue', 'next', 'stepIn', 'stepOut', 'stepBack', 'reverseContinue',
-            'goto'].includes(message.command ?? '')) {
-            tree.setState(session, 'running');
-          }
           if (message.type === 'request' && message.command === 'stackTrace' && typeof message.seq === 'number') {
             frames.request(session.id, message.seq, message.arguments);
           }
         },
-        onDidSendMessage(message: { type?: string; event?: string; command?: string; request_seq?: number;
+        onDidSendMessage(message: { type?: string; event?: string; command?: string; request_seq?: number; success?: boolean;
           body?: { stackFrames?: StackFrameBody[]; totalFrames?: number } & StoppedBody }): void {
+          // the program runs once the server says it does: a resume it refuses (a core file cannot run) leaves
+          // the stop, and its picture, as they are
+          if (message.type === 'response' && message.success === true && RESUMES.includes(message.command ?? '')) {
+            tree.setState(session, 'running');
+          }
           if (message.type === 'response' && message.command === 'stackTrace' && typeof message.request_seq === 'number') {
             frames.response(session.id, message.request_seq, message.body);
           }
@@ -241,6 +268,8 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.debug.registerDebugAdapterDescriptorFactory(TYPE, new ServerFactory(context)),
     vscode.debug.registerDebugConfigurationProvider(TYPE, new ConfigurationProvider()),
     vscode.debug.registerDebugAdapterTrackerFactory(TYPE, trackRunState(tree, frames)),
+    // ${command:pickProcess} in a jompd configuration (package.json's "variables") and ${command:jompd.pickProcess}
+    vscode.commands.registerCommand('jompd.pickProcess', () => pickProcess(ownProcesses(), 'Attach to which process?')),
     vscode.commands.registerCommand('jompd.openmp.refresh', () => tree.refresh(vscode.debug.activeDebugSession)),
     vscode.commands.registerCommand('jompd.parallelStacks.show', () => stacks.show(vscode.debug.activeDebugSession)),
     vscode.commands.registerCommand('jompd.job.inspect', () => inspectJob(job,

@@ -34,3 +34,15 @@ test('recorder is a boolean of launches of a program, not of attaches or cores',
   assert.match(checkConfiguration({ type: 'jompd', request: 'launch', name: 'x', coreDumpPath: '/c', recorder: true }).error ?? '',
     /recorder/);
 });
+
+test('attach by program: its one process is taken, several are for the user to pick, none is an error', () => {
+  const attach = { type: 'jompd', request: 'attach', name: 'x', program: '/w/a.out' };
+  const one = checkConfiguration(attach, (program) => program === '/w/a.out' ? [{ pid: 42, commandLine: '/w/a.out 3' }] : []);
+  assert.deepEqual(one, { config: { ...attach, processId: 42 } });
+  const two = [{ pid: 42, commandLine: '/w/a.out 3' }, { pid: 43, commandLine: '/w/a.out 4' }];
+  assert.deepEqual(checkConfiguration(attach, () => two), { config: attach, choose: two });
+  assert.deepEqual(checkConfiguration(attach, () => []), { error: 'jompd: no process of yours runs /w/a.out (attach by '
+    + '"program" looks for your processes of that executable; give "processId" for another)' });
+  // a process id given wins over the program (which then is only for symbols)
+  assert.deepEqual(checkConfiguration({ ...attach, processId: '7' }, () => two), { config: { ...attach, processId: 7 } });
+});

@@ -128,3 +128,78 @@ export async function command(title) {
   await screenshot('command-not-found');
   assert.fail(`no command palette row "${title}"`);
 }
+
+/** The facts a fixture recorded about itself (key=value lines). */
+export function readFactsFile(file) {
+  const facts = new Map();
+  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+    const at = line.indexOf('=');
+    if (at > 0 && !line.startsWith('#')) facts.set(line.slice(0, at).trim(), line.slice(at + 1).trim());
+  }
+  return facts;
+}
+
+/** The OpenMP name prefix of fixture thread k from its facts: "omp 0 · 1/2 · level 2" (team path, number/size, level). */
+export function factsName(facts, k) {
+  const ancestors = (facts.get(`thread.${k}.ancestors`) ?? '').split(',').filter((a) => a !== '');
+  const path = ancestors.slice(0, -1).join('.');
+  return `omp ${path ? `${path} · ` : ''}${facts.get(`thread.${k}.thread_num`)}/${facts.get(`thread.${k}.team_size`)}`
+    + ` · level ${facts.get(`thread.${k}.level`)}`;
+}
+
+/** A view pane by its title (the header shows it in capitals; the DOM has it as written). */
+export function pane(title) {
+  return page.locator('.pane', { has: page.locator('.pane-header', { hasText: new RegExp(`^\\s*${title}`, 'i') }) });
+}
+
+/**
+ * Every row of a list (lists render only the rows on screen): scrolls it with the mouse wheel and
+ * collects each row's text by its index, and whether its icon is blank (an unknown codicon name leaves the
+ * icon's ::before without content).
+ */
+export async function collectRows(container) {
+  const rows = new Map();
+  const list = container.locator('.monaco-list').first();
+  await page.keyboard.press('Escape'); // a hover left open by an earlier look covers the list
+  await list.hover({ force: true });
+  // the index of the list's last row, once a row that ends where the list's content ends is on screen (rows may
+  // differ in height: a call stack's group of deemphasized frames), else -1
+  const lastRowOnScreen = () => list.evaluate((element) => {
+    const content = parseFloat(element.querySelector('.monaco-list-rows')?.style.height ?? 'NaN');
+    const last = [...element.querySelectorAll('.monaco-list-row')]
+      .find((row) => parseFloat(row.style.top) + parseFloat(row.style.height) >= content - 0.5);
+    return last ? Number(last.dataset.index) : -1;
+  });
+  let lastIndex = -1;
+  for (let round = 0; round < 20; round++) { // from the top, wherever an earlier look left the list
+    if (await container.locator('.monaco-list-row[data-index="0"]').count() > 0) break;
+    await page.mouse.wheel(0, -2000);
+    await page.waitForTimeout(200);
+  }
+  for (let round = 0; round < 60; round++) {
+    const batch = await container.locator('.monaco-list-row').evaluateAll((elements) => elements.map((row) => {
+      const icons = [...row.querySelectorAll('[class*="codicon-"]')]
+        .filter((icon) => !icon.closest('.monaco-tl-twistie') && !icon.closest('.actions') && !icon.closest('.monaco-action-bar'));
+      const blank = icons.length === 0
+        || icons.some((icon) => ['none', '""', ''].includes(getComputedStyle(icon, '::before').content));
+      // a tree row's label and description are spans side by side: kept apart by " | " as the lines are
+      const name = row.querySelector('.label-name');
+      const description = row.querySelector('.label-description');
+      const text = name ? [name.textContent, description?.textContent ?? ''].filter((part) => part !== '').join(' | ')
+        : row.innerText.replace(/\s*\n\s*/g, ' | ');
+      return [Number(row.dataset.index), text, blank,
+        Number(row.getAttribute('aria-level') ?? '0'), row.querySelector('.thread') !== null];
+    }));
+    const before = rows.size;
+    for (const [index, text, blank, level, thread] of batch) rows.set(index, { text, blank, level, thread });
+    lastIndex = Math.max(lastIndex, await lastRowOnScreen());
+    if (lastIndex >= 0 && round > 0 && rows.size === before) break;
+    await page.mouse.wheel(0, 120);
+    await page.waitForTimeout(200);
+  }
+  const read = [...rows.entries()].sort((a, b) => a[0] - b[0]);
+  assert.ok(lastIndex >= 0, 'the list read down to its last row');
+  assert.deepEqual(read.map(([index]) => index), [...Array(lastIndex + 1).keys()], 'every row of the list read');
+  return read.map(([, row]) => row);
+}
+

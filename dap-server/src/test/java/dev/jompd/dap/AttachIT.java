@@ -22,6 +22,28 @@ class AttachIT {
     @RegisterExtension
     static final DapServerExtension server = new DapServerExtension();
 
+    /**
+     * An attach that does not say stopOnEntry stays stopped (the default package.json documents): the entry
+     * stop comes, with every thread of the program named as its facts say, and no continued event.
+     */
+    @Test
+    void attachWithoutStopOnEntryStaysStopped() throws Exception {
+        try (LiveFixture live = Fixtures.live(FixtureRun.of(Fixture.NESTED, "2", "2"));
+             DapTestClient client = new DapTestClient(server.port())) {
+            client.body("initialize", args("adapterID", "jompd"));
+            client.body("attach", args("processId", live.pid()));
+            client.body("configurationDone", null);
+            JsonObject stopped = client.await(m -> m.has("event") && (m.get("event").getAsString().equals("stopped")
+                    || m.get("event").getAsString().equals("continued")), STOP, "stopped or continued").getAsJsonObject("body");
+            assertThat(stopped.has("reason") ? stopped.get("reason").getAsString() : "continued").isEqualTo("entry");
+            OpenMpExpectations.assertThreadNamesMatch(client.body("threads", null), live.facts());
+            assertThat(client.body("jompd/openmpTree", null).getAsJsonArray("threads")).hasSize(live.facts().threadCount());
+            assertThat(client.events().stream().filter(e -> e.get("event").getAsString().equals("continued"))).isEmpty();
+            client.body("disconnect", args("terminateDebuggee", false));
+            assertThat(live.release()).contains("JOMPD_RESULT ok");
+        }
+    }
+
     @Test
     void attachShowsTheOpenMpPictureAndDetachLetsTheProgramFinish() throws Exception {
         try (LiveFixture live = Fixtures.live(FixtureRun.of(Fixture.NESTED, "3", "4"));

@@ -65,8 +65,9 @@ class CoreIT {
         StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.NESTED, "4", "4"));
         try (DapTestClient client = new DapTestClient(server.port())) {
             JsonObject stopped = openCore(client, fixture);
-            assertThat(stopped.get("reason").getAsString()).isEqualTo("exception");
-            assertThat(stopped.get("description").getAsString()).contains("Core");
+            // not "exception": VS Code would show its exception widget over the stop
+            assertThat(stopped.get("reason").getAsString()).isEqualTo("entry");
+            assertThat(stopped.get("description").getAsString()).isEqualTo("Core file (post-mortem)");
 
             Facts facts = fixture.facts();
             assertEveryThreadsNameAndScopes(client, facts);
@@ -75,11 +76,6 @@ class CoreIT {
             assertThat(tree.getAsJsonArray("threads")).hasSize(facts.threadCount());
             assertThat(tree.getAsJsonArray("problems")).isEmpty();
 
-            JsonObject run = client.request("continue", args("threadId", stopped.get("threadId").getAsInt()));
-            assertThat(run.get("success").getAsBoolean()).isFalse();
-            assertThat(run.get("message").getAsString()).contains("core file cannot run");
-            JsonObject step = client.request("next", args("threadId", stopped.get("threadId").getAsInt()));
-            assertThat(step.get("success").getAsBoolean()).isFalse();
             client.body("disconnect", args());
         }
     }
@@ -171,6 +167,36 @@ class CoreIT {
     }
 
     /**
+     * Continue, each step and pause on a core: each answered once, with the one message, quietly (the client
+     * shows it where the button was pressed); no continued or stopped event follows, and the OpenMP picture
+     * and the threads are the same after as before.
+     */
+    @Test
+    void runRequestsOnACoreAnswerOneMessageAndThePictureStays() throws Exception {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.NESTED, "3", "2"));
+        try (DapTestClient client = new DapTestClient(server.port())) {
+            int thread = openCore(client, fixture).get("threadId").getAsInt();
+            JsonObject pictureBefore = client.body("jompd/openmpTree", null);
+            JsonObject threadsBefore = client.body("threads", null);
+            int eventsBefore = client.events().size();
+            for (String command : List.of("continue", "next", "stepIn", "stepOut", "pause")) {
+                JsonObject answer = client.request(command, args("threadId", thread));
+                assertThat(answer.get("success").getAsBoolean()).as(command).isFalse();
+                assertThat(answer.get("message").getAsString()).as(command).isEqualTo("A core file cannot run or step: "
+                        + "this post-mortem session shows the program as the core recorded it, and its threads, stacks and "
+                        + "OpenMP picture stay as they are");
+                JsonObject error = answer.getAsJsonObject("body").getAsJsonObject("error");
+                assertThat(error.get("id").getAsInt()).as(command).isEqualTo(1103);
+            }
+            assertThat(client.body("jompd/openmpTree", null)).isEqualTo(pictureBefore);
+            assertThat(client.body("threads", null)).isEqualTo(threadsBefore);
+            assertThat(client.events().subList(eventsBefore, client.events().size()))
+                    .as("events after the run requests").isEmpty();
+            client.body("disconnect", args());
+        }
+    }
+
+    /**
      * Where the picture is thinnest — Debian's stripped libomp read through its profile, without OMP_DEBUG — the DAP
      * doors answer in words: no OMPD return code in any scope's rows, the OpenMP view's tree, the parallel stacks or
      * any console command.
@@ -201,6 +227,42 @@ class CoreIT {
         }
     }
 
+    /**
+     * A core whose thread stops in libomp's barrier code (its source on this machine): the frames down to the
+     * user's barrier line (the one the fixture recorded) are the runtime's and libc's, deemphasized, so that a
+     * client focuses the user's frame; that frame and the user's frames below it are not.
+     */
+    @Test
+    void aStopInsideTheRuntimeLeavesOnlyTheUsersFramesUndeemphasized() throws Exception {
+        StoppedFixture fixture = RuntimeStopCores.barrierWaitCore();
+        try (DapTestClient client = new DapTestClient(server.port())) {
+            int thread = openCore(client, fixture).get("threadId").getAsInt();
+            JsonArray frames = client.body("stackTrace", args("threadId", thread, "startFrame", 0, "levels", 40))
+                    .getAsJsonArray("stackFrames");
+            // every frame is deemphasized but those of the program's own source file; the first of those is the
+            // barrier's line the fixture recorded
+            List<String> framesAndHints = new ArrayList<>();
+            List<String> expected = new ArrayList<>();
+            for (JsonElement element : frames) {
+                JsonObject frame = element.getAsJsonObject();
+                JsonObject source = frame.getAsJsonObject("source");
+                String name = source == null ? "(no source)" : source.get("name").getAsString();
+                boolean deemphasized = source == null || frame.has("presentationHint")
+                        || source.has("presentationHint") && source.get("presentationHint").getAsString().equals("deemphasize");
+                framesAndHints.add(name + (deemphasized ? " deemphasized" : " shown"));
+                expected.add(name + (name.equals("barrier_straggler.c") ? " shown" : " deemphasized"));
+            }
+            assertThat(framesAndHints).as(frames.toString()).isEqualTo(expected);
+            JsonObject first = frames.asList().stream().map(JsonElement::getAsJsonObject)
+                    .filter(f -> f.has("source") && f.getAsJsonObject("source").get("name").getAsString().equals("barrier_straggler.c"))
+                    .findFirst().orElseThrow();
+            assertThat(first.get("line").getAsInt()).isEqualTo(fixture.facts().number("hang.barrier.line"));
+            assertThat(framesAndHints.indexOf("barrier_straggler.c shown")).as("libomp's frames above the user's")
+                    .isGreaterThan(1);
+            client.body("disconnect", args());
+        }
+    }
+
     /** Every row under {@code reference}, its children too (a few levels: the rows jompd's scopes have). */
     private static void variables(DapTestClient client, int reference, StringBuilder said, int depth) throws IOException {
         if (reference == 0 || depth > 4) {
@@ -210,6 +272,37 @@ class CoreIT {
             said.append(variable).append('\n');
             variables(client, variable.getAsJsonObject().get("variablesReference").getAsInt(), said, depth + 1);
         }
+    }
+
+    /**
+     * A core opened with another program than the one it was made of: refused at launch, with the command
+     * line's words, shown to the user; the build-ids are the files' own (readelf).
+     */
+    @Test
+    void aCoreWithAnotherProgramIsRefusedAsTheCommandLineRefusesIt() throws Exception {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.NESTED, "3", "2"));
+        java.nio.file.Path other = Fixtures.executable(FixtureRun.of(Fixture.SERIAL));
+        try (DapTestClient client = new DapTestClient(server.port())) {
+            client.body("initialize", args("adapterID", "jompd"));
+            JsonObject answer = client.request("launch", args("program", other.toString(),
+                    "coreDumpPath", fixture.core().toString()));
+            assertThat(answer.get("success").getAsBoolean()).isFalse();
+            assertThat(answer.get("message").getAsString()).isEqualTo(("core was made with a different %s: the core's copy "
+                    + "has build-id %s, but %s has build-id %s").formatted(fixture.executable().getFileName(),
+                    buildId(fixture.executable()), other, buildId(other)));
+            JsonObject error = answer.getAsJsonObject("body").getAsJsonObject("error");
+            assertThat(error.get("id").getAsInt()).isEqualTo(1303);
+            assertThat(error.get("showUser").getAsBoolean()).isTrue();
+        }
+    }
+
+    /** The GNU build-id note of {@code file}, as readelf prints it. */
+    static String buildId(java.nio.file.Path file) throws IOException {
+        String notes = dev.jompd.testkit.Commands.run(List.of("readelf", "-n", file.toString()), Map.of(), null,
+                Duration.ofSeconds(30)).output();
+        java.util.regex.Matcher id = java.util.regex.Pattern.compile("Build ID: ([0-9a-f]+)").matcher(notes);
+        assertThat(id.find()).as("a build-id in " + file + ":\n" + notes).isTrue();
+        return id.group(1);
     }
 
     /** Debian's own libomp5-19, stripped as distributions ship it: names and scopes through its profile. */

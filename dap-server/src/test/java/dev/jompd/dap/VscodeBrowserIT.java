@@ -5,6 +5,10 @@ import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
 import dev.jompd.testkit.Fixture;
 import dev.jompd.testkit.FixtureBuilder;
+import dev.jompd.testkit.FixtureRun;
+import dev.jompd.testkit.Fixtures;
+import dev.jompd.testkit.LiveFixture;
+import dev.jompd.testkit.StoppedFixture;
 import dev.jompd.testkit.Prerequisite;
 import org.junit.jupiter.api.Test;
 
@@ -40,74 +44,60 @@ import static org.assertj.core.api.Assertions.assertThat;
 class VscodeBrowserIT {
     private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
 
-    @Test
-    void extensionInVscodeShowsOpenMpAndRaisesNoErrorPopUps() throws Exception {
+    /** The repository, checked to hold what the scenarios need; the prerequisites, or a skip (a failure on CI). */
+    private static Path repository() throws Exception {
         Prerequisite.require(NodeTools.missing().isEmpty(), () -> NodeTools.missing().orElse(""));
         Prerequisite.require(Files.isExecutable(CHROMIUM), "no /usr/bin/chromium: run scripts/setup-system.sh");
         Prerequisite.require(Files.isExecutable(Path.of("/usr/bin/rg")), "no ripgrep (rg): run scripts/setup-system.sh");
         String nodeVersion = output(List.of("node", "--version"), Path.of("."), 30).strip();
         Prerequisite.require(nodeVersion.startsWith("v20."), () -> "code-server 4.96.4 runs on node 20 only, this is " + nodeVersion);
         Path repository = Path.of("..").toAbsolutePath().normalize();
-        Path extension = repository.resolve("vscode-extension");
-        Prerequisite.require(Files.isRegularFile(extension.resolve("build.sh")), "no vscode-extension/ beside dap-server/");
+        Prerequisite.require(Files.isRegularFile(repository.resolve("vscode-extension/build.sh")), "no vscode-extension/ beside dap-server/");
+        return repository;
+    }
 
-        Path work = Path.of("target", "vscode-browser").toAbsolutePath();
+    /** The platform package users install: the server inside with its own Java runtime (no JDK needed). */
+    private static Path platformVsix(Path repository) throws Exception {
+        Path extension = repository.resolve("vscode-extension");
+        run(List.of("bash", extension.resolve("build.sh").toString(), "--platform", "linux-x64"), extension, 900);
+        return extension.resolve("jompd-openmp-linux-x64.vsix");
+    }
+
+    /** A fresh workspace under target/{@code name} with {@code configurations} as its launch.json. */
+    private static Path workspace(String name, JsonArray configurations) throws Exception {
+        Path workspace = Path.of("target", name, "workspace").toAbsolutePath();
+        deleteRecursively(workspace);
+        Files.createDirectories(workspace.resolve(".vscode"));
+        JsonObject launchJson = new JsonObject();
+        launchJson.addProperty("version", "0.2.0");
+        launchJson.add("configurations", configurations);
+        Files.writeString(workspace.resolve(".vscode/launch.json"), new GsonBuilder().setPrettyPrinting().create().toJson(launchJson));
+        return workspace;
+    }
+
+    /**
+     * Runs the node scenario {@code scenario} (src/test/browser) against code-server with the .vsix, on
+     * {@code workspace}; {@code config} gets what every scenario reads (artifacts in target/{@code name}/artifacts).
+     */
+    private static void runScenario(String name, String scenario, Path repository, Path workspace, JsonObject config)
+            throws Exception {
+        Path work = Path.of("target", name).toAbsolutePath();
         Path artifacts = work.resolve("artifacts");
         deleteRecursively(artifacts);
         Files.createDirectories(artifacts);
         Path codeServer = BrowserTools.codeServer(repository);
-
-        // the platform package users install: the server inside with its own Java runtime (no JDK needed)
-        run(List.of("bash", extension.resolve("build.sh").toString(), "--platform", "linux-x64"), extension, 900);
-        Path vsix = extension.resolve("jompd-openmp-linux-x64.vsix");
-
-        Path node = BrowserTools.nodeDirectory("vscode.test.mjs");
-
-        Path program = FixtureBuilder.executable(Fixture.NESTED);
-        Path workspace = work.resolve("workspace");
-        deleteRecursively(workspace);
-        Files.createDirectories(workspace.resolve(".vscode"));
-        // the scenario hovers the words of nested.c's "#pragma omp barrier" line, in the source gdb names
-        assertThat(Files.readAllLines(program.getParent().resolve("nested.c"))).as("nested.c beside the fixture")
-                .contains("#pragma omp barrier");
-        JsonObject launch = new JsonObject();
-        launch.addProperty("type", "jompd");
-        launch.addProperty("request", "launch");
-        launch.addProperty("name", "nested 3 2");
-        launch.addProperty("program", program.toString());
-        JsonArray args = new JsonArray();
-        args.add("3");
-        args.add("2");
-        launch.add("args", args);
-        launch.addProperty("cwd", workspace.toString());
-        // what the program records about itself: the independent truth the parallel stacks are checked against
-        Path facts = workspace.resolve("facts.properties");
-        JsonArray environment = new JsonArray();
-        JsonObject factsVariable = new JsonObject();
-        factsVariable.addProperty("name", "JOMPD_FACTS");
-        factsVariable.addProperty("value", facts.toString());
-        environment.add(factsVariable);
-        launch.add("environment", environment);
-        JsonObject launchJson = new JsonObject();
-        launchJson.addProperty("version", "0.2.0");
-        JsonArray configurations = new JsonArray();
-        configurations.add(launch);
-        launchJson.add("configurations", configurations);
-        Files.writeString(workspace.resolve(".vscode/launch.json"), new GsonBuilder().setPrettyPrinting().create().toJson(launchJson));
-
-        JsonObject config = new JsonObject();
+        Path vsix = platformVsix(repository);
+        Path node = BrowserTools.nodeDirectory(scenario);
         config.addProperty("codeServer", codeServer.toString());
         config.addProperty("vsix", vsix.toString());
         config.addProperty("workspace", workspace.toString());
         config.addProperty("artifacts", artifacts.toString());
-        config.addProperty("facts", facts.toString());
-        config.addProperty("program", program.toString());
         config.addProperty("chromium", CHROMIUM.toString());
         config.addProperty("port", freePort());
         Path configFile = work.resolve("config.json");
         Files.writeString(configFile, new GsonBuilder().setPrettyPrinting().create().toJson(config));
 
-        List<String> nodeTest = List.of("node", "--test", "--test-reporter=spec", "vscode.test.mjs");
+        List<String> nodeTest = List.of("node", "--test", "--test-reporter=spec", scenario);
         // No JDK visible to VS Code and the server it starts: the .vsix's own runtime must serve. As root, in a
         // private mount namespace with an empty tmpfs over /usr/lib/jvm (where every JDK here lives, and
         // where /usr/bin/java points); elsewhere the scenario runs with the JDKs visible, and says so.
@@ -129,5 +119,92 @@ class VscodeBrowserIT {
                 .filter(directory -> !directory.startsWith("/usr/lib/jvm")).toList()));
         int exit = runProcess(test, 600, System.out);
         assertThat(exit).as("node --test exit code (its report is above; screenshots in " + artifacts + ")").isZero();
+    }
+
+    @Test
+    void extensionInVscodeShowsOpenMpAndRaisesNoErrorPopUps() throws Exception {
+        Path repository = repository();
+        Path program = FixtureBuilder.executable(Fixture.NESTED);
+        // the scenario hovers the words of nested.c's "#pragma omp barrier" line, in the source gdb names
+        assertThat(Files.readAllLines(program.getParent().resolve("nested.c"))).as("nested.c beside the fixture")
+                .contains("#pragma omp barrier");
+        Path workspaceDirectory = Path.of("target", "vscode-browser", "workspace").toAbsolutePath();
+        JsonObject launch = new JsonObject();
+        launch.addProperty("type", "jompd");
+        launch.addProperty("request", "launch");
+        launch.addProperty("name", "nested 3 2");
+        launch.addProperty("program", program.toString());
+        JsonArray args = new JsonArray();
+        args.add("3");
+        args.add("2");
+        launch.add("args", args);
+        launch.addProperty("cwd", workspaceDirectory.toString());
+        // what the program records about itself: the independent truth the parallel stacks are checked against
+        Path facts = workspaceDirectory.resolve("facts.properties");
+        JsonArray environment = new JsonArray();
+        JsonObject factsVariable = new JsonObject();
+        factsVariable.addProperty("name", "JOMPD_FACTS");
+        factsVariable.addProperty("value", facts.toString());
+        environment.add(factsVariable);
+        launch.add("environment", environment);
+        JsonArray configurations = new JsonArray();
+        configurations.add(launch);
+        Path workspace = workspace("vscode-browser", configurations);
+
+        JsonObject config = new JsonObject();
+        config.addProperty("facts", facts.toString());
+        config.addProperty("program", program.toString());
+        runScenario("vscode-browser", "vscode.test.mjs", repository, workspace, config);
+    }
+
+    /**
+     * Attach and post-mortem sessions as a user starts them ({@code src/test/browser/sessions.test.mjs}): attach
+     * through {@code ${command:pickProcess}} to a fixture held at its marker, which stays stopped with its
+     * threads named as its facts say; a core whose thread stops in libomp, opened on the user's frame (the
+     * barrier line the fixture recorded), where Continue and the steps leave the OpenMP view as it was and no
+     * exception widget; a core with another program, refused with the command line's words.
+     */
+    @Test
+    void attachAndCoreSessionsInVscode() throws Exception {
+        Path repository = repository();
+        StoppedFixture core = RuntimeStopCores.barrierWaitCore();
+        Path other = Fixtures.executable(FixtureRun.of(Fixture.SERIAL));
+        try (LiveFixture live = Fixtures.live(FixtureRun.of(Fixture.NESTED, "2", "2"))) {
+            JsonArray configurations = new JsonArray();
+            configurations.add(configuration("attach to a process", "attach", "processId", "${command:pickProcess}"));
+            configurations.add(configuration("core of barrier_straggler", "launch", "program", core.executable().toString(),
+                    "coreDumpPath", core.core().toString()));
+            configurations.add(configuration("core with another program", "launch", "program", other.toString(),
+                    "coreDumpPath", core.core().toString()));
+            Path workspace = workspace("vscode-sessions", configurations);
+            Path liveFacts = workspace.resolve("live.properties");
+            Files.write(liveFacts, live.facts().asProperties().entrySet().stream()
+                    .map(e -> e.getKey() + "=" + e.getValue()).toList());
+            Path coreFacts = workspace.resolve("core.properties");
+            Files.write(coreFacts, core.facts().asProperties().entrySet().stream()
+                    .map(e -> e.getKey() + "=" + e.getValue()).toList());
+
+            JsonObject config = new JsonObject();
+            config.addProperty("livePid", live.pid());
+            config.addProperty("liveProgram", FixtureBuilder.executable(Fixture.NESTED).toString());
+            config.addProperty("liveFacts", liveFacts.toString());
+            config.addProperty("coreFacts", coreFacts.toString());
+            // the command line's refusal of the pair, with the files' own build-ids (readelf)
+            config.addProperty("mismatch", ("core was made with a different %s: the core's copy has build-id %s, but %s has "
+                    + "build-id %s").formatted(core.executable().getFileName(), CoreIT.buildId(core.executable()), other,
+                    CoreIT.buildId(other)));
+            runScenario("vscode-sessions", "sessions.test.mjs", repository, workspace, config);
+        }
+    }
+
+    private static JsonObject configuration(String name, String request, String... attributes) {
+        JsonObject configuration = new JsonObject();
+        configuration.addProperty("type", "jompd");
+        configuration.addProperty("request", request);
+        configuration.addProperty("name", name);
+        for (int i = 0; i < attributes.length; i += 2) {
+            configuration.addProperty(attributes[i], attributes[i + 1]);
+        }
+        return configuration;
     }
 }

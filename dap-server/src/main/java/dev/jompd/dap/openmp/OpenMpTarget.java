@@ -1,6 +1,7 @@
 package dev.jompd.dap.openmp;
 
 import dev.jompd.core.ompd.OmpdException;
+import dev.jompd.core.target.BuildIdMismatchException;
 import dev.jompd.core.target.TargetException;
 import dev.jompd.core.target.TargetThread;
 import dev.jompd.core.target.core.CoreFileAddressSpace;
@@ -11,6 +12,7 @@ import dev.jompd.report.TargetSession;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
@@ -52,8 +54,9 @@ public abstract sealed class OpenMpTarget implements AutoCloseable {
     @Override
     public abstract void close();
 
-    public static OpenMpTarget core(Path core) {
-        return new Core(core);
+    /** A core file, read with {@code executable} as its program when given (else the file the core names). */
+    public static Core core(Path core, Optional<Path> executable) {
+        return new Core(core, executable);
     }
 
     public static OpenMpTarget live(long pid) {
@@ -69,23 +72,52 @@ public abstract sealed class OpenMpTarget implements AutoCloseable {
     }
 
     /** A core file: one stop forever. */
-    static final class Core extends OpenMpTarget {
+    public static final class Core extends OpenMpTarget {
         private final Path core;
+        private final Optional<Path> executable;
         private TargetSession session;
         private OpenMpView view;
 
-        Core(Path core) {
+        Core(Path core, Optional<Path> executable) {
             this.core = core;
+            this.executable = executable;
+        }
+
+        private void open() {
+            if (session == null) {
+                CoreFileAddressSpace.Builder builder = CoreFileAddressSpace.builder(core);
+                executable.ifPresent(builder::withExecutable);
+                session = new TargetSession(builder.open(), "core", core.toString());
+            }
+            session.process();
+        }
+
+        /**
+         * Opens the core and OMPD on it now, as the command line does, and refuses it as the command line
+         * does when a file is of another build than the one the core recorded (the executable given with it,
+         * a library): every symbol, frame and OpenMP row read through that file would be wrong.
+         *
+         * @throws BuildIdMismatchException the command line's refusal, with its words
+         */
+        public void refuseOtherBuilds() {
+            try {
+                open();
+                session.picture(); // names code through the executable and the libraries, as the command line does
+            } catch (RuntimeException e) {
+                for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+                    if (cause instanceof BuildIdMismatchException mismatch) {
+                        throw mismatch;
+                    }
+                }
+                // any other problem (no OpenMP runtime, say) is the picture's to tell, at the stop
+            }
         }
 
         @Override
         public OpenMpView view(Supplier<List<GdbThread>> threads) {
             if (view == null) {
                 try {
-                    if (session == null) {
-                        session = new TargetSession(CoreFileAddressSpace.open(core), "core", core.toString());
-                    }
-                    session.process();
+                    open();
                 } catch (OmpdException | TargetException e) {
                     throw unavailable(e);
                 }

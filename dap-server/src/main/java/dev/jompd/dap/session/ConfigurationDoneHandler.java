@@ -8,6 +8,9 @@ import java.util.List;
 
 /** configurationDone: the client has set its breakpoints; the program runs now (or its stop is told). */
 final class ConfigurationDoneHandler implements RequestHandler {
+    /** The description of a core's one stop (VS Code shows it beside the thread). */
+    static final String CORE_STOP = "Core file (post-mortem)";
+
     @Override
     public List<String> commands() {
         return List.of("configurationDone");
@@ -45,7 +48,9 @@ final class ConfigurationDoneHandler implements RequestHandler {
             case CORE -> {
                 List<GdbThread> threads = debuggee.threads();
                 int thread = threads.isEmpty() ? 1 : threads.getFirst().id();
-                session.stopped(new Debuggee.StopReport("exception", "Core file (post-mortem)", thread, List.of()));
+                // "entry", not "exception": a client shows an exception widget for the latter, and a core is
+                // where the session begins, whatever ended the program
+                session.stopped(new Debuggee.StopReport("entry", CORE_STOP, thread, List.of()));
             }
         }
     }

@@ -1,6 +1,8 @@
 package dev.jompd.dap.session;
 
 import dev.jompd.core.launch.OpenMpLaunch;
+import dev.jompd.core.ompd.RuntimeEntryPoints;
+import dev.jompd.core.target.BuildIdMismatchException;
 import dev.jompd.dap.gdb.Gdb;
 import dev.jompd.dap.gdb.GdbCommandException;
 import dev.jompd.dap.gdb.GdbDebugger;
@@ -31,6 +33,13 @@ final class Debuggee implements Gdb.Listener {
     /** How a stop is told to the client. */
     record StopReport(String reason, String description, int threadId, List<Integer> hitBreakpoints) {}
 
+    /**
+     * The answer to continue, step and pause on a core: the same words for each, as the client shows the
+     * message of the button pressed (not the request's name).
+     */
+    static final String NO_RUN_CONTROL_ON_CORE = "A core file cannot run or step: this post-mortem session shows the "
+            + "program as the core recorded it, and its threads, stacks and OpenMP picture stay as they are";
+
     /** How long ending the session waits for the interrupted program's stop before killing or detaching. */
     private static final Duration STOP_BEFORE_ENDING = Duration.ofSeconds(3);
     /** How long the program's last output may take to reach the client before its exit is told. */
@@ -53,6 +62,8 @@ final class Debuggee implements Gdb.Listener {
     private StopReport initialStop;
     /** The thread the last stop happened in: the "selected" thread of REPL commands. */
     private int lastStopThread = 1;
+    /** Where the OpenMP runtime's code is (gdb's address ranges of its libraries); null until asked, or after libraries changed. */
+    private List<long[]> runtimeCode;
     /** A stepIn going into the OpenMP code its line starts, between its stops; null otherwise. */
     private OpenMpStepIn openMpStep;
 
@@ -92,6 +103,16 @@ final class Debuggee implements Gdb.Listener {
 
     /** Starts gdb and loads the program, the core or attaches; the program does not run yet. */
     void start() {
+        if (config.kind() == LaunchConfig.Kind.CORE) {
+            // before gdb: a core with files of another build is refused with the command line's words
+            OpenMpTarget.Core core = OpenMpTarget.core(config.core().orElseThrow(), config.program());
+            stops.openmp(core);
+            try {
+                core.refuseOtherBuilds();
+            } catch (BuildIdMismatchException mismatch) {
+                throw new DapException(ErrorId.PROGRAM_CANNOT_START, mismatch.getMessage(), mismatch);
+            }
+        }
         Map<String, String> environment = LaunchEnvironment.of(config, text -> session.output("console", text));
         gdb = Gdb.start(config.gdbPath(), List.of(), environment, config.cwd().orElse(null), config.gdbTimeout(), this);
         debugger = new GdbDebugger(gdb);
@@ -123,7 +144,6 @@ final class Debuggee implements Gdb.Listener {
                 debugger.loadCore(config.core().orElseThrow());
                 Warmup.realStopBegins();
                 run.moveTo(RunState.STOPPED);
-                stops.openmp(OpenMpTarget.core(config.core().orElseThrow()));
                 stops.begin();
             }
         }
@@ -218,7 +238,7 @@ final class Debuggee implements Gdb.Listener {
 
     void requireRunControl(String what) {
         if (isCore()) {
-            throw new DapException(ErrorId.NO_RUN_CONTROL, what + ": a core file cannot run (post-mortem session)");
+            throw new DapException(ErrorId.NO_RUN_CONTROL, NO_RUN_CONTROL_ON_CORE);
         }
         if (run.isOver()) {
             throw new DapException(ErrorId.PROGRAM_EXITED, what + ": the program has exited");
@@ -260,6 +280,22 @@ final class Debuggee implements Gdb.Listener {
             return "no OpenMP picture: the program has exited";
         }
         return stops.problem();
+    }
+
+    /**
+     * Where the OpenMP runtime's code is: the address ranges gdb gives for the libraries {@code libomp*}, read at
+     * the first stop that needs them and again after libraries were loaded or unloaded; none without gdb (the
+     * warm-up's rehearsal) or when gdb cannot say.
+     */
+    List<long[]> runtimeCode() {
+        if (runtimeCode == null) {
+            try {
+                runtimeCode = debugger == null ? List.of() : debugger.libraryRanges(RuntimeEntryPoints::isRuntimeLibrary);
+            } catch (GdbCommandException e) {
+                return List.of();
+            }
+        }
+        return runtimeCode;
     }
 
     // ------------------------------------------------------------------ stepping into OpenMP code
@@ -340,7 +376,10 @@ final class Debuggee implements Gdb.Listener {
             }
             case "thread-created" -> results.string("id").ifPresent(id -> session.threadEvent("started", Integer.parseInt(id)));
             case "thread-exited" -> results.string("id").ifPresent(id -> session.threadEvent("exited", Integer.parseInt(id)));
-            case "library-loaded", "library-unloaded" -> stops.openmp().ifPresent(OpenMpTarget::librariesChanged);
+            case "library-loaded", "library-unloaded" -> {
+                runtimeCode = null;
+                stops.openmp().ifPresent(OpenMpTarget::librariesChanged);
+            }
             case "breakpoint-modified" -> results.get("bkpt").ifPresent(session::breakpointModified);
             default -> { }
         }

@@ -50,8 +50,8 @@ public record LaunchConfig(Kind kind, Optional<Path> program, List<String> args,
         });
         return new LaunchConfig(core.isPresent() ? Kind.CORE : Kind.LAUNCH, program, strings(arguments, "args"), cwd,
                 environment(arguments), core, OptionalLong.empty(), gdbPath(arguments, defaultGdb),
-                bool(arguments, "stopOnEntry"), timeout(arguments), setupCommands(arguments), openmpRuntime(arguments),
-                core.isEmpty() && bool(arguments, "recorder"));
+                bool(arguments, "stopOnEntry", false), timeout(arguments), setupCommands(arguments), openmpRuntime(arguments),
+                core.isEmpty() && bool(arguments, "recorder", false));
     }
 
     /**
@@ -91,7 +91,7 @@ public record LaunchConfig(Kind kind, Optional<Path> program, List<String> args,
         Optional<Path> program = path(arguments, "program");
         program.ifPresent(file -> requireFile(file, "program"));
         return new LaunchConfig(Kind.ATTACH, program, List.of(), Optional.empty(), Map.of(), Optional.empty(),
-                OptionalLong.of(pid), gdbPath(arguments, defaultGdb), bool(arguments, "stopOnEntry"), timeout(arguments),
+                OptionalLong.of(pid), gdbPath(arguments, defaultGdb), bool(arguments, "stopOnEntry", true), timeout(arguments),
                 setupCommands(arguments), OpenMpLaunch.RuntimeChoice.PROGRAM, false);
     }
 
@@ -135,10 +135,11 @@ public record LaunchConfig(Kind kind, Optional<Path> program, List<String> args,
         return string(arguments, name).filter(s -> !s.isBlank()).map(s -> Path.of(s).toAbsolutePath().normalize());
     }
 
-    private static boolean bool(JsonObject arguments, String name) {
+    /** A true/false attribute; {@code absent} when it is not given (the default package.json documents). */
+    private static boolean bool(JsonObject arguments, String name, boolean absent) {
         JsonElement value = arguments.get(name);
         if (value == null || value.isJsonNull()) {
-            return false;
+            return absent;
         }
         if (!value.isJsonPrimitive() || !value.getAsJsonPrimitive().isBoolean()) {
             throw new DapException(ErrorId.LAUNCH_FAILED, "`" + name + "` must be true or false, not " + abbreviate(value));

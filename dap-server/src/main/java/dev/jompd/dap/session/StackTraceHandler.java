@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 /** stackTrace: a thread's frames from gdb, each given a handle valid for this stop. */
 final class StackTraceHandler implements RequestHandler {
@@ -73,7 +74,7 @@ final class StackTraceHandler implements RequestHandler {
         for (GdbFrame frame : frames) {
             int id = session.newHandle();
             stop.frames.put(id, new StopState.FrameRef(threadId, frame.level()));
-            result.add(stackFrame(session, id, frame));
+            result.add(stackFrame(session, id, frame, debuggee::runtimeCode));
         }
         StackTraceResponse response = new StackTraceResponse();
         response.setStackFrames(result.toArray(StackFrame[]::new));
@@ -83,7 +84,17 @@ final class StackTraceHandler implements RequestHandler {
         return DapSession.GSON.toJsonTree(response);
     }
 
-    private StackFrame stackFrame(DapSession session, int id, GdbFrame frame) {
+    private static boolean inside(List<long[]> ranges, long address) {
+        return ranges.stream().anyMatch(range -> Long.compareUnsigned(address, range[0]) >= 0
+                && Long.compareUnsigned(address, range[1]) < 0);
+    }
+
+    /**
+     * A DAP frame. A frame whose source is not on this machine, or is the OpenMP runtime's own, has its
+     * source deemphasized: a client then focuses the innermost frame of the user's code at a stop that is no
+     * breakpoint or step (a core, a pause, a signal; VS Code's "top stack frame"), and greys the others.
+     */
+    private StackFrame stackFrame(DapSession session, int id, GdbFrame frame, Supplier<List<long[]>> runtimeCode) {
         StackFrame dap = new StackFrame();
         dap.setId(id);
         dap.setName(frame.displayName() + (frame.file().isEmpty() ? frame.library().map(l -> " (" + Path.of(l).getFileName() + ")").orElse("") : ""));
@@ -93,7 +104,8 @@ final class StackTraceHandler implements RequestHandler {
             Source source = new Source();
             source.setName(Path.of(path.get()).getFileName().toString());
             source.setPath(path.get());
-            if (!sourceFiles.computeIfAbsent(path.get(), p -> Files.isRegularFile(Path.of(p)))) {
+            if (!sourceFiles.computeIfAbsent(path.get(), p -> Files.isRegularFile(Path.of(p)))
+                    || frame.address().isPresent() && inside(runtimeCode.get(), frame.address().getAsLong())) {
                 source.setPresentationHint(SourcePresentationHint.DEEMPHASIZE);
             }
             dap.setSource(source);
