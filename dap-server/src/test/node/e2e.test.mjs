@@ -162,6 +162,7 @@ test('launch (stdio adapter): stop at the marker, OpenMP names and scopes, step,
     await result;
   } finally {
     await dc.stop();
+    fs.rmSync(work, { recursive: true, force: true });
   }
 });
 

@@ -71,6 +71,9 @@ class JobIT {
         if (cluster != null) {
             cluster.close();
         }
+        if (work != null) {
+            dev.jompd.testkit.Fixtures.deleteRecursively(work);
+        }
     }
 
     private static Path agentScript() {

@@ -63,6 +63,7 @@ class MpirunJobIT {
             assertThat(ProcessHandle.of(mpirun)).as("the launcher still runs").isPresent();
         } finally {
             ProcessHandle.of(mpirun).ifPresent(ProcessHandle::destroy); // mpirun ends its ranks
+            dev.jompd.testkit.Fixtures.deleteRecursively(work);
         }
     }
 }

@@ -88,6 +88,7 @@ class RankFaultsIT {
             assertThat(ProcessHandle.of(pid)).as("left as it was").hasValueSatisfying(p -> assertThat(p.isAlive()).isTrue());
         } finally {
             kill(pid);
+            dev.jompd.testkit.Fixtures.deleteRecursively(work);
         }
     }
 

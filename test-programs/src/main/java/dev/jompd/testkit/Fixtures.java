@@ -125,7 +125,8 @@ public final class Fixtures {
 
     private static Path temporaryWorkDirectory;
 
-    private static void deleteRecursively(Path directory) {
+    /** Deletes {@code directory} and what it holds, as far as it can (a test's own scratch directory, at its end). */
+    public static void deleteRecursively(Path directory) {
         try (var files = Files.walk(directory)) {
             files.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
         } catch (IOException ignored) {
