@@ -1,5 +1,6 @@
 package dev.jompd.dap;
 
+import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import dev.jompd.testkit.FixtureBuilder;
 import dev.jompd.testkit.StepIntoCase;
@@ -69,7 +70,10 @@ class OpenMpStepInIT {
             step.check(where(top));
             assertThat(count(client, "continued")).as("one stop per step to the client, however many moves")
                     .isEqualTo(continuedBefore);
-            String threads = client.body("threads", null).toString();
+            // the stepped thread's own name (not any thread's): the OpenMP identity it has where the step ended
+            String steppedName = client.body("threads", null).getAsJsonArray("threads").asList().stream()
+                    .map(JsonElement::getAsJsonObject).filter(t -> t.get("id").getAsInt() == thread)
+                    .map(t -> t.get("name").getAsString()).findFirst().orElseThrow();
             String task = step == StepIntoCase.TASK_AT_TASKWAIT ? OpenMpExpectations.scopeVariables(client,
                     client.body("scopes", args("frameId", top.get("id").getAsInt())), "OpenMP task").get("kind") : "";
             step(client, "next", thread); // Step Over from the first line: on in the code, not back to its directive
@@ -77,7 +81,7 @@ class OpenMpStepInIT {
             switch (step) {
                 case PARALLEL -> {
                     // the region's thread names say so: the stopped thread is OpenMP thread 0 of a team of 2
-                    assertThat(threads).contains("omp 0/2 · level 1");
+                    assertThat(steppedName).startsWith("omp 0/2 · level 1 · ");
                     // the helpers are gone: the program runs to its end without stopping again
                     client.body("continue", args("threadId", thread));
                     assertThat(client.event("exited", STOP).getAsJsonObject("body").get("exitCode").getAsInt()).isZero();
