@@ -357,6 +357,11 @@ class CoreIT {
                 Map<String, String> region = OpenMpExpectations.scopeVariables(client,
                         client.body("scopes", args("frameId", top.get("id").getAsInt())), "OpenMP parallel region");
                 boolean serialized = regions.get(thread.get("region").getAsString()).get("serialized").getAsBoolean();
+                // the program's own truth: the innermost region it runs in is serialized iff its team has one thread
+                Facts.ThreadFacts facts = fixture.facts().threadWithLwp(lwp).orElseThrow();
+                boolean recorded = facts.level() > 0 && facts.teamSizes().get(facts.level() - 1) == 1;
+                assertThat(serialized).as("LWP %d serialized, as the program saw its team (%s)", lwp, facts.teamSizes())
+                        .isEqualTo(recorded);
                 assertThat(region).as("LWP %d", lwp).containsEntry("serialized", String.valueOf(serialized));
                 serializedSeen += serialized ? 1 : 0;
                 Map<String, String> threadScope = OpenMpExpectations.scopeVariables(client,
