@@ -109,14 +109,7 @@ abstract class TargetCommand extends StreamedCommand {
             timing.mark("stacks");
         }
         if (aotTraining) {
-            List<Diagnosis.Finding> findings = Diagnosis.of(picture, parallelStacks);
-            out.println(JsonReport.diagnosis(findings));
-            out.print(TextReport.diagnosis(findings));
-            out.println(JsonReport.render(picture, parallelStacks));
-            out.println(JsonReport.render(picture, Optional.empty()));
-            out.print(TextReport.render(picture, TextReport.Options.commandLine(all, true)));
-            out.print(TextReport.render(picture, TextReport.Options.commandLine(!all, false)));
-            printStacks(parallelStacks, out);
+            AotTraining.inspect(picture, parallelStacks, out);
         } else if (diagnose()) {
             List<Diagnosis.Finding> findings = Diagnosis.of(picture, parallelStacks);
             if (json) {
