@@ -92,8 +92,7 @@ class LaunchIT {
                     .get("result").getAsString();
             // the gdb bridge's rendering (ConsoleReport): a summary, the column names, one row per OpenMP thread
             assertThat(ompdThreads).startsWith(facts.threadCount() + " OpenMP threads of ").contains("gtid");
-            assertThat(ompdThreads.lines().filter(line -> line.strip().matches("\\*?\\s*\\d+\\s+\\d+\\s+\\d+\\s.*")))
-                    .as(ompdThreads).hasSize(facts.threadCount());
+            OpenMpExpectations.assertThreadRows(ompdThreads, facts);
             assertThat(client.body("evaluate", args("expression", "ompd icvs thread", "context", "repl"))
                     .get("result").getAsString()).contains("thread-num-var");
             // parallel stacks of the live process, unwound by jompd from the registers gdb reads

@@ -41,6 +41,30 @@ final class OpenMpExpectations {
         return idByLwp;
     }
 
+    /**
+     * The console's {@code ompd threads} table: one row per recorded thread (by LWP) and no other, each with its
+     * OpenMP thread number, level, team size and team path ({@code -} at level 1).
+     */
+    static void assertThreadRows(String table, Facts facts) {
+        java.util.regex.Pattern row = java.util.regex.Pattern.compile(
+                "^\\s*\\*?\\s*(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+([-\\d.]+)\\s+\\S.*$");
+        Map<Long, List<String>> rows = new HashMap<>();
+        for (String line : table.lines().toList()) {
+            java.util.regex.Matcher m = row.matcher(line);
+            if (m.matches()) {
+                assertThat(rows.put(Long.parseLong(m.group(2)), List.of(m.group(4), m.group(5), m.group(6), m.group(7))))
+                        .as("one row for LWP %s in\n%s", m.group(2), table).isNull();
+            }
+        }
+        Map<Long, List<String>> recorded = new HashMap<>();
+        for (Facts.ThreadFacts thread : facts.threads()) {
+            List<Integer> path = thread.ancestors().subList(0, Math.max(0, thread.level() - 1));
+            recorded.put(thread.lwp(), List.of(String.valueOf(thread.threadNum()), String.valueOf(thread.level()),
+                    String.valueOf(thread.teamSize()), path.isEmpty() ? "-" : String.join(".", path.stream().map(String::valueOf).toList())));
+        }
+        assertThat(rows).as(table).isEqualTo(recorded);
+    }
+
     /** The variables of one scope, by name. */
     static Map<String, String> scopeVariables(DapTestClient client, JsonObject scopesBody, String scopeName)
             throws java.io.IOException {
