@@ -1,4 +1,4 @@
-// What the browser scenarios share (vscode.test.mjs, job.test.mjs): code-server 4.96.4 (VS Code 1.96.4) started
+// What the browser scenarios share (vscode.test.mjs, sessions.test.mjs, job.test.mjs, programs.test.mjs): code-server 4.96.4 (VS Code 1.96.4) started
 // with the extension installed into a fresh profile, Debian's Chromium on it (playwright-core), screenshots,
 // the command palette and VS Code's error notifications. The configuration ($JOMPD_BROWSER_CONFIG) is written by
 // the IT: codeServer (its install directory), vsix, workspace, artifacts (screenshots and logs), chromium, port.
@@ -246,13 +246,11 @@ export async function setPaneExpanded(title, expanded) {
   await page.waitForTimeout(1000);
 }
 
-/** Clears the debug console, types {@code line} into it and answers its rows then (the line echoed, the answer). */
+/** Types {@code line} into the debug console and answers its rows then, in order (the last: the answer to it). */
 export async function consoleEvaluate(line) {
   await command('Debug: Focus on Debug Console View');
   const input = page.locator('.repl-input-wrapper .monaco-editor textarea');
   await input.waitFor();
-  await input.focus();
-  await command('Debug: Clear Console');
   await input.focus();
   await page.keyboard.type(line);
   await page.keyboard.press('Enter');
