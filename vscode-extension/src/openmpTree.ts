@@ -185,6 +185,9 @@ export function noStopMessage(body: unknown): string | undefined {
   return (state !== undefined ? wording[state] : undefined) ?? reason ?? 'The program is not stopped';
 }
 
+/** A thread's state where libomp does not track states (no OMP_DEBUG=enabled): report's OpenMpPicture.NOT_TRACKED. */
+export const NOT_TRACKED = 'not tracked';
+
 /** "state" without the OMPT prefix: ompt_state_wait_barrier_explicit -> wait_barrier_explicit. */
 export function shortState(state: string): string {
   return state.startsWith('ompt_state_') ? state.slice('ompt_state_'.length) : state;
@@ -279,7 +282,8 @@ function threadNode(thread: InspectThread, stoppedLwp: number | undefined, teamS
   const number = teamSize !== undefined ? `${thread.threadNum}/${teamSize}` : `${thread.threadNum}`;
   const kinds = taskKinds(thread.tasks);
   const extra = [`gtid ${thread.gtid}${thread.lwp !== undefined ? `, LWP ${thread.lwp}` : ''}, pthread ${thread.pthread}`,
-    `state ${thread.state}, wait id ${thread.waitId}`, `tool data value ${thread.toolData.value}, ptr ${thread.toolData.ptr}`];
+    // without OMP_DEBUG libomp keeps no state and no wait id: the id read (0x0) is no value, so none is shown
+    thread.state === NOT_TRACKED ? `state ${NOT_TRACKED}` : `state ${thread.state}, wait id ${thread.waitId}`, `tool data value ${thread.toolData.value}, ptr ${thread.toolData.ptr}`];
   return {
     id, kind: stopped ? 'stoppedThread' : 'thread',
     label: thread.name ?? `omp ${number}${thread.lwp !== undefined ? ` · LWP ${thread.lwp}` : ''}`,

@@ -126,6 +126,17 @@ test('the picture\'s notices (no OMP_DEBUG: what to set) are rows of their own, 
   assert.equal(find(roots, (n) => (n.tooltip ?? n.label).includes('OMP_DEBUG')).length, 1);
 });
 
+test('a thread whose state is not tracked (no OMP_DEBUG) shows no wait id, which libomp did not keep either', () => {
+  const thin = report() as { threads: { state: string }[] };
+  thin.threads.forEach((thread) => { thread.state = 'not tracked'; });
+  const threads = find(buildTree(parseReport(thin)), (n) => n.kind === 'thread' || n.kind === 'stoppedThread');
+  assert.equal(threads.length, thin.threads.length);
+  for (const thread of threads) {
+    assert.deepEqual(thread.tooltip?.split('\n').filter((line) => /^(state|wait id)\b/.test(line) || line.includes('wait id')),
+      ['state not tracked'], thread.tooltip);
+  }
+});
+
 test('the process tooltip names its sections: the program\'s environment, then libomp\'s defaults', () => {
   const withEnvironment = report() as { environment: Record<string, string>; displayControlVariables: string[] };
   withEnvironment.environment = { OMP_NUM_THREADS: '4,3', OMP_STACKSIZE: '2M' };

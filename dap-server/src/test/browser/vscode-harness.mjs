@@ -1,4 +1,4 @@
-// What the browser scenarios share (vscode.test.mjs, job.test.mjs): code-server 4.96.4 (VS Code 1.96.4) started
+// What the browser scenarios share (vscode.test.mjs, sessions.test.mjs, job.test.mjs, programs.test.mjs): code-server 4.96.4 (VS Code 1.96.4) started
 // with the extension installed into a fresh profile, Debian's Chromium on it (playwright-core), screenshots,
 // the command palette and VS Code's error notifications. The configuration ($JOMPD_BROWSER_CONFIG) is written by
 // the IT: codeServer (its install directory), vsix, workspace, artifacts (screenshots and logs), chromium, port.
@@ -188,10 +188,15 @@ export async function collectRows(container) {
       const text = name ? [name.textContent, description?.textContent ?? ''].filter((part) => part !== '').join(' | ')
         : row.innerText.replace(/\s*\n\s*/g, ' | ');
       return [Number(row.dataset.index), text, blank,
-        Number(row.getAttribute('aria-level') ?? '0'), row.querySelector('.thread') !== null];
+        Number(row.getAttribute('aria-level') ?? '0'), row.querySelector('.thread') !== null,
+        row.getAttribute('aria-label') ?? '', row.getAttribute('aria-expanded')];
     }));
     const before = rows.size;
-    for (const [index, text, blank, level, thread] of batch) rows.set(index, { text, blank, level, thread });
+    // aria-label: a custom view's row has its tooltip there when the tooltip is a string (VS Code 1.96's
+    // getAriaLabel), else its label and description
+    for (const [index, text, blank, level, thread, aria, expanded] of batch) {
+      rows.set(index, { text, blank, level, thread, aria, expanded: expanded === null ? undefined : expanded === 'true' });
+    }
     lastIndex = Math.max(lastIndex, await lastRowOnScreen());
     if (lastIndex >= 0 && round > 0 && rows.size === before) break;
     await page.mouse.wheel(0, 120);
@@ -203,3 +208,54 @@ export async function collectRows(container) {
   return read.map(([, row]) => row);
 }
 
+
+/** Closes what an earlier scenario left open (a dialog, a picker): each scenario stands on its own. */
+export async function closeLeftovers() {
+  const cancel = page.locator('.monaco-dialog-box .dialog-buttons .monaco-button', { hasText: /^Cancel$/ });
+  if (await cancel.count() > 0) await cancel.first().click();
+  for (let i = 0; i < 3; i++) {
+    await page.keyboard.press('Escape');
+    await page.waitForTimeout(200);
+  }
+}
+
+/** Starts the launch.json configuration called {@code name} ("Debug: Select and Start Debugging"). */
+export async function startConfiguration(name) {
+  await closeLeftovers();
+  await command('Debug: Select and Start Debugging');
+  const input = page.locator('.quick-input-widget .quick-input-box input').first();
+  await input.waitFor({ state: 'visible' });
+  await input.fill(`debug ${name}`); // the command opens quick access with its "debug " prefix
+  await page.waitForTimeout(800);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor();
+  await page.keyboard.press('Enter');
+}
+
+/** Ends the session (Stop or Disconnect) if there is one, and waits until the debug toolbar is gone. */
+export async function endSession() {
+  if (await page.locator('.debug-toolbar:visible').count() === 0) return;
+  await page.keyboard.press('Shift+F5');
+  await page.locator('.debug-toolbar').first().waitFor({ state: 'hidden', timeout: 60_000 });
+  await page.waitForTimeout(1000);
+}
+
+/** Collapses or expands a view pane by its header, and waits for the workbench to draw it. */
+export async function setPaneExpanded(title, expanded) {
+  const header = pane(title).locator('.pane-header').first();
+  if (((await header.getAttribute('aria-expanded')) === 'true') !== expanded) await header.click();
+  await page.waitForTimeout(1000);
+}
+
+/** Types {@code line} into the debug console and answers its rows then, in order (the last: the answer to it). */
+export async function consoleEvaluate(line) {
+  await command('Debug: Focus on Debug Console View');
+  const input = page.locator('.repl-input-wrapper .monaco-editor textarea');
+  await input.waitFor();
+  await input.focus();
+  await page.keyboard.type(line);
+  await page.keyboard.press('Enter');
+  await page.waitForTimeout(2000);
+  const rows = await page.locator('.repl .monaco-list-row').evaluateAll((elements) => elements
+    .sort((a, b) => Number(a.dataset.index) - Number(b.dataset.index)).map((row) => row.innerText.trim()));
+  return rows;
+}

@@ -10,6 +10,7 @@ import dev.jompd.testkit.Fixtures;
 import dev.jompd.testkit.LiveFixture;
 import dev.jompd.testkit.StoppedFixture;
 import dev.jompd.testkit.Prerequisite;
+import dev.jompd.testkit.StepIntoCase;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
@@ -195,6 +196,102 @@ class VscodeBrowserIT {
                     CoreIT.buildId(other)));
             runScenario("vscode-sessions", "sessions.test.mjs", repository, workspace, config);
         }
+    }
+
+    /**
+     * Programs a user debugs besides the well-formed OpenMP one ({@code src/test/browser/programs.test.mjs}), each
+     * checked against what the program recorded: {@code parallel 2} without OMP_DEBUG (the picture's one hint once in
+     * the OpenMP view, every thread "not tracked", no error notification); a core of {@code sleep}, which has no
+     * OpenMP (the one sentence in the view and in the console's {@code ompd threads}, no {@code ompd_rc}); {@code
+     * tasks 10 4} (each thread's task rows as its facts say, exactly one executing per thread); and Step Into (F11) on
+     * {@code parallel.c}'s {@code #pragma omp parallel} line ending on the region's first statement, a Step Over
+     * (F10) then on the next one ({@link StepIntoCase#PARALLEL}: lines found in the source by their text).
+     */
+    @Test
+    void programsWithoutOmpDebugWithoutOpenMpWithTasksAndStepIntoInVscode(@org.junit.jupiter.api.io.TempDir Path scratch)
+            throws Exception {
+        Path repository = repository();
+        Path parallel = FixtureBuilder.executable(Fixture.PARALLEL);
+        Path tasks = FixtureBuilder.executable(Fixture.TASKS);
+        Path workspaceDirectory = Path.of("target", "vscode-programs", "workspace").toAbsolutePath();
+        Path untrackedFacts = workspaceDirectory.resolve("untracked.properties");
+        Path tasksFacts = workspaceDirectory.resolve("tasks.properties");
+        Process sleeper = new ProcessBuilder("sleep", "600").start();
+        try {
+            // a program without OpenMP, as a core (CoreIT.aProgramWithoutOpenMpIsSaidInOneSentence)
+            Path core = scratch.resolve("sleep.core");
+            Process gcore = new ProcessBuilder("gdb", "-batch", "-nx", "-p", Long.toString(sleeper.pid()), "-ex",
+                    "gcore " + core).redirectErrorStream(true).redirectOutput(scratch.resolve("gdb.log").toFile()).start();
+            assertThat(gcore.waitFor()).as("gcore of sleep").isZero();
+            String sleepProgram = sleeper.info().command().orElseThrow();
+
+            StepIntoCase step = StepIntoCase.PARALLEL;
+            JsonArray configurations = new JsonArray();
+            JsonObject untracked = configuration("parallel 2 without OMP_DEBUG", "launch", "program", parallel.toString(),
+                    "cwd", workspaceDirectory.toString());
+            untracked.add("args", strings("2"));
+            untracked.add("environment", environment("OMP_DEBUG", "disabled", "JOMPD_FACTS", untrackedFacts.toString()));
+            configurations.add(untracked);
+            configurations.add(configuration("core of sleep", "launch", "program", sleepProgram, "coreDumpPath", core.toString()));
+            JsonObject withTasks = configuration("tasks 10 4", "launch", "program", tasks.toString(),
+                    "cwd", workspaceDirectory.toString());
+            withTasks.add("args", strings("10", "4"));
+            withTasks.add("environment", environment("JOMPD_FACTS", tasksFacts.toString()));
+            configurations.add(withTasks);
+            JsonObject stepInto = configuration("parallel 2 step into", "launch", "program", parallel.toString(),
+                    "cwd", workspaceDirectory.toString());
+            stepInto.add("args", strings(step.arguments().toArray(String[]::new)));
+            configurations.add(stepInto);
+            Path workspace = workspace("vscode-programs", configurations);
+
+            JsonObject config = new JsonObject();
+            config.addProperty("untrackedFacts", untrackedFacts.toString());
+            config.addProperty("untrackedHint", dev.jompd.report.OpenMpPicture.UNTRACKED_HINT);
+            config.addProperty("notTracked", dev.jompd.report.OpenMpPicture.NOT_TRACKED);
+            config.addProperty("noOpenMp", "the core file " + core + " has no OpenMP runtime loaded (no libomp among its "
+                    + "modules: a program without OpenMP, or one that has not loaded it yet)");
+            config.addProperty("tasksFacts", tasksFacts.toString());
+            config.addProperty("stepSource", parallel.getParent().resolve(step.breakFile()).toString());
+            config.addProperty("stepBreakLine", step.breakLineNumber());
+            config.addProperty("stepNexts", step.nexts());
+            config.addProperty("stepPragmaLine", lineOf(parallel.getParent().resolve(step.breakFile()), "#pragma omp parallel"));
+            config.addProperty("stepFirstLine", step.firstLine());
+            config.addProperty("stepNextLine", step.nextLine());
+            runScenario("vscode-programs", "programs.test.mjs", repository, workspace, config);
+        } finally {
+            sleeper.destroyForcibly();
+        }
+    }
+
+    /** The 1-based number of the first line of {@code source} that starts (after blanks) with {@code text}. */
+    private static int lineOf(Path source, String text) throws Exception {
+        List<String> lines = Files.readAllLines(source);
+        for (int i = 0; i < lines.size(); i++) {
+            if (lines.get(i).strip().startsWith(text)) {
+                return i + 1;
+            }
+        }
+        throw new AssertionError("no line starting with " + text + " in " + source);
+    }
+
+    private static JsonArray strings(String... values) {
+        JsonArray array = new JsonArray();
+        for (String value : values) {
+            array.add(value);
+        }
+        return array;
+    }
+
+    /** A launch configuration's {@code environment}: name, value pairs. */
+    private static JsonArray environment(String... pairs) {
+        JsonArray environment = new JsonArray();
+        for (int i = 0; i < pairs.length; i += 2) {
+            JsonObject variable = new JsonObject();
+            variable.addProperty("name", pairs[i]);
+            variable.addProperty("value", pairs[i + 1]);
+            environment.add(variable);
+        }
+        return environment;
     }
 
     private static JsonObject configuration(String name, String request, String... attributes) {
