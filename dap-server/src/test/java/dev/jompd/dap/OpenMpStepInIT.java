@@ -63,9 +63,15 @@ class OpenMpStepInIT {
                 step(client, "next", thread);
             }
             int continuedBefore = count(client, "continued");
+            int eventsBefore = client.events().size();
             for (int i = 0; i < step.steps(); i++) {
                 step(client, "stepIn", thread);
             }
+            // the step's own stops are not the user's: none of gdb's "hit Breakpoint" lines reaches the console
+            assertThat(client.events().subList(eventsBefore, client.events().size()).stream()
+                    .filter(e -> e.get("event").getAsString().equals("output"))
+                    .map(e -> e.getAsJsonObject("body").get("output").getAsString()))
+                    .as("console output during Step Into").noneMatch(text -> text.contains("reakpoint"));
             JsonObject top = topFrame(client, thread);
             step.check(where(top));
             assertThat(count(client, "continued")).as("one stop per step to the client, however many moves")

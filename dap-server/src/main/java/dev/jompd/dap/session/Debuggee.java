@@ -66,6 +66,12 @@ final class Debuggee implements Gdb.Listener {
     private List<long[]> runtimeCode;
     /** A stepIn going into the OpenMP code its line starts, between its stops; null otherwise. */
     private OpenMpStepIn openMpStep;
+    /**
+     * Whether a stepIn into OpenMP code is under way: gdb's console lines of its helper stops ("hit Breakpoint 2,
+     * __kmp_invoke_microtask ()", the outlined function's arguments it cannot read) are not the user's to read.
+     * Read on the gdb reader's thread, hence volatile.
+     */
+    private volatile boolean steppingIntoOpenMp;
 
     Debuggee(DapSession session, LaunchConfig config) {
         this.session = session;
@@ -302,7 +308,12 @@ final class Debuggee implements Gdb.Listener {
 
     /** DAP stepIn on a line: like gdb's step, and into the OpenMP code the line starts ({@link OpenMpStepIn}). */
     void stepIn(int thread) {
-        openMpStep = OpenMpStepIn.start(debugger, stops.openmp().orElse(null), session::log, thread).orElse(null);
+        steppingIntoOpenMp = true; // before the first move: its console lines may come at once
+        try {
+            openMpStep = OpenMpStepIn.start(debugger, stops.openmp().orElse(null), session::log, thread).orElse(null);
+        } finally {
+            steppingIntoOpenMp = openMpStep != null;
+        }
     }
 
     // ------------------------------------------------------------------ gdb's async output
@@ -325,7 +336,7 @@ final class Debuggee implements Gdb.Listener {
     @Override
     public void onStream(MiRecord.StreamRecord record) {
         switch (record.kind()) {
-            case CONSOLE -> { if (!session.replActive()) session.output("console", record.text()); }
+            case CONSOLE -> { if (!session.replActive() && !steppingIntoOpenMp) session.output("console", record.text()); }
             case TARGET -> session.output("stdout", record.text());
             case LOG -> { if (!session.replActive()) session.output("console", record.text()); }
         }
@@ -392,6 +403,7 @@ final class Debuggee implements Gdb.Listener {
         String reason = results.string("reason").orElse("");
         if (reason.startsWith("exited")) {
             openMpStep = null;
+            steppingIntoOpenMp = false;
             exited(results.string("exit-code").map(StopReasons::exitCode).orElse(reason.equals("exited-signalled") ? 128 : 0));
             return;
         }
@@ -400,6 +412,7 @@ final class Debuggee implements Gdb.Listener {
                 return; // a stop on the way: the client hears of the step's end only
             }
             openMpStep = null;
+            steppingIntoOpenMp = false;
         }
         boolean pausing = run.is(RunState.PAUSING);
         run.moveTo(RunState.STOPPED);
