@@ -8,31 +8,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { artifacts, collectRows, command, config, factsName, page, pane, readFactsFile, screenshot, startVscode,
-  stopVscode } from './vscode-harness.mjs';
-
-/** Starts the launch.json configuration called {@code name}. */
-/** Closes what an earlier scenario left open (a dialog, a picker): each scenario stands on its own. */
-async function closeLeftovers() {
-  const cancel = page.locator('.monaco-dialog-box .dialog-buttons .monaco-button', { hasText: /^Cancel$/ });
-  if (await cancel.count() > 0) await cancel.first().click();
-  for (let i = 0; i < 3; i++) {
-    await page.keyboard.press('Escape');
-    await page.waitForTimeout(200);
-  }
-}
-
-async function startConfiguration(name) {
-  await closeLeftovers();
-  await command('Debug: Select and Start Debugging');
-  const input = page.locator('.quick-input-widget .quick-input-box input').first();
-  await input.waitFor({ state: 'visible' });
-  await input.fill(`debug ${name}`); // the command opens quick access with its "debug " prefix
-  await page.waitForTimeout(800);
-  await screenshot(`start-${name.replace(/[^a-z0-9]+/gi, '-')}`);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor();
-  await page.keyboard.press('Enter');
-}
+import { artifacts, closeLeftovers, collectRows, command, config, factsName, page, pane, readFactsFile, screenshot,
+  startConfiguration, startVscode, stopVscode } from './vscode-harness.mjs';
 
 /** Every notification shown now (toasts and the centre's list), whatever its severity: their messages. */
 async function notifications() {

@@ -227,6 +227,7 @@ export async function startConfiguration(name) {
   await input.waitFor({ state: 'visible' });
   await input.fill(`debug ${name}`); // the command opens quick access with its "debug " prefix
   await page.waitForTimeout(800);
+  await screenshot(`start-${name.replace(/[^a-z0-9]+/gi, '-')}`);
   await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor();
   await page.keyboard.press('Enter');
 }
