@@ -371,8 +371,11 @@ void fx_write_facts_and_mark_sorted(int marker_k) {
   fx_write_facts_and_mark(marker_k);
 }
 
+static void fx_gate_settle(void);
+
 void fx_write_facts_and_mark(int marker_k) {
   fx_write_facts(marker_k);
+  fx_gate_settle();
   jompd_marker();
 }
 
@@ -452,8 +455,15 @@ void fx_gate_await_expected(void) {
   pthread_mutex_unlock(&fx_gate_mutex);
 }
 
+/* The gate's waiters by thread id, so that the marker can let them settle into their wait (fx_gate_settle). */
+#define FX_GATE_MAX_WAITERS 4096
+static pid_t fx_gate_waiters[FX_GATE_MAX_WAITERS];
+static int fx_gate_waiter_count;
+
 void fx_gate_wait(void) {
   pthread_mutex_lock(&fx_gate_mutex);
+  if (fx_gate_waiter_count < FX_GATE_MAX_WAITERS)
+    fx_gate_waiters[fx_gate_waiter_count++] = (pid_t)syscall(SYS_gettid);
   fx_gate_arrived++;
   pthread_cond_broadcast(&fx_gate_arrived_cv);
   while (!fx_gate_opened)
@@ -480,6 +490,41 @@ void fx_gate_open(void) {
   fx_gate_opened = 1;
   pthread_cond_broadcast(&fx_gate_open_cv);
   pthread_mutex_unlock(&fx_gate_mutex);
+}
+
+/* Whether thread tid of this process sleeps (state S or D in /proc): a gate waiter that is in its futex wait. */
+static int fx_thread_sleeps(pid_t tid) {
+  char path[64], stat[512];
+  snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 1; /* gone: nothing to wait for */
+  ssize_t n = read(fd, stat, sizeof stat - 1);
+  close(fd);
+  if (n <= 0) return 1;
+  stat[n] = '\0';
+  const char *end = strrchr(stat, ')'); /* the name may hold spaces and parentheses */
+  return end == NULL || end[1] == '\0' || end[2] == 'S' || end[2] == 'D';
+}
+
+/*
+ * Waits (at most 2 s) until every thread that arrived at the gate sleeps in its wait. A waiter counts as arrived
+ * while it still runs pthread_cond_wait's way in (unlocking the mutex, waking another): a core made then catches
+ * it between frames, where debuggers' inline frames of libc may differ. Those stacks are not the fixture's story.
+ */
+static void fx_gate_settle(void) {
+  pthread_mutex_lock(&fx_gate_mutex);
+  int count = fx_gate_opened ? 0 : fx_gate_waiter_count;
+  pid_t waiters[FX_GATE_MAX_WAITERS];
+  memcpy(waiters, fx_gate_waiters, sizeof(pid_t) * (size_t)count);
+  pthread_mutex_unlock(&fx_gate_mutex);
+  for (int round = 0; round < 2000; round++) {
+    int running = 0;
+    for (int i = 0; i < count; i++)
+      running += !fx_thread_sleeps(waiters[i]);
+    if (running == 0) return;
+    struct timespec pause = {0, 1000000};
+    nanosleep(&pause, NULL);
+  }
 }
 
 int fx_gate_is_open(void) {
