@@ -33,8 +33,7 @@ final class OpenMpExpectations {
         for (Facts.ThreadFacts thread : facts.threads()) {
             String name = nameByLwp.get(thread.lwp());
             assertThat(name).as("DAP thread for %s in %s", thread, threads).isNotNull();
-            List<Integer> teamPath = thread.ancestors().subList(0, Math.max(0, thread.level() - 1));
-            String path = teamPath.isEmpty() ? "" : String.join(".", teamPath.stream().map(String::valueOf).toList()) + " · ";
+            String path = thread.teamPath().isEmpty() ? "" : thread.teamPath() + " · ";
             assertThat(name).as("name of %s", thread).startsWith("omp " + path + thread.threadNum() + "/"
                     + thread.teamSize() + " · level " + thread.level() + " · ");
         }
@@ -58,9 +57,8 @@ final class OpenMpExpectations {
         }
         Map<Long, List<String>> recorded = new HashMap<>();
         for (Facts.ThreadFacts thread : facts.threads()) {
-            List<Integer> path = thread.ancestors().subList(0, Math.max(0, thread.level() - 1));
             recorded.put(thread.lwp(), List.of(String.valueOf(thread.threadNum()), String.valueOf(thread.level()),
-                    String.valueOf(thread.teamSize()), path.isEmpty() ? "-" : String.join(".", path.stream().map(String::valueOf).toList())));
+                    String.valueOf(thread.teamSize()), thread.teamPath().isEmpty() ? "-" : thread.teamPath()));
         }
         assertThat(rows).as(table).isEqualTo(recorded);
     }

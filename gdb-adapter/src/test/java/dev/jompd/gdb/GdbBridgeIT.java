@@ -439,9 +439,8 @@ class GdbBridgeIT {
             assertThat(Integer.parseInt(row.group(5))).as("%s", thread + " thread number").isEqualTo(thread.threadNum());
             assertThat(Integer.parseInt(row.group(6))).as("%s", thread + " level").isEqualTo(thread.level());
             assertThat(Integer.parseInt(row.group(7))).as("%s", thread + " team size").isEqualTo(thread.teamSize());
-            List<Integer> path = thread.ancestors().subList(0, Math.max(0, thread.level() - 1));
-            assertThat(row.group(8)).as("%s", thread + " team path").isEqualTo(path.isEmpty() ? "-"
-                    : String.join(".", path.stream().map(String::valueOf).toList()));
+            assertThat(row.group(8)).as("%s", thread + " team path").isEqualTo(thread.teamPath().isEmpty() ? "-"
+                    : thread.teamPath());
             assertThat(row.group(9)).as("%s", thread + " state").startsWith("work_parallel");
         }
     }
@@ -576,9 +575,7 @@ class GdbBridgeIT {
 
     /** How the picture names a thread of the facts, up to its state: {@code omp 0.1 · 2/4 · level 2}. */
     private static String threadName(Facts.ThreadFacts thread) {
-        List<Integer> path = thread.ancestors().subList(0, Math.max(0, thread.level() - 1));
-        return "omp " + (path.isEmpty() ? "" : String.join(".", path.stream().map(String::valueOf).toList()) + " · ")
-                + thread.threadNum() + "/" + thread.teamSize() + " · level " + thread.level();
+        return "omp " + (thread.teamPath().isEmpty() ? "" : thread.teamPath() + " · ") + thread.threadNum() + "/" + thread.teamSize() + " · level " + thread.level();
     }
 
     /** {@code 1-3,5} as 1, 2, 3, 5. */

@@ -116,24 +116,8 @@ class InspectCommandIT {
         Result all = jompd("inspect", "--core", fixture.core().toString(), "--all", "--color=always");
         assertThat(all.out()).doesNotContain("alike").contains("\033[");
         // one line per thread, in its team's region, with the LWP the program recorded for that team and number
-        Map<String, Long> shown = new java.util.TreeMap<>();
-        String team = "";
-        for (String line : all.out().replaceAll("\033\\[[0-9;]*m", "").lines().toList()) {
-            if (line.matches("\\s*r\\d+ level \\d+ .*")) {
-                java.util.regex.Matcher path = java.util.regex.Pattern.compile(", team path ([0-9.]+)  ").matcher(line);
-                team = path.find() ? path.group(1) : "";
-            }
-            java.util.regex.Matcher thread = java.util.regex.Pattern.compile("^\\s*thread (\\d+)  gtid \\d+  LWP (\\d+)  ").matcher(line);
-            if (thread.find()) {
-                assertThat(shown.put(team + "/" + thread.group(1), Long.parseLong(thread.group(2)))).as(line).isNull();
-            }
-        }
-        Map<String, Long> recorded = new java.util.TreeMap<>();
-        for (Facts.ThreadFacts facts : fixture.facts().threads()) {
-            List<Integer> path = facts.ancestors().subList(0, Math.max(0, facts.level() - 1));
-            recorded.put(String.join(".", path.stream().map(String::valueOf).toList()) + "/" + facts.threadNum(), facts.lwp());
-        }
-        assertThat(shown).as(all.out()).isEqualTo(recorded);
+        assertThat(dev.jompd.testkit.TextReportThreads.lwpByTeamAndNumber(all.out())).as(all.out())
+                .isEqualTo(fixture.facts().lwpByTeamAndNumber());
     }
 
     @Test

@@ -16,6 +16,7 @@ import dev.jompd.report.OpenMpPicture.ParallelRegion;
 import dev.jompd.report.OpenMpPicture.Task;
 import dev.jompd.report.OpenMpPicture.TaskKind;
 import dev.jompd.testkit.Facts;
+import dev.jompd.testkit.TextReportThreads;
 import dev.jompd.testkit.Fixture;
 import dev.jompd.testkit.FixtureRun;
 import dev.jompd.testkit.Fixtures;
@@ -384,29 +385,8 @@ class OpenMpPictureIT {
     void everyThreadLineCarriesTheLwpTheProgramRecordedForItsTeamAndNumber() {
         StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.NESTED, "2", "3", "4"));
         String text = withPicture(fixture, picture -> TextReport.render(picture, TextReport.Options.commandLine(true, false)));
-        java.util.regex.Pattern region = java.util.regex.Pattern.compile("^\\s*r\\d+ level \\d+ .*");
-        java.util.regex.Pattern teamPath = java.util.regex.Pattern.compile(", team path ([0-9.]+)  ");
-        java.util.regex.Pattern thread = java.util.regex.Pattern.compile("^\\s*thread (\\d+)  gtid \\d+  LWP (\\d+)  .*");
-        Map<String, Long> shown = new java.util.TreeMap<>();
-        String path = "";
-        for (String line : text.lines().toList()) {
-            if (region.matcher(line).matches()) {
-                java.util.regex.Matcher p = teamPath.matcher(line);
-                path = p.find() ? p.group(1) : "";
-                continue;
-            }
-            java.util.regex.Matcher t = thread.matcher(line);
-            if (t.matches()) {
-                assertThat(shown.put(path + "/" + t.group(1), Long.parseLong(t.group(2)))).as(text).isNull();
-            }
-        }
-        Map<String, Long> recorded = new java.util.TreeMap<>();
-        for (Facts.ThreadFacts facts : fixture.facts().threads()) {
-            List<Integer> ancestors = facts.ancestors();
-            String team = ancestors.subList(0, Math.max(0, ancestors.size() - 1)).stream().map(String::valueOf)
-                    .collect(java.util.stream.Collectors.joining("."));
-            recorded.put(team + "/" + facts.threadNum(), facts.lwp());
-        }
+        Map<String, Long> shown = TextReportThreads.lwpByTeamAndNumber(text);
+        Map<String, Long> recorded = fixture.facts().lwpByTeamAndNumber();
         assertThat(recorded).hasSize(24);
         assertThat(shown).as(text).isEqualTo(recorded);
     }

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.Properties;
@@ -62,6 +63,13 @@ public final class Facts {
         return IntStream.range(0, threadCount()).mapToObj(ThreadFacts::new).toList();
     }
 
+    /** Each thread's LWP by {@code TEAMPATH/NUM} ({@link ThreadFacts#teamPath()} and its OpenMP thread number). */
+    public Map<String, Long> lwpByTeamAndNumber() {
+        Map<String, Long> lwps = new java.util.TreeMap<>();
+        threads().forEach(thread -> lwps.put(thread.teamPath() + "/" + thread.threadNum(), thread.lwp()));
+        return lwps;
+    }
+
     public Optional<ThreadFacts> threadWithLwp(long lwp) {
         return threads().stream().filter(thread -> thread.lwp() == lwp).findFirst();
     }
@@ -111,6 +119,15 @@ public final class Facts {
 
         /** omp_get_ancestor_thread_num(1..level). */
         public List<Integer> ancestors() { return intList(find("ancestors").orElse("")); }
+
+        /**
+         * The team path as the doors write it: the ancestor thread numbers above this thread's own team, from
+         * level 1 inward ({@code 0.1}); empty at levels 0 and 1.
+         */
+        public String teamPath() {
+            List<Integer> ancestors = ancestors();
+            return String.join(".", ancestors.subList(0, Math.max(0, level() - 1)).stream().map(String::valueOf).toList());
+        }
 
         /** omp_get_team_size(1..level). */
         public List<Integer> teamSizes() { return intList(find("team_sizes").orElse("")); }
