@@ -63,9 +63,11 @@ final class BarrierFindings {
                 involved.add(Involved.of(w, w.runsTaskAtBarrier() ? Role.RUNS_TASK_AT_BARRIER : Role.AT_BARRIER,
                         describe(region, at), w.runsTaskAtBarrier() ? w.at().or(w::innermost) : w.innermost()));
             }
-            List<String> elsewhere = arrivals.entrySet().stream().filter(e -> !sameBarrier(e.getValue(), barrierOf))
-                    .map(e -> "thread " + e.getKey().thread().threadNum() + " waits at " + describe(region, e.getValue()))
-                    .toList();
+            // threads at different barriers of one team: each barrier waits for the threads at the others
+            Map<String, List<ThreadWait>> byBarrier = new LinkedHashMap<>();
+            byBarrier.put(barrierKey(barrierOf), new ArrayList<>());
+            arrivals.forEach((w, at) -> byBarrier.computeIfAbsent(barrierKey(at), k -> new ArrayList<>()).add(w));
+            boolean mismatched = byBarrier.size() > 1;
             java.util.function.Predicate<ThreadWait> hasArrived = arrivals::containsKey;
             // every thread number of the team: a member here, the primary thread of a nested team, or unseen
             Map<Long, ThreadWait> byNumber = members.stream().collect(Collectors.toMap(w -> w.thread().threadNum(),
@@ -78,7 +80,8 @@ final class BarrierFindings {
                 }
                 if (member != null) {
                     String where = member.describe();
-                    missing.add("thread " + number + " has not reached it: " + where);
+                    missing.add("thread " + number + (mismatched ? " is at none of them: " : " has not reached it: ")
+                            + where);
                     evidence.add(Diagnosis.who(member.thread()) + ": not there, " + where + " (" + member.evidence() + ")");
                     involved.add(Involved.of(member, Role.NOT_AT_BARRIER, barrier, member.kind() == Kind.NONE
                             ? member.innermost() : member.at().or(member::innermost)));
@@ -104,16 +107,33 @@ final class BarrierFindings {
             List<String> runningTasks = arrived.stream().filter(ThreadWait::runsTaskAtBarrier)
                     .map(w -> "thread " + w.thread().threadNum() + " has arrived and runs a task there: "
                             + taskPart(w)).toList();
-            List<String> notes = new ArrayList<>(elsewhere);
-            notes.addAll(runningTasks);
+            List<String> notes = new ArrayList<>(runningTasks);
             notes.addAll(missing);
-            String summary = missing.isEmpty()
-                    ? team + ": all " + region.teamSize() + " threads wait at " + barrier
-                    : team + ": " + arrived.size() + " of " + region.teamSize() + " threads wait at " + barrier;
+            String summary;
+            if (mismatched) {
+                summary = team + ": its threads wait at " + byBarrier.size() + " different barriers, and a barrier"
+                        + " completes only when every thread of the team reaches it: " + String.join("; ",
+                        byBarrier.values().stream().map(waiting -> threadNumbers(waiting) + " at "
+                                + describe(region, arrivals.get(waiting.getFirst()))).toList());
+            } else if (missing.isEmpty()) {
+                summary = team + ": all " + region.teamSize() + " threads wait at " + barrier;
+            } else {
+                summary = team + ": " + arrived.size() + " of " + region.teamSize() + " threads wait at " + barrier;
+            }
             summary += notes.isEmpty() ? "" : "; " + String.join("; ", notes);
             findings.add(new Finding(FindingKind.BARRIER, summary, evidence, placeInCode(region, barrierOf), involved));
         }
         return findings;
+    }
+
+    /** {@code thread 2}, {@code threads 0 and 2}, {@code threads 0, 2 and 4}: by thread number, ascending. */
+    private static String threadNumbers(List<ThreadWait> waits) {
+        List<String> numbers = waits.stream().map(w -> w.thread().threadNum()).sorted()
+                .map(String::valueOf).toList();
+        if (numbers.size() == 1) {
+            return "thread " + numbers.getFirst();
+        }
+        return "threads " + String.join(", ", numbers.subList(0, numbers.size() - 1)) + " and " + numbers.getLast();
     }
 
     /** What a thread that runs a task at the barrier does in that task: {@code task at t.c:22 (…), which waits …}. */

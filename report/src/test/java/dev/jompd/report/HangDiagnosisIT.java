@@ -144,6 +144,50 @@ class HangDiagnosisIT {
         assertThat(TextReport.diagnosis(findings)).contains("the implicit barrier at the end of region r1");
     }
 
+    /**
+     * The classic hang: a barrier in a branch only some threads take. Threads 0..split-1 wait at the explicit
+     * barrier, the others at the implicit one at the region's end; neither barrier can complete. The finding says
+     * both barriers with exactly their threads (no "all N threads wait at" one barrier, as it once said), the
+     * larger group first; every thread of the team is named once, at its own barrier.
+     */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.CsvSource({"true,2", "false,2", "true,1"})
+    void mismatchedBarriersAreNamedAsTwoBarriersWithTheirThreads(boolean ompDebug, int split) {
+        FixtureRun run = run(Fixture.BARRIER_STRAGGLER, ompDebug, "4", Integer.toString(split), "mismatch");
+        Facts facts = Fixtures.core(run).facts();
+        List<Finding> findings = diagnose(run);
+        String text = TextReport.diagnosis(findings);
+        assertKinds(findings, FindingKind.BARRIER);
+        String explicitLine = line(Fixture.BARRIER_STRAGGLER, facts, "hang.barrier.line", "#pragma omp barrier");
+        String regionLine = line(Fixture.BARRIER_STRAGGLER, facts, "hang.region.line", "#pragma omp parallel");
+        List<Facts.ThreadFacts> explicit = facts.threads().stream().filter(t -> t.role().equals("explicit")).toList();
+        List<Facts.ThreadFacts> implicit = facts.threads().stream().filter(t -> t.role().equals("implicit")).toList();
+        assertThat(explicit).hasSize(split);
+        assertThat(implicit).hasSize(4 - split);
+        String atExplicit = numbers(explicit) + " at the explicit barrier at " + explicitLine
+                + " (in parallel region at " + regionLine + ")";
+        String atImplicit = numbers(implicit) + " at the implicit barrier at the end of region r1"
+                + " (mismatched_barriers.omp_outlined (" + regionLine + "))";
+        Finding barrier = findings.getFirst();
+        assertThat(barrier.summary()).as(text).isEqualTo("team r1 (level 1 region, team of 4): its threads wait at 2"
+                + " different barriers, and a barrier completes only when every thread of the team reaches it: "
+                + (explicit.size() >= implicit.size() ? atExplicit + "; " + atImplicit : atImplicit + "; " + atExplicit));
+        assertInvolvedExactly(barrier, facts.threads());
+        for (Facts.ThreadFacts thread : facts.threads()) {
+            Involved named = involved(barrier, thread);
+            assertThat(named.role()).as(text).isEqualTo(Role.AT_BARRIER);
+            assertThat(named.subject().orElseThrow()).as(text).startsWith(thread.role().equals("explicit")
+                    ? "the explicit barrier at " + explicitLine : "the implicit barrier at the end of region r1");
+        }
+    }
+
+    /** {@code thread 0}, {@code threads 0 and 1}, {@code threads 1, 2 and 3}: as the diagnosis counts them. */
+    private static String numbers(List<Facts.ThreadFacts> threads) {
+        List<String> numbers = threads.stream().map(t -> (long) t.threadNum()).sorted().map(String::valueOf).toList();
+        return numbers.size() == 1 ? "thread " + numbers.getFirst() : "threads "
+                + String.join(", ", numbers.subList(0, numbers.size() - 1)) + " and " + numbers.getLast();
+    }
+
     @ParameterizedTest
     @ValueSource(booleans = {true, false})
     void fortranStragglerIsNamedInItsSubroutineAtF90Lines(boolean ompDebug) {
