@@ -18,7 +18,7 @@ import java.util.Optional;
 /**
  * Who waits at a taskwait or at the end of a taskgroup, and for which unfinished child tasks: the children
  * the picture's task tree shows on a thread (a child is the task just inside the waiting task on some
- * thread's chain: running there, or suspended with its own descendants running), each with that thread and
+ * thread's chain of parents: running there, or with a descendant of its own running there), each with that thread and
  * where it is. Children that no thread runs (not started, or suspended in a queue) are not in any chain: their
  * number is libomp's count of the task's incomplete children ({@code td_incomplete_child_tasks}; for a taskgroup
  * the group's {@code count}, read through {@code libomp-tasks.layout}, {@link RuntimeTasks}) less the ones
@@ -89,9 +89,11 @@ final class TaskwaitFindings {
                 }
                 Task child = otherChain.get(i);
                 ThreadWait runner = waits.get(other.gtid());
+                // a chain follows the tasks' parents: the child is an ancestor of what the thread runs, not
+                // necessarily suspended there (the thread may have taken a descendant from another's queue)
                 String how = i == 0 ? "runs on " + Diagnosis.who(other) + ", " + runner.where()
-                        : "is suspended on " + Diagnosis.who(other) + ", which runs its descendant "
-                          + otherChain.getFirst().id() + ", " + runner.where();
+                        : "has its descendant " + otherChain.getFirst().id() + " running on " + Diagnosis.who(other)
+                          + ", " + runner.where();
                 children.computeIfAbsent(name(child), k -> new ArrayList<>()).add(how);
                 childTasks.put(child.id(), child);
                 descendantsRun |= i > 0;

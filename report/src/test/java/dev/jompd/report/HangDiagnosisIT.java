@@ -241,6 +241,35 @@ class HangDiagnosisIT {
         }
     }
 
+    /**
+     * Thread 0 waits at a taskwait for C1, which runs on one barrier thread; C1's own child G runs on another.
+     * The finding follows the chains of parents: C1 runs on its thread, and has its descendant G running on the
+     * other, which C1 is not suspended on (it once said "is suspended on" that thread).
+     */
+    @Test
+    void aChildWhoseDescendantRunsOnAnotherThreadIsNotSaidToBeSuspendedThere() {
+        FixtureRun run = run(Fixture.TASKWAIT_BLOCKED, true, "3", "3", "taskwait", "grandchild");
+        Facts facts = Fixtures.core(run).facts();
+        List<Finding> findings = diagnose(run);
+        String text = TextReport.diagnosis(findings);
+        Facts.ThreadFacts c1Thread = facts.thread((int) facts.number("hang.task.C1.thread"));
+        Facts.ThreadFacts gThread = facts.thread((int) facts.number("hang.task.G.thread"));
+        assertThat(gThread.lwp()).isNotEqualTo(c1Thread.lwp());
+        assertThat(gThread.role()).isEqualTo("grandchild");
+        Finding taskwait = only(findings, FindingKind.TASKWAIT, "taskwait_blocked.c:" + facts.number("hang.wait_line"));
+        String c1 = "runs on omp " + c1Thread.threadNum() + "/3 (LWP " + c1Thread.lwp() + "), in blocked_child "
+                + "(taskwait_blocked.c:" + facts.number("hang.task.C1.wait_line") + ") and has its descendant t[0-9]+ "
+                + "running on omp " + gThread.threadNum() + "/3 (LWP " + gThread.lwp() + "), in blocked_grandchild "
+                + "(taskwait_blocked.c:" + facts.number("hang.task.G.wait_line") + "); ";
+        assertThat(taskwait.summary()).as(text).containsPattern(java.util.regex.Pattern.quote(": ")
+                + "explicit task t[0-9]+ [^;]*" + c1.replace("(", "\\(").replace(")", "\\)") + "2 more that no thread runs");
+        assertThat(taskwait.summary()).as(text).doesNotContain("suspended on");
+        // both threads are named as running a child of the waiting task: C1 itself, and through G
+        assertThat(taskwait.threads().stream().filter(t -> t.role() == Role.RUNS_CHILD_TASK)
+                .map(t -> t.thread().lwp().orElseThrow()).toList()).as(text)
+                .containsExactlyInAnyOrder(c1Thread.lwp(), gThread.lwp());
+    }
+
     @ParameterizedTest
     @ValueSource(booleans = {true, false})
     void nestedHangNamesTheStuckInnerTeamAndWhyTheOuterTeamWaits(boolean ompDebug) {
