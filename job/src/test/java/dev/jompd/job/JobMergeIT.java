@@ -250,6 +250,126 @@ class JobMergeIT {
         assertThat(view.threads().stream().map(t -> t.thread()).toList()).isEqualTo(expected);
     }
 
+    /** A core's rank view, as a node agent makes it. */
+    private static RankView viewOf(StoppedFixture fixture) {
+        return RankView.of(seenOf(fixture));
+    }
+
+    private static RankInspection.Seen seenOf(StoppedFixture fixture) {
+        try (CoreFileAddressSpace core = CoreFileAddressSpace.open(fixture.core())) {
+            return inspect(core, new RankId(OptionalInt.of(0), "localhost", 0, fixture.core().toString()), "core",
+                    fixture.core().toString());
+        }
+    }
+
+    /** Every sentence of a view a reader is given: findings, threads' parts, tasks, notices. */
+    private static List<String> sentences(RankView view) {
+        List<String> all = new ArrayList<>(view.findings().stream().map(RankView.Finding::words).toList());
+        view.threads().forEach(t -> {
+            all.addAll(t.roles());
+            all.addAll(t.tasks());
+        });
+        all.addAll(view.notices());
+        return all;
+    }
+
+    /**
+     * The job's words for locks and threads are the program's: a critical section by the construct the program wrote
+     * and its line, the threads by their place; never the runtime's lock object, its address or an LWP (each another
+     * in every rank). Truth: the facts of critical_names.c (which thread waits for which construct, at which line).
+     */
+    @Test
+    void criticalSectionsAreSaidByTheProgramsConstructAndThreadsByPlace() {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.CRITICAL_NAMES));
+        Facts facts = fixture.facts();
+        RankView view = viewOf(fixture);
+        List<String> findings = new ArrayList<>();
+        Map<String, List<String>> roles = new LinkedHashMap<>();
+        for (Facts.ThreadFacts thread : facts.threads()) {
+            roles.put("omp " + thread.threadNum() + "/" + thread.teamSize() + " · level " + thread.level(), new ArrayList<>());
+        }
+        for (String critical : List.of("big", "unnamed")) {
+            String key = "hang.critical." + critical + ".";
+            int waiters = Integer.parseInt(facts.get(key + "waiters"));
+            String said = (facts.get(key + "name").startsWith("critical(") ? "" : "the ") + facts.get(key + "name")
+                    + " at critical_names.c:" + facts.get(key + "line");
+            findings.add(waiters + (waiters == 1 ? " thread waits" : " threads wait") + " to enter " + said
+                    + "; its holder is not known: " + dev.jompd.core.ompd.RuntimeLocks.NO_OWNER_RECORDED.formatted("queuing"));
+            for (Facts.ThreadFacts waiter : facts.threads()) {
+                if (waiter.find("waits_for").orElse("").equals(critical)) {
+                    String line = "critical_names.c:" + waiter.get("wait_line");
+                    roles.get("omp " + waiter.threadNum() + "/" + waiter.teamSize() + " · level " + waiter.level())
+                            .add("waits for " + said + (said.endsWith(line) ? "" : " at " + line));
+                }
+            }
+        }
+        String text = String.join("\n", sentences(view));
+        assertThat(view.findings()).as(text).allMatch(f -> f.kind() == dev.jompd.report.Diagnosis.FindingKind.LOCK);
+        assertThat(view.findings().stream().map(RankView.Finding::summary).toList()).as(text)
+                .containsExactlyInAnyOrderElementsOf(findings);
+        Map<String, List<String>> seen = new LinkedHashMap<>();
+        view.threads().forEach(t -> seen.put(t.thread(), t.roles()));
+        assertThat(seen).as(text).isEqualTo(roles);
+        assertThat(sentences(view)).allSatisfy(s -> assertThat(s).doesNotContain("LWP").doesNotContain("0x"));
+    }
+
+    /**
+     * A lock-order deadlock in the job's words: the cycle by the threads' places and the locks' variables, exactly as
+     * the program's facts say who holds which lock and waits for which; no LWP and no address in any sentence.
+     */
+    @Test
+    void aDeadlockIsSaidByPlacesAndVariables() {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.LOCK_DEADLOCK, "nest"));
+        Facts facts = fixture.facts();
+        RankView view = viewOf(fixture);
+        Map<String, String> variable = new LinkedHashMap<>();
+        for (String lock : List.of("A", "B")) {
+            long address = Long.decode(facts.get("hang.lock." + lock + ".address"));
+            for (int k = 0; k < 2; k++) {
+                if (fixture.gdb().evaluate("(long)&main::nest_locks[" + k + "]").asLong() == address) {
+                    variable.put(lock, "nest_locks[" + k + "]");
+                }
+            }
+        }
+        assertThat(variable).as("gdb finds each lock in main's nest_locks").hasSize(2);
+        // the cycle from its thread of the smallest number, each lock held by the thread the facts name
+        Facts.ThreadFacts start = facts.threads().stream().filter(t -> t.role().equals("cycle"))
+                .min(java.util.Comparator.comparingInt(Facts.ThreadFacts::threadNum)).orElseThrow();
+        StringBuilder expected = new StringBuilder("deadlock: omp " + start.threadNum() + "/" + start.teamSize());
+        Facts.ThreadFacts at = start;
+        do {
+            String lock = at.get("waits_for");
+            Facts.ThreadFacts holder = facts.thread((int) facts.number("hang.lock." + lock + ".holder"));
+            expected.append(at == start ? " " : ", which ").append("waits for lock `").append(variable.get(lock))
+                    .append("` held by omp ").append(holder.threadNum()).append('/').append(holder.teamSize());
+            at = holder;
+        } while (at.threadNum() != start.threadNum());
+        String text = String.join("\n", sentences(view));
+        assertThat(view.findings().stream().filter(f -> f.kind() == dev.jompd.report.Diagnosis.FindingKind.DEADLOCK)
+                .map(RankView.Finding::summary).toList()).as(text).containsExactly(expected.toString());
+        assertThat(sentences(view)).allSatisfy(s -> assertThat(s).doesNotContain("LWP").doesNotContain("0x"));
+    }
+
+    /**
+     * A program started without OMP_DEBUG=enabled: libomp tracks no thread states, and the job says so for each
+     * thread as every other door does ("not tracked"), never "unknown".
+     */
+    @Test
+    void statesLibompDoesNotTrackAreSaidSo() {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.BARRIER_STRAGGLER, "4", "2")
+                .withEnvironment("KMP_BLOCKTIME", "0").withEnvironment("OMP_DEBUG", "disabled"));
+        RankView view = viewOf(fixture);
+        List<String> expected = fixture.facts().threads().stream()
+                .sorted(java.util.Comparator.comparingInt(Facts.ThreadFacts::threadNum))
+                .map(t -> "omp " + t.threadNum() + "/" + t.teamSize() + " · level " + t.level() + " · "
+                        + dev.jompd.report.OpenMpPicture.NOT_TRACKED).toList();
+        assertThat(view.threads().stream().map(t -> t.thread() + " · " + t.stateWords()).toList()).isEqualTo(expected);
+        // the rows of the job's text, as a reader sees them: each thread, its state (what follows is its part)
+        String text = JobPicture.of(JobSummary.of(seenOf(fixture))).text();
+        assertThat(text.lines().filter(line -> line.startsWith("    omp ")).map(line -> line.split(" — ")[0].strip())
+                .toList()).as(text).isEqualTo(expected);
+    }
+
     /** Address-space randomisation: two live runs of one program load at other addresses and are one class. */
     @Test
     void twoRunsOfOneProgramAreOneClassDespiteAddressSpaceRandomisation() {

@@ -26,7 +26,7 @@ import java.util.stream.Collectors;
 final class BarrierFindings {
     private BarrierFindings() {}
 
-    static List<Finding> of(OpenMpPicture picture, Map<Long, ThreadWait> waits) {
+    static List<Finding> of(OpenMpPicture picture, Map<Long, ThreadWait> waits, Naming naming) {
         List<Finding> findings = new ArrayList<>();
         for (ParallelRegion region : picture.regions()) {
             if (region.level() == 0 || region.teamSize() <= 1 || region.ended()) {
@@ -58,7 +58,7 @@ final class BarrierFindings {
                         + "libomp's fork barrier (a worker passes the implicit barrier with its arrival)"
                         : w.runsTaskAtBarrier() ? "has arrived " + w.describe()
                         : "at " + (elsewhere ? describe(region, at) : "the barrier");
-                evidence.add(Diagnosis.who(w.thread()) + ": " + what + " (" + (w.runsTaskAtBarrier() ? at.evidence()
+                evidence.add(naming.thread(w.thread()) + ": " + what + " (" + (w.runsTaskAtBarrier() ? at.evidence()
                         + "; now " + w.evidence() : w.evidence()) + ")");
                 involved.add(Involved.of(w, w.runsTaskAtBarrier() ? Role.RUNS_TASK_AT_BARRIER : Role.AT_BARRIER,
                         describe(region, at), w.runsTaskAtBarrier() ? w.at().or(w::innermost) : w.innermost()));
@@ -82,7 +82,7 @@ final class BarrierFindings {
                     String where = member.describe();
                     missing.add("thread " + number + (mismatched ? " is at none of them: " : " has not reached it: ")
                             + where);
-                    evidence.add(Diagnosis.who(member.thread()) + ": not there, " + where + " (" + member.evidence() + ")");
+                    evidence.add(naming.thread(member.thread()) + ": not there, " + where + " (" + member.evidence() + ")");
                     involved.add(Involved.of(member, Role.NOT_AT_BARRIER, barrier, member.kind() == Kind.NONE
                             ? member.innermost() : member.at().or(member::innermost)));
                     continue;

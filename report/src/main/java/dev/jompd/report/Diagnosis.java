@@ -104,7 +104,13 @@ public final class Diagnosis {
 
     private Diagnosis() {}
 
+    /** The findings in one process's words ({@link Naming#PROCESS}). */
     public static List<Finding> of(OpenMpPicture picture, Optional<ParallelStacks> stacks) {
+        return of(picture, stacks, Naming.PROCESS);
+    }
+
+    /** The findings, their threads and locks named as {@code naming} says (a job's ranks: {@link Naming#JOB}). */
+    public static List<Finding> of(OpenMpPicture picture, Optional<ParallelStacks> stacks, Naming naming) {
         Map<Long, ThreadStack> stackByGtid = new LinkedHashMap<>();
         stacks.ifPresent(s -> s.stacks().forEach(stack -> stackByGtid.put(stack.thread().gtid(), stack)));
         Map<Long, ThreadWait> waits = new LinkedHashMap<>();
@@ -112,28 +118,17 @@ public final class Diagnosis {
             ThreadStack stack = stackByGtid.get(thread.gtid());
             waits.put(thread.gtid(), stack != null ? stack.waiting() : ThreadWait.of(picture, thread, Optional.empty()));
         }
-        List<Finding> findings = new ArrayList<>(BarrierFindings.of(picture, waits));
-        findings.addAll(TaskwaitFindings.of(picture, waits));
-        findings.addAll(OrderedFindings.of(picture, waits));
+        List<Finding> findings = new ArrayList<>(BarrierFindings.of(picture, waits, naming));
+        findings.addAll(TaskwaitFindings.of(picture, waits, naming));
+        findings.addAll(OrderedFindings.of(picture, waits, naming));
         // Locks, critical sections, their holders and wait cycles (deadlocks)
-        findings.addAll(LockFindings.of(picture, List.copyOf(waits.values()), stackByGtid));
-        findings.addAll(StallFindings.of(picture, waits, findings));
+        findings.addAll(LockFindings.of(picture, List.copyOf(waits.values()), stackByGtid, naming));
+        findings.addAll(StallFindings.of(picture, waits, findings, naming));
         if (findings.isEmpty()) {
             findings.add(new Finding(FindingKind.NONE, "no thread waits at a barrier, a taskwait, the end of a taskgroup, an ordered region, for a lock or a critical section",
                     List.of(stacks.isPresent() ? "states and stacks of " + picture.threads().size() + " threads"
                             : "states of " + picture.threads().size() + " threads"), Optional.empty(), List.of()));
         }
         return findings;
-    }
-
-    /**
-     * How every finding names a thread, short and the same everywhere: {@code omp 1/4 (LWP 1234)}, the team path
-     * first when nested ({@code omp 1 · 2/3 (LWP 1234)}); the LWP is what gdb's and the OS's thread lists show.
-     */
-    static String who(OpenMpThread thread) {
-        String path = thread.teamPath().isEmpty() ? "" : thread.path() + " · ";
-        String team = thread.region().isPresent() ? path + thread.threadNum() + "/" + thread.teamSize()
-                : "gtid " + thread.gtid();
-        return "omp " + team + (thread.lwp().isPresent() ? " (LWP " + thread.lwp().getAsLong() + ")" : "");
     }
 }

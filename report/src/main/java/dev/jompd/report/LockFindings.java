@@ -28,9 +28,16 @@ import java.util.Set;
  * thread at a barrier → team member that has not reached it), whose cycles are deadlocks.
  */
 final class LockFindings {
-    /** One edge of the wait-for graph: {@code from} cannot go on until {@code to} does. */
-    /** An edge of the wait-for graph: thread {@code from} waits for thread {@code to}, in words. */
-    record Edge(long from, long to, String words) {}
+    /**
+     * An edge of the wait-for graph: thread {@code from} cannot go on until thread {@code to} does, in words; for a
+     * lock, libomp's lock object ({@code lock}; 0 for an edge that is no lock's), which tells two locks apart where
+     * the words (a job's, without addresses) may not.
+     */
+    record Edge(long from, long to, String words, long lock) {
+        Edge(long from, long to, String words) {
+            this(from, to, words, 0);
+        }
+    }
 
     private final OpenMpPicture picture;
     private final Map<Long, ThreadWait> waitByGtid;
@@ -42,9 +49,12 @@ final class LockFindings {
     private final List<Set<Long>> cycleThreads = new ArrayList<>();
 
     private final Map<Long, ParallelStacks.ThreadStack> stackByGtid;
+    private final Naming naming;
 
-    private LockFindings(OpenMpPicture picture, List<ThreadWait> seen, Map<Long, ParallelStacks.ThreadStack> stacks) {
+    private LockFindings(OpenMpPicture picture, List<ThreadWait> seen, Map<Long, ParallelStacks.ThreadStack> stacks,
+                         Naming naming) {
         this.picture = picture;
+        this.naming = naming;
         this.stackByGtid = stacks;
         this.waitByGtid = new LinkedHashMap<>();
         seen.forEach(s -> waitByGtid.put(s.thread().gtid(), s));
@@ -52,8 +62,9 @@ final class LockFindings {
     }
 
     /** The findings about locks, critical sections and wait cycles, given what each thread waits for. */
-    static List<Finding> of(OpenMpPicture picture, List<ThreadWait> seen, Map<Long, ParallelStacks.ThreadStack> stacks) {
-        return new LockFindings(picture, seen, stacks).findings();
+    static List<Finding> of(OpenMpPicture picture, List<ThreadWait> seen, Map<Long, ParallelStacks.ThreadStack> stacks,
+                            Naming naming) {
+        return new LockFindings(picture, seen, stacks, naming).findings();
     }
 
     private List<Finding> findings() {
@@ -85,7 +96,7 @@ final class LockFindings {
         }
         unclaimed.forEach((waitId, waiters) -> {
             List<String> evidence = new ArrayList<>();
-            waiters.forEach(s -> evidence.add(Diagnosis.who(s.thread()) + ": " + s.where() + " (" + s.evidence() + ")"));
+            waiters.forEach(s -> evidence.add(naming.thread(s.thread()) + ": " + s.where() + " (" + s.evidence() + ")"));
             Optional<LockNames.Name> named = waiters.getFirst().kind() == ThreadWait.Kind.CRITICAL ? Optional.empty()
                     : picture.lockNames().ofObject(waitId);
             named.ifPresent(n -> evidence.add("lock name: " + n.evidence()));
@@ -98,7 +109,7 @@ final class LockFindings {
             String holder = recorderHolder(waitId).map(h -> "held by " + recorderHolderWords(h) + " (jompd-recorder)")
                     .orElse("its holder is not known: " + why);
             findings.add(new Finding(FindingKind.LOCK, waiters.size() + " thread" + (waiters.size() == 1 ? " waits" : "s wait")
-                    + " for " + what + (waitId != 0 ? " (wait id " + Text.hex(waitId) + ")" : "") + "; " + holder,
+                    + " for " + what + (waitId != 0 ? " (wait id " + naming.address(waitId) + ")" : "") + "; " + holder,
                     evidence, waiters.getFirst().at().map(ThreadWait.Place::describe),
                     waiters.stream().map(w -> Involved.of(w, Role.WAITS_FOR_LOCK, what, w.at().or(w::innermost))).toList()));
         });
@@ -124,14 +135,14 @@ final class LockFindings {
 
     /** A recorded thread by its OpenMP thread ({@code omp 1/3 (LWP 9033)}), else by its LWP. */
     private String recordedThreadName(RecordedThread thread) {
-        return picture.threadByLwp(thread.lwp()).map(Diagnosis::who).orElse("LWP " + thread.lwp());
+        return picture.threadByLwp(thread.lwp()).map(naming::thread).orElse(naming.lwp(thread.lwp()));
     }
 
     private Finding lockFinding(Lock lock, Map<Long, String> waiters) {
         List<String> evidence = new ArrayList<>();
         waiters.forEach((gtid, how) -> {
             ThreadWait s = waitByGtid.get(gtid);
-            evidence.add(Diagnosis.who(threadByGtid.get(gtid)) + ": " + (s == null ? "" : s.where() + " ") + "(" + how
+            evidence.add(naming.thread(threadByGtid.get(gtid)) + ": " + (s == null ? "" : s.where() + " ") + "(" + how
                     + (s == null ? "" : "; " + s.evidence()) + ")");
         });
         if (!lock.evidence().isEmpty()) {
@@ -145,9 +156,10 @@ final class LockFindings {
             OpenMpThread thread = threadByGtid.get(owner.gtid());
             ThreadWait held = waitByGtid.get(owner.gtid());
             holding = Optional.ofNullable(held);
-            holder = "held by " + Diagnosis.who(thread) + (owner.depth().isPresent() ? " (nested " + owner.depth().getAsLong()
+            holder = "held by " + naming.thread(thread) + (owner.depth().isPresent() ? " (nested " + owner.depth().getAsLong()
                     + " deep)" : "") + (held == null ? "" : ", " + held.where() + whatItWaitsFor(held));
-            waiters.keySet().forEach(gtid -> edges.add(new Edge(gtid, owner.gtid(), "waits for " + describe(lock, waiters))));
+            waiters.keySet().forEach(gtid -> edges.add(new Edge(gtid, owner.gtid(), "waits for " + describe(lock, waiters),
+                    lock.object())));
             if (recorded.isPresent() && thread.lwp().isPresent() && recorded.get() != thread.lwp().getAsLong()) {
                 holder += "; the jompd-recorder disagrees: it saw " + recorderHolderWords(recordedHolder.get());
             } else if (recorded.isPresent()) {
@@ -158,7 +170,7 @@ final class LockFindings {
                     ? "; the lock's memory does not say: " + u.why() : "");
             picture.threads().stream().filter(t -> t.lwp().isPresent() && t.lwp().getAsLong() == recorded.get())
                     .findFirst().ifPresent(t -> waiters.keySet().forEach(gtid ->
-                            edges.add(new Edge(gtid, t.gtid(), "waits for " + describe(lock, waiters)))));
+                            edges.add(new Edge(gtid, t.gtid(), "waits for " + describe(lock, waiters), lock.object()))));
         } else {
             holder = switch (lock.holder()) {
                 case Holder.Unknown unknown -> "its holder is not known: " + unknown.why();
@@ -184,7 +196,9 @@ final class LockFindings {
     /**
      * A lock by the program's name, the runtime's object after it: {@code lock `locks[1]` (queuing lock #1 at
      * 0x…)}; with no variable to name it, the line of the {@code omp_set_lock} call its waiters are at, said
-     * as such: {@code queuing lock #1 at 0x… (the omp_set_lock call at solver.c:42; no static variable of the program holds it)}.
+     * as such: {@code queuing lock #1 at 0x… (the omp_set_lock call at solver.c:42; no static variable of the program
+     * holds it)}. A job's words leave the runtime's object out where the program names the lock, and its address
+     * always ({@link Naming}).
      */
     private String describe(Lock lock, Map<Long, String> waiters) {
         if (lock.critical()) {
@@ -192,11 +206,11 @@ final class LockFindings {
         }
         Optional<LockNames.Name> name = name(lock, waiters);
         if (name.isPresent()) {
-            return "lock `" + name.get().variable() + "` (" + lock.describe() + ")";
+            return naming.named("lock `" + name.get().variable() + "`", lock);
         }
         Optional<String> line = waiters.keySet().stream().map(waitByGtid::get).filter(w -> w != null)
                 .flatMap(w -> w.at().stream()).flatMap(p -> p.source().stream()).findFirst();
-        return lock.describe() + line.map(l -> " (the omp_set_lock call at " + l + "; no static variable of the program holds it)").orElse("");
+        return naming.lock(lock) + line.map(l -> " (the omp_set_lock call at " + l + "; no static variable of the program holds it)").orElse("");
     }
 
     /**
@@ -205,10 +219,10 @@ final class LockFindings {
      * {@code a critical section at solver.c:40 (…)} when its name's variable is not found.
      */
     private String critical(Lock lock) {
+        String at = lock.location().map(l -> " at " + l).orElse("");
         return picture.lockNames().critical(lock)
-                .map(n -> (n.variable().startsWith("critical(") ? "" : "the ") + n.variable()
-                        + lock.location().map(l -> " at " + l).orElse("") + " (" + lock.runtimeObject() + ")")
-                .orElse("a " + lock.describe());
+                .map(n -> naming.named((n.variable().startsWith("critical(") ? "" : "the ") + n.variable() + at, lock))
+                .orElse(at.isEmpty() ? "a " + naming.lock(lock) : naming.named("a critical section" + at, lock));
     }
 
     /** The program's name of a lock: by its variable's content, else by what its waiters' calls pass. */
@@ -253,7 +267,7 @@ final class LockFindings {
 
     /** {@code omp 1/3 (LWP 9033), which took it at deadlock.c:58}: the recorder's holder by its OpenMP thread. */
     private String recorderHolderWords(RecordedHistory.Holding holding) {
-        return picture.history().orElseThrow().holderWords(picture, holding);
+        return picture.history().orElseThrow().holderWords(picture, holding, naming);
     }
 
     /** A thread at its team's barrier waits for every member of the team that is not there. */
@@ -326,7 +340,7 @@ final class LockFindings {
                 boolean holdsALock = cycle.stream().anyMatch(e -> e.words().startsWith("waits for"));
                 // the key only for cycles that count: building it for every closing edge is what costs
                 if (smallestFirst && holdsALock
-                        && reported.add(cycle.stream().map(Edge::words).sorted().toList().toString())) {
+                        && reported.add(cycle.stream().map(e -> e.words() + " " + e.lock()).sorted().toList().toString())) {
                     cycles.add(List.copyOf(cycle));
                 }
             } else if (!visited.contains(edge.to())) {
@@ -344,8 +358,8 @@ final class LockFindings {
         List<String> evidence = new ArrayList<>();
         for (int i = 0; i < cycle.size(); i++) {
             Edge edge = cycle.get(i);
-            String from = Diagnosis.who(threadByGtid.get(edge.from()));
-            String to = Diagnosis.who(threadByGtid.get(edge.to()));
+            String from = naming.thread(threadByGtid.get(edge.from()));
+            String to = naming.thread(threadByGtid.get(edge.to()));
             if (edge.words().startsWith("waits for")) {
                 summary.append(i == 0 ? from + " " : ", which ").append(edge.words()).append(" held by ").append(to);
             } else {

@@ -504,6 +504,11 @@ public final class OpenMpPicture {
      * as executing, so an ancestor in one thread's chain may be another thread's running task.
      */
     public String statusWords(Task task, Optional<OpenMpThread> viewer) {
+        return statusWords(task, viewer, Naming.PROCESS);
+    }
+
+    /** {@link #statusWords(Task, Optional)} with the thread it executes on named as {@code naming} says. */
+    public String statusWords(Task task, Optional<OpenMpThread> viewer, Naming naming) {
         if (task.status() != TaskStatus.EXECUTING) {
             return task.status().words();
         }
@@ -511,7 +516,7 @@ public final class OpenMpPicture {
             return task.status().words();
         }
         return threads.stream().filter(t -> !t.taskIds().isEmpty() && t.taskIds().getFirst().equals(task.id()))
-                .findFirst().map(t -> "executing on " + Diagnosis.who(t)).orElse("executing on another thread");
+                .findFirst().map(t -> "executing on " + naming.thread(t)).orElse("executing on another thread");
     }
 
     /**

@@ -23,7 +23,7 @@ import java.util.stream.Collectors;
 final class OrderedFindings {
     private OrderedFindings() {}
 
-    static List<Finding> of(OpenMpPicture picture, Map<Long, ThreadWait> waits) {
+    static List<Finding> of(OpenMpPicture picture, Map<Long, ThreadWait> waits, Naming naming) {
         List<Finding> findings = new ArrayList<>();
         for (ParallelRegion region : picture.regions()) {
             if (region.level() == 0 || region.ended()) {
@@ -41,7 +41,7 @@ final class OrderedFindings {
             List<String> evidence = new ArrayList<>();
             List<Involved> involved = new ArrayList<>();
             for (ThreadWait w : waiting) {
-                evidence.add(Diagnosis.who(w.thread()) + ": waits to enter the ordered region" + w.at()
+                evidence.add(naming.thread(w.thread()) + ": waits to enter the ordered region" + w.at()
                         .map(p -> " at " + p.line()).orElse("") + " (" + w.evidence() + ")");
                 involved.add(Involved.of(w, Role.WAITS_IN_ORDERED, w.at()));
             }
@@ -51,7 +51,7 @@ final class OrderedFindings {
                     continue;
                 }
                 others.add("thread " + w.thread().threadNum() + " " + w.describe());
-                evidence.add(Diagnosis.who(w.thread()) + ": not waiting in the ordered region, " + w.describe()
+                evidence.add(naming.thread(w.thread()) + ": not waiting in the ordered region, " + w.describe()
                         + " (" + w.evidence() + ")");
                 involved.add(Involved.of(w, Role.NOT_IN_ORDERED, w.kind() == Kind.NONE ? w.innermost()
                         : w.at().or(w::innermost)));

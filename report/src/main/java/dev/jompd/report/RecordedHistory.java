@@ -120,10 +120,10 @@ public record RecordedHistory(RecorderSnapshot snapshot, CodeNames names, Map<Lo
      * The holder in the diagnosis's words: {@code omp 1/3 (LWP 9033), which took it at deadlock.c:58}; a
      * thread the runtime does not list as an OpenMP thread by its LWP.
      */
-    String holderWords(OpenMpPicture picture, Holding holding) {
+    String holderWords(OpenMpPicture picture, Holding holding, Naming naming) {
         return picture.threadByPthread(holding.thread().pthreadId())
-                .or(() -> picture.threadByLwp(holding.thread().lwp())).map(Diagnosis::who)
-                .orElse("LWP " + holding.thread().lwp() + " (no OpenMP thread the runtime lists)")
+                .or(() -> picture.threadByLwp(holding.thread().lwp())).map(naming::thread)
+                .orElse(naming.lwp(holding.thread().lwp()) + " (no OpenMP thread the runtime lists)")
                 + ", which took it" + at(holding.mutex().codeReturnAddress());
     }
 

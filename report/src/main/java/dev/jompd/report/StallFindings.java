@@ -21,7 +21,7 @@ import java.util.Optional;
 final class StallFindings {
     private StallFindings() {}
 
-    static List<Finding> of(OpenMpPicture picture, Map<Long, ThreadWait> waits, List<Finding> found) {
+    static List<Finding> of(OpenMpPicture picture, Map<Long, ThreadWait> waits, List<Finding> found, Naming naming) {
         if (waits.isEmpty() || found.stream().anyMatch(f -> f.kind() == FindingKind.DEADLOCK)) {
             return List.of();
         }
@@ -35,7 +35,7 @@ final class StallFindings {
         List<String> evidence = new ArrayList<>();
         List<Involved> involved = new ArrayList<>();
         for (ThreadWait w : waits.values()) {
-            evidence.add(Diagnosis.who(w.thread()) + ": " + w.describe() + " (" + w.evidence() + ")");
+            evidence.add(naming.thread(w.thread()) + ": " + w.describe() + " (" + w.evidence() + ")");
             if (w.kind() == Kind.LOCK || w.kind() == Kind.CRITICAL) {
                 involved.add(Involved.of(w, Role.IN_CYCLE, w.kind().words(), w.at().or(w::innermost)));
             }

@@ -65,9 +65,14 @@ public final class TargetSession implements AutoCloseable {
 
     /** One inspection: the picture of this stop, its threads' parallel stacks when asked for, and the diagnosis. */
     public record Inspection(OpenMpPicture picture, Optional<ParallelStacks> stacks) {
-        /** The hang diagnosis (computed at each call). */
+        /** The hang diagnosis in one process's words (computed at each call). */
         public List<Diagnosis.Finding> findings() {
-            return Diagnosis.of(picture, stacks);
+            return findings(Naming.PROCESS);
+        }
+
+        /** The hang diagnosis, its threads and locks named as {@code naming} says (computed at each call). */
+        public List<Diagnosis.Finding> findings(Naming naming) {
+            return Diagnosis.of(picture, stacks, naming);
         }
     }
 

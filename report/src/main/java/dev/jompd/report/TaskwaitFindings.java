@@ -27,7 +27,7 @@ import java.util.Optional;
 final class TaskwaitFindings {
     private TaskwaitFindings() {}
 
-    static List<Finding> of(OpenMpPicture picture, Map<Long, ThreadWait> waits) {
+    static List<Finding> of(OpenMpPicture picture, Map<Long, ThreadWait> waits, Naming naming) {
         List<Finding> findings = new ArrayList<>();
         for (ThreadWait wait : waits.values()) {
             OpenMpThread thread = wait.thread();
@@ -44,7 +44,7 @@ final class TaskwaitFindings {
                 points.add(new Point(wait.kind(), Optional.of(chain.getFirst()), wait.at(), wait.evidence(), Optional.empty()));
             }
             for (Point point : points) {
-                findings.add(finding(picture, waits, wait, point));
+                findings.add(finding(picture, waits, wait, point, naming));
             }
         }
         return findings;
@@ -57,7 +57,8 @@ final class TaskwaitFindings {
     private record Point(Kind kind, Optional<Task> waiting, Optional<ThreadWait.Place> at, String evidence,
                          Optional<ThreadWait.Scheduling> running) {}
 
-    private static Finding finding(OpenMpPicture picture, Map<Long, ThreadWait> waits, ThreadWait wait, Point point) {
+    private static Finding finding(OpenMpPicture picture, Map<Long, ThreadWait> waits, ThreadWait wait, Point point,
+                                   Naming naming) {
         OpenMpThread thread = wait.thread();
         String construct = point.kind() == Kind.TASKWAIT ? "a taskwait" : "the end of a taskgroup";
         String place = point.at().map(ThreadWait.Place::line).orElse("its place is not known");
@@ -69,14 +70,14 @@ final class TaskwaitFindings {
             // the task whose code called the taskwait: its frames tell it only where libomp keeps task frames
             String why = "which task waits, and for which children, is not known: libomp keeps task frames only with "
                     + "OMP_DEBUG=enabled";
-            return new Finding(kind, Diagnosis.who(thread) + ": a task waits at " + construct + " (" + place + "); "
-                    + why + meanwhile, List.of(Diagnosis.who(thread) + ": " + construct + " (" + point.evidence() + ")"),
+            return new Finding(kind, naming.thread(thread) + ": a task waits at " + construct + " (" + place + "); "
+                    + why + meanwhile, List.of(naming.thread(thread) + ": " + construct + " (" + point.evidence() + ")"),
                     point.at().map(ThreadWait.Place::describe), List.of(Involved.of(wait, role, point.at())));
         }
         Task waiting = point.waiting().get();
         List<String> evidence = new ArrayList<>();
         List<Involved> involved = new ArrayList<>();
-        evidence.add(Diagnosis.who(thread) + ": " + name(waiting) + " at " + construct + " (" + point.evidence() + ")");
+        evidence.add(naming.thread(thread) + ": " + name(waiting) + " at " + construct + " (" + point.evidence() + ")");
         involved.add(Involved.of(wait, role, point.at()));
         Map<String, List<String>> children = new LinkedHashMap<>();
         Map<String, Task> childTasks = new LinkedHashMap<>();
@@ -91,13 +92,14 @@ final class TaskwaitFindings {
                 ThreadWait runner = waits.get(other.gtid());
                 // a chain follows the tasks' parents: the child is an ancestor of what the thread runs, not
                 // necessarily suspended there (the thread may have taken a descendant from another's queue)
-                String how = i == 0 ? "runs on " + Diagnosis.who(other) + ", " + runner.where()
-                        : "has its descendant " + otherChain.getFirst().id() + " running on " + Diagnosis.who(other)
+                String how = i == 0 ? "runs on " + naming.thread(other) + ", " + runner.where()
+                        : "has its descendant " + otherChain.getFirst().id() + " running on " + naming.thread(other)
                           + ", " + runner.where();
-                children.computeIfAbsent(name(child), k -> new ArrayList<>()).add(how);
+                List<String> hows = children.computeIfAbsent(name(child), k -> new ArrayList<>());
+                hows.add(i == 0 ? 0 : hows.size(), how); // where the child itself runs first, then its descendants
                 childTasks.put(child.id(), child);
                 descendantsRun |= i > 0;
-                evidence.add(Diagnosis.who(other) + ": its task chain " + String.join(" -> ", otherChain.stream()
+                evidence.add(naming.thread(other) + ": its task chain " + String.join(" -> ", otherChain.stream()
                         .map(Task::id).toList()) + " reaches " + waiting.id() + " through child " + child.id());
                 involved.add(Involved.of(runner, Role.RUNS_CHILD_TASK, child.id(), runner.innermost()));
                 break;
@@ -110,7 +112,7 @@ final class TaskwaitFindings {
         String counted = point.kind() == Kind.TASKWAIT
                 ? childCount(picture.counts(waiting).children(), childTasks.size(), evidence)
                 : taskgroupCount(picture, picture.counts(waiting).taskgroup(), childTasks.values(), descendantsRun, evidence);
-        String summary = Diagnosis.who(thread) + ": " + name(waiting) + " waits at " + construct + " (" + place
+        String summary = naming.thread(thread) + ": " + name(waiting) + " waits at " + construct + " (" + place
                 + ") for " + counted.replace("%s", unfinished) + meanwhile;
         return new Finding(kind, summary, evidence,
                 point.at().map(ThreadWait.Place::describe), involved);

@@ -5,6 +5,7 @@ import dev.jompd.core.ompd.ThreadState;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalLong;
 
 /** Small spellings every rendering shares: hex addresses, OMPT state names, number ranges. */
 public final class Text {
@@ -27,8 +28,20 @@ public final class Text {
      * picture's notice says why, once).
      */
     public static String stateName(OpenMpPicture.OpenMpThread thread) {
-        return thread.state().map(ThreadState::cName).orElseGet(() -> thread.stateCode().isPresent()
-                ? "unknown state 0x" + Long.toHexString(thread.stateCode().getAsLong()) : OpenMpPicture.NOT_TRACKED);
+        return thread.state().map(ThreadState::cName).orElseGet(() -> notAState(thread.stateCode()));
+    }
+
+    /**
+     * A thread's state from its OMPT code ({@code stateCode}: empty where libomp does not track states) in short,
+     * {@code wait_barrier_implicit}, else as {@link #stateName} says it: {@code unknown state 0x…}, {@code not tracked}.
+     */
+    public static String shortStateName(OptionalLong stateCode) {
+        return stateCode.isPresent() ? ThreadState.of(stateCode.getAsLong()).map(Text::shortState)
+                .orElseGet(() -> notAState(stateCode)) : notAState(stateCode);
+    }
+
+    private static String notAState(OptionalLong stateCode) {
+        return stateCode.isPresent() ? "unknown state 0x" + Long.toHexString(stateCode.getAsLong()) : OpenMpPicture.NOT_TRACKED;
     }
 
     /** An ICV that could not be read, in the text views: {@code (not read: why)}. */

@@ -293,6 +293,39 @@ class HangDiagnosisIT {
         assertThat(involved(outer, facts.thread(0)).role()).isEqualTo(Role.PRIMARY_OF_NESTED_TEAM);
     }
 
+    /**
+     * Under a teams construct the threads of two teams have the same numbers: the diagnosis names each thread with
+     * its team ({@code omp team 1 · 0/3 (LWP …)}), as every door names it, so that two teams' threads never read
+     * alike. Truth: each thread's team, number and LWP as the program recorded them (hang_constructs.c, a taskwait in
+     * each of two teams: thread 0 waits for its child task, which another thread of its team runs at the barrier).
+     */
+    @Test
+    void threadsOfATeamsLeagueAreNamedWithTheirTeam() {
+        FixtureRun run = FixtureRun.of(Fixture.HANG_CONSTRUCTS, "taskwait", "teams");
+        Facts facts = Fixtures.core(run).facts();
+        List<Finding> findings = diagnose(run);
+        String text = TextReport.diagnosis(findings);
+        java.util.function.Function<Facts.ThreadFacts, String> name = t -> "omp team " + t.number("team_num") + " · "
+                + t.threadNum() + "/" + t.teamSize() + " (LWP " + t.lwp() + ")";
+        assertKinds(findings, FindingKind.BARRIER, FindingKind.BARRIER, FindingKind.TASKWAIT, FindingKind.TASKWAIT);
+        for (long team = 0; team < 2; team++) {
+            long t = team;
+            List<Facts.ThreadFacts> members = facts.threads().stream().filter(f -> f.number("team_num") == t).toList();
+            Facts.ThreadFacts waiter = members.stream().filter(f -> f.get("wait").equals("taskwait")).findFirst().orElseThrow();
+            Facts.ThreadFacts runner = members.stream().filter(f -> f.role().equals("runs_task")).findFirst().orElseThrow();
+            // the team's barrier finding: its evidence names each thread of the team once, by team, number and LWP
+            Finding barrier = findings.stream().filter(f -> f.kind() == FindingKind.BARRIER && f.threads().stream()
+                    .anyMatch(i -> i.thread().lwp().getAsLong() == waiter.lwp())).findFirst().orElseThrow();
+            assertThat(barrier.evidence().stream().map(e -> e.substring(0, e.indexOf("): ") + 1)).toList()).as(text)
+                    .containsExactlyInAnyOrderElementsOf(members.stream().map(name).toList());
+            // the team's taskwait: its waiter, and the thread of its team that runs the child
+            Finding taskwait = only(findings, FindingKind.TASKWAIT, name.apply(waiter) + ": ");
+            assertThat(taskwait.summary()).as(text).startsWith(name.apply(waiter) + ": ");
+            String runsOn = taskwait.summary().substring(taskwait.summary().indexOf(" runs on ") + " runs on ".length());
+            assertThat(runsOn.substring(0, runsOn.indexOf(", in "))).as(text).isEqualTo(name.apply(runner));
+        }
+    }
+
     @Test
     void liveBarrierStragglerThroughPtrace() {
         try (LiveFixture live = Fixtures.live(FixtureRun.of(Fixture.BARRIER_STRAGGLER));

@@ -1,6 +1,7 @@
 package dev.jompd.job.model;
 
 import dev.jompd.report.Diagnosis;
+import dev.jompd.report.Naming;
 import dev.jompd.report.OpenMpPicture;
 import dev.jompd.report.ParallelStacks;
 import dev.jompd.report.TargetSession;
@@ -12,12 +13,15 @@ import java.util.Optional;
 public sealed interface RankInspection {
     RankId id();
 
-    /** The rank was read: its OpenMP picture, its threads' stacks (when unwound) and the hang diagnosis. */
+    /**
+     * The rank was read: its OpenMP picture, its threads' stacks (when unwound) and the hang diagnosis in the job's
+     * words ({@link Naming#JOB}: threads by place, locks by the program's names, no LWPs or addresses).
+     */
     record Seen(RankId id, OpenMpPicture picture, Optional<ParallelStacks> stacks,
                 List<Diagnosis.Finding> findings) implements RankInspection {
-        /** Rank {@code id} as the report's one inspection took it, with its diagnosis. */
+        /** Rank {@code id} as the report's one inspection took it, with its diagnosis in the job's words. */
         public static Seen of(RankId id, TargetSession.Inspection inspection) {
-            return new Seen(id, inspection.picture(), inspection.stacks(), inspection.findings());
+            return new Seen(id, inspection.picture(), inspection.stacks(), inspection.findings(Naming.JOB));
         }
     }
 

@@ -3,6 +3,7 @@ package dev.jompd.job.model;
 import dev.jompd.core.ompd.ThreadState;
 import dev.jompd.report.Diagnosis.FindingKind;
 import dev.jompd.report.Diagnosis;
+import dev.jompd.report.Naming;
 import dev.jompd.report.OpenMpPicture.OpenMpThread;
 import dev.jompd.report.OpenMpPicture.ThreadPlace;
 import dev.jompd.report.OpenMpPicture;
@@ -14,14 +15,16 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.regex.Pattern;
 
 /**
  * One rank's picture in the terms that mean the same in every rank of the job, whatever the address-space
  * randomisation and the OS gave it: threads by their place in the teams ({@link ThreadPlace}, the report's own),
  * their OMPD state, regions and tasks by source construct, stacks as the report's steps (function, source line,
- * module, libomp's run or not; never addresses), the findings by kind with their sentences without LWPs and
- * addresses, and the MPI call the rank waits in. The record is the class key: two ranks are in one class exactly
+ * module, libomp's run or not; never addresses), the findings by kind with their sentences in the job's words (the
+ * report's {@link Naming#JOB}: threads by place, locks by the program's names, no LWPs and no addresses), and the MPI
+ * call the rank waits in. The record is the class key: two ranks are in one class exactly
  * when their views are equal. JSON is only the wire ({@link JobWire}).
  *
  * @param threads  each thread, in {@link ThreadPlace#ORDER}
@@ -32,20 +35,25 @@ import java.util.regex.Pattern;
 public record RankView(List<ThreadView> threads, List<Finding> findings, Optional<MpiWait> mpi, List<String> notices) {
 
     /**
-     * One thread: its place, its OMPD state (empty: not known), the construct of its region, its task chain
-     * (innermost first), its stack (outermost first, libomp's runs folded as the parallel stacks fold them) and its
-     * part in the diagnosis ({@code waits for lock `guard`}).
+     * One thread: its place, its OMPT state code as libomp keeps it (empty: libomp does not track states), the
+     * construct of its region, its task chain (innermost first), its stack (outermost first, libomp's runs folded as
+     * the parallel stacks fold them) and its part in the diagnosis ({@code waits for lock `guard`}).
      */
-    public record ThreadView(ThreadPlace place, Optional<ThreadState> state, Optional<String> region, List<String> tasks,
+    public record ThreadView(ThreadPlace place, OptionalLong stateCode, Optional<String> region, List<String> tasks,
                              List<Step> stack, List<String> roles) {
         /** {@code omp team 1 · 2/4 · level 2}. */
         public String thread() {
             return place.words();
         }
 
-        /** {@code wait_barrier_explicit}, or {@code unknown}. */
+        /** The state, when it is one OMPT defines. */
+        public Optional<ThreadState> state() {
+            return stateCode.isPresent() ? ThreadState.of(stateCode.getAsLong()) : Optional.empty();
+        }
+
+        /** {@code wait_barrier_explicit}; {@code not tracked} and {@code unknown state 0x…} as every door says them. */
         public String stateWords() {
-            return state.map(Text::shortState).orElse("unknown");
+            return Text.shortStateName(stateCode);
         }
 
         /** The steps as the merged stacks show them; a thread without a stack as a note of that. */
@@ -92,14 +100,8 @@ public record RankView(List<ThreadView> threads, List<Finding> findings, Optiona
     /** A frame no symbol names: the parallel stacks name it by its address, another in every run. */
     private static final Pattern UNNAMED = Pattern.compile("0x[0-9a-f]+");
     private static final String UNNAMED_WORDS = "0x…";
-    // The report's sentences name threads with their LWPs and locks with their addresses, another in every rank:
-    private static final Pattern LWP = Pattern.compile("\\s*\\(LWP \\d+\\)");
-    private static final Pattern BARE_LWP = Pattern.compile("LWP \\d+");
-    private static final Pattern NAMED_LOCK = Pattern.compile("(lock `[^`]+`) \\([^()]*\\)");
-    private static final Pattern AT_ADDRESS = Pattern.compile(" at 0x[0-9a-f]+");
-    private static final Pattern ADDRESS = Pattern.compile("0x[0-9a-f]+");
 
-    /** The view of a rank that was read. */
+    /** The view of a rank that was read (its diagnosis in the job's words, {@link RankInspection.Seen}). */
     public static RankView of(RankInspection.Seen seen) {
         OpenMpPicture picture = seen.picture();
         Map<Long, ParallelStacks.ThreadStack> stackByGtid = new LinkedHashMap<>();
@@ -109,8 +111,8 @@ public record RankView(List<ThreadView> threads, List<Finding> findings, Optiona
             for (Diagnosis.Involved involved : finding.threads()) {
                 // a role that names its place already (a critical section by its line) is not given it twice
                 String words = involved.roleWords();
-                roles.computeIfAbsent(involved.thread().gtid(), g -> new ArrayList<>()).add(plain(words
-                        + involved.source().filter(s -> !words.contains(s)).map(s -> " at " + s).orElse("")));
+                roles.computeIfAbsent(involved.thread().gtid(), g -> new ArrayList<>()).add(words
+                        + involved.source().filter(s -> !words.contains(s)).map(s -> " at " + s).orElse(""));
             }
         }
         List<OpenMpThread> ordered = new ArrayList<>(picture.threads());
@@ -134,27 +136,13 @@ public record RankView(List<ThreadView> threads, List<Finding> findings, Optiona
             List<String> tasks = picture.chain(thread).stream().map(task -> task.kind().words()
                     + task.function().map(f -> " " + f.describe()).orElse("")
                     + (task.status() == OpenMpPicture.TaskStatus.UNKNOWN ? "" : ", "
-                    + plain(picture.statusWords(task, Optional.of(thread))))).toList();
+                    + picture.statusWords(task, Optional.of(thread), Naming.JOB))).toList();
             Optional<String> region = thread.region().flatMap(picture::region)
                     .flatMap(r -> r.function().map(f -> "parallel region " + f.describe() + (r.ended() ? ", ended" : "")));
-            threads.add(new ThreadView(thread.place(), thread.state(), region, tasks, List.copyOf(stack),
+            threads.add(new ThreadView(thread.place(), thread.stateCode(), region, tasks, List.copyOf(stack),
                     List.copyOf(roles.getOrDefault(thread.gtid(), List.of()))));
         }
-        List<Finding> findings = seen.findings().stream().map(f -> new Finding(f.kind(), plain(f.summary()))).toList();
-        List<String> notices = picture.notices().stream().map(RankView::plain).toList();
-        return new RankView(List.copyOf(threads), findings, mpi, notices);
-    }
-
-    /**
-     * A sentence of the single-process diagnosis in the job's words: without LWPs (another in every rank) and
-     * without addresses (another in every run): {@code lock `guard` (queuing lock #0 at 0x…)} becomes
-     * {@code lock `guard`}.
-     */
-    static String plain(String sentence) {
-        String text = LWP.matcher(sentence).replaceAll("");
-        text = BARE_LWP.matcher(text).replaceAll("a thread");
-        text = NAMED_LOCK.matcher(text).replaceAll("$1");
-        text = AT_ADDRESS.matcher(text).replaceAll("");
-        return ADDRESS.matcher(text).replaceAll("0x…");
+        List<Finding> findings = seen.findings().stream().map(f -> new Finding(f.kind(), f.summary())).toList();
+        return new RankView(List.copyOf(threads), findings, mpi, picture.notices());
     }
 }

@@ -3,7 +3,6 @@ package dev.jompd.job.wire;
 import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
-import dev.jompd.core.ompd.ThreadState;
 import dev.jompd.job.model.JobSummary;
 import dev.jompd.job.model.RankId;
 import dev.jompd.job.model.RankInspection;
@@ -123,7 +122,7 @@ public final class JobWire {
         for (RankView.ThreadView thread : view.threads()) {
             JsonObject t = new JsonObject();
             t.add("place", place(thread.place()));
-            thread.state().ifPresent(s -> t.addProperty("state", s.code()));
+            thread.stateCode().ifPresent(code -> t.addProperty("state", code));
             thread.region().ifPresent(r -> t.addProperty("region", r));
             t.add("tasks", strings(thread.tasks()));
             JsonArray stack = new JsonArray();
@@ -176,12 +175,7 @@ public final class JobWire {
                     stack.add(new RankView.Step(step.get("function").getAsString(), optional(step, "source"),
                             optional(step, "module"), step.get("runtime").getAsBoolean(), step.get("words").getAsString()));
                 }
-                Optional<ThreadState> state = Optional.empty();
-                if (t.has("state")) {
-                    long code = t.get("state").getAsLong();
-                    state = Optional.of(ThreadState.of(code).orElseThrow(() ->
-                            new IllegalArgumentException("no OMPT thread state " + code)));
-                }
+                OptionalLong state = t.has("state") ? OptionalLong.of(t.get("state").getAsLong()) : OptionalLong.empty();
                 threads.add(new RankView.ThreadView(placeOf(t.getAsJsonObject("place")), state, optional(t, "region"),
                         list(t.getAsJsonArray("tasks")), List.copyOf(stack), list(t.getAsJsonArray("roles"))));
             }

@@ -40,7 +40,7 @@ class JobSummaryAlgebraTest {
 
     /** A view as the wire carries it (the typed view written by JobWire). */
     private static String view(ThreadState state, FindingKind kind, String finding) {
-        return wire(new RankView(List.of(new RankView.ThreadView(place(0, 2, 1), Optional.of(state), Optional.empty(),
+        return wire(new RankView(List.of(new RankView.ThreadView(place(0, 2, 1), OptionalLong.of(state.code()), Optional.empty(),
                 List.of(), List.of(frame("main", "a.c:3"), BARRIER_RUN), List.of())),
                 List.of(new RankView.Finding(kind, finding)), Optional.empty(), List.of()));
     }
@@ -133,7 +133,7 @@ class JobSummaryAlgebraTest {
     @Test
     void mpiWaitsExplainTheJobAcrossRanks() {
         String inAllreduce = wire(new RankView(List.of(new RankView.ThreadView(place(0, 1, 0),
-                Optional.of(ThreadState.WORK_SERIAL), Optional.empty(), List.of(),
+                OptionalLong.of(ThreadState.WORK_SERIAL.code()), Optional.empty(), List.of(),
                 List.of(frame("main", "solver.c:30"), frame("MPI_Allreduce", "coll.c:9")), List.of())),
                 List.of(new RankView.Finding(FindingKind.NONE,
                         "no thread waits at a barrier, a taskwait, for a lock or a critical section")),
@@ -153,7 +153,7 @@ class JobSummaryAlgebraTest {
     @Test
     void aThreadStoppedInACallerEndsAtAnInnerStep() {
         String inCaller = wire(new RankView(List.of(new RankView.ThreadView(place(0, 2, 1),
-                Optional.of(ThreadState.WORK_PARALLEL), Optional.empty(), List.of(), List.of(frame("main", "a.c:3")),
+                OptionalLong.of(ThreadState.WORK_PARALLEL.code()), Optional.empty(), List.of(), List.of(frame("main", "a.c:3")),
                 List.of())), List.of(new RankView.Finding(FindingKind.NONE, "none")), Optional.empty(), List.of()));
         JobSummary job = node("n1", List.<String[]>of(new String[]{"0-2", BARRIER}, new String[]{"3", inCaller}), List.of());
         JobPicture picture = JobPicture.of(job);

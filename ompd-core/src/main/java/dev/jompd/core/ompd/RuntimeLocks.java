@@ -68,14 +68,22 @@ public final class RuntimeLocks {
                        Holder holder, List<Long> waiters, boolean waitersComplete, String evidence) {
         /** "queuing lock #3 at 0x7f…" or "critical section (critical_barrier.c:40), queuing lock #0 at 0x…". */
         public String describe() {
-            String lock = runtimeObject();
-            return critical ? "critical section" + location.map(l -> " at " + l).orElse("") + " (" + lock + ")" : lock;
+            return describe(runtimeObject());
+        }
+
+        /** {@link #describe()} with the runtime's object said as {@code object} (without its address: {@link #runtimeLock()}). */
+        public String describe(String object) {
+            return critical ? "critical section" + location.map(l -> " at " + l).orElse("") + " (" + object + ")" : object;
         }
 
         /** The runtime's object: "queuing lock #3 at 0x7f…". */
         public String runtimeObject() {
-            return kind.words() + " lock" + (index.isPresent() ? " #" + index.getAsLong() : "") + " at 0x"
-                    + Long.toHexString(object);
+            return runtimeLock() + " at 0x" + Long.toHexString(object);
+        }
+
+        /** The runtime's object without its address (another in every run): "queuing lock #3". */
+        public String runtimeLock() {
+            return kind.words() + " lock" + (index.isPresent() ? " #" + index.getAsLong() : "");
         }
 
         public boolean nested() {
