@@ -3,6 +3,7 @@ package dev.jompd.core.unwind;
 import dev.jompd.core.target.LoadedModule;
 import dev.jompd.testkit.Commands;
 import dev.jompd.testkit.Prerequisite;
+import dev.jompd.testkit.Runtimes;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -25,57 +26,56 @@ import java.util.stream.Stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The frames of a caller at every return address of a module (the address after each call instruction, as
- * objdump lists them) against gdb's: jompd's scope frames at the return address less one (the function and
- * the calls inlined into it there, each with its file and line) and gdb's for the same address, from gdb's
- * own reading of the debug information through its Python API: {@code gdb.find_pc_line(pc - 1)} for the
- * innermost scope (gdb's {@code find_frame_sal} looks a caller frame's pc less one up in its line table) and,
- * for each scope it is inlined into, the inlined function symbol's own line and file (which gdb takes from
- * {@code DW_AT_call_line}/{@code DW_AT_call_file}; {@code find_frame_sal} gives a frame with inlined callees
- * that call site). What a core's stacks show wherever a thread waits in a call, without having to catch one
- * there: glibc (its separate debug file, libc6-dbg), built -O2 with much inlining.
+ * Source positions at every code address a stack can show, against gdb's own reading of the same module's debug
+ * information (its Python API; nothing of jompd involved), over whole modules built -O2 with much inlining: glibc
+ * (its separate debug file, libc6-dbg) and the OpenMP runtime. Where StackAccuracyIT sees the addresses threads
+ * happen to stop at, this sees them all.
+ * <ul>
+ * <li>A caller frame at each return address (the address after each call instruction, as objdump lists them):
+ *     jompd's scope frames at the return address less one against gdb's. gdb's {@code find_frame_sal}
+ *     (gdb/frame.c) gives a frame without inlined callees {@code find_pc_line(pc - 1)} (the innermost scope,
+ *     {@code gdb.find_pc_line}) and a frame with inlined callees the call site of the callee's inlined function
+ *     symbol, whose line and file gdb reads from {@code DW_AT_call_line}/{@code DW_AT_call_file} (the symbol's
+ *     {@code line} and {@code symtab}); the scopes are {@code gdb.block_for_pc}'s chain of function blocks.</li>
+ * <li>The innermost frame at each instruction: {@code SourceLocator.locate} against {@code gdb.find_pc_line}.</li>
+ * </ul>
+ * Frames are named by the function symbol's print name for C; a C++ frame's name is gdb's print name less its
+ * parameters ({@code find_frame_funname}'s {@code cp_remove_params}), which only gdb's own C++ name parser gets
+ * right, so C++ modules are compared by file and line here and by name in StackAccuracyIT's real stacks.
  */
 class CallerFrameLinesIT {
     private static final DebugInfoCache CACHE = new DebugInfoCache();
 
-    /** Each return address, then its scopes innermost first as name@file:line, " | " between them. */
+    /**
+     * For each address: in CALLERS mode the scopes at the address less one, innermost first, as name@file:line
+     * with " | " between them; in LINES mode file:line at the address.
+     */
     private static final String SCRIPT = """
             import gdb
-
-            def frame_name(name):
-                # gdb's find_frame_funname names a C++ frame without its parameter list (cp_remove_params)
-                stripped = name
-                for qualifier in (" const", " volatile", " &&", " &"):
-                    if stripped.endswith(qualifier):
-                        stripped = stripped[:-len(qualifier)]
-                if not stripped.endswith(")"):
-                    return name
-                depth = 0
-                for i in range(len(stripped) - 1, -1, -1):
-                    depth += {")": 1, "(": -1}.get(stripped[i], 0)
-                    if depth == 0:
-                        return stripped[:i] if i > 0 else name
-                return name
-
             out = open(OUT_PATH, "w")
             for text in open(IN_PATH):
-                pc = int(text, 16) - 1
+                address = int(text, 16)
+                pc = address - 1 if MODE == "CALLERS" else address
+                sal = gdb.find_pc_line(pc)
+                file = sal.symtab.filename.rsplit("/", 1)[-1] if sal.symtab is not None else ""
+                line = sal.line if sal.symtab is not None else 0
+                if MODE == "LINES":
+                    out.write("%x\\t%s:%d\\n" % (address, file, line))
+                    continue
                 try:
                     block = gdb.block_for_pc(pc)
                 except RuntimeError:
                     block = None
-                sal = gdb.find_pc_line(pc)
-                file = sal.symtab.filename if sal.symtab is not None else ""
-                line = sal.line if sal.symtab is not None else 0
                 scopes = []
                 while block is not None and not block.is_static:
-                    if block.function is not None:
-                        scopes.append("%s@%s:%d" % (frame_name(block.function.print_name), file.rsplit("/", 1)[-1], line))
-                        symtab = block.function.symtab
-                        file = symtab.filename if symtab is not None and block.function.line != 0 else ""
-                        line = block.function.line
+                    function = block.function
+                    if function is not None:
+                        scopes.append("%s@%s:%d" % (function.print_name if NAMES else "", file, line))
+                        has_call_site = function.symtab is not None and function.line != 0
+                        file = function.symtab.filename.rsplit("/", 1)[-1] if has_call_site else ""
+                        line = function.line
                     block = block.superblock
-                out.write("%x\\t%s\\n" % (pc + 1, " | ".join(scopes)))
+                out.write("%x\\t%s\\n" % (address, " | ".join(scopes)))
             out.close()
             """;
 
@@ -84,8 +84,17 @@ class CallerFrameLinesIT {
         CACHE.close();
     }
 
-    static Stream<Arguments> modules() {
-        return Stream.of(Arguments.of("glibc", libc()));
+    /** A module, and whether its frames' names are compared (C: gdb names them by the symbol's print name). */
+    record Module(String label, Path path, boolean names) {
+        @Override
+        public String toString() {
+            return label;
+        }
+    }
+
+    static Stream<Module> modules() {
+        return Stream.of(new Module("glibc", libc(), true), new Module("libomp " + Runtimes.DEFAULT_VERSION,
+                Runtimes.libraryDirectory(Runtimes.DEFAULT_VERSION).resolve("libomp.so"), false));
     }
 
     /** The libc this JVM runs on (its own mapping: the machine's glibc). */
@@ -105,82 +114,110 @@ class CallerFrameLinesIT {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("modules")
-    void everyCallersFramesMatchGdb(String label, Path module) throws IOException {
-        Prerequisite.require(Commands.available("objdump") && Commands.available("gdb"), "objdump and gdb are needed");
-        LoadedModule loaded = new LoadedModule(module, 0, Optional.empty());
-        Prerequisite.require(CACHE.of(loaded).hasDebugFile(),
-                () -> module + " has no separate debug file: install libc6-dbg (scripts/setup-system.sh does)");
-        List<Long> returnAddresses = returnAddresses(module);
-        assertThat(returnAddresses).as("call instructions in " + module).hasSizeGreaterThan(1000);
-
-        Map<Long, String> gdb = gdbScopes(module, returnAddresses);
-        ModuleMap modules = new ModuleMap(List.of(loaded), CACHE);
+    void everyCallersFramesMatchGdb(Module module) throws IOException {
+        Disassembly code = disassemble(module);
+        ModuleMap modules = new ModuleMap(List.of(loaded(module)), CACHE);
         SourceLocator locator = new SourceLocator(modules);
-        List<String> differences = new ArrayList<>();
-        for (long returnAddress : returnAddresses) {
-            String ours = modules.at(returnAddress - 1).map(mapping -> scopesText(locator.scopeFrames(mapping, returnAddress - 1)))
-                    .orElse("");
-            String theirs = gdb.getOrDefault(returnAddress, "(gdb gave nothing)");
-            if (!ours.equals(theirs)) {
-                differences.add("0x%x: gdb %s%n         jompd %s".formatted(returnAddress, theirs, ours));
-            }
-        }
-        System.out.printf("%s: %d return addresses compared, %d differ%n", label, returnAddresses.size(), differences.size());
-        assertThat(differences).as("%d of %d return addresses", differences.size(), returnAddresses.size()).isEmpty();
+        compare(module, "CALLERS", code.returnAddresses(), returnAddress -> modules.at(returnAddress - 1)
+                .map(mapping -> scopesText(locator.scopeFrames(mapping, returnAddress - 1), module.names())).orElse(""));
     }
 
-    private static String scopesText(List<SourceLocator.ScopeFrame> scopes) {
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("modules")
+    void everyInstructionsLineMatchesGdb(Module module) throws IOException {
+        Disassembly code = disassemble(module);
+        SourceLocator locator = new SourceLocator(List.of(loaded(module)), CACHE);
+        compare(module, "LINES", code.instructions(), address -> locator.locate(address)
+                .map(location -> location.fileName() + ":" + location.line()).orElse(":0"));
+    }
+
+    private static LoadedModule loaded(Module module) {
+        LoadedModule loaded = new LoadedModule(module.path(), 0, Optional.empty());
+        if (module.label().equals("glibc")) {
+            Prerequisite.require(CACHE.of(loaded).hasDebugFile(),
+                    () -> module.path() + " has no separate debug file: install libc6-dbg (scripts/setup-system.sh does)");
+        }
+        return loaded;
+    }
+
+    private interface Answer {
+        String at(long address);
+    }
+
+    private static void compare(Module module, String mode, List<Long> addresses, Answer ours) throws IOException {
+        Map<Long, String> gdb = gdbAnswers(module, mode, addresses);
+        List<String> differences = new ArrayList<>();
+        for (long address : addresses) {
+            String theirs = gdb.getOrDefault(address, "(gdb gave nothing)");
+            String mine = ours.at(address);
+            if (!mine.equals(theirs)) {
+                differences.add("0x%x: gdb %s%n         jompd %s".formatted(address, theirs, mine));
+            }
+        }
+        System.out.printf("%s %s: %d addresses compared, %d differ%n", module, mode, addresses.size(), differences.size());
+        assertThat(differences).as("%d of %d addresses", differences.size(), addresses.size()).isEmpty();
+    }
+
+    private static String scopesText(List<SourceLocator.ScopeFrame> scopes, boolean names) {
         List<String> texts = new ArrayList<>();
         for (SourceLocator.ScopeFrame scope : scopes) {
             if (scope.function().isEmpty()) {
-                continue; // no debug information there: gdb lists no block either
+                continue; // no debug information there: gdb has no function block either
             }
-            texts.add("%s@%s:%d".formatted(scope.function().get(), scope.source().map(SourceLocation::fileName).orElse(""),
-                    scope.source().map(SourceLocation::line).orElse(0)));
+            texts.add("%s@%s:%d".formatted(names ? scope.function().get() : "",
+                    scope.source().map(SourceLocation::fileName).orElse(""), scope.source().map(SourceLocation::line).orElse(0)));
         }
         return String.join(" | ", texts);
     }
 
+    /** Every instruction's address, and the address after each call instruction. */
+    private record Disassembly(List<Long> instructions, List<Long> returnAddresses) {}
+
     private static final Pattern INSTRUCTION = Pattern.compile("^\\s*([0-9a-f]+):\\t(\\S+)");
 
-    /** The address after each call instruction of the module's code, from objdump's disassembly. */
-    private static List<Long> returnAddresses(Path module) throws IOException {
-        Commands.Result disassembly = Commands.run(List.of("objdump", "-d", "--no-show-raw-insn", module.toString()),
+    private static Disassembly disassemble(Module module) throws IOException {
+        Prerequisite.require(Commands.available("objdump") && Commands.available("gdb"), "objdump and gdb are needed");
+        Commands.Result disassembly = Commands.run(List.of("objdump", "-d", "--no-show-raw-insn", module.path().toString()),
                 Map.of(), null, Duration.ofMinutes(5));
         assertThat(disassembly.exitCode()).as(disassembly.output().lines().limit(5).toList().toString()).isZero();
-        List<Long> addresses = new ArrayList<>();
+        List<Long> instructions = new ArrayList<>();
+        List<Long> returnAddresses = new ArrayList<>();
         boolean afterCall = false;
         for (String line : disassembly.output().split("\n")) {
             Matcher instruction = INSTRUCTION.matcher(line);
             if (!instruction.find()) {
-                afterCall = false; // a new function or section: a call at its end returns nowhere we know
+                afterCall = false; // a new function or section: a call at the end of one returns nowhere known
                 continue;
             }
+            long address = Long.parseUnsignedLong(instruction.group(1), 16);
+            instructions.add(address);
             if (afterCall) {
-                addresses.add(Long.parseUnsignedLong(instruction.group(1), 16));
+                returnAddresses.add(address);
             }
             afterCall = instruction.group(2).startsWith("call");
         }
-        return addresses;
+        assertThat(returnAddresses).as("call instructions in " + module.path()).hasSizeGreaterThan(1000);
+        return new Disassembly(instructions, returnAddresses);
     }
 
-    private static Map<Long, String> gdbScopes(Path module, List<Long> returnAddresses) throws IOException {
+    private static Map<Long, String> gdbAnswers(Module module, String mode, List<Long> addresses) throws IOException {
         Path scratch = Files.createTempDirectory("jompd-caller-lines");
         try {
             Path in = scratch.resolve("addresses.txt");
-            Path out = scratch.resolve("scopes.tsv");
-            Path script = scratch.resolve("scopes.py");
-            Files.write(in, returnAddresses.stream().map(Long::toHexString).toList());
-            Files.writeString(script, "IN_PATH = '%s'\nOUT_PATH = '%s'\n%s".formatted(in, out, SCRIPT));
+            Path out = scratch.resolve("answers.tsv");
+            Path script = scratch.resolve("answers.py");
+            Files.write(in, addresses.stream().map(Long::toHexString).toList());
+            Files.writeString(script, "IN_PATH = '%s'\nOUT_PATH = '%s'\nMODE = '%s'\nNAMES = %s\n%s".formatted(in, out, mode,
+                    module.names() ? "True" : "False", SCRIPT));
             Commands.Result result = Commands.run(List.of("gdb", "-batch", "-nx", "-ex", "set pagination off",
-                    module.toString(), "-x", script.toString()), Map.of(), null, Duration.ofMinutes(10));
+                    module.path().toString(), "-x", script.toString()), Map.of(), null, Duration.ofMinutes(10));
             assertThat(out).as(result.output()).exists();
-            Map<Long, String> scopes = new LinkedHashMap<>();
+            Map<Long, String> answers = new LinkedHashMap<>();
             for (String line : Files.readAllLines(out, StandardCharsets.UTF_8)) {
                 String[] fields = line.split("\t", -1);
-                scopes.put(Long.parseUnsignedLong(fields[0], 16), fields[1]);
+                answers.put(Long.parseUnsignedLong(fields[0], 16), fields[1]);
             }
-            return scopes;
+            return answers;
         } finally {
             try (var files = Files.walk(scratch)) {
                 files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
