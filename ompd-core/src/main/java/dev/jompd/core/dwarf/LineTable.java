@@ -11,9 +11,9 @@ import java.util.Optional;
 
 /**
  * Every line program of a module's {@code .debug_line} (DWARF 2 to 5, including DWARF 5's directory
- * and file entry formats with {@code DW_FORM_line_strp}), as sorted address sequences. A lookup picks
- * the row gdb picks: the last row at or below the address, preferring a statement row at the same
- * address; line 0 means no line.
+ * and file entry formats with {@code DW_FORM_line_strp}), as sorted address sequences of the rows gdb keeps
+ * ({@link RowFilter}). A lookup picks the row gdb's {@code find_pc_sect_line} picks: the last row at or below
+ * the address, preferring a statement row of the same file at the same address; line 0 means no line.
  */
 public final class LineTable {
     private static final int MAX_UNITS = 1 << 20;
@@ -262,9 +262,9 @@ public final class LineTable {
     }
 
     /**
-     * Which rows of one sequence gdb keeps in its line tables (gdb/dwarf2/read.c, lnp_state_machine::record_line
-     * and dwarf_record_line_p; gdb 10 and later): gdb keeps one table a source file and, on each switch of file,
-     * ends the table it leaves at that address (buildsym_compunit::record_line then drops that file's rows there).
+     * Which rows of one sequence gdb keeps in its line tables (lnp_state_machine::record_line and its
+     * record_line_p, in gdb/dwarf2/read.c, later dwarf2/line-program.c; gdb 10 and later): gdb keeps one table
+     * a source file and, on each switch of file, ends the table it leaves at that address (buildsym_compunit::record_line then drops that file's rows there).
      * A lookup in the one table of all files (the last row at or below an address) answers as gdb does when
      * <ul>
      * <li>a row of line 0 is dropped (the row before it goes on);</li>
@@ -276,7 +276,7 @@ public final class LineTable {
      * </ul>
      */
     private static final class RowFilter {
-        /** The file of the last row kept (-1: none yet in this sequence, gdb's NULL subfile). */
+        /** The file of the last row kept (-2: none yet in this sequence, gdb's NULL subfile; -1 is no file). */
         private int lastFile = -2;
         private int lastLine;
         /** The address of the last row, kept or not, and whether any row there was a statement. */
