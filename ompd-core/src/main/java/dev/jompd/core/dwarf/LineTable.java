@@ -11,9 +11,9 @@ import java.util.Optional;
 
 /**
  * Every line program of a module's {@code .debug_line} (DWARF 2 to 5, including DWARF 5's directory
- * and file entry formats with {@code DW_FORM_line_strp}), as sorted address sequences. A lookup picks
- * the row gdb picks: the last row at or below the address, preferring a statement row at the same
- * address; line 0 means no line.
+ * and file entry formats with {@code DW_FORM_line_strp}), as sorted address sequences of the rows gdb keeps
+ * ({@link RowFilter}). A lookup picks the row gdb's {@code find_pc_sect_line} picks: the last row at or below
+ * the address, preferring a statement row of the same file at the same address; line 0 means no line.
  */
 public final class LineTable {
     private static final int MAX_UNITS = 1 << 20;
@@ -173,21 +173,20 @@ public final class LineTable {
         boolean isStatement = defaultIsStatement;
         int sequenceStartRow = rowCount;
         long sequenceStartAddress = -1;
-        int lastFile = -1;
-        long lastAddress = -1;
+        RowFilter filter = new RowFilter();
         while (cursor.position() < end) {
             int opcode = cursor.u8();
             if (opcode >= opcodeBase) {
                 int adjusted = opcode - opcodeBase;
                 address += (long) (adjusted / lineRange) * minimumInstructionLength;
-                line += lineBase + adjusted % lineRange;
+                int lineDelta = lineBase + adjusted % lineRange;
+                line += lineDelta;
+                filter.lineAdvanced(lineDelta);
                 if (sequenceStartAddress == -1) {
                     sequenceStartAddress = address;
                 }
-                if (recordable(line, file, lastFile, address, lastAddress, isStatement)) {
+                if (filter.keep(address, line, fileId(fileIds, file), isStatement)) {
                     addRow(address, line, column, fileIds, file, isStatement);
-                    lastFile = file;
-                    lastAddress = address;
                 }
                 continue;
             }
@@ -207,8 +206,7 @@ public final class LineTable {
                             endSequence(sequenceStartRow, sequenceStartAddress, address);
                             sequenceStartRow = rowCount;
                             sequenceStartAddress = -1;
-                            lastFile = -1;
-                            lastAddress = -1;
+                            filter = new RowFilter();
                             address = 0;
                             file = 1;
                             line = 1;
@@ -221,7 +219,8 @@ public final class LineTable {
                             int directory = cursor.ulebInt("directory index");
                             fileIds.add(fileId(join(directories, directory, name, compilationDirectory)));
                         }
-                        default -> { } // set_discriminator and vendor extensions
+                        case 4 -> filter.discriminator(cursor.uleb());
+                        default -> { } // vendor extensions
                     }
                     cursor.seek(next);
                 }
@@ -229,15 +228,20 @@ public final class LineTable {
                     if (sequenceStartAddress == -1) {
                         sequenceStartAddress = address;
                     }
-                    if (recordable(line, file, lastFile, address, lastAddress, isStatement)) {
+                    if (filter.keep(address, line, fileId(fileIds, file), isStatement)) {
                         addRow(address, line, column, fileIds, file, isStatement);
-                        lastFile = file;
-                        lastAddress = address;
                     }
                 }
                 case 2 -> address += cursor.uleb() * minimumInstructionLength;
-                case 3 -> line += (int) cursor.sleb();
-                case 4 -> file = cursor.ulebInt("file index");
+                case 3 -> {
+                    int lineDelta = (int) cursor.sleb();
+                    line += lineDelta;
+                    filter.lineAdvanced(lineDelta);
+                }
+                case 4 -> {
+                    file = cursor.ulebInt("file index");
+                    filter.fileSet();
+                }
                 case 5 -> column = cursor.ulebInt("column");
                 case 6 -> isStatement = !isStatement;
                 case 7, 10, 11 -> { }
@@ -252,16 +256,67 @@ public final class LineTable {
         }
     }
 
+    /** The file's id (its path's: two file numbers may name one file, one file of gdb's), -1 when none. */
+    private static int fileId(List<Integer> fileIds, int file) {
+        return file >= 0 && file < fileIds.size() ? fileIds.get(file) : -1;
+    }
+
     /**
-     * Which rows gdb keeps: not line 0 (the previous row goes on instead), and not a non-statement row
-     * that switches files at the address of the row before it.
+     * Which rows of one sequence gdb keeps in its line tables (lnp_state_machine::record_line and its
+     * record_line_p, in gdb/dwarf2/read.c, later dwarf2/line-program.c; gdb 10 and later): gdb keeps one table
+     * a source file and, on each switch of file, ends the table it leaves at that address (buildsym_compunit::record_line then drops that file's rows there).
+     * A lookup in the one table of all files (the last row at or below an address) answers as gdb does when
+     * <ul>
+     * <li>a row of line 0 is dropped (the row before it goes on);</li>
+     * <li>a row that is not a statement, switches files at the address of the row before it (any row, kept or
+     *     not) and comes after a statement row at that address is dropped: gdb keeps the statement rather than
+     *     end its file there. Without a statement row there gdb switches files: the last row stands;</li>
+     * <li>a row of the file and line of the row kept before it is dropped once that line had a non-zero
+     *     discriminator (gdb's PR 17276).</li>
+     * </ul>
      */
-    private static boolean recordable(int line, int file, int lastFile, long address, long lastAddress,
-                                      boolean isStatement) {
-        if (line == 0) {
-            return false;
+    private static final class RowFilter {
+        /** The file of the last row kept (-2: none yet in this sequence, gdb's NULL subfile; -1 is no file). */
+        private int lastFile = -2;
+        private int lastLine;
+        /** The address of the last row, kept or not, and whether any row there was a statement. */
+        private long lastAddress;
+        private boolean statementAtAddress;
+        private long discriminator;
+        private boolean lineHasNonZeroDiscriminator;
+
+        void discriminator(long value) {
+            discriminator = value;
+            lineHasNonZeroDiscriminator |= value != 0;
         }
-        return !(file != lastFile && lastFile != -1 && address == lastAddress && !isStatement);
+
+        void lineAdvanced(int delta) {
+            if (delta != 0) {
+                lineHasNonZeroDiscriminator = discriminator != 0;
+            }
+        }
+
+        void fileSet() {
+            lineHasNonZeroDiscriminator = discriminator != 0;
+        }
+
+        boolean keep(long address, int line, int file, boolean isStatement) {
+            boolean fileChanged = file != lastFile;
+            boolean ignore = line == 0 || file < 0 // gdb records no row of a file the header lacks
+                    || (fileChanged && address == lastAddress && !isStatement && statementAtAddress);
+            boolean keep = !ignore && (fileChanged || line != lastLine || !lineHasNonZeroDiscriminator);
+            if (keep) {
+                lastFile = file;
+                lastLine = line;
+            }
+            if (address != lastAddress) {
+                statementAtAddress = false;
+                lastAddress = address;
+            }
+            statementAtAddress |= isStatement;
+            discriminator = 0;
+            return keep;
+        }
     }
 
     private void addRow(long address, int line, int column, List<Integer> fileIds, int file, boolean isStatement) {
@@ -351,10 +406,11 @@ public final class LineTable {
             return Optional.empty();
         }
         if (!statements[found]) {
-            // gdb prefers a statement row at the same address
             int candidate = found;
+            // gdb prefers a statement row at the same address, of the same file (on a switch of files gdb's
+            // table of the file left ends there, without its rows at that address)
             while (candidate > first && addresses[candidate - 1] == addresses[candidate] && lines[candidate - 1] != 0
-                    && !statements[candidate]) {
+                    && fileIndexes[candidate - 1] == fileIndexes[candidate] && !statements[candidate]) {
                 candidate--;
             }
             if (statements[candidate]) {

@@ -114,6 +114,64 @@ class StackAccuracyIT {
         assertMatchesGdbOnCore(stopped);
     }
 
+    /**
+     * A thread caught on pthread_cond_wait's way in: its unlock of the mutex wakes a thread waiting for it
+     * ({@code __lll_lock_wake}), so the caller frames return into the middle of glibc's inlined
+     * {@code __pthread_cond_wait_common}, where the line table's rows of two files meet at one address (gdb keeps
+     * pthread_cond_wait.c:419 there, not pthread_cond_common.c:186). gdb stops the program there and writes the core.
+     */
+    @Test
+    void stackCaughtOnCondWaitsWayInMatchesGdb() throws IOException {
+        Path directory = Fixtures.workDirectory("cond-wait-way-in");
+        Path source = Files.writeString(directory.resolve("cond_wait.c"), """
+                #include <pthread.h>
+                #include <unistd.h>
+                static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
+                static pthread_cond_t ready = PTHREAD_COND_INITIALIZER;
+                volatile int entering_wait;
+                static void *contender(void *unused) {
+                  (void) unused;
+                  pthread_mutex_lock(&mutex);
+                  pthread_cond_signal(&ready);
+                  pthread_mutex_unlock(&mutex);
+                  return 0;
+                }
+                int main(void) {
+                  pthread_t thread;
+                  pthread_mutex_lock(&mutex);
+                  pthread_create(&thread, 0, contender, 0);
+                  /* until the contender sleeps on the mutex: glibc marks it contended (2) */
+                  while (__atomic_load_n(&mutex.__data.__lock, __ATOMIC_ACQUIRE) != 2)
+                    usleep(1000);
+                  entering_wait = 1;
+                  pthread_cond_wait(&ready, &mutex);
+                  pthread_mutex_unlock(&mutex);
+                  return pthread_join(thread, 0);
+                }
+                """);
+        Path executable = directory.resolve("cond_wait");
+        Commands.Result compiled = Commands.run(List.of("clang-19", "-g", "-O0", "-pthread", "-o", executable.toString(),
+                source.toString()), Map.of(), directory, Duration.ofMinutes(2));
+        assertThat(compiled.exitCode()).as(compiled.output()).isZero();
+        Path core = directory.resolve("core");
+        Files.deleteIfExists(core);
+        Commands.Result run = Commands.run(List.of("gdb", "-batch", "-nx", "-ex", "set pagination off",
+                "-ex", "set breakpoint pending on", "-ex", "break __lll_lock_wake if entering_wait", "-ex", "run",
+                "-ex", "gcore " + core, "-ex", "kill", executable.toString()), Map.of(), directory, Duration.ofMinutes(2));
+        assertThat(core).as(run.output()).isRegularFile();
+
+        Map<Long, List<GdbBacktrace.Frame>> truth = GdbBacktrace.ofCore(executable, core);
+        assertThat(truth.values()).as("gdb's stacks: one thread in glibc's inlined wait").anySatisfy(frames ->
+                assertThat(frames).extracting(GdbBacktrace.Frame::function, GdbBacktrace.Frame::kind)
+                        .contains(org.assertj.core.groups.Tuple.tuple("__pthread_cond_wait_common", "inline")));
+        List<NativeStack> stacks;
+        try (CoreFileAddressSpace space = CoreFileAddressSpace.builder(core).withExecutable(executable).open();
+             Unwinder unwinder = new Unwinder(space, CACHE)) {
+            stacks = unwinder.unwindAll();
+        }
+        assertThat(StackComparison.differences(truth, stacks)).isEmpty();
+    }
+
     private static void assertMatchesGdbOnCore(StoppedFixture stopped) {
         Map<Long, List<GdbBacktrace.Frame>> truth = GdbBacktrace.ofCore(stopped.executable(), stopped.core());
         List<NativeStack> stacks;
