@@ -402,6 +402,17 @@ class CoreIT {
         }
     }
 
+    /** The command line's findings ({@code jompd diagnose --json}) of the fixture's core: its picture, stacks, diagnosis. */
+    static JsonArray commandLinesFindings(StoppedFixture fixture) throws IOException {
+        try (CoreFileAddressSpace core = CoreFileAddressSpace.open(fixture.core()); Symbolizer symbols = new Symbolizer(core);
+             DebugInfoCache debugInfo = new DebugInfoCache(); Unwinder unwinder = new Unwinder(core, debugInfo)) {
+            AddressSpaceHandle process = Ompd.processInitialize(core);
+            OpenMpPicture picture = OpenMpPicture.take(process, new TargetDescription("core", fixture.core().toString(),
+                    core.name(), process.layout().runtimeModule()), new CodeNames(symbols));
+            return JsonReport.findings(Diagnosis.of(picture, Optional.of(ParallelStacks.of(picture, core, unwinder))));
+        }
+    }
+
     /**
      * The facts say every thread is in the fixture's marker or at its gate, none in an OpenMP wait: the diagnosis
      * ({@code jompd diagnose --json}'s findings) is exactly the one finding that nothing waits, naming no thread,
