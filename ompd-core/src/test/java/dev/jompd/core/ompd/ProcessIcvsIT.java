@@ -160,14 +160,21 @@ class ProcessIcvsIT {
         for (Facts.ThreadFacts facts : fixture.facts().threads()) {
             ThreadHandle thread = Ompd.threadHandle(process, ThreadIdKind.LWP, facts.lwp());
             String nthreads = Icvs.string(thread, Scope.THREAD, Icv.NTHREADS_VAR);
-            // The list's head is what omp_get_max_threads() answered; its tail the levels below.
-            assertThat(nthreads.split(",")[0]).as(facts + " nthreads-var " + nthreads).isEqualTo(facts.get("max_threads"));
+            // The list's head is what omp_get_max_threads() answered; its tail the environment's levels below this
+            // thread's level (OMP_NUM_THREADS above).
+            assertThat(nthreads).as(facts + " nthreads-var").isEqualTo(levelList(facts.get("max_threads"),
+                    List.of("4", "3", "2"), facts.level()));
             Icvs.IcvValue head = Icvs.value(thread, Scope.THREAD, Icv.NTHREADS_VAR);
+            assertThat(head.value()).isEqualTo(facts.number("max_threads"));
             assertThat(head.incomplete()).isEqualTo(nthreads.contains(","));
+            // bind-var likewise: omp_get_proc_bind()'s answer (OpenMP's omp_proc_bind_t names), then OMP_PROC_BIND's
             String bind = Icvs.string(thread.currentTask(), Scope.TASK, Icv.BIND_VAR);
-            assertThat(bind).matches("[a-z]+(,[a-z]+)*");
+            assertThat(bind).as(facts + " bind-var").isEqualTo(levelList(
+                    List.of("false", "true", "primary", "close", "spread").get((int) facts.number("proc_bind")),
+                    List.of("spread", "close"), facts.level()));
         }
-        assertThat(initial).isNotNull();
+        // gtid 0 is the initial thread: the process's own (its LWP is the pid)
+        assertThat(initial.threadId(ThreadIdKind.LWP)).isEqualTo(fixture.facts().number("pid"));
     }
 
     @ParameterizedTest(name = "libomp {0}")
@@ -188,6 +195,13 @@ class ProcessIcvsIT {
                     thread.currentTask().toolData().value()));
         }
         assertThat(read).as("thread, parallel and task data of each LWP").hasSize(3 * 2).isEqualTo(recorded);
+    }
+
+    /** A nested-level list as the ICV's words: {@code head}, then the environment's entries below {@code level}. */
+    private static String levelList(String head, List<String> environment, int level) {
+        List<String> list = new java.util.ArrayList<>(List.of(head));
+        list.addAll(environment.subList(Math.min(level + 1, environment.size()), environment.size()));
+        return String.join(",", list);
     }
 
     private static long value(AddressSpaceHandle process, Icv icv) {
