@@ -11,10 +11,12 @@ import dev.jompd.core.unwind.DebugInfoCache;
 import dev.jompd.core.unwind.Unwinder;
 import dev.jompd.report.CodeNames;
 import dev.jompd.report.ConsoleReport;
+import dev.jompd.report.Diagnosis;
 import dev.jompd.report.JsonReport;
 import dev.jompd.report.OpenMpPicture;
 import dev.jompd.report.ParallelStacks;
 import dev.jompd.report.TargetDescription;
+import dev.jompd.report.TextReport;
 import dev.jompd.testkit.Facts;
 import dev.jompd.testkit.Fixture;
 import dev.jompd.testkit.FixtureRun;
@@ -30,6 +32,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import static dev.jompd.dap.OpenMpExpectations.args;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -328,11 +331,17 @@ class CoreIT {
         StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.SERIALIZED, "3", "3"));
         JsonObject expected;
         OpenMpPicture commandLines;
-        try (CoreFileAddressSpace core = CoreFileAddressSpace.open(fixture.core()); Symbolizer symbols = new Symbolizer(core)) {
+        String commandLinesStacks;
+        List<Diagnosis.Finding> commandLinesFindings;
+        try (CoreFileAddressSpace core = CoreFileAddressSpace.open(fixture.core()); Symbolizer symbols = new Symbolizer(core);
+             DebugInfoCache debugInfo = new DebugInfoCache(); Unwinder unwinder = new Unwinder(core, debugInfo)) {
             AddressSpaceHandle process = Ompd.processInitialize(core);
             commandLines = OpenMpPicture.take(process, new TargetDescription("core", fixture.core().toString(),
                     core.name(), process.layout().runtimeModule()), new CodeNames(symbols));
             expected = JsonReport.toJson(commandLines);
+            ParallelStacks stacks = ParallelStacks.of(commandLines, core, unwinder);
+            commandLinesStacks = TextReport.stacks(stacks);
+            commandLinesFindings = Diagnosis.of(commandLines, Optional.of(stacks));
         }
         try (DapTestClient client = new DapTestClient(server.port())) {
             int stoppedThread = openCore(client, fixture).get("threadId").getAsInt();
@@ -375,15 +384,140 @@ class CoreIT {
                             .mapToLong(Map.Entry::getKey).findFirst().orElse(-1)), ids.entrySet().stream().map(e -> new ConsoleReport.DebuggerThread(
                             e.getValue(), java.util.OptionalLong.of(e.getKey()))).toList())));
             assertThat(serializedSeen).as("threads inside serialized regions").isPositive();
-            // the console's stacks and diagnosis are the command line's, on the same picture
+            // the console's stacks: each thread's path through them is where the program says it is (the marker in
+            // jompd_marker, the others at the gate, each below its own chain of nest() calls), and the text is the
+            // command line's on the same core
             String stacks = client.body("evaluate", args("expression", "ompd stacks", "context", "repl"))
                     .get("result").getAsString();
-            assertThat(stacks).startsWith("Parallel stacks: " + tree.getAsJsonArray("threads").size() + " OpenMP threads")
-                    .contains("jompd_marker");
+            assertThat(stacks.lines().findFirst().orElseThrow())
+                    .isEqualTo("Parallel stacks: " + fixture.facts().threadCount() + " OpenMP threads");
+            assertEachThreadsPathIsWhereTheProgramIs(stacks, tree, fixture.facts());
+            assertThat(stacks).isEqualTo(commandLinesStacks.stripTrailing());
+            // the console's diagnosis: no thread waits in an OpenMP construct (the facts: each one is in the marker or
+            // at the fixture's own gate), so the one finding is "none", over every thread; and it is the command line's
+            assertNoThreadWaitsInOpenMp(JsonReport.findings(commandLinesFindings), fixture.facts());
             assertThat(client.body("evaluate", args("expression", "ompd diagnose", "context", "repl"))
-                    .get("result").getAsString()).startsWith("Diagnosis");
+                    .get("result").getAsString()).isEqualTo(TextReport.diagnosis(commandLinesFindings).stripTrailing());
             client.body("disconnect", args());
         }
+    }
+
+    /** The command line's findings ({@code jompd diagnose --json}) of the fixture's core: its picture, stacks, diagnosis. */
+    static JsonArray commandLinesFindings(StoppedFixture fixture) throws IOException {
+        try (CoreFileAddressSpace core = CoreFileAddressSpace.open(fixture.core()); Symbolizer symbols = new Symbolizer(core);
+             DebugInfoCache debugInfo = new DebugInfoCache(); Unwinder unwinder = new Unwinder(core, debugInfo)) {
+            AddressSpaceHandle process = Ompd.processInitialize(core);
+            OpenMpPicture picture = OpenMpPicture.take(process, new TargetDescription("core", fixture.core().toString(),
+                    core.name(), process.layout().runtimeModule()), new CodeNames(symbols));
+            return JsonReport.findings(Diagnosis.of(picture, Optional.of(ParallelStacks.of(picture, core, unwinder))));
+        }
+    }
+
+    /**
+     * The facts say every thread is in the fixture's marker or at its gate, none in an OpenMP wait: the diagnosis
+     * ({@code jompd diagnose --json}'s findings) is exactly the one finding that nothing waits, naming no thread,
+     * its evidence the states and stacks of every recorded thread.
+     */
+    static void assertNoThreadWaitsInOpenMp(JsonArray findings, Facts facts) {
+        assertThat(facts.threads().stream().map(Facts.ThreadFacts::role).distinct())
+                .as("the fixture's roles (the truth below holds for these)").isSubsetOf("marker", "gate");
+        assertThat(findings.asList().stream().map(f -> f.getAsJsonObject().get("kind").getAsString()).toList())
+                .as(findings.toString()).containsExactly("none");
+        JsonObject none = findings.get(0).getAsJsonObject();
+        assertThat(none.getAsJsonArray("threads")).as(findings.toString()).isEmpty();
+        assertThat(none.has("place")).as(findings.toString()).isFalse();
+        assertThat(none.getAsJsonArray("evidence").asList().stream().map(JsonElement::getAsString).toList())
+                .containsExactly("states and stacks of " + facts.threadCount() + " threads");
+    }
+
+    /**
+     * The console's {@code ompd stacks} of serialized.c, read back as each thread's path from a root to its leaf:
+     * the leaves hold every recorded thread once, and each path's frames of the program (serialized.c and
+     * fixture.c) are, outermost first, {@code main} for the initial thread only, {@code nest} once per level the
+     * thread is at (nest at depth 0 in the outer region, then once in each serialized region), {@code innermost},
+     * then {@code fx_write_facts_and_mark, jompd_marker} for the marker and {@code fx_gate_wait} for the others.
+     */
+    private static void assertEachThreadsPathIsWhereTheProgramIs(String stacks, JsonObject tree, Facts facts) {
+        Map<String, Long> lwpByName = new HashMap<>();
+        Map<Long, Long> lwpByGtid = new HashMap<>();
+        for (JsonElement element : tree.getAsJsonArray("threads")) {
+            JsonObject thread = element.getAsJsonObject();
+            lwpByName.put(thread.get("name").getAsString(), thread.get("lwp").getAsLong());
+            lwpByGtid.put(thread.get("gtid").getAsLong(), thread.get("lwp").getAsLong());
+        }
+        Map<Long, List<String>> programFrames = new HashMap<>();
+        for (Map.Entry<List<String>, String> leaf : stackLeaves(stacks).entrySet()) {
+            String who = leaf.getValue();
+            List<Long> lwps = who.startsWith("gtids ")
+                    ? gtids(who.substring("gtids ".length()).replaceFirst(", all .*$", "")).stream().map(lwpByGtid::get).toList()
+                    : java.util.Collections.singletonList(lwpByName.get(who));
+            List<String> frames = leaf.getKey().stream()
+                    .map(step -> java.util.regex.Pattern.compile("^(\\S+) \\((?:serialized|fixture)\\.c:\\d+\\)$").matcher(step))
+                    .filter(java.util.regex.Matcher::matches).map(m -> m.group(1)).toList();
+            for (Long lwp : lwps) {
+                assertThat(programFrames.put(lwp, frames)).as("LWP %s at two leaves of\n%s", lwp, stacks).isNull();
+            }
+        }
+        assertThat(programFrames.keySet()).as(stacks)
+                .containsExactlyInAnyOrderElementsOf(facts.threads().stream().map(Facts.ThreadFacts::lwp).toList());
+        for (Facts.ThreadFacts thread : facts.threads()) {
+            List<String> expected = new ArrayList<>();
+            if (thread.lwp() == facts.number("pid")) {
+                expected.add("main");
+            }
+            expected.addAll(java.util.Collections.nCopies(thread.level(), "nest"));
+            expected.add("innermost");
+            expected.addAll(thread.role().equals("marker") ? List.of("fx_write_facts_and_mark", "jompd_marker")
+                    : List.of("fx_gate_wait"));
+            assertThat(programFrames.get(thread.lwp())).as("%s (%s): its program's frames in\n%s", thread, thread.role(), stacks)
+                    .isEqualTo(expected);
+        }
+    }
+
+    /**
+     * The text's merged tree as paths: each leaf's steps from its root, and the threads the leaf names
+     * ({@code gtids 9-10, all …} or one thread's name). A line's depth is its indent; a line without threads
+     * goes on into the next line at its own depth (a chain all its threads pass), a line with threads and
+     * children has them one deeper.
+     */
+    private static Map<List<String>, String> stackLeaves(String stacks) {
+        java.util.regex.Pattern line = java.util.regex.Pattern.compile("^((?:  )+)\\d+× (.*?)(?:   \\[(.*)\\])?$");
+        List<String> text = stacks.lines().skip(1).filter(l -> !l.startsWith("  note: ")).toList();
+        Map<List<String>, String> leaves = new java.util.LinkedHashMap<>();
+        List<String> path = new ArrayList<>();
+        List<Integer> depths = new ArrayList<>();
+        boolean previousNamedThreads = true;
+        for (int i = 0; i < text.size(); i++) {
+            java.util.regex.Matcher m = line.matcher(text.get(i));
+            assertThat(m.matches()).as("a stacks line: %s", text.get(i)).isTrue();
+            int depth = m.group(1).length() / 2;
+            boolean chain = !previousNamedThreads && depth == depths.getLast();
+            previousNamedThreads = m.group(3) != null;
+            while (!chain && !depths.isEmpty() && depths.getLast() >= depth) {
+                path.removeLast();
+                depths.removeLast();
+            }
+            path.add(m.group(2));
+            depths.add(depth);
+            java.util.regex.Matcher next = i + 1 < text.size() ? line.matcher(text.get(i + 1)) : null;
+            boolean hasChildren = next != null && next.matches() && next.group(1).length() / 2 == depth + 1;
+            if (m.group(3) != null && !hasChildren) {
+                leaves.put(List.copyOf(path), m.group(3));
+            }
+        }
+        return leaves;
+    }
+
+    /** {@code 0,2-4} as 0, 2, 3, 4. */
+    private static List<Long> gtids(String ranges) {
+        List<Long> values = new ArrayList<>();
+        for (String part : ranges.split(",")) {
+            String[] ends = part.split("-");
+            for (long g = Long.parseLong(ends[0]); g <= Long.parseLong(ends[ends.length - 1]); g++) {
+                values.add(g);
+            }
+        }
+        return values;
     }
 
     /**
@@ -457,12 +591,15 @@ class CoreIT {
     void parallelStacksAreTheCommandLinesTreeWithTheDebuggersThreadsAndFrames() throws Exception {
         StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.NESTED, "4", "4"));
         JsonObject expected;
+        JsonArray expectedFindings;
         try (CoreFileAddressSpace core = CoreFileAddressSpace.open(fixture.core()); Symbolizer symbols = new Symbolizer(core);
              DebugInfoCache debugInfo = new DebugInfoCache(); Unwinder unwinder = new Unwinder(core, debugInfo)) {
             AddressSpaceHandle process = Ompd.processInitialize(core);
             OpenMpPicture picture = OpenMpPicture.take(process, new TargetDescription("core", fixture.core().toString(),
                     core.name(), process.layout().runtimeModule()), new CodeNames(symbols));
-            expected = JsonReport.stacks(ParallelStacks.of(picture, core, unwinder));
+            ParallelStacks stacks = ParallelStacks.of(picture, core, unwinder);
+            expected = JsonReport.stacks(stacks);
+            expectedFindings = JsonReport.findings(Diagnosis.of(picture, Optional.of(stacks)));
         }
         Facts facts = fixture.facts();
         try (DapTestClient client = new DapTestClient(server.port())) {
@@ -470,7 +607,9 @@ class CoreIT {
             JsonObject answer = client.body("jompd/parallelStacks", null);
             assertThat(answer.getAsJsonObject("stacks")).isEqualTo(expected);
             assertThat(answer.get("threadId").getAsInt()).isEqualTo(stopped.get("threadId").getAsInt());
-            assertThat(answer.getAsJsonArray("diagnosis")).isNotEmpty();
+            // the diagnosis: what the facts say (no thread waits in OpenMP), and the command line's finding list
+            assertNoThreadWaitsInOpenMp(answer.getAsJsonArray("diagnosis"), facts);
+            assertThat(answer.getAsJsonArray("diagnosis")).isEqualTo(expectedFindings);
 
             Map<Long, Integer> ids = OpenMpExpectations.assertThreadNamesMatch(client.body("threads", null), facts);
             Map<Integer, JsonObject> byDapId = new HashMap<>();

@@ -155,6 +155,20 @@ class VscodeBrowserIT {
         JsonObject config = new JsonObject();
         config.addProperty("facts", facts.toString());
         config.addProperty("program", program.toString());
+        // the diagnosis the Parallel Stacks panel must show: the command line's findings (jompd diagnose --json) of
+        // the same program stopped at the same marker, checked here against that stop's facts (summary and evidence
+        // of each: what the panel shows)
+        StoppedFixture sameStop = Fixtures.core(FixtureRun.of(Fixture.NESTED, "3", "2"));
+        JsonArray findings = CoreIT.commandLinesFindings(sameStop);
+        CoreIT.assertNoThreadWaitsInOpenMp(findings, sameStop.facts());
+        JsonArray diagnosis = new JsonArray();
+        for (var element : findings) {
+            JsonObject shown = new JsonObject();
+            shown.add("summary", element.getAsJsonObject().get("summary"));
+            shown.add("evidence", element.getAsJsonObject().get("evidence"));
+            diagnosis.add(shown);
+        }
+        config.add("diagnosis", diagnosis);
         runScenario("vscode-browser", "vscode.test.mjs", repository, workspace, config);
     }
 
