@@ -33,7 +33,8 @@ export interface InspectThread {
   name?: string; // report module: the name every door gives the thread
   gtid: number; lwp?: number; pthread: string; threadNum: number;
   teamPath?: number[]; // report module
-  state: string; waitId: string;
+  state: string;
+  waitId?: string; // none where the state is "not tracked" (older servers sent 0x0 there: no value either)
   region: string | null; toolData: ToolData; icvs: Record<string, string>; tasks: InspectTask[];
   // report module, with the recorder: every event its ring keeps (oldest first), and how many it wrote and lost
   events?: { sequence: string; timeNanos: string; event: string; codeptr: string }[];
@@ -282,13 +283,19 @@ function threadNode(thread: InspectThread, stoppedLwp: number | undefined, teamS
   const number = teamSize !== undefined ? `${thread.threadNum}/${teamSize}` : `${thread.threadNum}`;
   const kinds = taskKinds(thread.tasks);
   const extra = [`gtid ${thread.gtid}${thread.lwp !== undefined ? `, LWP ${thread.lwp}` : ''}, pthread ${thread.pthread}`,
-    // without OMP_DEBUG libomp keeps no state and no wait id: the id read (0x0) is no value, so none is shown
-    thread.state === NOT_TRACKED ? `state ${NOT_TRACKED}` : `state ${thread.state}, wait id ${thread.waitId}`, `tool data value ${thread.toolData.value}, ptr ${thread.toolData.ptr}`];
+    // without OMP_DEBUG libomp keeps no state and no wait id (older servers sent the 0x0 read: no value), so none is shown
+    `state ${thread.state}${thread.waitId !== undefined && thread.state !== NOT_TRACKED ? `, wait id ${thread.waitId}` : ''}`,
+    `tool data value ${thread.toolData.value}, ptr ${thread.toolData.ptr}`];
+  const label = thread.name ?? `omp ${number}${thread.lwp !== undefined ? ` · LWP ${thread.lwp}` : ''}`;
+  // the state on the row, once: the server's name ends with it when the state is known ("· wait_lock"), not when it
+  // is "not tracked" or an unknown code; then the description says it, in the server's words
+  const state = shortState(thread.state);
+  const stateInLabel = thread.name !== undefined && thread.name.endsWith(` · ${state}`);
+  const description = [...(stopped ? ['stopped here'] : []),
+    ...(thread.name !== undefined && thread.lwp !== undefined ? [`LWP ${thread.lwp}`] : []),
+    ...(stateInLabel ? [] : [state])].join(' · ');
   return {
-    id, kind: stopped ? 'stoppedThread' : 'thread',
-    label: thread.name ?? `omp ${number}${thread.lwp !== undefined ? ` · LWP ${thread.lwp}` : ''}`,
-    description: `${stopped ? 'stopped here · ' : ''}${thread.name !== undefined && thread.lwp !== undefined
-      ? `LWP ${thread.lwp}` : shortState(thread.state)}`,
+    id, kind: stopped ? 'stoppedThread' : 'thread', label, description,
     tooltip: icvTooltip(`OpenMP thread ${number}${stopped ? ' (the thread that stopped)' : ''}`, thread.icvs, extra),
     children: [...whyHereNodes(id, thread.whyHere ?? []), icvNodes(id, thread.icvs),
       ...thread.tasks.map((task, i) => taskNode(thread, task, i, kinds[i]))],

@@ -245,25 +245,15 @@ export class ParallelStacksPanel {
   }
 }
 
-/** The webview's page: a strict content security policy, theme colours, and a small script for clicks. */
-export function shell(webview: vscode.Webview): string {
-  const nonce = crypto.randomBytes(16).toString('base64');
-  return `<!DOCTYPE html><html lang="en"><head><meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src ${webview.cspSource} 'nonce-${nonce}'; script-src 'nonce-${nonce}';">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<style nonce="${nonce}">
-body { color: var(--vscode-foreground); background: var(--vscode-editor-background); font-family: var(--vscode-font-family);
-  font-size: var(--vscode-font-size); padding: 0 8px; }
-h2 { font-size: 1em; margin: 6px 0 2px; }
-.diagnosis > ul { margin: 0; padding-left: 4px; list-style: none; }
+/**
+ * The style rules the job view ({@link shell}) and the parallel stacks ({@link stacksShell}) share: the diagnosis list,
+ * the status line, and the graph's edges, boxes and steps. Each shell includes it after its own layout rules; the
+ * stacks' find and mark rules come after it (they override its borders, backgrounds and outlines).
+ */
+const SHARED_STYLE = `.diagnosis > ul { margin: 0; padding-left: 4px; list-style: none; }
 .diagnosis details ul { margin: 2px 0 4px; padding-left: 20px; color: var(--vscode-descriptionForeground); }
-.scroll { overflow-x: auto; overflow-y: hidden; }
 .diagnosis summary { cursor: pointer; }
-.summary, .message, #status { color: var(--vscode-descriptionForeground); margin: 6px 0; }
 #status:empty { display: none; }
-#status { color: var(--vscode-foreground); border-left: 3px solid var(--vscode-focusBorder); padding: 2px 6px;
-  position: sticky; top: 0; z-index: 1; background: var(--vscode-editor-background); }
-.graph { position: relative; }
 .graph svg { position: absolute; left: 0; top: 0; }
 .edge { fill: none; stroke: var(--vscode-editorWidget-border, var(--vscode-panel-border)); stroke-width: 1.5; }
 .edge.stopped { stroke: var(--vscode-debugIcon-breakpointCurrentStackframeForeground, var(--vscode-focusBorder)); stroke-width: 2.5; }
@@ -274,13 +264,30 @@ marker path { fill: var(--vscode-editorWidget-border, var(--vscode-panel-border)
 .threads { font-weight: 600; height: 18px; line-height: 18px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .here { color: var(--vscode-debugIcon-breakpointCurrentStackframeForeground, var(--vscode-focusBorder)); }
 .omp { color: var(--vscode-descriptionForeground); height: 18px; line-height: 18px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
-.step { display: block; width: 100%; height: 18px; line-height: 18px; padding: 0 2px; text-align: left; border: none; background: none;
-  color: var(--vscode-foreground); font-family: var(--vscode-editor-font-family); font-size: 0.95em; cursor: pointer;
-  white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .step.runtime { color: var(--vscode-descriptionForeground); font-style: italic; }
 .step:hover { background: var(--vscode-list-hoverBackground); }
 .step.selected { background: var(--vscode-list-activeSelectionBackground); color: var(--vscode-list-activeSelectionForeground); }
-.step:focus-visible { outline: 1px solid var(--vscode-focusBorder); }
+.step:focus-visible { outline: 1px solid var(--vscode-focusBorder); }`;
+
+/** The webview's page: a strict content security policy, theme colours, and a small script for clicks. */
+export function shell(webview: vscode.Webview): string {
+  const nonce = crypto.randomBytes(16).toString('base64');
+  return `<!DOCTYPE html><html lang="en"><head><meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src ${webview.cspSource} 'nonce-${nonce}'; script-src 'nonce-${nonce}';">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<style nonce="${nonce}">
+body { color: var(--vscode-foreground); background: var(--vscode-editor-background); font-family: var(--vscode-font-family);
+  font-size: var(--vscode-font-size); padding: 0 8px; }
+h2 { font-size: 1em; margin: 6px 0 2px; }
+.scroll { overflow-x: auto; overflow-y: hidden; }
+.summary, .message, #status { color: var(--vscode-descriptionForeground); margin: 6px 0; }
+#status { color: var(--vscode-foreground); border-left: 3px solid var(--vscode-focusBorder); padding: 2px 6px;
+  position: sticky; top: 0; z-index: 1; background: var(--vscode-editor-background); }
+.graph { position: relative; }
+.step { display: block; width: 100%; height: 18px; line-height: 18px; padding: 0 2px; text-align: left; border: none; background: none;
+  color: var(--vscode-foreground); font-family: var(--vscode-editor-font-family); font-size: 0.95em; cursor: pointer;
+  white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+${SHARED_STYLE}
 </style></head><body>
 <div id="status" role="status"></div>
 <div id="root"></div>
@@ -342,38 +349,21 @@ h2 { font-size: 1em; margin: 4px 0 2px; }
 .diagnosis { max-height: 30vh; overflow: auto; margin: 2px 0 4px; }
 .diagnosis > summary { cursor: pointer; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .diagnosis[open] > summary { white-space: normal; }
-.diagnosis > ul { margin: 0; padding-left: 4px; list-style: none; }
-.diagnosis details ul { margin: 2px 0 4px; padding-left: 20px; color: var(--vscode-descriptionForeground); }
-.diagnosis summary { cursor: pointer; }
 .summary, .message, #status { color: var(--vscode-descriptionForeground); margin: 4px 0; }
-#status:empty { display: none; }
 #status { color: var(--vscode-foreground); border-left: 3px solid var(--vscode-focusBorder); padding: 2px 6px; margin-top: 4px; }
 #viewport { flex: 1; min-height: 80px; position: relative; overflow: hidden; cursor: grab; margin-bottom: 4px;
   border-top: 1px solid var(--vscode-editorWidget-border, var(--vscode-panel-border)); }
 #viewport.panning { cursor: grabbing; }
 #viewport:focus { outline: none; }
 .graph { position: absolute; left: 0; top: 0; transform-origin: 0 0; }
-.graph svg { position: absolute; left: 0; top: 0; }
-.edge { fill: none; stroke: var(--vscode-editorWidget-border, var(--vscode-panel-border)); stroke-width: 1.5; }
-.edge.stopped { stroke: var(--vscode-debugIcon-breakpointCurrentStackframeForeground, var(--vscode-focusBorder)); stroke-width: 2.5; }
-marker path { fill: var(--vscode-editorWidget-border, var(--vscode-panel-border)); }
-.box { position: absolute; box-sizing: border-box; padding: 8px; overflow: hidden; border-radius: 4px;
-  background: var(--vscode-editorWidget-background); border: 1px solid var(--vscode-editorWidget-border, var(--vscode-panel-border)); }
-.box.stopped { border: 2px solid var(--vscode-debugIcon-breakpointCurrentStackframeForeground, var(--vscode-focusBorder)); }
-.threads { font-weight: 600; height: 18px; line-height: 18px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .gtid { font: inherit; color: var(--vscode-textLink-foreground); background: none; border: none; padding: 0; cursor: pointer; }
 .gtid:hover { text-decoration: underline; }
-.here { color: var(--vscode-debugIcon-breakpointCurrentStackframeForeground, var(--vscode-focusBorder)); }
-.omp { color: var(--vscode-descriptionForeground); height: 18px; line-height: 18px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .step { display: block; width: 100%; height: 18px; line-height: 18px; padding: 0 2px; text-align: left; border: none; background: none;
   color: var(--vscode-foreground); font-family: var(--vscode-editor-font-family); font-size: 0.95em; cursor: pointer;
   white-space: nowrap; overflow: hidden; }
 .step.wrapped { height: 36px; }
 .step.wrapped .at { display: block; padding-left: 16px; }
-.step.runtime { color: var(--vscode-descriptionForeground); font-style: italic; }
-.step:hover { background: var(--vscode-list-hoverBackground); }
-.step.selected { background: var(--vscode-list-activeSelectionBackground); color: var(--vscode-list-activeSelectionForeground); }
-.step:focus-visible { outline: 1px solid var(--vscode-focusBorder); }
+${SHARED_STYLE}
 .step.match { background: var(--vscode-editor-findMatchHighlightBackground); outline: 1px solid var(--vscode-editor-findMatchBorder, var(--vscode-focusBorder)); }
 .graph.finding .box:not(.found), .graph.marking .box:not(.marked) { opacity: 0.4; }
 .box.found { border-color: var(--vscode-editor-findMatchBorder, var(--vscode-focusBorder)); }

@@ -137,6 +137,31 @@ test('a thread whose state is not tracked (no OMP_DEBUG) shows no wait id, which
   }
 });
 
+test('each thread row says its state once, in the server\'s words: in the name when known, else beside the LWP', () => {
+  const named = report() as { threads: Record<string, unknown>[] };
+  const [barrier, untracked, unknownCode, stopped, idle] = named.threads;
+  barrier.name = 'omp 0 · 0/2 · level 2 · wait_barrier_explicit';
+  untracked.name = 'omp 0 · 1/2 · level 2';
+  untracked.state = 'not tracked';
+  delete untracked.waitId; // the report module leaves it out where libomp keeps none
+  unknownCode.name = 'omp 1 · 0/2 · level 2';
+  unknownCode.state = 'unknown state 0x7';
+  unknownCode.waitId = '0x42';
+  stopped.name = 'omp 1 · 1/2 · level 2';
+  stopped.state = 'not tracked';
+  delete stopped.waitId;
+  idle.name = 'omp gtid 4 · no team · work_parallel';
+  idle.state = 'ompt_state_work_parallel';
+  const rows = find(buildTree(parseReport(named), 103), (n) => n.kind === 'thread' || n.kind === 'stoppedThread');
+  assert.deepEqual(rows.map((n) => [n.label, n.description, n.tooltip?.split('\n').find((line) => line.startsWith('state '))]), [
+    ['omp 0 · 0/2 · level 2 · wait_barrier_explicit', 'LWP 100', 'state ompt_state_wait_barrier_explicit, wait id 0x0'],
+    ['omp 0 · 1/2 · level 2', 'LWP 101 · not tracked', 'state not tracked'],
+    ['omp 1 · 0/2 · level 2', 'LWP 102 · unknown state 0x7', 'state unknown state 0x7, wait id 0x42'],
+    ['omp 1 · 1/2 · level 2', 'stopped here · LWP 103 · not tracked', 'state not tracked'],
+    ['omp gtid 4 · no team · work_parallel', 'LWP 104', 'state ompt_state_work_parallel, wait id 0x0'],
+  ]);
+});
+
 test('the process tooltip names its sections: the program\'s environment, then libomp\'s defaults', () => {
   const withEnvironment = report() as { environment: Record<string, string>; displayControlVariables: string[] };
   withEnvironment.environment = { OMP_NUM_THREADS: '4,3', OMP_STACKSIZE: '2M' };

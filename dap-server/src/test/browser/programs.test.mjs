@@ -86,16 +86,19 @@ test('without OMP_DEBUG the hint shows once and every thread is "not tracked", w
     assert.ok(says(mentions[0].text), `the row's label is the hint or its start: ${mentions[0].text}`);
     const everything = rows.map((r) => `${r.text}\n${r.aria}`).join('\n');
     assert.equal(everything.split(hint).length - 1, 1, 'the whole hint said once in the view');
-    // every recorded thread's row: its OpenMP name; its tooltip's state "not tracked", and no wait id (none kept)
+    // every recorded thread's row: its OpenMP name, then (the marker's thread stopped there) its LWP and state
+    // "not tracked" beside it; its tooltip's state "not tracked", and no wait id (none kept)
     const threads = Number(facts.get('threads'));
+    const marker = Number(facts.get('marker_thread'));
     const seen = [];
     for (let k = 0; k < threads; k++) {
       const { thread } = threadAndTasks(rows, facts, k);
-      seen.push(thread.text.split(' | ')[0]);
+      seen.push(thread.text);
       assert.deepEqual(thread.aria.split('\n').filter((line) => /^state /.test(line) || line.includes('wait id')),
         [`state ${config.notTracked}`], `fixture thread ${k}'s tooltip:\n${thread.aria}`);
     }
-    assert.deepEqual(seen, [...Array(threads).keys()].map((k) => factsName(facts, k)), 'each thread row: its name');
+    assert.deepEqual(seen, [...Array(threads).keys()].map((k) => `${factsName(facts, k)} | ${k === marker ? 'stopped here · ' : ''}`
+      + `LWP ${facts.get(`thread.${k}.lwp`)} · ${config.notTracked}`), 'each thread row: its name, LWP and state');
     assert.equal(rows.filter((r) => /^omp /.test(r.text)).length, threads, 'no other thread rows');
     assert.deepEqual(await errorNotifications(), [], 'error notifications');
   } finally {

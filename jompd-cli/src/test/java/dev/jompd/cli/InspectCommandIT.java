@@ -137,6 +137,107 @@ class InspectCommandIT {
     }
 
     /**
+     * Without OMP_DEBUG libomp keeps no state and no wait id: each thread object is its identity (the program's
+     * facts, gtid from libomp's own array as gdb reads it), state "not tracked" and no {@code waitId}: the 0 the
+     * runtime's memory holds then (gdb reads it) is no wait id.
+     */
+    @Test
+    void withoutOmpDebugAThreadHasNoWaitId() {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.PARALLEL, "2").withEnvironment("OMP_DEBUG", "disabled"));
+        GdbProbe gdb = fixture.gdb();
+        assertThat(gdb.evaluate("ompd_state").asLong()).as("libomp tracks no states").isZero();
+        Map<Long, Long> gtidByLwp = gtidByLwp(gdb);
+        List<String> waitIds = gtidByLwp.values().stream().map(gtid -> wait(gtid, "wait_id")).toList();
+        assertThat(gdb.evaluate(waitIds).values().stream().map(GdbProbe.Value::asLong).distinct().toList())
+                .as("what the runtime's memory holds: no value").containsExactly(0L);
+        Result json = jompd("inspect", "--core", fixture.core().toString(), "--json");
+        assertThat(json.exitCode()).as(json.err()).isZero();
+        JsonArray threads = JsonParser.parseString(json.out()).getAsJsonObject().getAsJsonArray("threads");
+        assertThat(threads).hasSize(fixture.facts().threadCount());
+        for (Facts.ThreadFacts facts : fixture.facts().threads()) {
+            JsonObject thread = threadWithLwp(threads, facts.lwp());
+            assertThat(thread).as(facts.toString()).isNotNull();
+            assertThat(identityAndState(thread)).as(facts.toString())
+                    .isEqualTo(expectedThread(facts, gtidByLwp.get(facts.lwp()), "not tracked", null));
+        }
+    }
+
+    /**
+     * With OMP_DEBUG=enabled every thread's wait id is libomp's own (gdb reads {@code ompt_thread_info.wait_id}
+     * through DWARF), a 0 included (the barrier's and the working threads'), and the ordered and critical waits'
+     * ids are the ones the program's own OMPT callbacks were given.
+     */
+    @Test
+    void withOmpDebugEveryThreadHasLibompsWaitId() {
+        StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.WAITS));
+        GdbProbe gdb = fixture.gdb();
+        Map<Long, Long> gtidByLwp = gtidByLwp(gdb);
+        List<String> fields = new java.util.ArrayList<>();
+        gtidByLwp.values().forEach(gtid -> fields.add(wait(gtid, "wait_id")));
+        Map<String, GdbProbe.Value> truth = gdb.evaluate(fields);
+        Result json = jompd("inspect", "--core", fixture.core().toString(), "--json");
+        assertThat(json.exitCode()).as(json.err()).isZero();
+        JsonArray threads = JsonParser.parseString(json.out()).getAsJsonObject().getAsJsonArray("threads");
+        assertThat(threads).hasSize(fixture.facts().threadCount());
+        java.util.Set<Long> zeroWaitIds = new java.util.TreeSet<>();
+        for (Facts.ThreadFacts facts : fixture.facts().threads()) {
+            long gtid = gtidByLwp.get(facts.lwp());
+            long waitId = truth.get(wait(gtid, "wait_id")).asLong();
+            fixture.facts().find("ompt_wait_id." + facts.role()).filter(id -> !facts.role().equals("lock"))
+                    .ifPresent(id -> assertThat(waitId).as(facts + ": gdb's wait id, the OMPT callback's")
+                            .isEqualTo(fixture.facts().number("ompt_wait_id." + facts.role())));
+            if (waitId == 0) {
+                zeroWaitIds.add((long) facts.threadNum());
+            }
+            JsonObject thread = threadWithLwp(threads, facts.lwp());
+            assertThat(thread).as(facts.toString()).isNotNull();
+            assertThat(identityAndState(thread)).as(facts.toString()).isEqualTo(expectedThread(facts, gtid,
+                    "ompt_state_" + facts.get("omp_state"), "0x" + Long.toHexString(waitId)));
+        }
+        assertThat(zeroWaitIds).as("threads whose wait id is a genuine 0").isNotEmpty();
+    }
+
+    /** {@code __kmp_threads[gtid]->th.ompt_thread_info.<field>}. */
+    private static String wait(long gtid, String field) {
+        return "__kmp_threads[" + gtid + "]->th.ompt_thread_info." + field;
+    }
+
+    /** LWP → gtid of libomp's threads, as gdb reads {@code __kmp_threads}. */
+    private static Map<Long, Long> gtidByLwp(GdbProbe gdb) {
+        Map<Long, Long> byLwp = new java.util.TreeMap<>();
+        gdb.openMpThreads().forEach((gtid, lwp) -> byLwp.put(lwp, gtid));
+        return byLwp;
+    }
+
+    /** The thread object without its region, tool data, ICVs and tasks (other tests compare those). */
+    private static JsonObject identityAndState(JsonObject thread) {
+        JsonObject kept = thread.deepCopy();
+        assertThat(kept.keySet()).as("the thread's fields").contains("region", "toolData", "icvs", "tasks");
+        for (String field : List.of("region", "toolData", "icvs", "tasks")) {
+            kept.remove(field);
+        }
+        return kept;
+    }
+
+    /** A level-1 thread's object as the program's facts say it: name, ids, number, state and wait id (null: none). */
+    private static JsonObject expectedThread(Facts.ThreadFacts facts, long gtid, String state, String waitId) {
+        assertThat(facts.level()).as("a level-1 thread").isEqualTo(1);
+        JsonObject thread = new JsonObject();
+        String shortState = state.startsWith("ompt_state_") ? " · " + state.substring("ompt_state_".length()) : "";
+        thread.addProperty("name", "omp " + facts.threadNum() + "/" + facts.teamSize() + " · level 1" + shortState);
+        thread.addProperty("gtid", gtid);
+        thread.addProperty("lwp", facts.lwp());
+        thread.addProperty("pthread", "0x" + Long.toHexString(facts.pthread()));
+        thread.addProperty("threadNum", facts.threadNum());
+        thread.add("teamPath", new JsonArray());
+        thread.addProperty("state", state);
+        if (waitId != null) {
+            thread.addProperty("waitId", waitId);
+        }
+        return thread;
+    }
+
+    /**
      * Where the picture is thinnest — Debian's stripped libomp read through its profile, without OMP_DEBUG — every
      * answer of the command line is in words: no OMPD return code in any output, as a value or in a sentence.
      */

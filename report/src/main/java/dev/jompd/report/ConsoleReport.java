@@ -94,7 +94,7 @@ public final class ConsoleReport {
                     : "(" + Text.stateName(thread) + ")";
         }
         String name = Text.shortState(thread.state().get());
-        return thread.waitId() != 0 ? name + " on " + Text.hex(thread.waitId()) : name;
+        return thread.waitId().orElse(0) != 0 ? name + " on " + Text.hex(thread.waitId().getAsLong()) : name;
     }
 
     /**

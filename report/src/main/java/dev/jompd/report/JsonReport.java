@@ -203,7 +203,8 @@ public final class JsonReport {
             json.addProperty("threadNum", thread.threadNum());
             json.add("teamPath", numbers(thread.teamPath()));
             json.addProperty("state", Text.stateName(thread));
-            json.addProperty("waitId", Text.hex(thread.waitId()));
+            // absent when libomp tracks no states: the 0 its memory holds then is no wait id
+            thread.waitId().ifPresent(waitId -> json.addProperty("waitId", Text.hex(waitId)));
             json.add("region", id(thread.region()));
             json.add("toolData", toolData(thread.toolData()));
             json.add("icvs", strings(thread.icvs()));

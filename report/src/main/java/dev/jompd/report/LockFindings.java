@@ -73,7 +73,7 @@ final class LockFindings {
         for (Lock lock : picture.locks().locks()) {
             Map<Long, String> waiters = new LinkedHashMap<>();
             for (ThreadWait s : waitByGtid.values()) {
-                if (s.thread().waitId() == lock.object() && s.thread().waitId() != 0) {
+                if (s.thread().waitId().orElse(0) == lock.object() && lock.object() != 0) {
                     waiters.put(s.thread().gtid(), "OMPD wait id " + Text.hex(lock.object()));
                 }
             }
@@ -91,7 +91,8 @@ final class LockFindings {
         Map<Long, List<ThreadWait>> unclaimed = new LinkedHashMap<>();
         for (ThreadWait s : waitByGtid.values()) {
             if ((s.kind() == ThreadWait.Kind.LOCK || s.kind() == ThreadWait.Kind.CRITICAL) && !attributed.contains(s.thread().gtid())) {
-                unclaimed.computeIfAbsent(s.thread().waitId(), k -> new ArrayList<>()).add(s);
+                // no wait id (not tracked) groups with a wait id of 0: neither says which lock
+                unclaimed.computeIfAbsent(s.thread().waitId().orElse(0), k -> new ArrayList<>()).add(s);
             }
         }
         unclaimed.forEach((waitId, waiters) -> {

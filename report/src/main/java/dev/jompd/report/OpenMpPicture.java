@@ -668,16 +668,17 @@ public final class OpenMpPicture {
      * An OpenMP thread: identities, its place (innermost region, team path, number), state, tool data,
      * thread ICVs and its task chain (task ids, innermost first). The state is empty when it is not known:
      * {@code stateCode} then holds the raw OMPT code libomp reported, or is empty too when libomp does not
-     * track states (no OMP_DEBUG=enabled).
+     * track states (no OMP_DEBUG=enabled). The wait id is empty exactly when the state code is: libomp keeps none
+     * then (the 0 in its memory is no value); a tracked thread's wait id is OMPD's, 0 included.
      */
     public record OpenMpThread(long gtid, OptionalLong lwp, long pthread, long threadNum, Optional<ThreadState> state,
-                               OptionalLong stateCode, long waitId,
+                               OptionalLong stateCode, OptionalLong waitId,
                                Optional<String> region, List<Long> teamPath, long level, long teamSize,
                                ToolData toolData, Map<String, IcvReading> icvs, List<String> taskIds,
                                List<String> stackTaskIds, OptionalLong team) {
         /** A thread in no teams construct. */
         public OpenMpThread(long gtid, OptionalLong lwp, long pthread, long threadNum, Optional<ThreadState> state,
-                            OptionalLong stateCode, long waitId, Optional<String> region, List<Long> teamPath, long level,
+                            OptionalLong stateCode, OptionalLong waitId, Optional<String> region, List<Long> teamPath, long level,
                             long teamSize, ToolData toolData, Map<String, IcvReading> icvs, List<String> taskIds,
                             List<String> stackTaskIds) {
             this(gtid, lwp, pthread, threadNum, state, stateCode, waitId, region, teamPath, level, teamSize, toolData,

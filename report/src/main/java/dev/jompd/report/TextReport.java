@@ -331,8 +331,8 @@ public final class TextReport {
             }
             out.append("  ").append(first.state().map(state -> paint(stateColour(state), Text.shortState(state)))
                     .orElseGet(() -> "(state " + Text.stateName(first) + ")"));
-            if (first.waitId() != 0) {
-                out.append(" on ").append(Text.hex(first.waitId()));
+            if (first.waitId().orElse(0) != 0) {
+                out.append(" on ").append(Text.hex(first.waitId().getAsLong()));
             }
             if (first.toolData().value() != 0) {
                 out.append("  tool data ").append(Long.toUnsignedString(first.toolData().value()));

@@ -45,7 +45,7 @@ public final class ThreadGroups {
 
     /** {@link #alike(OpenMpPicture, OpenMpThread, OpenMpThread)} with the threads' task chains as given. */
     static boolean alike(java.util.function.Function<OpenMpThread, List<Task>> chainOf, OpenMpThread a, OpenMpThread b) {
-        if (!(a.region().equals(b.region()) && a.state().equals(b.state()) && a.stateCode().equals(b.stateCode()) && a.waitId() == b.waitId()
+        if (!(a.region().equals(b.region()) && a.state().equals(b.state()) && a.stateCode().equals(b.stateCode()) && a.waitId().equals(b.waitId())
                 && a.toolData().equals(b.toolData()) && a.taskIds().size() == b.taskIds().size()
                 && withoutOwnNumber(a.icvs()).equals(withoutOwnNumber(b.icvs())))) {
             return false;

@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ParallelStacksTest {
     private static OpenMpThread thread(long gtid) {
         return new OpenMpThread(gtid, OptionalLong.of(100 + gtid), 0x7000 + gtid, gtid, Optional.empty(),
-                OptionalLong.empty(), 0, Optional.of("r0"), List.of(), 1, 4, new ToolData(0, 0), Map.of(), List.of(),
+                OptionalLong.empty(), OptionalLong.empty(), Optional.of("r0"), List.of(), 1, 4, new ToolData(0, 0), Map.of(), List.of(),
                 List.of());
     }
 

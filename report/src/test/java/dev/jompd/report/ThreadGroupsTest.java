@@ -23,7 +23,8 @@ class ThreadGroupsTest {
     private static OpenMpThread thread(long number, Optional<ThreadState> state, long waitId, Map<String, IcvReading> icvs,
                                        List<String> tasks) {
         return new OpenMpThread(10 + number, OptionalLong.of(100 + number), 0x7000 + number, number, state,
-                state.map(s -> OptionalLong.of(s.code())).orElse(OptionalLong.empty()), waitId, Optional.of("r1"),
+                state.map(s -> OptionalLong.of(s.code())).orElse(OptionalLong.empty()),
+                state.isPresent() ? OptionalLong.of(waitId) : OptionalLong.empty(), Optional.of("r1"),
                 List.of(), 1, 4, new ToolData(0, 0), icvs, tasks, tasks);
     }
 

@@ -162,9 +162,7 @@ public final class OpenMpView {
         rows.add(OmpVariable.leaf("thread number", String.valueOf(thread.threadNum()), "int"));
         // "not tracked" without OMP_DEBUG: why, and what to set, is said once, in the process scope's note
         rows.add(OmpVariable.leaf("state", Text.stateName(thread), "ompt_state_t"));
-        if (thread.stateKnown()) {
-            rows.add(OmpVariable.leaf("wait id", Text.hex(thread.waitId()), "ompt_wait_id_t"));
-        }
+        thread.waitId().ifPresent(waitId -> rows.add(OmpVariable.leaf("wait id", Text.hex(waitId), "ompt_wait_id_t")));
         rows.add(OmpVariable.leaf("pthread", Text.hex(thread.pthread()), "pthread_t"));
         rows.add(toolData(thread.toolData()));
         rows.addAll(icvRows(thread.icvs()));
