@@ -347,6 +347,9 @@ class JobMergeIT {
         String text = String.join("\n", sentences(view));
         assertThat(view.findings().stream().filter(f -> f.kind() == dev.jompd.report.Diagnosis.FindingKind.DEADLOCK)
                 .map(RankView.Finding::summary).toList()).as(text).containsExactly(expected.toString());
+        // as jompd-job/1's findings say it: the kind once
+        assertThat(view.findings().stream().filter(f -> f.kind() == dev.jompd.report.Diagnosis.FindingKind.DEADLOCK)
+                .map(RankView.Finding::words).toList()).as(text).containsExactly(expected.toString());
         assertThat(sentences(view)).allSatisfy(s -> assertThat(s).doesNotContain("LWP").doesNotContain("0x"));
     }
 

@@ -83,9 +83,11 @@ public record RankView(List<ThreadView> threads, List<Finding> findings, Optiona
 
     /** A finding of the rank's diagnosis: its kind and its sentence. */
     public record Finding(FindingKind kind, String summary) {
-        /** {@code deadlock: omp 1/3 waits for …}. */
+        /** {@code barrier: team r1 …}, {@code deadlock: omp 1/3 waits for …}: the kind, then the sentence. */
         public String words() {
-            return kind.words() + ": " + summary;
+            // a deadlock's sentence says its kind first already ("deadlock: omp 0/2 waits for …")
+            String kindFirst = kind.words().replace('_', ' ') + ": ";
+            return summary.startsWith(kindFirst) ? summary : kind.words() + ": " + summary;
         }
     }
 
