@@ -113,23 +113,12 @@ public final class ConsoleReport {
             out.append(", ").append(picture.statusWords(task, Optional.of(thread)));
             task.region().flatMap(picture::region).ifPresent(r -> out.append("  in ").append(r.describe()));
             out.append('\n');
-            task.flags().ifPresent(flags -> out.append("      flags: ").append(flagWords(flags)).append('\n'));
+            task.flags().ifPresent(flags -> out.append("      flags: ").append(Text.taskFlags(flags)).append('\n'));
             task.frames().ifPresent(frames -> out.append("      frames: exit ").append(Text.hex(frames.exitFrame()))
                     .append(", enter ").append(Text.hex(frames.enterFrame())).append('\n'));
         }
         NotStartedTasks.lines(picture, thread, "").forEach(line -> out.append(line).append('\n'));
         return out.toString();
-    }
-
-    private static String flagWords(TaskHandle.TaskFlags flags) {
-        List<String> words = new ArrayList<>();
-        if (flags.isFinal()) words.add("final");
-        words.add(flags.tied() ? "tied" : "untied");
-        if (flags.started()) words.add("started");
-        if (flags.executing()) words.add("executing");
-        if (flags.complete()) words.add("complete");
-        if (flags.taskSerial()) words.add("serial");
-        return String.join(" ", words);
     }
 
     /** {@code ompd threads}: every OpenMP thread by the debugger's number, then the debugger's other threads. */

@@ -76,4 +76,23 @@ public final class Text {
     public static String quotedIfEmpty(String value) {
         return value.isEmpty() ? "\"\"" : value;
     }
+
+    /**
+     * A task's flags in words, the same in every door: {@code explicit, untied, final, undeferred, started,
+     * executing}. libomp marks every implicit task {@code task_serial} ("executed immediately"), which is no news
+     * for an implicit task and read as "serialized" misleads: it is said as {@code undeferred} for explicit tasks
+     * only; {@code team_serial} is a serialized team.
+     */
+    public static String taskFlags(dev.jompd.core.ompd.TaskHandle.TaskFlags flags) {
+        List<String> words = new ArrayList<>();
+        words.add(flags.explicit() ? "explicit" : "implicit");
+        words.add(flags.tied() ? "tied" : "untied");
+        if (flags.isFinal()) words.add("final");
+        if (flags.explicit() && flags.taskSerial()) words.add("undeferred");
+        if (flags.teamSerial()) words.add("in a serialized team");
+        if (flags.started()) words.add("started");
+        if (flags.executing()) words.add("executing");
+        if (flags.complete()) words.add("complete");
+        return String.join(", ", words);
+    }
 }

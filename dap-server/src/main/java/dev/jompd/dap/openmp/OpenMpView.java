@@ -105,7 +105,7 @@ public final class OpenMpView {
         rows.add(OmpVariable.leaf("task", task.kind().words() + " " + task.id() + " at " + Text.hex(task.address()),
                 "kmp_taskdata_t *"));
         rows.add(OmpVariable.leaf("status", picture.statusWords(task, Optional.of(viewer)), "task flags"));
-        task.flags().ifPresent(flags -> rows.add(OmpVariable.leaf("kind", describe(flags), "task flags")));
+        task.flags().ifPresent(flags -> rows.add(OmpVariable.leaf("kind", Text.taskFlags(flags), "task flags")));
         task.function().ifPresent(function -> rows.add(OmpVariable.leaf("function",
                 function.describe() + " (" + Text.hex(function.address()) + ")", "task function")));
         task.frames().ifPresent(frames -> {
@@ -117,19 +117,6 @@ public final class OpenMpView {
         task.toolData().ifPresent(data -> rows.add(toolData(data)));
         rows.addAll(icvRows(task.icvs()));
         return rows;
-    }
-
-    static String describe(dev.jompd.core.ompd.TaskHandle.TaskFlags flags) {
-        List<String> words = new ArrayList<>();
-        words.add(flags.explicit() ? "explicit" : "implicit");
-        words.add(flags.tied() ? "tied" : "untied");
-        if (flags.isFinal()) words.add("final");
-        if (flags.taskSerial()) words.add("undeferred");
-        if (flags.teamSerial()) words.add("team serial");
-        if (flags.started()) words.add("started");
-        if (flags.executing()) words.add("executing");
-        if (flags.complete()) words.add("complete");
-        return String.join(", ", words);
     }
 
     private static List<OmpVariable> regionRows(ParallelRegion region) {
