@@ -32,7 +32,7 @@ import java.util.function.Consumer;
  *
  * <p>Driven on the session's worker thread: {@link #start} at the request, {@link #movesOn} at each stop.
  */
-final class OpenMpStepIn {
+final class OpenMpStepIn implements OpenMpStep {
     private static final int MAX_MOVES = 200;
     private final GdbDebugger debugger;
     /** The program's OpenMP target (null when there is none: tasks are then stepped over). */
@@ -88,7 +88,8 @@ final class OpenMpStepIn {
      * Decides at a stop: moves on (true: another gdb command is running) or ends the step (false: the
      * stop is the client's, told as usual; the helpers are gone).
      */
-    boolean movesOn(String reason, MiValue.Tuple results) {
+    @Override
+    public boolean movesOn(String reason, MiValue.Tuple results) {
         int stopped = results.string("thread-id").map(Integer::parseInt).orElse(-1);
         boolean stepStop = reason.equals("end-stepping-range") || reason.equals("function-finished");
         if (++moves > MAX_MOVES || stopped != thread || !(stepStop || reason.equals("breakpoint-hit"))) {
@@ -242,8 +243,12 @@ final class OpenMpStepIn {
         return results.get("frame").map(GdbFrame::parse);
     }
 
-    /** Where {@code frame} is, and where its function's first instruction is (no line: 0). */
     private RuntimeEntryPoints.CodeStop codeStop(GdbFrame frame) {
+        return codeStop(debugger, frame);
+    }
+
+    /** Where {@code frame} is, and where its function's first instruction is (no line: 0). */
+    static RuntimeEntryPoints.CodeStop codeStop(GdbDebugger debugger, GdbFrame frame) {
         RuntimeEntryPoints.SourceLine none = new RuntimeEntryPoints.SourceLine("", 0);
         RuntimeEntryPoints.SourceLine at = frame.line() > 0
                 ? new RuntimeEntryPoints.SourceLine(frame.fullname().or(frame::file).orElse("?"), frame.line()) : none;
@@ -257,6 +262,11 @@ final class OpenMpStepIn {
     }
 
     private boolean inRuntime(GdbFrame frame) {
+        return inRuntime(runtime, frame);
+    }
+
+    /** Whether {@code frame} is in the runtime's code ({@code runtime}: its address ranges) or has no line. */
+    static boolean inRuntime(List<long[]> runtime, GdbFrame frame) {
         if (frame.line() <= 0) {
             return true; // no source: the runtime, libc
         }
