@@ -5,6 +5,7 @@ import dev.jompd.testkit.Commands;
 import dev.jompd.testkit.Fixture;
 import dev.jompd.testkit.FixtureBuilder;
 import dev.jompd.testkit.SourceLines;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -26,8 +27,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * as {@code region(0)} by main and {@code region(depth + 1)} by the outer region's threads) stops where its
  * parameter holds the caller's value: clang stores the parameters after its call of
  * {@code __kmpc_global_thread_num}, which gdb's own {@code break region} stops at (there depth read 21845).
- * Truth: gdb run on the same program, at each of its stops in region, evaluating in the caller's frame the
- * argument the call's source line passes; the stop's line is the directive's, found by its text.
+ * A Step Into main's call stops there too (gdb's {@code step} stops where its {@code break} does). Truth: gdb
+ * run on the same program, at each of its stops in region, evaluating in the caller's frame the argument the
+ * call's source line passes; the stop's line is the directive's, found by its text.
  */
 class ParameterStopIT {
     private static final Duration STOP = Duration.ofSeconds(120);
@@ -68,30 +70,61 @@ class ParameterStopIT {
     void breakpointOnRegionShowsTheCallersArgument(String kind) throws Exception {
         Path program = FixtureBuilder.executable(Fixture.NESTED);
         List<String> truth = gdbArguments(program);
-        int directive = SourceLines.lineOf(Fixture.NESTED, "nested.c", "#pragma omp parallel num_threads(sizes[depth])");
         try (DapTestClient client = new DapTestClient(server.port())) {
             client.body("initialize", args("adapterID", "jompd", "linesStartAt1", true));
             client.body("launch", args("program", program.toString(), "args", array(ARGUMENTS.toArray())));
             JsonObject set = kind.equals("function")
                     ? client.body("setFunctionBreakpoints", args("breakpoints", array(args("name", "region"))))
-                    : client.body("setBreakpoints", args("source", args("path", SourceLines.source(Fixture.NESTED, "nested.c").toString()),
-                            "breakpoints", array(args("line", SourceLines.lineOf(Fixture.NESTED, "nested.c", "static void region(int depth) {")))));
+                    : setLineBreakpoint(client, "static void region(int depth) {");
             JsonObject breakpoint = set.getAsJsonArray("breakpoints").get(0).getAsJsonObject();
             assertThat(breakpoint.get("verified").getAsBoolean()).as(breakpoint.toString()).isTrue();
-            assertThat(breakpoint.get("line").getAsInt()).as(breakpoint.toString()).isEqualTo(directive);
+            assertThat(breakpoint.get("line").getAsInt()).as(breakpoint.toString()).isEqualTo(directiveLine());
             client.body("configurationDone", null);
             for (String value : truth) {
                 int thread = client.event("stopped", STOP).getAsJsonObject("body").get("threadId").getAsInt();
-                JsonObject top = client.body("stackTrace", args("threadId", thread, "startFrame", 0, "levels", 1))
-                        .getAsJsonArray("stackFrames").get(0).getAsJsonObject();
-                assertThat(List.of(top.get("name").getAsString(), top.get("line").getAsInt()))
-                        .isEqualTo(List.of("region", directive));
-                assertThat(OpenMpExpectations.scopeVariables(client,
-                        client.body("scopes", args("frameId", top.get("id").getAsInt())), "Locals"))
-                        .isEqualTo(Map.of("depth", value));
+                assertRegionShows(client, thread, value);
                 client.body("continue", args("threadId", thread));
             }
             client.request("disconnect", args("terminateDebuggee", true));
         }
+    }
+
+    /** Step Into main's call region(0) stops in region where depth holds the 0 (gdb's step stops where the breakpoint did). */
+    @Test
+    void stepIntoRegionShowsTheCallersArgument() throws Exception {
+        Path program = FixtureBuilder.executable(Fixture.NESTED);
+        String value = gdbArguments(program).getFirst();
+        try (DapTestClient client = new DapTestClient(server.port())) {
+            client.body("initialize", args("adapterID", "jompd", "linesStartAt1", true));
+            client.body("launch", args("program", program.toString(), "args", array(ARGUMENTS.toArray())));
+            setLineBreakpoint(client, "  region(0);");
+            client.body("configurationDone", null);
+            int thread = client.event("stopped", STOP).getAsJsonObject("body").get("threadId").getAsInt();
+            client.body("stepIn", args("threadId", thread));
+            JsonObject stopped = client.event("stopped", STOP).getAsJsonObject("body");
+            assertThat(stopped.get("reason").getAsString()).isEqualTo("step");
+            assertRegionShows(client, thread, value);
+            client.request("disconnect", args("terminateDebuggee", true));
+        }
+    }
+
+    private static int directiveLine() {
+        return SourceLines.lineOf(Fixture.NESTED, "nested.c", "#pragma omp parallel num_threads(sizes[depth])");
+    }
+
+    private static JsonObject setLineBreakpoint(DapTestClient client, String text) throws Exception {
+        return client.body("setBreakpoints", args("source", args("path", SourceLines.source(Fixture.NESTED, "nested.c").toString()),
+                "breakpoints", array(args("line", SourceLines.lineOf(Fixture.NESTED, "nested.c", text)))));
+    }
+
+    /** {@code thread} is in region on its directive's line, and the frame's variables are exactly depth = {@code value}. */
+    private static void assertRegionShows(DapTestClient client, int thread, String value) throws Exception {
+        JsonObject top = client.body("stackTrace", args("threadId", thread, "startFrame", 0, "levels", 1))
+                .getAsJsonArray("stackFrames").get(0).getAsJsonObject();
+        assertThat(List.of(top.get("name").getAsString(), top.get("line").getAsInt()))
+                .isEqualTo(List.of("region", directiveLine()));
+        assertThat(OpenMpExpectations.scopeVariables(client,
+                client.body("scopes", args("frameId", top.get("id").getAsInt())), "Locals"))
+                .isEqualTo(Map.of("depth", value));
     }
 }

@@ -79,6 +79,11 @@ public final class GdbDebugger {
         gdb.execute((instruction ? "-exec-step-instruction" : "-exec-step") + " --thread " + thread);
     }
 
+    /** Runs {@code thread} (the others too, as a step does) until it reaches {@code address} or its frame returns. */
+    public void runTo(int thread, long address) {
+        gdb.execute("-exec-until --thread " + thread + " *0x" + Long.toHexString(address));
+    }
+
     public void finish(int thread) {
         gdb.execute("-exec-finish --thread " + thread);
     }

@@ -1,6 +1,7 @@
 package dev.jompd.dap.session;
 
 import dev.jompd.core.ompd.AddressSpaceHandle;
+import dev.jompd.core.ompd.ClangOpenMpPrologue;
 import dev.jompd.core.ompd.RuntimeEntryPoints;
 import dev.jompd.dap.gdb.GdbDebugger;
 import dev.jompd.dap.gdb.GdbException;
@@ -91,7 +92,8 @@ final class OpenMpStepIn implements OpenMpStep {
     @Override
     public boolean movesOn(String reason, MiValue.Tuple results) {
         int stopped = results.string("thread-id").map(Integer::parseInt).orElse(-1);
-        boolean stepStop = reason.equals("end-stepping-range") || reason.equals("function-finished");
+        boolean stepStop = reason.equals("end-stepping-range") || reason.equals("function-finished")
+                || reason.equals("location-reached");
         if (++moves > MAX_MOVES || stopped != thread || !(stepStop || reason.equals("breakpoint-hit"))) {
             return end(); // another thread's stop, a signal, an exit, a pause: theirs to tell
         }
@@ -138,11 +140,26 @@ final class OpenMpStepIn implements OpenMpStep {
             if (!line.isEmpty() && lineOf(frame.get()).equals(line)) {
                 return move(() -> debugger.step(thread, false)); // the line is not done yet
             }
+            OptionalLong stored = frame.get().address().isPresent() ? afterParameterStores(frame.get().address().getAsLong())
+                    : OptionalLong.empty();
+            if (stored.isPresent()) { // stepped into a clang function with OpenMP directives: on to its parameters' values
+                return move(() -> debugger.runTo(thread, stored.getAsLong()));
+            }
             return end();
         } catch (GdbException e) {
             log.accept("stepIn into OpenMP code stopped: " + e.getMessage());
             return end();
         }
+    }
+
+    /**
+     * Where the parameters of the function a step stopped in at {@code address} hold their values, when gdb's
+     * stop (after the prologue, as for {@code break}) is before clang stores them: ompd-core's
+     * {@link ClangOpenMpPrologue}, as the session's breakpoints do.
+     */
+    private OptionalLong afterParameterStores(long address) {
+        GdbDebugger.LineInstructions line = debugger.lineInstructions(address);
+        return ClangOpenMpPrologue.afterParameterStores(line.instructions(), line.end());
     }
 
     /** Ends the step: its helper breakpoints go. */
