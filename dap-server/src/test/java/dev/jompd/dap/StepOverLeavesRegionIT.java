@@ -2,14 +2,14 @@ package dev.jompd.dap;
 
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
-import dev.jompd.testkit.Fixture;
 import dev.jompd.testkit.FixtureBuilder;
 import dev.jompd.testkit.SourceLines;
+import dev.jompd.testkit.StepIntoCase;
+import dev.jompd.testkit.StepOverCase;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.EnumSource;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,27 +20,22 @@ import static dev.jompd.dap.OpenMpExpectations.array;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * DAP next (Step Over) from the last statement of a parallel region's code ({@code innermost();} in nested.c,
- * one level of 2 threads) leaves the region, for clang's and gcc's builds: never on the region's
- * {@code #pragma} line (where both compilers put the outlined function's end). The primary thread goes on in
- * the function that started the region, on its first line after the region (region()'s closing brace); a
- * worker, with none of the program's code below, ends in the runtime's function that called the region's
- * code (the frame below the outlined functions in its stack at the breakpoint, as gdb shows it). clang stops
- * on the region's own closing brace on the way, gcc has none. Lines are found by the fixture's text.
+ * DAP next (Step Over) from the last statement of a parallel region's code leaves the region, for clang's and
+ * gcc's builds, the primary thread and a worker: the testkit's {@link StepOverCase}s, which the gdb bridge's
+ * {@code ompd next} runs too ({@code OmpdNextIT}). Where the thread stopped is gdb's stack as the client sees it.
  */
 class StepOverLeavesRegionIT {
     private static final Duration STOP = Duration.ofSeconds(120);
-    private static final String SOURCE = "nested.c";
     @RegisterExtension
     static final DapServerExtension server = new DapServerExtension();
 
-    /** Where the client sees a frame: its function, its source's file name, its line (0 when not the fixture's). */
-    record Where(String function, String file, int line) {
-        static Where of(JsonObject frame) {
-            String file = frame.has("source") ? Path.of(frame.getAsJsonObject("source").get("path").getAsString())
-                    .getFileName().toString() : "";
-            return new Where(frame.get("name").getAsString(), file, file.equals(SOURCE) ? frame.get("line").getAsInt() : 0);
-        }
+    /** Where the client sees a frame: in the fixture's source by function, file and line, elsewhere by function. */
+    private static StepIntoCase.Where where(JsonObject frame) {
+        String file = frame.has("source") ? Path.of(frame.getAsJsonObject("source").get("path").getAsString())
+                .getFileName().toString() : "";
+        return file.equals(StepOverCase.SOURCE)
+                ? new StepIntoCase.Where(frame.get("name").getAsString(), file, frame.get("line").getAsInt())
+                : new StepIntoCase.Where(frame.get("name").getAsString(), "", 0);
     }
 
     private static List<JsonObject> frames(DapTestClient client, int thread) throws Exception {
@@ -48,65 +43,45 @@ class StepOverLeavesRegionIT {
                 .getAsJsonArray("stackFrames").asList().stream().map(JsonElement::getAsJsonObject).toList();
     }
 
-    /** The 1-based number of the first line after {@code after} that is exactly {@code text}. */
-    private static int lineAfter(Path source, int after, String text) throws Exception {
-        List<String> lines = Files.readAllLines(source);
-        for (int i = after; i < lines.size(); i++) {
-            if (lines.get(i).equals(text)) {
-                return i + 1;
-            }
-        }
-        throw new AssertionError("no line " + text + " after line " + after + " of " + source);
-    }
-
     @ParameterizedTest
-    @CsvSource({"NESTED, true", "NESTED, false", "NESTED_GCC, true", "NESTED_GCC, false"})
-    void nextFromTheRegionsLastStatementLeavesTheRegion(Fixture fixture, boolean primary) throws Exception {
-        Path program = FixtureBuilder.executable(fixture);
-        Path source = SourceLines.source(fixture, SOURCE);
-        int last = SourceLines.lineOf(fixture, SOURCE, "      innermost();");
-        int pragma = SourceLines.lineOf(fixture, SOURCE, "#pragma omp parallel num_threads(sizes[depth])");
-        int regionEnd = lineAfter(source, pragma, "}"); // region()'s closing brace: its first line after the region
-        boolean clang = fixture == Fixture.NESTED;
-        String outlined = clang ? "region.omp_outlined_debug__" : "region._omp_fn.0";
+    @EnumSource(StepOverCase.class)
+    void nextFromTheRegionsLastStatementLeavesTheRegion(StepOverCase step) throws Exception {
+        Path program = FixtureBuilder.executable(step.fixture());
+        Path source = SourceLines.source(step.fixture(), StepOverCase.SOURCE);
         try (DapTestClient client = new DapTestClient(server.port())) {
             client.body("initialize", args("adapterID", "jompd", "linesStartAt1", true));
-            client.body("launch", args("program", program.toString(), "args", array("2")));
-            client.body("setBreakpoints", args("source", args("path", source.toString()), "breakpoints", array(args("line", last))));
+            client.body("launch", args("program", program.toString(), "args", array(step.arguments().toArray())));
+            client.body("setBreakpoints", args("source", args("path", source.toString()),
+                    "breakpoints", array(args("line", step.breakLine()))));
             client.body("configurationDone", null);
             int thread;
             List<JsonObject> stack;
-            while (true) { // both threads stop there once: the one asked for
+            while (true) { // both threads stop there once: the one the case steps
                 thread = client.event("stopped", STOP).getAsJsonObject("body").get("threadId").getAsInt();
                 stack = frames(client, thread);
-                boolean isPrimary = stack.stream().anyMatch(frame -> frame.get("name").getAsString().equals("region"));
-                if (isPrimary == primary) {
+                boolean primary = stack.stream().anyMatch(frame -> frame.get("name").getAsString().equals("region"));
+                if (primary == step.primary()) {
                     break;
                 }
                 client.body("continue", args("threadId", thread));
             }
             client.body("setBreakpoints", args("source", args("path", source.toString()), "breakpoints", array()));
-            assertThat(Where.of(stack.getFirst())).isEqualTo(new Where(outlined, SOURCE, last));
-            // the runtime's function that called the region's code: the first frame below the fixture's
-            String caller = stack.stream().map(Where::of).dropWhile(where -> where.file().equals(SOURCE))
-                    .findFirst().orElseThrow().function();
+            assertThat(where(stack.getFirst()))
+                    .isEqualTo(new StepIntoCase.Where(step.outlinedFunction(), StepOverCase.SOURCE, step.breakLine()));
+            String caller = stack.stream().map(StepOverLeavesRegionIT::where)
+                    .dropWhile(where -> where.file().equals(StepOverCase.SOURCE)).findFirst().orElseThrow().function();
 
-            List<Where> expected = new ArrayList<>();
-            if (clang) {
-                expected.add(new Where(outlined, SOURCE, last + 1)); // the region's closing brace
-            }
-            expected.add(primary ? new Where("region", SOURCE, regionEnd) : new Where(caller, "", 0));
-            List<Where> landed = new ArrayList<>();
+            List<StepIntoCase.Where> expected = step.landings(caller);
+            List<StepIntoCase.Where> landed = new ArrayList<>();
             List<String> reasons = new ArrayList<>();
             for (int i = 0; i < expected.size(); i++) {
                 client.body("next", args("threadId", thread));
                 JsonObject stopped = client.event("stopped", STOP).getAsJsonObject("body");
-                Where where = Where.of(frames(client, thread).getFirst());
-                landed.add(where.file().equals(SOURCE) ? where : new Where(where.function(), "", 0));
+                landed.add(where(frames(client, thread).getFirst()));
                 reasons.add(stopped.get("reason").getAsString());
             }
-            assertThat(landed).as("the Step Overs' ends (the region's pragma is line %d), stops told as %s", pragma, reasons)
-                    .isEqualTo(expected);
+            assertThat(landed).as("the Step Overs' ends (the region's pragma is line %d), stops told as %s",
+                    step.pragmaLine(), reasons).isEqualTo(expected);
             assertThat(reasons).as("stops told").containsOnly("step");
             client.request("disconnect", args("terminateDebuggee", true));
         }
