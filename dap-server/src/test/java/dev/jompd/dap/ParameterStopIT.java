@@ -108,6 +108,32 @@ class ParameterStopIT {
         }
     }
 
+    /**
+     * tasks.c's task_b has no parameters, and its first statement (a call of fx_put) is above its task directive,
+     * whose line clang gave the call of __kmpc_global_thread_num: gdb's {@code break task_b} stops on the
+     * directive's line before that statement ran; the DAP's function breakpoint stops on the first statement,
+     * found by its text.
+     */
+    @Test
+    void functionBreakpointStopsAtTheFirstStatementAboveTheDirective() throws Exception {
+        Path program = FixtureBuilder.executable(Fixture.TASKS);
+        int first = SourceLines.lineOf(Fixture.TASKS, "tasks.c", "fx_put(\"task.B.in_final\"");
+        try (DapTestClient client = new DapTestClient(server.port())) {
+            client.body("initialize", args("adapterID", "jompd", "linesStartAt1", true));
+            client.body("launch", args("program", program.toString(), "args", array("10", "4")));
+            JsonObject breakpoint = client.body("setFunctionBreakpoints", args("breakpoints", array(args("name", "task_b"))))
+                    .getAsJsonArray("breakpoints").get(0).getAsJsonObject();
+            assertThat(List.of(breakpoint.get("verified").getAsBoolean(), breakpoint.get("line").getAsInt()))
+                    .as(breakpoint.toString()).isEqualTo(List.of(true, first));
+            client.body("configurationDone", null);
+            int thread = client.event("stopped", STOP).getAsJsonObject("body").get("threadId").getAsInt();
+            JsonObject top = client.body("stackTrace", args("threadId", thread, "startFrame", 0, "levels", 1))
+                    .getAsJsonArray("stackFrames").get(0).getAsJsonObject();
+            assertThat(List.of(top.get("name").getAsString(), top.get("line").getAsInt())).isEqualTo(List.of("task_b", first));
+            client.request("disconnect", args("terminateDebuggee", true));
+        }
+    }
+
     private static int directiveLine() {
         return SourceLines.lineOf(Fixture.NESTED, "nested.c", "#pragma omp parallel num_threads(sizes[depth])");
     }

@@ -138,7 +138,10 @@ final class Breakpoints {
      * (gdb's stop for {@code break f} in a clang -O0 function with OpenMP directives, where the parameters
      * read garbage), one in its place after those stores: by ompd-core's {@link ClangOpenMpPrologue}. The
      * new one's location is the function plus an offset, which gdb sets again when a PIE program is loaded.
-     * A breakpoint with several locations (or none yet) stays as gdb put it.
+     * A function's breakpoint then stops at its first statement, also where that is on a line above the
+     * directive whose line clang gave the call (gdb's stop showed the directive's line before that statement
+     * ran); a source line's moves only as far as its own line, or from a line without code of its own (the
+     * function's opening line). A breakpoint with several locations (or none yet) stays as gdb put it.
      */
     private GdbBreakpoint afterParameterStores(GdbBreakpoint breakpoint, Planted planted, OptionalInt ignore,
                                                GdbDebugger gdb) {
@@ -157,6 +160,12 @@ final class Breakpoints {
             moved = gdb.insertBreakpoint(location, planted.condition, ignore);
         } catch (GdbCommandException e) {
             session.log("breakpoint " + planted.location + " stays before the parameters' stores: " + e.gdbMessage());
+            return breakpoint;
+        }
+        if (!planted.function && breakpoint.line() == planted.requestedLine && moved.line() != breakpoint.line()) {
+            // the line asked for is the directive's, and the stores end where a statement above it starts (that
+            // statement runs first): the stop stays on the line asked for, as gdb put it
+            gdb.deleteBreakpoints(List.of(moved.number()));
             return breakpoint;
         }
         gdb.deleteBreakpoints(List.of(breakpoint.number()));
