@@ -267,11 +267,15 @@ final class OpenMpStepIn implements OpenMpStep {
     /** Where {@code frame} is, and where its function's first instruction is (no line: 0). */
     static RuntimeEntryPoints.CodeStop codeStop(GdbDebugger debugger, GdbFrame frame) {
         RuntimeEntryPoints.SourceLine none = new RuntimeEntryPoints.SourceLine("", 0);
-        RuntimeEntryPoints.SourceLine at = frame.line() > 0
-                ? new RuntimeEntryPoints.SourceLine(frame.fullname().or(frame::file).orElse("?"), frame.line()) : none;
         RuntimeEntryPoints.SourceLine entry = frame.address().isPresent()
                 ? debugger.functionEntry(frame.address().getAsLong()).orElse(none) : none;
-        return new RuntimeEntryPoints.CodeStop(at, entry);
+        return new RuntimeEntryPoints.CodeStop(sourceLine(frame), entry);
+    }
+
+    /** Where {@code frame} is (no line: 0). */
+    static RuntimeEntryPoints.SourceLine sourceLine(GdbFrame frame) {
+        return frame.line() > 0 ? new RuntimeEntryPoints.SourceLine(frame.fullname().or(frame::file).orElse("?"), frame.line())
+                : new RuntimeEntryPoints.SourceLine("", 0);
     }
 
     static String lineOf(GdbFrame frame) {

@@ -28,22 +28,28 @@ final class OpenMpStepOver implements OpenMpStep {
     private final Consumer<String> log;
     private final int thread;
     private final List<long[]> runtime;
-    /** The runtime's and the C library's code (a worker's stack ends in libc's start_thread): not the program's. */
-    private final List<long[]> notProgram;
-    private final List<RuntimeEntryPoints.CodeStop> walk;
+    /**
+     * The runtime's and the C library's code (a worker's stack ends in libc's start_thread): not the program's.
+     * Asked for once, at the first stop in the runtime.
+     */
+    private List<long[]> notProgram;
+    /** Where the step started: its frame, and its line. */
+    private final GdbFrame startFrame;
+    private final RuntimeEntryPoints.SourceLine startLine;
+    /** Its stops from the start on, for ompd-core's rule: made at the first stop that needs it (null before). */
+    private List<RuntimeEntryPoints.CodeStop> walk;
     private int moves;
     /** Whether the last move was a finish: gdb's stop after a finish out of libomp's assembly has no reason. */
     private boolean finishing;
 
     private OpenMpStepOver(GdbDebugger debugger, Consumer<String> log, int thread, List<long[]> runtime,
-                           RuntimeEntryPoints.CodeStop start) {
+                           GdbFrame start) {
         this.debugger = debugger;
         this.log = log;
         this.thread = thread;
         this.runtime = runtime;
-        this.notProgram = new ArrayList<>(runtime);
-        notProgram.addAll(debugger.libraryRanges(OpenMpStepOver::isCLibrary));
-        this.walk = new ArrayList<>(List.of(start));
+        this.startFrame = start;
+        this.startLine = OpenMpStepIn.sourceLine(start);
     }
 
     /** Steps {@code thread} over its line: the step in progress, or empty when it is a plain next (no runtime, no frame). */
@@ -51,7 +57,7 @@ final class OpenMpStepOver implements OpenMpStep {
         List<long[]> runtime = debugger.libraryRanges(RuntimeEntryPoints::isRuntimeLibrary);
         List<GdbFrame> top = runtime.isEmpty() ? List.of() : debugger.frames(thread, 0, 0);
         Optional<OpenMpStepOver> step = top.isEmpty() || OpenMpStepIn.inRuntime(runtime, top.getFirst()) ? Optional.empty()
-                : Optional.of(new OpenMpStepOver(debugger, log, thread, runtime, OpenMpStepIn.codeStop(debugger, top.getFirst())));
+                : Optional.of(new OpenMpStepOver(debugger, log, thread, runtime, top.getFirst()));
         debugger.next(thread, false);
         return step;
     }
@@ -71,8 +77,14 @@ final class OpenMpStepOver implements OpenMpStep {
                 return false;
             }
             boolean inRuntime = OpenMpStepIn.inRuntime(runtime, frame.get());
+            if (!inRuntime && !RuntimeEntryPoints.isAbove(OpenMpStepIn.sourceLine(frame.get()), startLine)) {
+                return false; // on, not back to a line above: arrived (leaveMove's answer), no function entry asked for
+            }
+            if (walk == null) {
+                walk = new ArrayList<>(List.of(OpenMpStepIn.codeStop(debugger, startFrame)));
+            }
             boolean programBelow = inRuntime && debugger.frames(thread, 1, STACK_LOOKED_AT).stream()
-                    .anyMatch(below -> !OpenMpStepIn.inRuntime(notProgram, below));
+                    .anyMatch(below -> !OpenMpStepIn.inRuntime(notProgram(), below));
             walk.add(inRuntime ? new RuntimeEntryPoints.CodeStop(new RuntimeEntryPoints.SourceLine("", 0),
                     new RuntimeEntryPoints.SourceLine("", 0)) : OpenMpStepIn.codeStop(debugger, frame.get()));
             return switch (RuntimeEntryPoints.leaveMove(walk, inRuntime, programBelow)) {
@@ -87,6 +99,14 @@ final class OpenMpStepOver implements OpenMpStep {
             log.accept("next out of OpenMP code stopped: " + e.getMessage());
             return false;
         }
+    }
+
+    private List<long[]> notProgram() {
+        if (notProgram == null) {
+            notProgram = new ArrayList<>(runtime);
+            notProgram.addAll(debugger.libraryRanges(OpenMpStepOver::isCLibrary));
+        }
+        return notProgram;
     }
 
     /** Whether the shared library at {@code path} is the C library (or its dynamic loader). */

@@ -215,10 +215,17 @@ public final class RuntimeEntryPoints {
             return LeaveMove.ARRIVED;
         }
         SourceLine at = walk.getLast().at();
-        SourceLine start = walk.getFirst().at();
-        boolean back = at.file().equals(start.file()) && at.line() > 0 && at.line() < start.line();
-        boolean directive = back && walk.stream().map(CodeStop::functionEntry).anyMatch(at::equals);
+        boolean directive = isAbove(at, walk.getFirst().at())
+                && walk.stream().map(CodeStop::functionEntry).anyMatch(at::equals);
         return directive ? LeaveMove.NEXT : LeaveMove.ARRIVED;
+    }
+
+    /**
+     * Whether {@code at} is a line above {@code start} in its file: only such a stop of a step over can be on the
+     * directive's line ({@link #leaveMove}); a door needs no function's entry for any other.
+     */
+    public static boolean isAbove(SourceLine at, SourceLine start) {
+        return at.file().equals(start.file()) && at.line() > 0 && at.line() < start.line();
     }
 
     /** The register of integer argument {@code index} (x86-64 System V). */
