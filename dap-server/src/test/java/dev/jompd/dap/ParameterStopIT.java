@@ -65,15 +65,24 @@ class ParameterStopIT {
         return values;
     }
 
+    /**
+     * A function's breakpoint, a line's (region's opening line), and a function's with gdb disassembling in
+     * Intel syntax (the set-up VS Code's C/C++ launch configurations are made with).
+     */
     @ParameterizedTest
-    @ValueSource(strings = {"function", "source"})
+    @ValueSource(strings = {"function", "source", "function, intel"})
     void breakpointOnRegionShowsTheCallersArgument(String kind) throws Exception {
         Path program = FixtureBuilder.executable(Fixture.NESTED);
         List<String> truth = gdbArguments(program);
         try (DapTestClient client = new DapTestClient(server.port())) {
             client.body("initialize", args("adapterID", "jompd", "linesStartAt1", true));
-            client.body("launch", args("program", program.toString(), "args", array(ARGUMENTS.toArray())));
-            JsonObject set = kind.equals("function")
+            JsonObject launch = args("program", program.toString(), "args", array(ARGUMENTS.toArray()));
+            if (kind.endsWith("intel")) {
+                launch.add("setupCommands", array(args("description", "Set Disassembly Flavor to Intel",
+                        "text", "-gdb-set disassembly-flavor intel", "ignoreFailures", true)));
+            }
+            client.body("launch", launch);
+            JsonObject set = kind.startsWith("function")
                     ? client.body("setFunctionBreakpoints", args("breakpoints", array(args("name", "region"))))
                     : setLineBreakpoint(client, "static void region(int depth) {");
             JsonObject breakpoint = set.getAsJsonArray("breakpoints").get(0).getAsJsonObject();

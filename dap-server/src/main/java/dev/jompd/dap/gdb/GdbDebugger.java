@@ -367,6 +367,11 @@ public final class GdbDebugger {
     }
 
     /** Runs a CLI command and returns what it printed. */
+    /** A launch configuration's own MI command ({@code -enable-pretty-printing}), as it is written. */
+    public GdbResult mi(String command) {
+        return gdb.execute(command);
+    }
+
     public GdbResult console(String command) {
         return gdb.execute("-interpreter-exec console " + quote(command));
     }

@@ -126,8 +126,19 @@ final class Debuggee implements Gdb.Listener {
         gdb = Gdb.start(config.gdbPath(), List.of(), environment, config.cwd().orElse(null), config.gdbTimeout(), this);
         debugger = new GdbDebugger(gdb);
         debugger.configure();
-        for (String command : config.setupCommands()) {
-            debugger.console(command);
+        for (LaunchConfig.SetupCommand command : config.setupCommands()) {
+            try {
+                if (command.mi()) {
+                    debugger.mi(command.text());
+                } else {
+                    debugger.console(command.text());
+                }
+            } catch (GdbCommandException e) {
+                if (!command.ignoreFailures()) {
+                    throw e;
+                }
+                session.output("console", "setupCommands: " + command.text() + ": " + e.gdbMessage() + " (ignoreFailures)\n");
+            }
         }
         config.program().ifPresent(debugger::loadProgram);
         switch (config.kind()) {

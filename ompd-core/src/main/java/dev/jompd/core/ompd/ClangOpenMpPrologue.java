@@ -17,17 +17,22 @@ import java.util.regex.Pattern;
  * the line above the directive starts a line of its own: the stop is then at that statement, where gdb's
  * stop skipped it).
  *
- * <p>The instructions are x86-64 in AT&amp;T syntax as gdb disassembles them; any other text (or a function
- * without the call) leaves the stop where it is.
+ * <p>The instructions are x86-64 as gdb disassembles them, in AT&amp;T or Intel syntax; any other text (or a
+ * function without the call) leaves the stop where it is.
  */
 public final class ClangOpenMpPrologue {
-    /** One instruction: its address and gdb's text of it ({@code mov    %edi,-0x4(%rbp)}). */
+    /** One instruction: its address and gdb's text of it ({@code mov    %edi,-0x4(%rbp)}, {@code mov    DWORD PTR [rbp-0x4],edi}). */
     public record Instruction(long address, String text) {}
 
     /** The call clang puts first in a function that needs its thread number. */
     static final String THREAD_NUMBER_CALL = "__kmpc_global_thread_num";
-    /** AT&amp;T: the last operand, the destination, is a slot of the frame ({@code -0x4(%rbp)}). */
-    private static final Pattern FRAME_STORE = Pattern.compile(",\\s*-?(0x[0-9a-f]+)?\\(%rbp\\)\\s*$");
+    /**
+     * A store into a slot of the frame: in AT&amp;T syntax (gdb's default) the last operand, the destination
+     * ({@code mov %edi,-0x4(%rbp)}); in Intel syntax (the {@code disassembly-flavor intel} of many VS Code
+     * launch configurations' set-up) the first ({@code mov DWORD PTR [rbp-0x4],edi}).
+     */
+    private static final Pattern FRAME_STORE = Pattern.compile(
+            ",\\s*-?(0x[0-9a-f]+)?\\(%rbp\\)\\s*$|^\\S+\\s+(\\w+ PTR )?\\[rbp([-+]0x[0-9a-f]+)?\\],");
 
     private ClangOpenMpPrologue() {}
 

@@ -49,6 +49,23 @@ class ClangOpenMpPrologueTest {
         assertThat(ClangOpenMpPrologue.afterParameterStores(line, OptionalLong.of(0x134e))).hasValue(0x134e);
     }
 
+    /** nested.c's region(int depth) in Intel syntax (gdb's {@code disassembly-flavor intel}): the same stop. */
+    @Test
+    void readsIntelSyntaxToo() {
+        List<ClangOpenMpPrologue.Instruction> line = List.of(
+                at(0x299b, "lea    rdi,[rip+0x739e]        # 0x9d40"),
+                at(0x29a2, "call   0x2430 <__kmpc_global_thread_num@plt>"),
+                at(0x29a7, "mov    edi,DWORD PTR [rbp-0x8]"),
+                at(0x29aa, "mov    esi,eax"),
+                at(0x29ac, "mov    DWORD PTR [rbp-0x4],edi"),
+                at(0x29af, "movsxd rcx,DWORD PTR [rbp-0x4]"),
+                at(0x29b3, "lea    rax,[rip+0x793e]        # 0xa2f8 <sizes>"),
+                at(0x29ba, "mov    edx,DWORD PTR [rax+rcx*4]"),
+                at(0x29bd, "lea    rdi,[rip+0x737c]        # 0x9d40"),
+                at(0x29c4, "call   0x2270 <__kmpc_push_num_threads@plt>"));
+        assertThat(ClangOpenMpPrologue.afterParameterStores(line, OptionalLong.of(0x29e7))).hasValue(0x29af);
+    }
+
     /** A function whose parameters are stored before its first line (no OpenMP call first): the stop stays. */
     @Test
     void leavesOtherFunctionsAlone() {
