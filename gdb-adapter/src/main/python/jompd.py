@@ -811,6 +811,105 @@ Other threads run meanwhile, as with `step`. Needs a live process."""
             return None
 
 
+class JompdNextCommand(JompdStepCommand):
+    """Steps like `next`, and out of the OpenMP code whose last line it leaves.
+
+Usage: ompd next
+From the last statement of a parallel region's or a task's code, `next` would stop on the directive's
+line (where compilers end the function they outline for it) or in the runtime. `ompd next` goes on as
+a step over a function's last line returns to its caller: the thread that started the region stops on
+the first line after the region; one that ran a task at a taskwait stops there, an undeferred task's
+thread after the task's directive; a worker of the team, with none of the program's code below the
+runtime, stops in the runtime's function that called the code. Elsewhere it is `next`. Other threads
+run meanwhile, as with `next`. Needs a live process."""
+
+    # The move at each stop comes from the engine (ompd-core's RuntimeEntryPoints.leaveMove), the rule
+    # the DAP server's Step Over follows too.
+    C_LIBRARY_PREFIXES = ("libc.so", "libpthread.so", "ld-linux")
+
+    def __init__(self):
+        gdb.Command.__init__(self, "ompd next", gdb.COMMAND_RUNNING)
+
+    def invoke(self, arg, from_tty):
+        thread = gdb.selected_thread()
+        connection = gdb.selected_inferior().connection
+        if thread is None or gdb.selected_inferior().pid == 0 or connection is None or connection.type == "core":
+            raise gdb.GdbError("ompd next: the program is not running")
+        if thread.is_running():
+            raise gdb.GdbError("ompd next: the selected thread is running")
+        self.runtime_prefix = jompd_bridge().step_entry_points().get("runtimeLibraryPrefix")
+        stops = []
+        def on_stop(event):
+            stops.append(event)
+        gdb.events.stop.connect(on_stop)
+        quiet = self.Quiet()
+        try:
+            quiet.begin()
+            try:
+                self.next(thread, stops)
+            except gdb.error as e:
+                gdb.write("ompd next: stopped here: %s\n" % e)
+        finally:
+            quiet.end()
+            gdb.events.stop.disconnect(on_stop)
+        if gdb.selected_inferior().pid != 0 and gdb.selected_thread() is not None:
+            gdb.execute("frame", from_tty)
+
+    def next(self, thread, stops):
+        frame = gdb.selected_frame()
+        if self.in_runtime(frame):
+            gdb.execute("next", to_string=True)  # in the runtime already: gdb's own
+            return
+        walk = [self.code_stop(frame)]
+        del stops[:]
+        gdb.execute("next", to_string=True)
+        for _ in range(self.MAX_MOVES):
+            if not thread.is_valid() or gdb.selected_inferior().pid == 0:
+                return  # the program ended
+            if gdb.selected_thread() != thread:
+                return  # another thread stopped it (a breakpoint, a signal): stay there, as `next` does
+            if any(isinstance(event, (gdb.BreakpointEvent, gdb.SignalEvent)) for event in stops):
+                return  # a breakpoint of the user's, a signal: theirs
+            del stops[:]
+            frame = gdb.selected_frame()
+            in_runtime = self.in_runtime(frame)
+            walk.append(["", 0, "", 0] if in_runtime else self.code_stop(frame))
+            move = self.leave_move(walk, in_runtime, in_runtime and self.program_code_below(frame))
+            if move == "next":
+                gdb.execute("next", to_string=True)
+            elif move == "finish":
+                try:
+                    gdb.execute("finish", to_string=True)
+                except gdb.error:
+                    return  # the outermost frame
+            else:
+                return
+
+    def program_code_below(self, frame):
+        """Whether a frame of the program's code (with a line, neither the runtime's nor the C library's: a
+        worker's stack ends in libc's start_thread) is below {frame}."""
+        frame = frame.older()
+        for _ in range(64):
+            if frame is None:
+                return False
+            library = gdb.current_progspace().solib_name(frame.pc()) or ""
+            c_library = os.path.basename(library).startswith(self.C_LIBRARY_PREFIXES)
+            if not c_library and not self.in_runtime(frame):
+                return True
+            frame = frame.older()
+        return False
+
+    @staticmethod
+    def leave_move(walk, in_runtime, program_code_below):
+        """"next", "finish" or "arrived" at the walk's last stop: the engine's rule (ompd-core's
+        RuntimeEntryPoints.leaveMove). Where it cannot answer, the step stops here."""
+        try:
+            return jompd_bridge().run("leave-move", json.dumps(
+                {"walk": walk, "inRuntime": in_runtime, "programCodeBelow": program_code_below})).strip()
+        except gdb.GdbError:
+            return "arrived"
+
+
 class JompdInitCommand(JompdSubcommand):
     """Checks that OMPD works on this target and says what it found; starts the program if needed.
 
@@ -1045,6 +1144,7 @@ _JOMPD_SUBCOMMANDS = [
 def jompd_register():
     JompdPrefixCommand()
     JompdStepCommand()
+    JompdNextCommand()
     JompdInitCommand("init", JompdInitCommand.__doc__)
     JompdBacktraceCommand("bt", JompdBacktraceCommand.__doc__, ("on", "off"))
     JompdRunCommand()

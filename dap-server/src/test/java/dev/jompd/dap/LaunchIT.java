@@ -140,6 +140,41 @@ class LaunchIT {
         }
     }
 
+    /**
+     * VS Code's C/C++ launch configurations come with MI setupCommands ({@code -enable-pretty-printing},
+     * {@code -gdb-set disassembly-flavor intel}, each with ignoreFailures): they run as MI commands (gdb's own
+     * setting says so afterwards), a failing one with ignoreFailures is told on the console and the launch goes on,
+     * one without it ends the launch with gdb's message.
+     */
+    @Test
+    void cppdbgSetupCommandsRunAsMiCommands() throws Exception {
+        Path program = FixtureBuilder.executable(Fixture.PARALLEL);
+        try (DapTestClient client = new DapTestClient(server.port())) {
+            client.body("initialize", args("adapterID", "jompd", "linesStartAt1", true));
+            client.body("launch", args("program", program.toString(), "args", array("2"), "stopOnEntry", true,
+                    "setupCommands", array(
+                            args("description", "Enable pretty-printing for gdb", "text", "-enable-pretty-printing",
+                                    "ignoreFailures", true),
+                            args("description", "Set Disassembly Flavor to Intel", "text", "-gdb-set disassembly-flavor intel",
+                                    "ignoreFailures", true),
+                            args("text", "-no-such-command", "ignoreFailures", true))));
+            client.body("configurationDone", null);
+            client.event("stopped", STOP);
+            JsonObject flavor = client.body("evaluate", args("expression",
+                    "$_streq($_gdb_setting_str(\"disassembly-flavor\"), \"intel\")", "context", "watch"));
+            assertThat(flavor.get("result").getAsString()).isEqualTo("1");
+            assertThat(client.outputText()).contains("setupCommands: -no-such-command: Undefined MI command: no-such-command (ignoreFailures)\n");
+            client.request("disconnect", args("terminateDebuggee", true));
+        }
+        try (DapTestClient client = new DapTestClient(server.port())) {
+            client.body("initialize", args("adapterID", "jompd"));
+            JsonObject failed = client.request("launch", args("program", program.toString(),
+                    "setupCommands", array(args("text", "-no-such-command"))));
+            assertThat(List.of(failed.get("success").getAsBoolean(), failed.get("message").getAsString()))
+                    .isEqualTo(List.of(false, "gdb: Undefined MI command: no-such-command"));
+        }
+    }
+
     @Test
     void stopOnEntryThenSourceBreakpointThenTerminate(@TempDir Path work) throws Exception {
         Path program = FixtureBuilder.executable(Fixture.NESTED);

@@ -83,7 +83,7 @@ class OpenMpStepInIT {
             String task = step == StepIntoCase.TASK_AT_TASKWAIT ? OpenMpExpectations.scopeVariables(client,
                     client.body("scopes", args("frameId", top.get("id").getAsInt())), "OpenMP task").get("kind") : "";
             step(client, "next", thread); // Step Over from the first line: on in the code, not back to its directive
-            step.checkNext(where(topFrame(client, thread)));
+            step.checkStepOver(where(topFrame(client, thread)));
             switch (step) {
                 case PARALLEL -> {
                     // the region's thread names say so: the stopped thread is OpenMP thread 0 of a team of 2

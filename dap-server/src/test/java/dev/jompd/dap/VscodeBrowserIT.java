@@ -270,7 +270,7 @@ class VscodeBrowserIT {
             config.addProperty("stepNexts", step.nexts());
             config.addProperty("stepPragmaLine", lineOf(parallel.getParent().resolve(step.breakFile()), "#pragma omp parallel"));
             config.addProperty("stepFirstLine", step.firstLine());
-            config.addProperty("stepNextLine", step.nextLine());
+            config.addProperty("stepNextLine", step.stepOverLine());
             runScenario("vscode-programs", "programs.test.mjs", repository, workspace, config);
         } finally {
             sleeper.destroyForcibly();

@@ -52,6 +52,7 @@ final class Handlers {
             Map.entry("task-function", StepEntries::taskFunction),
             Map.entry("region-entry", StepEntries::regionEntry),
             Map.entry("code-move", StepEntries::codeMove),
+            Map.entry("leave-move", StepEntries::leaveMove),
             Map.entry("frame-owners", Handlers::frameOwners));
 
 

@@ -14,7 +14,8 @@ import java.util.List;
  * The engine's part of {@code ompd step} (jompd.py moves the thread; the rules are ompd-core's
  * {@link RuntimeEntryPoints}): the breakpoints, sent in the {@code hello}, and at each the entry point of
  * the code it starts, asked by the internal commands {@code region-entry} and {@code task-function}, and
- * from there the move at each stop on the way to the code's first line ({@code code-move}).
+ * from there the move at each stop on the way to the code's first line ({@code code-move}); and of
+ * {@code ompd next}, the move at each stop of a step over that may leave the code ({@code leave-move}).
  */
 final class StepEntries {
     private StepEntries() {}
@@ -59,19 +60,42 @@ final class StepEntries {
      * the walk in JSON, one {@code [file, line, function entry's file, function entry's line]} per stop.
      */
     static String codeMove(Views views, String arguments, GdbChannel gdb) {
-        List<RuntimeEntryPoints.CodeStop> walk = new ArrayList<>();
         try {
-            for (JsonElement element : JsonParser.parseString(arguments).getAsJsonArray()) {
-                JsonArray stop = element.getAsJsonArray();
-                walk.add(new RuntimeEntryPoints.CodeStop(
-                        new RuntimeEntryPoints.SourceLine(stop.get(0).getAsString(), stop.get(1).getAsInt()),
-                        new RuntimeEntryPoints.SourceLine(stop.get(2).getAsString(), stop.get(3).getAsInt())));
-            }
+            return RuntimeEntryPoints.codeMove(walk(JsonParser.parseString(arguments).getAsJsonArray()))
+                    .name().toLowerCase(java.util.Locale.ROOT);
         } catch (JsonParseException | IllegalStateException | IndexOutOfBoundsException
                  | UnsupportedOperationException | NumberFormatException e) {
             throw new BridgeException("code-move: not a walk of [file, line, entry file, entry line] stops: " + arguments);
         }
-        return RuntimeEntryPoints.codeMove(walk).name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    /**
+     * The move at the last stop of {@code ompd next} ({@link RuntimeEntryPoints#leaveMove}): {@code arrived},
+     * {@code next} or {@code finish}. The argument is {@code {"walk": [...], "inRuntime": b, "programCodeBelow": b}},
+     * the walk (from where the step started) as for {@code code-move}.
+     */
+    static String leaveMove(Views views, String arguments, GdbChannel gdb) {
+        try {
+            JsonObject question = JsonParser.parseString(arguments).getAsJsonObject();
+            return RuntimeEntryPoints.leaveMove(walk(question.getAsJsonArray("walk")),
+                    question.get("inRuntime").getAsBoolean(), question.get("programCodeBelow").getAsBoolean())
+                    .name().toLowerCase(java.util.Locale.ROOT);
+        } catch (JsonParseException | IllegalStateException | IndexOutOfBoundsException | NullPointerException
+                 | UnsupportedOperationException | NumberFormatException e) {
+            throw new BridgeException("leave-move: not {\"walk\": [[file, line, entry file, entry line], ...], "
+                    + "\"inRuntime\": true|false, \"programCodeBelow\": true|false}: " + arguments);
+        }
+    }
+
+    private static List<RuntimeEntryPoints.CodeStop> walk(JsonArray stops) {
+        List<RuntimeEntryPoints.CodeStop> walk = new ArrayList<>();
+        for (JsonElement element : stops) {
+            JsonArray stop = element.getAsJsonArray();
+            walk.add(new RuntimeEntryPoints.CodeStop(
+                    new RuntimeEntryPoints.SourceLine(stop.get(0).getAsString(), stop.get(1).getAsInt()),
+                    new RuntimeEntryPoints.SourceLine(stop.get(2).getAsString(), stop.get(3).getAsInt())));
+        }
+        return walk;
     }
 
     private static JsonObject selectedThreadRegisters(GdbChannel gdb) {

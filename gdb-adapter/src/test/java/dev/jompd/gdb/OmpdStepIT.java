@@ -81,6 +81,30 @@ class OmpdStepIT {
         }
     }
 
+    /**
+     * {@code ompd next} from the code's first line, where {@code ompd step} left the thread: the DAP's Step Over
+     * line ({@link StepIntoCase#stepOverLine}: gdb's {@code next}'s, but out of a task's code after its last
+     * statement), as {@code OpenMpStepInIT} checks the DAP's.
+     */
+    @ParameterizedTest
+    @EnumSource(StepIntoCase.class)
+    void ompdNextFromTheFirstLineEndsWhereTheDapsStepOverDoes(StepIntoCase step, @TempDir Path directory) {
+        Path program = FixtureBuilder.executable(step.fixture());
+        List<String> setup = new ArrayList<>(List.of("-ex", "break " + step.breakLocation(), "-ex",
+                (step.needsJompdRuntime() ? "ompd run " : "run ") + String.join(" ", step.arguments())));
+        for (int i = 0; i < step.nexts(); i++) {
+            setup.addAll(List.of("-ex", "next"));
+        }
+        for (int i = 0; i < step.steps(); i++) {
+            setup.addAll(List.of("-ex", "ompd step"));
+        }
+        GdbDriver.Output output = GdbDriver.run(GdbDriver.withBridge(setup), List.of("frame", "ompd next"),
+                List.of(program.toString()), Map.of("OMP_DEBUG", "enabled"), directory, TIMEOUT);
+        assertThat(output.exitCode()).as("%s", output.text()).isZero();
+        step.check(where(output.section("frame")));
+        step.checkStepOver(where(output.section("ompd next")));
+    }
+
     @Test
     void aCoreFileCannotStep(@TempDir Path directory) {
         StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.PARALLEL, "2"));

@@ -48,6 +48,12 @@ public enum StepIntoCase {
         int breakLine() {
             return line("/* Only A is ready") + 1;
         }
+
+        /** jompd's Step Over leaves the task's code: back to the taskwait that ran it. */
+        @Override
+        public int stepOverLine() {
+            return breakLine();
+        }
     },
     /** From thread 1's taskwait into its task T1, a block of statements. */
     TASK_BLOCK(Fixture.TASKS, List.of("10", "4"), Optional.empty(), null, 0, 1,
@@ -59,7 +65,13 @@ public enum StepIntoCase {
     },
     /** From an undeferred task's pragma ({@code if(0)}: run at once) into its body, a single statement. */
     UNDEFERRED_TASK(Fixture.TASKS, List.of("10", "4"), Optional.empty(), "fx_put(\"task.B.in_final\"", 1, 1,
-            ".omp_outlined..46", "  task_c();", "#pragma omp task final(1) mergeable if(0)"),
+            ".omp_outlined..46", "  task_c();", "#pragma omp task final(1) mergeable if(0)") {
+        /** jompd's Step Over leaves the task's code: on in task_b after the task's directive, its closing brace. */
+        @Override
+        public int stepOverLine() {
+            return line("#pragma omp task final(1) mergeable if(0)") + 2;
+        }
+    },
     /**
      * gfortran on libomp: GOMP_parallel calls the outlined function itself; its call is on the line after the
      * directive's set-up, so the first step reaches it and the second goes in. gfortran gives the outlined
@@ -200,9 +212,24 @@ public enum StepIntoCase {
                 "at " + function + " " + fixture.source() + ":" + firstLine() + " (" + firstLineText.strip() + ")");
     }
 
-    /** Throws an AssertionError unless {@code where}, after a step over from the first line, is the case's next line. */
+    /** Throws an AssertionError unless {@code where}, after gdb's {@code next} from the first line, is the case's next line. */
     public void checkNext(Where where) {
         where.require(where.file().equals(fixture.source()) && where.line() == nextLine(),
                 "the step over at " + fixture.source() + ":" + nextLine() + " (" + nextLineText.strip() + ")");
+    }
+
+    /**
+     * The line jompd's Step Over (the DAP's next) from {@link #firstLine} ends on: gdb's {@link #nextLine}, but
+     * where that is the end of a task's code on its directive's line, the line the thread goes on at once it
+     * has left the task's code (ompd-core's {@code RuntimeEntryPoints.leaveMove}).
+     */
+    public int stepOverLine() {
+        return nextLine();
+    }
+
+    /** Throws an AssertionError unless {@code where}, after jompd's Step Over from the first line, is {@link #stepOverLine}. */
+    public void checkStepOver(Where where) {
+        where.require(where.file().equals(fixture.source()) && where.line() == stepOverLine(),
+                "jompd's step over at " + fixture.source() + ":" + stepOverLine());
     }
 }

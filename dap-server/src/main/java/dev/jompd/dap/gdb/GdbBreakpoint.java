@@ -3,6 +3,7 @@ package dev.jompd.dap.gdb;
 import dev.jompd.dap.mi.MiValue;
 
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * A breakpoint gdb created ({@code bkpt={number,type,...}}).
@@ -12,8 +13,10 @@ import java.util.Optional;
  * @param file     the source file of its (first) location
  * @param line     the line of its (first) location, 0 when unknown
  * @param function the function of its (first) location
+ * @param address  its address, when it has exactly one location
  */
-public record GdbBreakpoint(int number, boolean pending, Optional<String> file, int line, Optional<String> function) {
+public record GdbBreakpoint(int number, boolean pending, Optional<String> file, int line, Optional<String> function,
+                            OptionalLong address) {
 
     public static GdbBreakpoint parse(MiValue bkpt) {
         int number = (int) Double.parseDouble(bkpt.requireString("number"));
@@ -25,6 +28,7 @@ public record GdbBreakpoint(int number, boolean pending, Optional<String> file, 
         return new GdbBreakpoint(number, pending,
                 location.string("fullname").or(() -> location.string("file")),
                 location.string("line").map(Integer::parseInt).orElse(0),
-                location.string("func"));
+                location.string("func"),
+                bkpt.string("addr").flatMap(GdbFrame::addressOf).map(OptionalLong::of).orElse(OptionalLong.empty()));
     }
 }

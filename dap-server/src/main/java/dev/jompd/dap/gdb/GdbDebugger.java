@@ -1,5 +1,6 @@
 package dev.jompd.dap.gdb;
 
+import dev.jompd.core.ompd.ClangOpenMpPrologue;
 import dev.jompd.core.ompd.RuntimeEntryPoints;
 import dev.jompd.dap.mi.MiValue;
 
@@ -9,6 +10,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 
 import static dev.jompd.dap.mi.MiStrings.quote;
 
@@ -75,6 +77,11 @@ public final class GdbDebugger {
 
     public void step(int thread, boolean instruction) {
         gdb.execute((instruction ? "-exec-step-instruction" : "-exec-step") + " --thread " + thread);
+    }
+
+    /** Runs {@code thread} (the others too, as a step does) until it reaches {@code address} or its frame returns. */
+    public void runTo(int thread, long address) {
+        gdb.execute("-exec-until --thread " + thread + " *0x" + Long.toHexString(address));
     }
 
     public void finish(int thread) {
@@ -237,6 +244,47 @@ public final class GdbDebugger {
     }
 
     /**
+     * The instructions of the source line at {@code address} from there on (gdb's source-centric
+     * disassembly of the next 256 bytes: its first line), and the address of the next line's first
+     * instruction (empty when the line reaches past those bytes); no instructions where gdb has no line.
+     */
+    public LineInstructions lineInstructions(long address) {
+        try {
+            List<MiValue> lines = gdb.execute("-data-disassemble -s 0x" + Long.toHexString(address) + " -e 0x"
+                    + Long.toHexString(address + 256) + " -- 4").results().get("asm_insns")
+                    .map(MiValue::items).orElse(List.of());
+            if (lines.isEmpty()) {
+                return LineInstructions.NONE;
+            }
+            List<ClangOpenMpPrologue.Instruction> instructions = new ArrayList<>();
+            long offset = lines.getFirst().get("line_asm_insn").flatMap(list -> list.items().stream().findFirst())
+                    .flatMap(insn -> insn.string("offset")).flatMap(GdbFrame::addressOf).orElse(-1L);
+            for (MiValue instruction : lines.getFirst().get("line_asm_insn").map(MiValue::items).orElse(List.of())) {
+                Optional<Long> at = instruction.string("address").flatMap(GdbFrame::addressOf);
+                if (at.isEmpty()) {
+                    return LineInstructions.NONE;
+                }
+                instructions.add(new ClangOpenMpPrologue.Instruction(at.get(), instruction.string("inst").orElse("")));
+            }
+            OptionalLong next = lines.size() < 2 ? OptionalLong.empty() : lines.get(1).get("line_asm_insn")
+                    .flatMap(list -> list.items().stream().findFirst()).flatMap(insn -> insn.string("address"))
+                    .flatMap(GdbFrame::addressOf).map(OptionalLong::of).orElse(OptionalLong.empty());
+            return new LineInstructions(instructions, next, offset);
+        } catch (GdbCommandException e) {
+            return LineInstructions.NONE; // no code there gdb can disassemble
+        }
+    }
+
+    /**
+     * A line's instructions from an address on, the address after them (the next line's first), and the
+     * offset of the first in its function (-1 when unknown).
+     */
+    public record LineInstructions(List<ClangOpenMpPrologue.Instruction> instructions, OptionalLong end,
+                                   long functionOffset) {
+        static final LineInstructions NONE = new LineInstructions(List.of(), OptionalLong.empty(), -1);
+    }
+
+    /**
      * A breakpoint only {@code thread} stops at, not told to the client (a helper of a step): its number,
      * or empty when gdb finds no such location (a runtime without that function).
      */
@@ -319,6 +367,11 @@ public final class GdbDebugger {
     }
 
     /** Runs a CLI command and returns what it printed. */
+    /** A launch configuration's own MI command ({@code -enable-pretty-printing}), as it is written. */
+    public GdbResult mi(String command) {
+        return gdb.execute(command);
+    }
+
     public GdbResult console(String command) {
         return gdb.execute("-interpreter-exec console " + quote(command));
     }

@@ -1,5 +1,6 @@
 package dev.jompd.dap.session;
 
+import dev.jompd.core.ompd.ClangOpenMpPrologue;
 import dev.jompd.dap.gdb.GdbBreakpoint;
 import dev.jompd.dap.gdb.GdbCommandException;
 import dev.jompd.dap.gdb.GdbDebugger;
@@ -15,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 
 /**
  * The breakpoints the client asked for, by source file and by function, and the gdb breakpoints behind
@@ -121,6 +123,7 @@ final class Breakpoints {
         }
         try {
             GdbBreakpoint breakpoint = gdb.insertBreakpoint(planted.location, planted.condition, ignore);
+            breakpoint = afterParameterStores(breakpoint, planted, ignore, gdb);
             planted.gdbNumber = breakpoint.number();
             byGdbNumber.put(breakpoint.number(), planted);
             update(planted, breakpoint);
@@ -128,6 +131,45 @@ final class Breakpoints {
             planted.verified = false;
             planted.message = e.gdbMessage();
         }
+    }
+
+    /**
+     * {@code breakpoint}, or, where it is at the call clang makes before it stores a function's parameters
+     * (gdb's stop for {@code break f} in a clang -O0 function with OpenMP directives, where the parameters
+     * read garbage), one in its place after those stores: by ompd-core's {@link ClangOpenMpPrologue}. The
+     * new one's location is the function plus an offset, which gdb sets again when a PIE program is loaded.
+     * A function's breakpoint then stops at its first statement, also where that is on a line above the
+     * directive whose line clang gave the call (gdb's stop showed the directive's line before that statement
+     * ran); a source line's moves only as far as its own line, or from a line without code of its own (the
+     * function's opening line). A breakpoint with several locations (or none yet) stays as gdb put it.
+     */
+    private GdbBreakpoint afterParameterStores(GdbBreakpoint breakpoint, Planted planted, OptionalInt ignore,
+                                               GdbDebugger gdb) {
+        if (breakpoint.address().isEmpty() || breakpoint.function().isEmpty()) {
+            return breakpoint;
+        }
+        long address = breakpoint.address().getAsLong();
+        GdbDebugger.LineInstructions line = gdb.lineInstructions(address);
+        OptionalLong after = ClangOpenMpPrologue.afterParameterStores(line.instructions(), line.end());
+        if (after.isEmpty() || line.functionOffset() < 0) {
+            return breakpoint;
+        }
+        String location = "*'" + breakpoint.function().get() + "'+" + (line.functionOffset() + after.getAsLong() - address);
+        GdbBreakpoint moved;
+        try {
+            moved = gdb.insertBreakpoint(location, planted.condition, ignore);
+        } catch (GdbCommandException e) {
+            session.log("breakpoint " + planted.location + " stays before the parameters' stores: " + e.gdbMessage());
+            return breakpoint;
+        }
+        if (!planted.function && breakpoint.line() == planted.requestedLine && moved.line() != breakpoint.line()) {
+            // the line asked for is the directive's, and the stores end where a statement above it starts (that
+            // statement runs first): the stop stays on the line asked for, as gdb put it
+            gdb.deleteBreakpoints(List.of(moved.number()));
+            return breakpoint;
+        }
+        gdb.deleteBreakpoints(List.of(breakpoint.number()));
+        return moved;
     }
 
     private static void update(Planted planted, GdbBreakpoint breakpoint) {

@@ -64,8 +64,11 @@ final class Debuggee implements Gdb.Listener {
     private int lastStopThread = 1;
     /** Where the OpenMP runtime's code is (gdb's address ranges of its libraries); null until asked, or after libraries changed. */
     private List<long[]> runtimeCode;
-    /** A stepIn going into the OpenMP code its line starts, between its stops; null otherwise. */
-    private OpenMpStepIn openMpStep;
+    /**
+     * A stepIn going into the OpenMP code its line starts, or a next that may leave it, between its stops;
+     * null otherwise.
+     */
+    private OpenMpStep openMpStep;
     /**
      * Whether a stepIn into OpenMP code is under way: gdb's console lines of its helper stops ("hit Breakpoint 2,
      * __kmp_invoke_microtask ()", the outlined function's arguments it cannot read) are not the user's to read.
@@ -123,8 +126,19 @@ final class Debuggee implements Gdb.Listener {
         gdb = Gdb.start(config.gdbPath(), List.of(), environment, config.cwd().orElse(null), config.gdbTimeout(), this);
         debugger = new GdbDebugger(gdb);
         debugger.configure();
-        for (String command : config.setupCommands()) {
-            debugger.console(command);
+        for (LaunchConfig.SetupCommand command : config.setupCommands()) {
+            try {
+                if (command.mi()) {
+                    debugger.mi(command.text());
+                } else {
+                    debugger.console(command.text());
+                }
+            } catch (GdbCommandException e) {
+                if (!command.ignoreFailures()) {
+                    throw e;
+                }
+                session.output("console", "setupCommands: " + command.text() + ": " + e.gdbMessage() + " (ignoreFailures)\n");
+            }
         }
         config.program().ifPresent(debugger::loadProgram);
         switch (config.kind()) {
@@ -311,6 +325,16 @@ final class Debuggee implements Gdb.Listener {
         steppingIntoOpenMp = true; // before the first move: its console lines may come at once
         try {
             openMpStep = OpenMpStepIn.start(debugger, stops.openmp().orElse(null), session::log, thread).orElse(null);
+        } finally {
+            steppingIntoOpenMp = openMpStep != null;
+        }
+    }
+
+    /** DAP next on a line: like gdb's next, and out of the OpenMP code it leaves ({@link OpenMpStepOver}). */
+    void stepOver(int thread) {
+        steppingIntoOpenMp = true; // its finishes' console lines ("Run till exit from") are not the user's either
+        try {
+            openMpStep = OpenMpStepOver.start(debugger, session::log, thread).orElse(null);
         } finally {
             steppingIntoOpenMp = openMpStep != null;
         }

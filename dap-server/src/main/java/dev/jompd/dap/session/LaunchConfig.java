@@ -26,11 +26,22 @@ import java.util.OptionalLong;
  */
 public record LaunchConfig(Kind kind, Optional<Path> program, List<String> args, Optional<Path> cwd,
                            Map<String, String> environment, Optional<Path> core, OptionalLong processId,
-                           String gdbPath, boolean stopOnEntry, Duration gdbTimeout, List<String> setupCommands,
+                           String gdbPath, boolean stopOnEntry, Duration gdbTimeout, List<SetupCommand> setupCommands,
                            OpenMpLaunch.RuntimeChoice openmpRuntime, boolean recorder) {
 
     /** Run the program, attach to a process, or open a core file (post-mortem). */
     public enum Kind { LAUNCH, ATTACH, CORE }
+
+    /**
+     * One of cppdbg's setupCommands: gdb's command (an MI command when it starts with {@code -}, as the
+     * {@code -enable-pretty-printing} and {@code -gdb-set disassembly-flavor intel} of VS Code's C/C++ launch
+     * configurations; else a console command), and whether its failure is only told, not the launch's end.
+     */
+    public record SetupCommand(String text, boolean ignoreFailures) {
+        public boolean mi() {
+            return text.startsWith("-");
+        }
+    }
 
     static final Duration DEFAULT_GDB_TIMEOUT = Duration.ofSeconds(30);
 
@@ -200,8 +211,8 @@ public record LaunchConfig(Kind kind, Optional<Path> program, List<String> args,
         return environment;
     }
 
-    /** cppdbg's setupCommands: [{"text": "...", ...}] or plain strings. */
-    private static List<String> setupCommands(JsonObject arguments) {
+    /** cppdbg's setupCommands: [{"text": "...", "ignoreFailures": true|false, ...}] or plain strings. */
+    private static List<SetupCommand> setupCommands(JsonObject arguments) {
         JsonElement value = arguments.get("setupCommands");
         if (value == null || value.isJsonNull()) {
             return List.of();
@@ -209,12 +220,17 @@ public record LaunchConfig(Kind kind, Optional<Path> program, List<String> args,
         if (!value.isJsonArray()) {
             throw new DapException(ErrorId.LAUNCH_FAILED, "`setupCommands` must be an array");
         }
-        List<String> commands = new ArrayList<>();
+        List<SetupCommand> commands = new ArrayList<>();
         for (JsonElement element : (JsonArray) value) {
             if (element.isJsonPrimitive()) {
-                commands.add(element.getAsString());
+                commands.add(new SetupCommand(element.getAsString(), false));
             } else if (element.isJsonObject() && element.getAsJsonObject().get("text") instanceof JsonPrimitive text) {
-                commands.add(text.getAsString());
+                JsonElement ignore = element.getAsJsonObject().get("ignoreFailures");
+                if (ignore != null && !(ignore instanceof JsonPrimitive primitive && primitive.isBoolean())) {
+                    throw new DapException(ErrorId.LAUNCH_FAILED, "`setupCommands` entries' `ignoreFailures` must be true or false, not "
+                            + abbreviate(ignore));
+                }
+                commands.add(new SetupCommand(text.getAsString(), ignore != null && ignore.getAsBoolean()));
             } else {
                 throw new DapException(ErrorId.LAUNCH_FAILED, "`setupCommands` entries must be strings or {\"text\": \"...\"}, not " + abbreviate(element));
             }

@@ -1,6 +1,7 @@
 package dev.jompd.dap.session;
 
 import dev.jompd.core.ompd.AddressSpaceHandle;
+import dev.jompd.core.ompd.ClangOpenMpPrologue;
 import dev.jompd.core.ompd.RuntimeEntryPoints;
 import dev.jompd.dap.gdb.GdbDebugger;
 import dev.jompd.dap.gdb.GdbException;
@@ -32,7 +33,7 @@ import java.util.function.Consumer;
  *
  * <p>Driven on the session's worker thread: {@link #start} at the request, {@link #movesOn} at each stop.
  */
-final class OpenMpStepIn {
+final class OpenMpStepIn implements OpenMpStep {
     private static final int MAX_MOVES = 200;
     private final GdbDebugger debugger;
     /** The program's OpenMP target (null when there is none: tasks are then stepped over). */
@@ -88,9 +89,11 @@ final class OpenMpStepIn {
      * Decides at a stop: moves on (true: another gdb command is running) or ends the step (false: the
      * stop is the client's, told as usual; the helpers are gone).
      */
-    boolean movesOn(String reason, MiValue.Tuple results) {
+    @Override
+    public boolean movesOn(String reason, MiValue.Tuple results) {
         int stopped = results.string("thread-id").map(Integer::parseInt).orElse(-1);
-        boolean stepStop = reason.equals("end-stepping-range") || reason.equals("function-finished");
+        boolean stepStop = reason.equals("end-stepping-range") || reason.equals("function-finished")
+                || reason.equals("location-reached");
         if (++moves > MAX_MOVES || stopped != thread || !(stepStop || reason.equals("breakpoint-hit"))) {
             return end(); // another thread's stop, a signal, an exit, a pause: theirs to tell
         }
@@ -137,11 +140,26 @@ final class OpenMpStepIn {
             if (!line.isEmpty() && lineOf(frame.get()).equals(line)) {
                 return move(() -> debugger.step(thread, false)); // the line is not done yet
             }
+            OptionalLong stored = frame.get().address().isPresent() ? afterParameterStores(frame.get().address().getAsLong())
+                    : OptionalLong.empty();
+            if (stored.isPresent()) { // stepped into a clang function with OpenMP directives: on to its parameters' values
+                return move(() -> debugger.runTo(thread, stored.getAsLong()));
+            }
             return end();
         } catch (GdbException e) {
             log.accept("stepIn into OpenMP code stopped: " + e.getMessage());
             return end();
         }
+    }
+
+    /**
+     * Where the parameters of the function a step stopped in at {@code address} hold their values, when gdb's
+     * stop (after the prologue, as for {@code break}) is before clang stores them: ompd-core's
+     * {@link ClangOpenMpPrologue}, as the session's breakpoints do.
+     */
+    private OptionalLong afterParameterStores(long address) {
+        GdbDebugger.LineInstructions line = debugger.lineInstructions(address);
+        return ClangOpenMpPrologue.afterParameterStores(line.instructions(), line.end());
     }
 
     /** Ends the step: its helper breakpoints go. */
@@ -242,14 +260,22 @@ final class OpenMpStepIn {
         return results.get("frame").map(GdbFrame::parse);
     }
 
-    /** Where {@code frame} is, and where its function's first instruction is (no line: 0). */
     private RuntimeEntryPoints.CodeStop codeStop(GdbFrame frame) {
+        return codeStop(debugger, frame);
+    }
+
+    /** Where {@code frame} is, and where its function's first instruction is (no line: 0). */
+    static RuntimeEntryPoints.CodeStop codeStop(GdbDebugger debugger, GdbFrame frame) {
         RuntimeEntryPoints.SourceLine none = new RuntimeEntryPoints.SourceLine("", 0);
-        RuntimeEntryPoints.SourceLine at = frame.line() > 0
-                ? new RuntimeEntryPoints.SourceLine(frame.fullname().or(frame::file).orElse("?"), frame.line()) : none;
         RuntimeEntryPoints.SourceLine entry = frame.address().isPresent()
                 ? debugger.functionEntry(frame.address().getAsLong()).orElse(none) : none;
-        return new RuntimeEntryPoints.CodeStop(at, entry);
+        return new RuntimeEntryPoints.CodeStop(sourceLine(frame), entry);
+    }
+
+    /** Where {@code frame} is (no line: 0). */
+    static RuntimeEntryPoints.SourceLine sourceLine(GdbFrame frame) {
+        return frame.line() > 0 ? new RuntimeEntryPoints.SourceLine(frame.fullname().or(frame::file).orElse("?"), frame.line())
+                : new RuntimeEntryPoints.SourceLine("", 0);
     }
 
     static String lineOf(GdbFrame frame) {
@@ -257,6 +283,11 @@ final class OpenMpStepIn {
     }
 
     private boolean inRuntime(GdbFrame frame) {
+        return inRuntime(runtime, frame);
+    }
+
+    /** Whether {@code frame} is in the runtime's code ({@code runtime}: its address ranges) or has no line. */
+    static boolean inRuntime(List<long[]> runtime, GdbFrame frame) {
         if (frame.line() <= 0) {
             return true; // no source: the runtime, libc
         }

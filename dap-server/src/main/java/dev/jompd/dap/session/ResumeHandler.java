@@ -38,7 +38,13 @@ final class ResumeHandler implements RequestHandler {
         try {
             switch (command) {
                 case "continue" -> debuggee.debugger().continueAll();
-                case "next" -> debuggee.debugger().next(args.threadId(), args.instruction());
+                case "next" -> {
+                    if (args.instruction()) {
+                        debuggee.debugger().next(args.threadId(), true);
+                    } else {
+                        debuggee.stepOver(args.threadId());
+                    }
+                }
                 case "stepIn" -> {
                     if (args.instruction()) {
                         debuggee.debugger().step(args.threadId(), true);

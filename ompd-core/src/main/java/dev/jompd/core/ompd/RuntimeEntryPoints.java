@@ -178,6 +178,56 @@ public final class RuntimeEntryPoints {
         return at.line() <= 0 || directive ? CodeMove.STEP : CodeMove.ARRIVED;
     }
 
+    /** What a door does at a stop of a step over ({@code next}) that may leave a region's or a task's code. */
+    public enum LeaveMove {
+        /** The step ends here. */
+        ARRIVED,
+        /** On a line of the directive whose code the thread left: step over again ({@code next}). */
+        NEXT,
+        /** In the runtime with the program's code below (the thread that started the region): step out ({@code finish}). */
+        FINISH
+    }
+
+    /**
+     * The move at the last of {@code walk}'s stops of a step over: the walk starts where the step started, each
+     * later stop being one move on. A step over the last statement of a region's or a task's code leaves the
+     * code, as a step over a function's last line returns to its caller: past the lines the compilers give the
+     * end of the functions they outline for the directive (gcc's {@code X._omp_fn.N} and clang's
+     * {@code X.omp_outlined} end on the {@code #pragma} line, where they start: a line above the step's start
+     * that is the line of the entry of a function the walk stopped in, as {@link #codeMove} knows the
+     * directive's lines; gfortran starts its outlined function at an inner directive's line below the first
+     * statement, which a step over reaches going forward and stops at), out of the runtime into
+     * the function that started the region (the primary thread lands on the first line after the region) or
+     * ran the task (the thread that ran it at a taskwait goes back there; an undeferred task's thread goes on
+     * after the task's directive). A thread with none of the program's code below the runtime (a worker of the
+     * team, a task run in the region's closing barrier) is back in the runtime for good: the step ends there,
+     * in the runtime's function that called the code, as gdb's {@code next} ends (its line is the runtime's
+     * source, or none).
+     *
+     * @param inRuntime         whether the last stop is in the runtime's code (or in code without a line)
+     * @param programCodeBelow  whether a frame of the program's code (with a line, outside the runtime) is below it
+     */
+    public static LeaveMove leaveMove(List<CodeStop> walk, boolean inRuntime, boolean programCodeBelow) {
+        if (inRuntime) {
+            return programCodeBelow ? LeaveMove.FINISH : LeaveMove.ARRIVED;
+        }
+        if (walk.size() < 2) {
+            return LeaveMove.ARRIVED;
+        }
+        SourceLine at = walk.getLast().at();
+        boolean directive = isAbove(at, walk.getFirst().at())
+                && walk.stream().map(CodeStop::functionEntry).anyMatch(at::equals);
+        return directive ? LeaveMove.NEXT : LeaveMove.ARRIVED;
+    }
+
+    /**
+     * Whether {@code at} is a line above {@code start} in its file: only such a stop of a step over can be on the
+     * directive's line ({@link #leaveMove}); a door needs no function's entry for any other.
+     */
+    public static boolean isAbove(SourceLine at, SourceLine start) {
+        return at.file().equals(start.file()) && at.line() > 0 && at.line() < start.line();
+    }
+
     /** The register of integer argument {@code index} (x86-64 System V). */
     static String argument(int index) {
         return ARGUMENT_REGISTERS.get(index);
