@@ -103,6 +103,30 @@ final class DwarfNames {
         }
     }
 
+    /**
+     * A C++ function's linkage name ({@code DW_AT_linkage_name}, on the entry or along its abstract origin and
+     * specification), which gdb names the function by where there is one: its {@code dwarf2_physname} prefers the
+     * demangled linkage name to a name computed from {@code DW_AT_name}, for inlined calls too. Empty for other
+     * languages (C is named by {@link #nameOf}).
+     */
+    Optional<String> linkageName(Unit unit, Map<Long, NamedEntry> entries, long dieOffset) {
+        if (!unit.isCxx()) {
+            return Optional.empty();
+        }
+        long offset = dieOffset;
+        for (int hop = 0; hop < MAX_REFERENCE_HOPS && offset >= 0; hop++) {
+            NamedEntry entry = entries.get(offset);
+            if (entry == null) {
+                return Optional.empty();
+            }
+            if (entry.linkageName() != null) {
+                return Optional.of(entry.linkageName());
+            }
+            offset = entry.reference();
+        }
+        return Optional.empty();
+    }
+
     /** Whether an entry with this parent lies inside a function (a local class, a lambda's closure type). */
     private static boolean insideFunction(Map<Long, NamedEntry> entries, long parent) {
         long offset = parent;

@@ -61,7 +61,6 @@ public final class Unwinder implements AutoCloseable {
     private final ModuleMap modules;
     private final SourceLocator locator;
     private final Map<Long, byte[]> pages = new HashMap<>();
-    private final FrameNames frameNames = new FrameNames();
 
     public Unwinder(AddressSpace space, DebugInfoCache cache) {
         this(space, cache, Options.DEFAULT);
@@ -283,7 +282,7 @@ public final class Unwinder implements AutoCloseable {
                 // (no frames for the functions that scope was inlined into).
                 SourceLocator.ScopeFrame scope = locator.scopeFrames(mapping, pc - 1).getFirst();
                 Optional<Map.Entry<String, Long>> jumpSymbol = symbolAt(pc - 1);
-                frames.add(new NativeFrame(pc, Optional.of(cfa), frameNames.of(scope.function()).or(() -> jumpSymbol.map(Map.Entry::getKey)),
+                frames.add(new NativeFrame(pc, Optional.of(cfa), FrameNames.of(scope).or(() -> jumpSymbol.map(Map.Entry::getKey)),
                         Optional.empty(), Optional.of(mapping.module().path().getFileName().toString()), scope.source(),
                         false, UnwindMethod.TAIL_CALL,
                         jumpSymbol.map(found -> OptionalLong.of(pc - 1 - found.getValue())).orElse(OptionalLong.empty())));
@@ -355,7 +354,7 @@ public final class Unwinder implements AutoCloseable {
             if (frames.size() >= options.maxFrames()) {
                 return;
             }
-            frames.add(new NativeFrame(pc, cfa, frameNames.of(scope.function()).or(() -> symbolName), symbol, module, scope.source(),
+            frames.add(new NativeFrame(pc, cfa, FrameNames.of(scope).or(() -> symbolName), symbol, module, scope.source(),
                     scope.inlined(), scope.inlined() ? UnwindMethod.INLINED : method,
                     scope.inlined() ? OptionalLong.empty() : entry));
         }
@@ -455,6 +454,5 @@ public final class Unwinder implements AutoCloseable {
     @Override
     public void close() {
         pages.clear();
-        frameNames.close();
     }
 }

@@ -40,8 +40,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <li>The innermost frame at each instruction: {@code SourceLocator.locate} against {@code gdb.find_pc_line}.</li>
  * </ul>
  * Frames are named by the function symbol's print name for C; a C++ frame's name is gdb's print name less its
- * parameters ({@code find_frame_funname}'s {@code cp_remove_params}), which only gdb's own C++ name parser gets
- * right, so C++ modules are compared by file and line here and by name in StackAccuracyIT's real stacks.
+ * parameters ({@code find_frame_funname}'s {@code cp_remove_params}), which only gdb's own C++ name parser
+ * gets right, so the C++ module's frame names are compared with the names gdb's backtrace prints (in a
+ * process that has it loaded, {@code gdb.Frame.name}), the scopes by file and line.
  */
 class CallerFrameLinesIT {
     private static final DebugInfoCache CACHE = new DebugInfoCache();
@@ -116,7 +117,7 @@ class CallerFrameLinesIT {
                     names.append(frame.name() or "??")
                     if level + 1 < count:
                         frame = frame.older()
-                out.write("%x\t%s\n" % (address, " | ".join(names)))
+                out.write("%x\\t%s\\n" % (address, " | ".join(names)))
             out.close()
             """;
 
@@ -184,13 +185,11 @@ class CallerFrameLinesIT {
         ModuleMap modules = new ModuleMap(List.of(loaded(module)), CACHE);
         SourceLocator locator = new SourceLocator(modules);
         Map<Long, String> gdb = gdbBacktraceNames(module, code.returnAddresses());
-        try (FrameNames names = new FrameNames()) {
-            compare(module, "NAMES", code.returnAddresses(), gdb, returnAddress -> modules.at(returnAddress - 1)
-                    .map(mapping -> String.join(" | ", locator.scopeFrames(mapping, returnAddress - 1).stream()
-                            .filter(scope -> scope.function().isPresent())
-                            .map(scope -> names.of(scope.function()).orElseThrow()).toList()))
-                    .orElse(""));
-        }
+        compare(module, "NAMES", code.returnAddresses(), gdb, returnAddress -> modules.at(returnAddress - 1)
+                .map(mapping -> String.join(" | ", locator.scopeFrames(mapping, returnAddress - 1).stream()
+                        .filter(scope -> scope.function().isPresent())
+                        .map(scope -> FrameNames.of(scope).orElseThrow()).toList()))
+                .orElse(""));
     }
 
     private static Map<Long, String> gdbBacktraceNames(Module module, List<Long> addresses) throws IOException {
