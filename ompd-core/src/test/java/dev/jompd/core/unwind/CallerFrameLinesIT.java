@@ -4,6 +4,7 @@ import dev.jompd.core.target.LoadedModule;
 import dev.jompd.testkit.Commands;
 import dev.jompd.testkit.Prerequisite;
 import dev.jompd.testkit.Runtimes;
+import dev.jompd.testkit.SupportedRuntimes;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -173,14 +174,20 @@ class CallerFrameLinesIT {
                 .map(location -> location.fileName() + ":" + location.line()).orElse(":0"));
     }
 
+    /** Every tested OpenMP runtime (C++). */
+    static Stream<Module> runtimes() {
+        return SupportedRuntimes.tested().map(version -> new Module("libomp " + version,
+                Runtimes.libraryDirectory(version).resolve("libomp.so"), false));
+    }
+
     /**
-     * The names of the frames at every return address of the OpenMP runtime (C++: gdb prints a frame's
+     * The names of the frames at every return address of each OpenMP runtime (C++: gdb prints a frame's
      * name less its parameters), against the names gdb's backtrace prints there. The frames are named as
      * the unwinder names them ({@link FrameNames}).
      */
-    @org.junit.jupiter.api.Test
-    void everyCallersFrameNamesMatchGdbsBacktrace() throws IOException {
-        Module module = modules().filter(m -> !m.names()).findFirst().orElseThrow();
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("runtimes")
+    void everyCallersFrameNamesMatchGdbsBacktrace(Module module) throws IOException {
         Disassembly code = disassemble(module);
         ModuleMap modules = new ModuleMap(List.of(loaded(module)), CACHE);
         SourceLocator locator = new SourceLocator(modules);
