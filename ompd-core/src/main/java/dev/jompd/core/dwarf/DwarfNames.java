@@ -17,7 +17,9 @@ import static dev.jompd.core.dwarf.DwarfConstants.*;
  * against gdb in {@code StackAccuracyIT}): C functions by their linkage name where they have one, C++
  * members qualified by their namespaces and classes, C++ functions without a linkage name with their
  * parameter types ({@code dwarf2_compute_name}, {@code c_type_print_args}), Fortran contained procedures
- * {@code host::name}. Reads through a {@link DebugInfoReader}; stateless otherwise, so as thread-safe as it.
+ * {@code host::name}. A C++ function's linkage name, by which gdb names it where there is one, is read beside
+ * ({@link #linkageName}); the unwinder's {@code FrameNames} demangles it into gdb's frame name. Reads through a
+ * {@link DebugInfoReader}; stateless otherwise, so as thread-safe as it.
  */
 final class DwarfNames {
     private static final int MAX_PARAMETER_ENTRIES = 4096;
