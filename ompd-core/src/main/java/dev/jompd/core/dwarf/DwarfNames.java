@@ -17,7 +17,9 @@ import static dev.jompd.core.dwarf.DwarfConstants.*;
  * against gdb in {@code StackAccuracyIT}): C functions by their linkage name where they have one, C++
  * members qualified by their namespaces and classes, C++ functions without a linkage name with their
  * parameter types ({@code dwarf2_compute_name}, {@code c_type_print_args}), Fortran contained procedures
- * {@code host::name}. Reads through a {@link DebugInfoReader}; stateless otherwise, so as thread-safe as it.
+ * {@code host::name}. A C++ function's linkage name, by which gdb names it where there is one, is read beside
+ * ({@link #linkageName}); the unwinder's {@code FrameNames} demangles it into gdb's frame name. Reads through a
+ * {@link DebugInfoReader}; stateless otherwise, so as thread-safe as it.
  */
 final class DwarfNames {
     private static final int MAX_PARAMETER_ENTRIES = 4096;
@@ -101,6 +103,30 @@ final class DwarfNames {
         } catch (DwarfFormatException | IndexOutOfBoundsException damaged) {
             return name;
         }
+    }
+
+    /**
+     * A C++ function's linkage name ({@code DW_AT_linkage_name}, on the entry or along its abstract origin and
+     * specification), which gdb names the function by where there is one: its {@code dwarf2_physname} prefers the
+     * demangled linkage name to a name computed from {@code DW_AT_name}, for inlined calls too. Empty for other
+     * languages (C is named by {@link #nameOf}).
+     */
+    Optional<String> linkageName(Unit unit, Map<Long, NamedEntry> entries, long dieOffset) {
+        if (!unit.isCxx()) {
+            return Optional.empty();
+        }
+        long offset = dieOffset;
+        for (int hop = 0; hop < MAX_REFERENCE_HOPS && offset >= 0; hop++) {
+            NamedEntry entry = entries.get(offset);
+            if (entry == null) {
+                return Optional.empty();
+            }
+            if (entry.linkageName() != null) {
+                return Optional.of(entry.linkageName());
+            }
+            offset = entry.reference();
+        }
+        return Optional.empty();
     }
 
     /** Whether an entry with this parent lies inside a function (a local class, a lambda's closure type). */

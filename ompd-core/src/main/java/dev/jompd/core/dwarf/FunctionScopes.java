@@ -29,12 +29,13 @@ public final class FunctionScopes {
     /**
      * One scope containing an address: a function, or a call inlined into the scope before it.
      *
-     * @param function   the function's name as gdb shows it (qualified for C++ members)
+     * @param function    the function's name from its {@code DW_AT_name} (qualified for C++ members)
+     * @param linkageName for C++, the function's linkage name, by which gdb names it where there is one
      * @param callFile   for an inlined call: the file of the call site in the enclosing scope
      * @param callLine   for an inlined call: the line of the call site
      * @param callColumn for an inlined call: the column (0 when unknown)
      */
-    public record Scope(String function, boolean inlined, Optional<String> callFile, int callLine, int callColumn) {}
+    public record Scope(String function, Optional<String> linkageName, boolean inlined, Optional<String> callFile, int callLine, int callColumn) {}
 
     /**
      * A call inlined directly into a function (not into a call inlined there): the inlined function's name
@@ -134,7 +135,8 @@ public final class FunctionScopes {
             for (ScopeEntry entry : chain) {
                 Optional<String> callFile = entry.inlined && lines.isPresent()
                         ? lines.get().file(unit.lineOffset(), entry.callFile) : Optional.empty();
-                scopes.add(new Scope(functionName(unit, parsedUnit, entry).orElse("??"), entry.inlined, callFile,
+                scopes.add(new Scope(functionName(unit, parsedUnit, entry).orElse("??"),
+                        names.linkageName(unit, parsedUnit.entries, entry.dieOffset), entry.inlined, callFile,
                         entry.callLine, entry.callColumn));
             }
             return scopes;

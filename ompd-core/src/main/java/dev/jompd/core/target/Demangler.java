@@ -6,6 +6,7 @@ import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -33,11 +34,29 @@ public final class Demangler implements AutoCloseable {
     private static final int MAX_NAME_LENGTH = 4096;
 
     private final Map<String, String> cache = new ConcurrentHashMap<>();
+    private final List<String> command;
     private Process process;
     private Writer toFilter;
     private BufferedReader fromFilter;
     private ExecutorService reader;
     private boolean unavailable;
+
+    /** Names in full: {@code void apply<main::$_0>(main::$_0)}, {@code Grid::relax() const}. */
+    public Demangler() {
+        this(List.of("c++filt"));
+    }
+
+    private Demangler(List<String> command) {
+        this.command = command;
+    }
+
+    /**
+     * Names without their parameters, return type and qualifiers ({@code c++filt -p}, libiberty without
+     * {@code DMGL_PARAMS}): {@code apply<main::$_0>}, {@code Grid::relax}.
+     */
+    public static Demangler withoutParameters() {
+        return new Demangler(List.of("c++filt", "-p"));
+    }
 
     /** Whether {@code symbol} is an Itanium-mangled C++ name (possibly with a clone suffix). */
     public static boolean isMangled(String symbol) {
@@ -76,7 +95,7 @@ public final class Demangler implements AutoCloseable {
         }
         try {
             if (process == null) {
-                process = new ProcessBuilder("c++filt").redirectError(ProcessBuilder.Redirect.DISCARD).start();
+                process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
                 toFilter = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
                 fromFilter = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
                 reader = Executors.newSingleThreadExecutor(runnable -> {

@@ -44,13 +44,17 @@ public final class SourceLocator {
     public Optional<String> functionAt(long address) {
         return modules.at(address).flatMap(mapping -> {
             List<ScopeFrame> scopes = scopeFrames(mapping, address);
-            return scopes.getLast().function()
+            return FrameNames.of(scopes.getLast())
                     .or(() -> mapping.info().symbolAt(address - mapping.module().loadBias()).map(Map.Entry::getKey));
         });
     }
 
-    /** A function, or a call inlined into it, containing an address: its name and where it is at. */
-    record ScopeFrame(Optional<String> function, Optional<SourceLocation> source, boolean inlined) {}
+    /**
+     * A function, or a call inlined into it, containing an address: its name, its C++ linkage name, and where it
+     * is at. The name a frame shows is {@link FrameNames#of}'s.
+     */
+    record ScopeFrame(Optional<String> function, Optional<String> linkageName, Optional<SourceLocation> source,
+                      boolean inlined) {}
 
     /**
      * The scopes at {@code lookupAddress}, innermost first: each inlined call (at the line of the
@@ -71,13 +75,13 @@ public final class SourceLocator {
             scopes = List.of(); // damaged .debug_info: the symbol tables name the function
         }
         if (scopes.isEmpty()) {
-            return List.of(new ScopeFrame(Optional.empty(), innermost, false));
+            return List.of(new ScopeFrame(Optional.empty(), Optional.empty(), innermost, false));
         }
         List<ScopeFrame> frames = new ArrayList<>(scopes.size());
         Optional<SourceLocation> location = innermost;
         for (int i = scopes.size() - 1; i >= 0; i--) {
             FunctionScopes.Scope scope = scopes.get(i);
-            frames.add(new ScopeFrame(Optional.of(scope.function()), location, scope.inlined()));
+            frames.add(new ScopeFrame(Optional.of(scope.function()), scope.linkageName(), location, scope.inlined()));
             location = scope.callFile().isPresent() && scope.callLine() > 0
                     ? Optional.of(new SourceLocation(scope.callFile().get(), scope.callLine(),
                     scope.callColumn() > 0 ? OptionalInt.of(scope.callColumn()) : OptionalInt.empty()))

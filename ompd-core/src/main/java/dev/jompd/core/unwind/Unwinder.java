@@ -61,8 +61,6 @@ public final class Unwinder implements AutoCloseable {
     private final ModuleMap modules;
     private final SourceLocator locator;
     private final Map<Long, byte[]> pages = new HashMap<>();
-    /** For the C++ functions DWARF leaves unnamed (lambdas), which gdb names by their demangled linkage name. */
-    private final dev.jompd.core.target.Demangler demangler = new dev.jompd.core.target.Demangler();
 
     public Unwinder(AddressSpace space, DebugInfoCache cache) {
         this(space, cache, Options.DEFAULT);
@@ -284,7 +282,7 @@ public final class Unwinder implements AutoCloseable {
                 // (no frames for the functions that scope was inlined into).
                 SourceLocator.ScopeFrame scope = locator.scopeFrames(mapping, pc - 1).getFirst();
                 Optional<Map.Entry<String, Long>> jumpSymbol = symbolAt(pc - 1);
-                frames.add(new NativeFrame(pc, Optional.of(cfa), gdbName(scope.function()).or(() -> jumpSymbol.map(Map.Entry::getKey)),
+                frames.add(new NativeFrame(pc, Optional.of(cfa), FrameNames.of(scope).or(() -> jumpSymbol.map(Map.Entry::getKey)),
                         Optional.empty(), Optional.of(mapping.module().path().getFileName().toString()), scope.source(),
                         false, UnwindMethod.TAIL_CALL,
                         jumpSymbol.map(found -> OptionalLong.of(pc - 1 - found.getValue())).orElse(OptionalLong.empty())));
@@ -356,7 +354,7 @@ public final class Unwinder implements AutoCloseable {
             if (frames.size() >= options.maxFrames()) {
                 return;
             }
-            frames.add(new NativeFrame(pc, cfa, gdbName(scope.function()).or(() -> symbolName), symbol, module, scope.source(),
+            frames.add(new NativeFrame(pc, cfa, FrameNames.of(scope).or(() -> symbolName), symbol, module, scope.source(),
                     scope.inlined(), scope.inlined() ? UnwindMethod.INLINED : method,
                     scope.inlined() ? OptionalLong.empty() : entry));
         }
@@ -453,20 +451,8 @@ public final class Unwinder implements AutoCloseable {
         return value;
     }
 
-    /**
-     * A scope's function name as gdb's backtrace has it: the debug information's name, but for a C++ function
-     * whose name only its linkage name holds (a lambda's {@code operator()}: the debug information gives it as
-     * a bare mangled identifier), that name demangled ({@code sim::Grid<double>::relax()::{lambda(int)#1}::operator()(int) const}).
-     * Names of clones ({@code _ZL4workR6DomainPd.omp_outlined}) are gdb's as they are.
-     */
-    private Optional<String> gdbName(Optional<String> function) {
-        return function.map(name -> dev.jompd.core.target.Demangler.isMangled(name) && name.chars()
-                .allMatch(c -> Character.isLetterOrDigit(c) || c == '_') ? demangler.demangle(name) : name);
-    }
-
     @Override
     public void close() {
         pages.clear();
-        demangler.close();
     }
 }

@@ -4,6 +4,7 @@ import dev.jompd.core.target.LoadedModule;
 import dev.jompd.testkit.Commands;
 import dev.jompd.testkit.Prerequisite;
 import dev.jompd.testkit.Runtimes;
+import dev.jompd.testkit.SupportedRuntimes;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -40,8 +41,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <li>The innermost frame at each instruction: {@code SourceLocator.locate} against {@code gdb.find_pc_line}.</li>
  * </ul>
  * Frames are named by the function symbol's print name for C; a C++ frame's name is gdb's print name less its
- * parameters ({@code find_frame_funname}'s {@code cp_remove_params}), which only gdb's own C++ name parser gets
- * right, so C++ modules are compared by file and line here and by name in StackAccuracyIT's real stacks.
+ * parameters ({@code find_frame_funname}'s {@code cp_remove_params}), which only gdb's own C++ name parser
+ * gets right, so the C++ module's frame names are compared with the names gdb's backtrace prints (in a
+ * process that has it loaded, {@code gdb.Frame.name}), the scopes by file and line.
  */
 class CallerFrameLinesIT {
     private static final DebugInfoCache CACHE = new DebugInfoCache();
@@ -76,6 +78,47 @@ class CallerFrameLinesIT {
                         line = function.line
                     block = block.superblock
                 out.write("%x\\t%s\\n" % (address, " | ".join(scopes)))
+            out.close()
+            """;
+
+    /**
+     * For each address: the names gdb's backtrace prints for the frames at the address less one, innermost
+     * first, with " | " between them. gdb names frames only in a process, so this one runs a small program
+     * with the module preloaded, stops it before it exits, and points its pc at each address in turn: the
+     * frames there are the inlined calls and the function at that address, named by {@code find_frame_funname}
+     * ({@code gdb.Frame.name}, what {@code bt} prints), for as many frames as there are function blocks.
+     */
+    private static final String BACKTRACE_NAMES_SCRIPT = """
+            import gdb
+            gdb.execute("catch syscall exit_group")
+            gdb.execute("run")
+            bias = None
+            for text in open("/proc/%d/maps" % gdb.selected_inferior().pid):
+                fields = text.split()
+                if len(fields) >= 6 and fields[5] == MODULE_PATH and int(fields[2], 16) == 0:
+                    bias = int(fields[0].split("-")[0], 16)
+                    break
+            out = open(OUT_PATH, "w")
+            for text in open(IN_PATH):
+                address = int(text, 16)
+                pc = bias + address - 1
+                try:
+                    block = gdb.block_for_pc(pc)
+                except RuntimeError:
+                    block = None
+                count = 0
+                while block is not None and not block.is_static:
+                    if block.function is not None:
+                        count += 1
+                    block = block.superblock
+                gdb.execute("set $pc = %d" % pc)
+                frame = gdb.newest_frame()
+                names = []
+                for level in range(count):
+                    names.append(frame.name() or "??")
+                    if level + 1 < count:
+                        frame = frame.older()
+                out.write("%x\\t%s\\n" % (address, " | ".join(names)))
             out.close()
             """;
 
@@ -131,6 +174,37 @@ class CallerFrameLinesIT {
                 .map(location -> location.fileName() + ":" + location.line()).orElse(":0"));
     }
 
+    /** Every tested OpenMP runtime (C++). */
+    static Stream<Module> runtimes() {
+        return SupportedRuntimes.tested().map(version -> new Module("libomp " + version,
+                Runtimes.libraryDirectory(version).resolve("libomp.so"), false));
+    }
+
+    /**
+     * The names of the frames at every return address of each OpenMP runtime (C++: gdb prints a frame's
+     * name less its parameters), against the names gdb's backtrace prints there. The frames are named as
+     * the unwinder names them ({@link FrameNames}).
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("runtimes")
+    void everyCallersFrameNamesMatchGdbsBacktrace(Module module) throws IOException {
+        Disassembly code = disassemble(module);
+        ModuleMap modules = new ModuleMap(List.of(loaded(module)), CACHE);
+        SourceLocator locator = new SourceLocator(modules);
+        Map<Long, String> gdb = gdbBacktraceNames(module, code.returnAddresses());
+        compare(module, "NAMES", code.returnAddresses(), gdb, returnAddress -> modules.at(returnAddress - 1)
+                .map(mapping -> String.join(" | ", locator.scopeFrames(mapping, returnAddress - 1).stream()
+                        .filter(scope -> scope.function().isPresent())
+                        .map(scope -> FrameNames.of(scope).orElseThrow()).toList()))
+                .orElse(""));
+    }
+
+    private static Map<Long, String> gdbBacktraceNames(Module module, List<Long> addresses) throws IOException {
+        Path real = module.path().toRealPath();
+        return gdbRun(addresses, "MODULE_PATH = '%s'\n".formatted(real) + BACKTRACE_NAMES_SCRIPT,
+                List.of("-ex", "set environment LD_PRELOAD " + real, "/bin/true"));
+    }
+
     private static LoadedModule loaded(Module module) {
         LoadedModule loaded = new LoadedModule(module.path(), 0, Optional.empty());
         if (module.label().equals("glibc")) {
@@ -145,7 +219,10 @@ class CallerFrameLinesIT {
     }
 
     private static void compare(Module module, String mode, List<Long> addresses, Answer ours) throws IOException {
-        Map<Long, String> gdb = gdbAnswers(module, mode, addresses);
+        compare(module, mode, addresses, gdbAnswers(module, mode, addresses), ours);
+    }
+
+    private static void compare(Module module, String mode, List<Long> addresses, Map<Long, String> gdb, Answer ours) {
         List<String> differences = new ArrayList<>();
         for (long address : addresses) {
             String theirs = gdb.getOrDefault(address, "(gdb gave nothing)");
@@ -201,16 +278,23 @@ class CallerFrameLinesIT {
     }
 
     private static Map<Long, String> gdbAnswers(Module module, String mode, List<Long> addresses) throws IOException {
+        return gdbRun(addresses, "MODE = '%s'\nNAMES = %s\n%s".formatted(mode, module.names() ? "True" : "False", SCRIPT),
+                List.of(module.path().toString()));
+    }
+
+    /** gdb's answers, one line per address, from {@code script} (given IN_PATH and OUT_PATH) run on {@code target}. */
+    private static Map<Long, String> gdbRun(List<Long> addresses, String script, List<String> target) throws IOException {
         Path scratch = Files.createTempDirectory("jompd-caller-lines");
         try {
             Path in = scratch.resolve("addresses.txt");
             Path out = scratch.resolve("answers.tsv");
-            Path script = scratch.resolve("answers.py");
+            Path scriptFile = scratch.resolve("answers.py");
             Files.write(in, addresses.stream().map(Long::toHexString).toList());
-            Files.writeString(script, "IN_PATH = '%s'\nOUT_PATH = '%s'\nMODE = '%s'\nNAMES = %s\n%s".formatted(in, out, mode,
-                    module.names() ? "True" : "False", SCRIPT));
-            Commands.Result result = Commands.run(List.of("gdb", "-batch", "-nx", "-ex", "set pagination off",
-                    module.path().toString(), "-x", script.toString()), Map.of(), null, Duration.ofMinutes(10));
+            Files.writeString(scriptFile, "IN_PATH = '%s'\nOUT_PATH = '%s'\n%s".formatted(in, out, script));
+            List<String> command = new ArrayList<>(List.of("gdb", "-batch", "-nx", "-ex", "set pagination off"));
+            command.addAll(target);
+            command.addAll(List.of("-x", scriptFile.toString()));
+            Commands.Result result = Commands.run(command, Map.of(), null, Duration.ofMinutes(10));
             assertThat(out).as(result.output()).exists();
             Map<Long, String> answers = new LinkedHashMap<>();
             for (String line : Files.readAllLines(out, StandardCharsets.UTF_8)) {
