@@ -4,7 +4,7 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-packages=(clang-19 llvm-19-tools gfortran cmake ninja-build gdb gdbserver python3 dpkg-dev xz-utils file binutils maven
+packages=(clang-19 llvm-19-tools gfortran cmake ninja-build gdb gdbserver lldb-19 python3 dpkg-dev xz-utils file binutils maven
   make clang-tools-19 libomp-19-dev) # make: the recorder; the last two: host offload (recorder_offload)
 # debuginfod: the real server the debug-file tests serve a stripped libomp's debug file from.
 packages+=(debuginfod)

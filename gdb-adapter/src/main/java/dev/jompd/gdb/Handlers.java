@@ -116,7 +116,7 @@ final class Handlers {
         long selectedLwp = views.target().context().selected().map(TargetContext.SelectedThread::lwp).orElse(-1L);
         return TextReport.tree(picture, new TextReport.Options(asked.all(), false, thread -> {
             OptionalInt number = views.gdbNumber(thread);
-            return "gdb " + (number.isPresent() ? Integer.toString(number.getAsInt()) : "?")
+            return views.target().context().debugger() + " " + (number.isPresent() ? Integer.toString(number.getAsInt()) : "?")
                     + (thread.lwp().isPresent() ? "  LWP " + thread.lwp().getAsLong() : "") + "  gtid " + thread.gtid();
         }, thread -> thread.lwp().isPresent() && thread.lwp().getAsLong() == selectedLwp, asked.history()));
     }

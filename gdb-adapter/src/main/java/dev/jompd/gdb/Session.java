@@ -123,8 +123,9 @@ final class Session implements AutoCloseable {
                     space = LiveProcessAddressSpace.builder(context.pid()).withThreadsFrom(this::threadsFromGdb)
                             .openReadOnly();
                 } catch (TargetException notPermitted) {
-                    System.err.println("jompd engine: " + notPermitted.getMessage() + "; reading memory through gdb");
-                    space = new GdbAddressSpace("gdb:pid:" + context.pid(), "process " + context.pid(), gdb, gdbThreads, context.executable());
+                    System.err.println("jompd engine: " + notPermitted.getMessage() + "; reading memory through " + context.debugger());
+                    space = new GdbAddressSpace(context.debugger() + ":pid:" + context.pid(), "process " + context.pid(), gdb,
+                            gdbThreads, context.executable());
                 }
                 kind = "pid";
                 name = Long.toString(context.pid());

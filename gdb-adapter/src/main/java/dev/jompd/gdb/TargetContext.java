@@ -23,9 +23,12 @@ import java.util.OptionalLong;
  * @param stop        gdb's stop counter
  * @param modules     gdb's objfile counter
  * @param selected    gdb's selected thread, when there is one
+ * @param debugger    which debugger asks ({@code gdb}, or {@code lldb} for jompd_lldb.py): how its thread
+ *                    numbers are headed and its reads named; absent in gdb's requests
  */
 public record TargetContext(Kind kind, int inferior, long pid, Optional<Path> executable, List<Path> coreFiles,
-                            String connection, long stop, long modules, Optional<SelectedThread> selected) {
+                            String connection, long stop, long modules, Optional<SelectedThread> selected,
+                            String debugger) {
 
     public enum Kind { CORE, LIVE, REMOTE, NONE }
 
@@ -44,7 +47,7 @@ public record TargetContext(Kind kind, int inferior, long pid, Optional<Path> ex
 
     public static TargetContext parse(JsonObject json) {
         if (json == null) {
-            return new TargetContext(Kind.NONE, 0, 0, Optional.empty(), List.of(), "", 0, 0, Optional.empty());
+            return new TargetContext(Kind.NONE, 0, 0, Optional.empty(), List.of(), "", 0, 0, Optional.empty(), "gdb");
         }
         Kind kind = switch (string(json, "target").orElse("none")) {
             case "core" -> Kind.CORE;
@@ -65,7 +68,13 @@ public record TargetContext(Kind kind, int inferior, long pid, Optional<Path> ex
         return new TargetContext(kind, (int) number(json, "inferior").orElse(1), number(json, "pid").orElse(0),
                 string(json, "executable").filter(s -> !s.isEmpty()).map(Path::of), cores,
                 string(json, "connection").orElse(""), number(json, "stop").orElse(0),
-                number(json, "modules").orElse(0), selected);
+                number(json, "modules").orElse(0), selected,
+                string(json, "debugger").filter(TargetContext::isDebuggerName).orElse("gdb"));
+    }
+
+    /** A debugger's name as it may appear in a table's heading and a backend's name: a short lower-case word. */
+    private static boolean isDebuggerName(String name) {
+        return name.matches("[a-z][a-z0-9-]{0,15}");
     }
 
     static Optional<String> string(JsonObject json, String name) {

@@ -34,11 +34,11 @@ final class Views {
      */
     OpenMpThread selectedThread() {
         TargetContext.SelectedThread selected = target.context().selected()
-                .orElseThrow(() -> new BridgeException("gdb has no selected thread"));
+                .orElseThrow(() -> new BridgeException(target.context().debugger() + " has no selected thread"));
         OpenMpPicture picture = target.picture();
         Optional<OpenMpThread> thread = selected.pthread().isPresent()
                 ? picture.threadByPthread(selected.pthread().getAsLong()) : picture.threadByLwp(selected.lwp());
-        return thread.orElseThrow(() -> new BridgeException("gdb thread " + selected.num() + " (LWP " + selected.lwp()
+        return thread.orElseThrow(() -> new BridgeException(target.context().debugger() + " thread " + selected.num() + " (LWP " + selected.lwp()
                 + ") is not an OpenMP thread: select one with `thread N` (see `ompd threads`)"));
     }
 
@@ -59,9 +59,9 @@ final class Views {
         return OptionalInt.empty();
     }
 
-    /** How the consoles' renderings name threads here: by gdb's numbers, gdb's selected thread marked. */
+    /** How the consoles' renderings name threads here: by the debugger's numbers (gdb's or lldb's), its selected thread marked. */
     ConsoleReport.Options console() {
-        return new ConsoleReport.Options("gdb", this::gdbNumber, this::isSelected);
+        return new ConsoleReport.Options(target.context().debugger(), this::gdbNumber, this::isSelected);
     }
 
     boolean isSelected(OpenMpThread thread) {

@@ -1,0 +1,355 @@
+# jompd_lldb.py: OpenMP commands for LLDB, answered by jompd (OMPD in Java for LLVM's libomp).
+#
+# Load it once per LLDB session:
+#     (lldb) command script import /path/to/jompd/lldb/jompd_lldb.py     # or in ~/.lldbinit
+#     (lldb) ompd threads
+#
+# The LLDB door of the engine gdb's jompd.py starts (dev.jompd.gdb.Engine, protocol "jompd-gdb/1", see
+# docs/gdb-bridge.md and docs/lldb.md): the same requests, the same questions, answered here with LLDB's SB API
+# instead of gdb's Python API. Each request's context says "debugger": "lldb", so the engine heads its thread
+# numbers "lldb" (SBThread.GetIndexID, the number `thread select N` takes) and names reads through LLDB so.
+# A core file or a local live process the engine reads itself (the core, /proc/PID/mem); only what it cannot
+# know itself it asks: the threads (LWP = SBThread.GetThreadID on Linux, pthread_t = fs_base), registers,
+# memory (SBProcess.ReadMemory), symbols and modules.
+#
+# Read-only: reads memory and registers, never writes them, never evaluates an expression in the target,
+# never changes the selected thread or frame. Standard library only (LLDB's Python 3).
+#
+# The engine-starting part is jompd.py's, kept in step by hand: jompd.py cannot be imported here (it imports
+# gdb at its top). Finding the engine: $JOMPD_HOME/lib, else ../lib next to this file (the distribution's
+# lldb/jompd_lldb.py), else the build tree (gdb-adapter/target/jompd/lib).
+
+import base64
+import json
+import os
+import re
+import select
+import shutil
+import subprocess
+import tempfile
+
+import lldb
+
+JOMPD_PROTOCOL = "jompd-gdb/1"
+_JOMPD_ENGINE_JAR = "gdb-adapter.jar"
+_JOMPD_HELLO_SECONDS = 60
+_JOMPD_SYMBOL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.$@]*$")
+_JOMPD_SCRIPT_DIR = os.path.dirname(os.path.realpath(__file__))
+_JOMPD_COMMANDS = ("init", "threads", "parallel", "tasks", "icvs", "tree", "stacks", "diagnose", "json")
+_JOMPD_READ_LIMIT = 1 << 24
+
+
+class JompdError(Exception):
+    """A message for the user, printed as the command's error."""
+
+
+class JompdLldbBridge:
+    """One engine process per LLDB session, started on the first command."""
+
+    def __init__(self):
+        self.proc = None
+        self.log = None
+        self.pending = []
+        self.next_id = 1
+        self.modules_seen = None
+        self.module_counter = 0
+        self.last_stats = None
+
+    # ------------------------------------------------------------ starting the engine (as jompd.py)
+
+    @staticmethod
+    def find_engine():
+        candidates = []
+        if os.environ.get("JOMPD_HOME"):
+            candidates.append(os.path.join(os.environ["JOMPD_HOME"], "lib"))
+        candidates.append(os.path.join(_JOMPD_SCRIPT_DIR, "..", "lib"))
+        candidates.append(os.path.join(_JOMPD_SCRIPT_DIR, "..", "..", "..", "target", "jompd", "lib"))
+        for lib in candidates:
+            if os.path.isfile(os.path.join(lib, _JOMPD_ENGINE_JAR)):
+                return os.path.realpath(lib)
+        raise JompdError("cannot find the jompd engine (%s): set JOMPD_HOME to the jompd distribution "
+                         "(built by `mvn package` into gdb-adapter/target/jompd)" % _JOMPD_ENGINE_JAR)
+
+    @staticmethod
+    def find_java(lib):
+        """The Java to run the engine on, by the rule every door shares: the distribution's lib/jompd-java.sh says."""
+        script = os.path.join(lib, "jompd-java.sh")
+        bash = "/bin/bash" if os.path.isfile("/bin/bash") else (shutil.which("bash") or "bash")
+        try:
+            answer = subprocess.run([bash, script], capture_output=True, text=True, timeout=60,
+                                    stdin=subprocess.DEVNULL)
+        except (OSError, subprocess.SubprocessError) as e:
+            raise JompdError("cannot ask %s which Java to run: %s" % (script, e))
+        found = answer.stdout.strip().splitlines()
+        if answer.returncode != 0 or not found:
+            raise JompdError(" ".join(answer.stderr.split()) or "%s found no Java" % script)
+        return found[-1]
+
+    def start(self):
+        lib = self.find_engine()
+        java = self.find_java(lib)
+        # As jompd.py starts it, without the class-data archive (a start-up cost only): the JVM's own
+        # messages to stderr, the engine's log, never to the protocol's stdout.
+        options = ["-XX:+DisplayVMOutputToStderr", "-Xlog:disable", "-Xlog:all=warning:stderr",
+                   "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "--enable-native-access=ALL-UNNAMED"]
+        options += os.environ.get("JOMPD_JAVA_OPTIONS", "").split()
+        self.log = tempfile.TemporaryFile(prefix="jompd-engine-")
+        command = [java] + options + ["-cp", os.path.join(lib, "*"), "dev.jompd.gdb.Engine"]
+        try:
+            # A session of its own: LLDB's Ctrl-C must not reach the engine.
+            self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=self.log, start_new_session=True, close_fds=True)
+        except OSError as e:
+            raise JompdError("cannot start the jompd engine with %s: %s" % (java, e))
+        self.pending = []
+        hello = self.receive(_JOMPD_HELLO_SECONDS)
+        if hello.get("hello") != JOMPD_PROTOCOL:
+            self.stop_engine()
+            raise JompdError("the jompd engine in %s speaks %r, not %s: reinstall jompd"
+                             % (lib, hello.get("hello"), JOMPD_PROTOCOL))
+
+    def stop_engine(self):
+        proc, self.proc = self.proc, None
+        if proc is not None:
+            try:
+                proc.stdin.close()
+            except OSError:
+                pass
+            try:
+                proc.wait(timeout=2)
+            except Exception:
+                proc.kill()
+
+    def log_tail(self):
+        if self.log is None:
+            return ""
+        try:
+            self.log.seek(0)
+            return " | ".join(self.log.read().decode("utf-8", "replace").strip().splitlines()[-3:])
+        except OSError:
+            return ""
+
+    # ------------------------------------------------------------ the pipe (as jompd.py)
+
+    def send(self, message):
+        data = (json.dumps(message, separators=(",", ":")) + "\n").encode("utf-8")
+        try:
+            self.proc.stdin.write(data)
+            self.proc.stdin.flush()
+        except (OSError, ValueError):
+            self.engine_died()
+
+    def receive(self, timeout=None):
+        """The next line from the engine that is a JSON object; other lines are not the engine's and are skipped."""
+        fd = self.proc.stdout.fileno()
+        while True:
+            newline = self.pending[-1].find(b"\n") if self.pending else -1
+            if newline >= 0:
+                last = self.pending[-1]
+                line = b"".join(self.pending[:-1]) + last[:newline]
+                rest = last[newline + 1:]
+                self.pending = [rest] if rest else []
+                try:
+                    message = json.loads(line.decode("utf-8", "replace"))
+                except ValueError:
+                    message = None
+                if isinstance(message, dict):
+                    return message
+                continue
+            ready, _, _ = select.select([fd], [], [], timeout)
+            if not ready:
+                self.stop_engine()
+                raise JompdError("the engine did not answer within %d s; it restarts at the next command" % timeout)
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                self.engine_died()
+            self.pending.append(chunk)
+
+    def engine_died(self):
+        tail = self.log_tail()
+        self.stop_engine()
+        raise JompdError("the engine stopped unexpectedly%s; it restarts at the next command"
+                         % ((": " + tail) if tail else ""))
+
+    def run(self, debugger, command, args):
+        """One ompd command: its text, or JompdError with the engine's message."""
+        if self.proc is None or self.proc.poll() is not None:
+            self.proc = None
+            self.start()
+        target = debugger.GetSelectedTarget()
+        request_id = self.next_id
+        self.next_id += 1
+        self.send({"id": request_id, "command": command, "args": args, "context": self.context(target)})
+        try:
+            while True:
+                message = self.receive()
+                if "ask" in message:
+                    self.send(self.answer(target, message))
+                elif message.get("reply") == request_id:
+                    break
+        except KeyboardInterrupt:
+            self.stop_engine()
+            raise JompdError("interrupted; the engine restarts at the next command")
+        self.last_stats = message.get("stats")
+        if "error" in message:
+            raise JompdError(message["error"])
+        return message.get("text", "")
+
+    # ------------------------------------------------------------ what LLDB knows
+
+    def context(self, target):
+        process = target.GetProcess() if target.IsValid() else lldb.SBProcess()
+        kind = "none"
+        cores = []
+        if process.IsValid():
+            core = process.GetCoreFile()
+            if core.IsValid() and core.fullpath:
+                kind = "core"
+                cores = [core.fullpath]
+            elif process.GetState() not in (lldb.eStateInvalid, lldb.eStateExited, lldb.eStateDetached,
+                                             lldb.eStateUnloaded):
+                # On Linux LLDB drives even a local process through lldb-server (gdb-remote): local is
+                # what the host platform runs, the rest is another machine's.
+                platform = target.GetPlatform()
+                kind = "live" if platform.IsValid() and platform.IsHost() else "remote"
+        pid = process.GetProcessID() if process.IsValid() else 0
+        if kind != "core" and not pid:
+            kind = "none"
+        context = {"target": kind, "inferior": 1, "pid": pid, "debugger": "lldb",
+                   "executable": (target.GetExecutable().fullpath or "") if target.IsValid() else "",
+                   "connection": "" if kind != "remote" else "lldb " + (target.GetPlatform().GetName() or ""),
+                   # LLDB's own stop counter: it changes whenever the process ran
+                   "stop": process.GetStopID() if process.IsValid() else 0,
+                   "modules": self.modules_generation(target)}
+        if kind == "core":
+            context["cores"] = cores
+        thread = process.GetSelectedThread() if process.IsValid() else lldb.SBThread()
+        if thread.IsValid():
+            context["thread"] = {"num": thread.GetIndexID(), "lwp": thread.GetThreadID(),
+                                 "pthread": self.pthread_of(thread)}
+        return context
+
+    def modules_generation(self, target):
+        """A counter that moves when the target's module list changed (LLDB has no event count for it)."""
+        seen = tuple((m.GetFileSpec().fullpath, m.GetObjectFileHeaderAddress().GetLoadAddress(target))
+                     for m in target.module_iter()) if target.IsValid() else ()
+        if seen != self.modules_seen:
+            self.modules_seen = seen
+            self.module_counter += 1
+        return self.module_counter
+
+    @staticmethod
+    def register(frame, name):
+        value = frame.FindRegister(name)
+        if not value.IsValid():
+            return None
+        error = lldb.SBError()
+        number = value.GetValueAsUnsigned(error, 0)
+        return None if error.Fail() else number & 0xFFFFFFFFFFFFFFFF
+
+    @staticmethod
+    def pthread_of(thread):
+        """The thread's pthread_t: fs_base, x86-64 glibc's thread pointer (LLDB has no libthread_db handle)."""
+        value = JompdLldbBridge.register(thread.GetFrameAtIndex(0), "fs_base")
+        return "0x%x" % value if value else None
+
+    def answer(self, target, question):
+        what = question.get("what")
+        reply = {"answer": question["ask"]}
+        process = target.GetProcess()
+        try:
+            if what == "read":
+                length = int(question["length"])
+                if not 0 <= length <= _JOMPD_READ_LIMIT:
+                    raise ValueError("cannot read %d bytes at once" % length)
+                error = lldb.SBError()
+                memory = process.ReadMemory(int(question["address"], 16), length, error) if length else b""
+                if error.Fail() or memory is None or len(memory) != length:
+                    raise ValueError("Cannot access memory at address %s: %s"
+                                     % (question["address"], error.GetCString() or "short read"))
+                reply["bytes"] = base64.b64encode(bytes(memory)).decode("ascii")
+            elif what == "threads":
+                reply["threads"] = [{"num": t.GetIndexID(), "lwp": t.GetThreadID(), "pthread": self.pthread_of(t)}
+                                    for t in process]
+                reply["threads"].sort(key=lambda entry: entry["num"])
+            elif what == "symbol":
+                reply.update(self.symbol(target, question["name"]))
+            elif what == "objfiles":
+                reply["objfiles"] = [{"filename": m.GetFileSpec().fullpath, "buildId": self.build_id(m)}
+                                     for m in target.module_iter() if m.GetFileSpec().fullpath]
+            elif what == "registers":
+                reply["threads"] = self.registers(process, question["names"], bool(question.get("selected")))
+            else:
+                # "frames" (ompd bt) is gdb's alone for now
+                reply["error"] = "unknown question %r (not answered by jompd_lldb.py)" % what
+        except (ValueError, KeyError, OverflowError, TypeError) as e:
+            reply["error"] = str(e)
+        return reply
+
+    @staticmethod
+    def symbol(target, name):
+        if not _JOMPD_SYMBOL_NAME.match(name):
+            raise ValueError("not a symbol name: %r" % name)
+        for context in target.FindSymbols(name):
+            address = context.GetSymbol().GetStartAddress().GetLoadAddress(target)
+            if address != lldb.LLDB_INVALID_ADDRESS:
+                return {"address": "0x%x" % address, "module": context.GetModule().GetFileSpec().basename or ""}
+        raise ValueError("No symbol \"%s\" in current context." % name)
+
+    @staticmethod
+    def build_id(module):
+        """The GNU build-id as gdb prints it (lower-case hex), from LLDB's UUID of the module (its build-id)."""
+        uuid = module.GetUUIDString()
+        return uuid.replace("-", "").lower() if uuid else None
+
+    @staticmethod
+    def registers(process, names, selected_only=False):
+        """Each thread's (or the selected thread's) innermost-frame registers; selects nothing."""
+        threads = [process.GetSelectedThread()] if selected_only else list(process)
+        listed = []
+        for thread in threads:
+            if not thread.IsValid():
+                continue
+            frame = thread.GetFrameAtIndex(0)
+            values = {name: JompdLldbBridge.register(frame, name) for name in names} if frame.IsValid() else {}
+            listed.append({"lwp": thread.GetThreadID(),
+                           "registers": {n: "0x%x" % v for n, v in values.items() if v is not None}})
+        return listed
+
+
+_bridge = None
+
+
+def jompd_bridge():
+    global _bridge
+    if _bridge is None:
+        _bridge = JompdLldbBridge()
+    return _bridge
+
+
+def ompd(debugger, command, result, internal_dict):
+    """OpenMP debugging with jompd: OMPD for LLVM's OpenMP runtime (libomp).
+
+Usage: ompd threads | diagnose | parallel | tasks | icvs [scope|ICV] | tree [all] | stacks | json | init
+The commands show what the OpenMP runtime knows about the stopped program: its threads, parallel
+regions, tasks and ICVs, and why threads wait. They work on a core file and on a process LLDB runs or
+attached to, follow LLDB's selected thread and never change it. Run the program with OMP_DEBUG=enabled:
+only then does libomp track thread states and task frames. Requires Java 25 and the jompd engine
+(JOMPD_HOME, or this script inside the jompd distribution)."""
+    words = command.strip().split(None, 1)
+    name = words[0] if words else ""
+    args = words[1] if len(words) > 1 else ""
+    if name not in _JOMPD_COMMANDS:
+        result.SetError("jompd: %s: use ompd %s" % ("unknown command \"ompd %s\"" % name if name else "no command",
+                                                    " | ".join(_JOMPD_COMMANDS)))
+        return
+    try:
+        text = jompd_bridge().run(debugger, name, args)
+    except JompdError as e:
+        result.SetError("jompd: %s" % e)
+        return
+    result.Print(text)
+
+
+def __lldb_init_module(debugger, internal_dict):
+    debugger.HandleCommand("command script add -o -f %s.ompd ompd" % __name__)
