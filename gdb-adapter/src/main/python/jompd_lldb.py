@@ -211,7 +211,7 @@ class JompdLldbBridge:
                 # On Linux LLDB drives even a local process through lldb-server (gdb-remote): local is
                 # what the host platform runs, the rest is another machine's.
                 platform = target.GetPlatform()
-                kind = "live" if platform.IsValid() and platform.IsHost() else "remote"
+                kind = "live" if platform.IsValid() and platform.GetName() == "host" else "remote"
         pid = process.GetProcessID() if process.IsValid() else 0
         if kind != "core" and not pid:
             kind = "none"
@@ -347,6 +347,11 @@ only then does libomp track thread states and task frames. Requires Java 25 and 
         text = jompd_bridge().run(debugger, name, args)
     except JompdError as e:
         result.SetError("jompd: %s" % e)
+        return
+    except Exception as e:  # a bug here must not end the user's LLDB command with a traceback
+        jompd_bridge().stop_engine()
+        result.SetError("jompd: internal error in jompd_lldb.py (a bug: please report it): %r; the engine restarts "
+                        "at the next command" % e)
         return
     result.Print(text)
 
