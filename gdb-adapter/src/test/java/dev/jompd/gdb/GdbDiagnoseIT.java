@@ -21,12 +21,16 @@ class GdbDiagnoseIT {
     void diagnoseOnAHangCoreNamesTheStragglerAndTheBarrierLine(@TempDir Path directory) {
         StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.BARRIER_STRAGGLER));
         Facts facts = fixture.facts();
-        Facts.ThreadFacts straggler = facts.thread((int) facts.number("hang.straggler"));
         GdbDriver.Output output = GdbDriver.run(GdbDriver.withBridge(List.of()), List.of("ompd diagnose"),
                 List.of(fixture.executable().toString(), fixture.core().toString()), Map.of(), directory,
                 Duration.ofMinutes(2));
-        String diagnosis = output.section("ompd diagnose");
         assertThat(output.exitCode()).as(output.text()).isZero();
+        checkStragglerDiagnosis(output.section("ompd diagnose"), facts);
+    }
+
+    /** The barrier straggler's diagnosis, whole, against what the program recorded (the LLDB door's too). */
+    static void checkStragglerDiagnosis(String diagnosis, Facts facts) {
+        Facts.ThreadFacts straggler = facts.thread((int) facts.number("hang.straggler"));
         int size = straggler.teamSize();
         // the finding's headline: the count, the construct and its line, where the straggler is
         List<String> headlines = diagnosis.lines().filter(l -> l.strip().startsWith("- team ")).toList();
