@@ -177,6 +177,9 @@ class JompdLldbBridge:
             self.proc = None
             self.start()
         target = debugger.GetSelectedTarget()
+        if target.IsValid() and target.GetProcess().GetState() in (lldb.eStateRunning, lldb.eStateStepping,
+                                                                     lldb.eStateLaunching, lldb.eStateAttaching):
+            raise JompdError("the process is running: stop it first (process interrupt)")
         request_id = self.next_id
         self.next_id += 1
         self.send({"id": request_id, "command": command, "args": args, "context": self.context(target)})
@@ -208,16 +211,13 @@ class JompdLldbBridge:
                 cores = [core.fullpath]
             elif process.GetState() not in (lldb.eStateInvalid, lldb.eStateExited, lldb.eStateDetached,
                                              lldb.eStateUnloaded):
-                # On Linux LLDB drives even a local process through lldb-server (gdb-remote): local is
-                # what the host platform runs, the rest is another machine's.
-                platform = target.GetPlatform()
-                kind = "live" if platform.IsValid() and platform.GetName() == "host" else "remote"
+                kind = "live" if self.is_local(target, process) else "remote"
         pid = process.GetProcessID() if process.IsValid() else 0
         if kind != "core" and not pid:
             kind = "none"
         context = {"target": kind, "inferior": 1, "pid": pid, "debugger": "lldb",
                    "executable": (target.GetExecutable().fullpath or "") if target.IsValid() else "",
-                   "connection": "" if kind != "remote" else "lldb " + (target.GetPlatform().GetName() or ""),
+                   "connection": "" if kind != "remote" else "lldb platform " + (target.GetPlatform().GetName() or "?"),
                    # LLDB's own stop counter: it changes whenever the process ran
                    "stop": process.GetStopID() if process.IsValid() else 0,
                    "modules": self.modules_generation(target)}
@@ -228,6 +228,25 @@ class JompdLldbBridge:
             context["thread"] = {"num": thread.GetIndexID(), "lwp": thread.GetThreadID(),
                                  "pthread": self.pthread_of(thread)}
         return context
+
+    @staticmethod
+    def is_local(target, process):
+        """Whether the process is this machine's, which the engine then reads itself (/proc/PID/mem). On Linux
+        LLDB drives even a local process through lldb-server (gdb-remote), and a remote one can have a local
+        process's pid: local only on the host platform, when /proc/PID runs the target's executable with every
+        thread LLDB lists. Anything else is read through LLDB (a remote target), never a stranger's memory."""
+        platform = target.GetPlatform()
+        if not platform.IsValid() or platform.GetName() != "host":
+            return False
+        pid = process.GetProcessID()
+        executable = target.GetExecutable().fullpath
+        try:
+            if not executable or not os.path.samefile("/proc/%d/exe" % pid, executable):
+                return False
+            tasks = set(os.listdir("/proc/%d/task" % pid))
+        except OSError:
+            return False
+        return all(str(thread.GetThreadID()) in tasks for thread in process)
 
     def modules_generation(self, target):
         """A counter that moves when the target's module list changed (LLDB has no event count for it)."""

@@ -421,7 +421,12 @@ class GdbBridgeIT {
     }
 
     static void checkThreads(String section, Facts facts, Map<Long, Integer> gdbNumbers, Backend backend) {
-        assertThat(section).contains(facts.threadCount() + " OpenMP threads of ").contains(" in " + backend.backendPrefix);
+        checkThreads(section, facts, gdbNumbers, backend.backendPrefix);
+    }
+
+    /** As above, the backend named by the prefix of its name ("lldb:pid:" when read through LLDB). */
+    static void checkThreads(String section, Facts facts, Map<Long, Integer> gdbNumbers, String backendPrefix) {
+        assertThat(section).contains(facts.threadCount() + " OpenMP threads of ").contains(" in " + backendPrefix);
         Map<Long, Matcher> rows = new HashMap<>();
         section.lines().forEach(line -> {
             Matcher row = THREAD_ROW.matcher(line);

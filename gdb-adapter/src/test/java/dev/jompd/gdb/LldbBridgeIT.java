@@ -80,8 +80,24 @@ class LldbBridgeIT {
         Output lldb = run(launched(NESTED_2_3), List.of("thread list", "ompd threads", "process kill"),
                 Stops.programEnvironment(NESTED_2_3, facts), directory);
         assertThat(lldb.exitCode()).as("%s", lldb.text()).isZero();
-        Stops.Backend live = Stops.Backend.LIVE;
-        GdbBridgeIT.checkThreads(lldb.section("ompd threads"), Facts.read(facts), lldbNumbers(lldb.section("thread list")), live);
+        GdbBridgeIT.checkThreads(lldb.section("ompd threads"), Facts.read(facts), lldbNumbers(lldb.section("thread list")),
+                Stops.Backend.LIVE);
+    }
+
+    /**
+     * A local process whose memory the engine may not read itself (as JOMPD_GDB_MEMORY_VIA_GDB pretends) is read
+     * through LLDB: memory by SBProcess.ReadMemory, threads and their fs_base from LLDB; the same facts.
+     */
+    @Test
+    void threadsOfAProcessReadThroughLldbAgreeWithTheFacts(@TempDir Path directory) {
+        Path facts = directory.resolve("facts.properties");
+        Map<String, String> environment = new HashMap<>(Stops.programEnvironment(NESTED_2_3, facts));
+        environment.put(Session.MEMORY_VIA_GDB, "1");
+        Output lldb = run(launched(NESTED_2_3), List.of("thread list", "ompd threads", "process kill"), environment,
+                directory);
+        assertThat(lldb.exitCode()).as("%s", lldb.text()).isZero();
+        GdbBridgeIT.checkThreads(lldb.section("ompd threads"), Facts.read(facts), lldbNumbers(lldb.section("thread list")),
+                "lldb:pid:");
     }
 
     @Test
