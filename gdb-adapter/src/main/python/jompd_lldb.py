@@ -35,7 +35,7 @@ _JOMPD_ENGINE_JAR = "gdb-adapter.jar"
 _JOMPD_HELLO_SECONDS = 60
 _JOMPD_SYMBOL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.$@]*$")
 _JOMPD_SCRIPT_DIR = os.path.dirname(os.path.realpath(__file__))
-_JOMPD_COMMANDS = ("init", "threads", "parallel", "tasks", "icvs", "tree", "stacks", "diagnose", "json")
+_JOMPD_COMMANDS = ("init", "threads", "parallel", "tasks", "icvs", "tree", "stacks", "diagnose", "bt", "json")
 _JOMPD_READ_LIMIT = 1 << 24
 
 
@@ -298,8 +298,9 @@ class JompdLldbBridge:
                                      for m in target.module_iter() if m.GetFileSpec().fullpath]
             elif what == "registers":
                 reply["threads"] = self.registers(process, question["names"], bool(question.get("selected")))
+            elif what == "frames":
+                reply.update(self.frames(target, process.GetSelectedThread(), int(question.get("limit", 256))))
             else:
-                # "frames" (ompd bt) is gdb's alone for now
                 reply["error"] = "unknown question %r (not answered by jompd_lldb.py)" % what
         except (ValueError, KeyError, OverflowError, TypeError) as e:
             reply["error"] = str(e)
@@ -320,6 +321,30 @@ class JompdLldbBridge:
         """The GNU build-id as gdb prints it (lower-case hex), from LLDB's UUID of the module (its build-id)."""
         uuid = module.GetUUIDString()
         return uuid.replace("-", "").lower() if uuid else None
+
+    @staticmethod
+    def frames(target, thread, limit):
+        """The thread's backtrace, innermost first, in gdb's words (`#N  0xPC in NAME () at FILE:LINE`), each with
+        its canonical frame address as LLDB's unwinder computes it (SBFrame.GetCFA): the engine compares it with
+        the tasks' OMPT frames to mark whose code each frame runs."""
+        frames = []
+        count = thread.GetNumFrames() if thread.IsValid() else 0
+        for level in range(min(count, limit)):
+            frame = thread.GetFrameAtIndex(level)
+            pc = frame.GetPC()
+            name = frame.GetFunctionName()
+            if not name or name.startswith("___lldb_unnamed_symbol"):
+                name = "??"  # LLDB's made-up name of a function the file does not name: unknown, as gdb says
+            text = "#%-3d 0x%016x in %s ()" % (level, pc, name)
+            line = frame.GetLineEntry()
+            if line.IsValid() and line.GetLine():
+                text += " at %s:%d" % (line.GetFileSpec().fullpath, line.GetLine())
+            elif frame.GetModule().IsValid():
+                text += " from " + (frame.GetModule().GetFileSpec().fullpath or "?")
+            cfa = frame.GetCFA()
+            frames.append({"level": level, "pc": "0x%x" % pc,
+                           "cfa": "0x%x" % (cfa if cfa != lldb.LLDB_INVALID_ADDRESS else 0), "text": text})
+        return {"frames": frames, "more": count > limit}
 
     @staticmethod
     def registers(process, names, selected_only=False):
@@ -349,7 +374,7 @@ def jompd_bridge():
 def ompd(debugger, command, result, internal_dict):
     """OpenMP debugging with jompd: OMPD for LLVM's OpenMP runtime (libomp).
 
-Usage: ompd threads | diagnose | parallel | tasks | icvs [scope|ICV] | tree [all] | stacks | json | init
+Usage: ompd threads | diagnose | parallel | tasks | icvs [scope|ICV] | tree [all] | stacks | bt [N] | json | init
 The commands show what the OpenMP runtime knows about the stopped program: its threads, parallel
 regions, tasks and ICVs, and why threads wait. They work on a core file and on a process LLDB runs or
 attached to, follow LLDB's selected thread and never change it. Run the program with OMP_DEBUG=enabled:

@@ -506,8 +506,13 @@ class GdbBridgeIT {
     }
 
     static void checkTree(String section, Facts facts) {
+        checkTree(section, facts, "gdb");
+    }
+
+    /** As above, the threads named by {@code debugger}'s numbers. */
+    static void checkTree(String section, Facts facts, String debugger) {
         for (Facts.ThreadFacts thread : facts.threads()) {
-            assertThat(section).containsPattern("thread " + thread.threadNum() + "  gdb \\d+  LWP " + thread.lwp() + " ");
+            assertThat(section).containsPattern("thread " + thread.threadNum() + "  " + debugger + " \\d+  LWP " + thread.lwp() + " ");
         }
         assertThat(section.lines().filter(l -> l.trim().startsWith("thread ")).count()).isEqualTo(facts.threadCount());
         assertThat(section).doesNotContain("Problems:");

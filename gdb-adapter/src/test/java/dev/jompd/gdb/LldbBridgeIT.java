@@ -48,7 +48,7 @@ class LldbBridgeIT {
     @Test
     void threadsOfACoreAgreeWithTheFactsAndWithGdb(@TempDir Path directory) {
         StoppedFixture fixture = Fixtures.core(NESTED_2_3);
-        Output lldb = run(List.of("-c", fixture.core().toString(), fixture.executable().toString()),
+        GdbDriver.Output lldb = run(List.of("-c", fixture.core().toString(), fixture.executable().toString()),
                 List.of("thread list", "ompd threads"), Map.of(), directory);
         assertThat(lldb.exitCode()).as("%s", lldb.text()).isZero();
         String threads = lldb.section("ompd threads");
@@ -62,10 +62,31 @@ class LldbBridgeIT {
         assertThat(threads.lines().findFirst()).isEqualTo(gdb.section("ompd threads").lines().findFirst());
     }
 
+    /**
+     * The other commands on a core of a program run with OMP_DEBUG=enabled, as GdbBridgeIT checks gdb's: the selected
+     * thread's regions, tasks and ICVs, the tree, the parallel stacks, and the backtraces marked by task, whose
+     * frames (pc and canonical frame address) come from LLDB's unwinder.
+     */
+    @Test
+    void everyOtherCommandOfACoreAgreesWithTheFacts(@TempDir Path directory) {
+        StoppedFixture fixture = Fixtures.core(NESTED_2_3);
+        GdbDriver.Output lldb = run(List.of("-c", fixture.core().toString(), fixture.executable().toString()),
+                List.of("ompd threads", "thread select 1", "ompd bt", "thread select 3", "ompd parallel", "ompd tasks",
+                        "ompd icvs", "ompd tree all", "ompd stacks", "ompd bt"), Map.of(), directory);
+        assertThat(lldb.exitCode()).as("%s", lldb.text()).isZero();
+        Facts facts = fixture.facts();
+        GdbBridgeIT.checkParallel(lldb.section("ompd parallel"), facts);
+        GdbBridgeIT.checkTasks(lldb.section("ompd tasks"), facts);
+        GdbBridgeIT.checkIcvs(lldb.section("ompd icvs"), facts);
+        GdbBridgeIT.checkTree(lldb.section("ompd tree all"), facts, "lldb");
+        GdbBridgeIT.checkStacks(lldb.section("ompd stacks"), lldb.section("ompd threads"), facts);
+        GdbBridgeIT.checkBacktraces(lldb, facts);
+    }
+
     @Test
     void diagnosisOfAHangCoreIsGdbsWordForWordAndNamesTheStraggler(@TempDir Path directory) {
         StoppedFixture fixture = Fixtures.core(FixtureRun.of(Fixture.BARRIER_STRAGGLER));
-        Output lldb = run(List.of("-c", fixture.core().toString(), fixture.executable().toString()),
+        GdbDriver.Output lldb = run(List.of("-c", fixture.core().toString(), fixture.executable().toString()),
                 List.of("ompd diagnose"), Map.of(), directory);
         assertThat(lldb.exitCode()).as("%s", lldb.text()).isZero();
         GdbDriver.Output gdb = GdbDriver.run(GdbDriver.withBridge(List.of()), List.of("ompd diagnose"),
@@ -77,7 +98,7 @@ class LldbBridgeIT {
     @Test
     void threadsOfAProcessLldbRunsAgreeWithTheFacts(@TempDir Path directory) {
         Path facts = directory.resolve("facts.properties");
-        Output lldb = run(launched(NESTED_2_3), List.of("thread list", "ompd threads", "process kill"),
+        GdbDriver.Output lldb = run(launched(NESTED_2_3), List.of("thread list", "ompd threads", "process kill"),
                 Stops.programEnvironment(NESTED_2_3, facts), directory);
         assertThat(lldb.exitCode()).as("%s", lldb.text()).isZero();
         GdbBridgeIT.checkThreads(lldb.section("ompd threads"), Facts.read(facts), lldbNumbers(lldb.section("thread list")),
@@ -93,7 +114,7 @@ class LldbBridgeIT {
         Path facts = directory.resolve("facts.properties");
         Map<String, String> environment = new HashMap<>(Stops.programEnvironment(NESTED_2_3, facts));
         environment.put(Session.MEMORY_VIA_GDB, "1");
-        Output lldb = run(launched(NESTED_2_3), List.of("thread list", "ompd threads", "process kill"), environment,
+        GdbDriver.Output lldb = run(launched(NESTED_2_3), List.of("thread list", "ompd threads", "process kill"), environment,
                 directory);
         assertThat(lldb.exitCode()).as("%s", lldb.text()).isZero();
         GdbBridgeIT.checkThreads(lldb.section("ompd threads"), Facts.read(facts), lldbNumbers(lldb.section("thread list")),
@@ -104,7 +125,7 @@ class LldbBridgeIT {
     void diagnosisOfAHangProcessLldbRunsNamesTheStraggler(@TempDir Path directory) {
         FixtureRun run = FixtureRun.of(Fixture.BARRIER_STRAGGLER);
         Path facts = directory.resolve("facts.properties");
-        Output lldb = run(launched(run), List.of("ompd diagnose", "process kill"), Stops.programEnvironment(run, facts),
+        GdbDriver.Output lldb = run(launched(run), List.of("ompd diagnose", "process kill"), Stops.programEnvironment(run, facts),
                 directory);
         assertThat(lldb.exitCode()).as("%s", lldb.text()).isZero();
         GdbDiagnoseIT.checkStragglerDiagnosis(lldb.section("ompd diagnose"), Facts.read(facts));
@@ -114,7 +135,7 @@ class LldbBridgeIT {
     void threadsOfAnAttachedProcessAgreeWithTheFactsAndItRunsOnAfterwards(@TempDir Path directory) {
         try (LiveFixture held = Fixtures.live(NESTED_2_3)) {
             Path executable = FixtureBuilder.executable(NESTED_2_3.fixture(), NESTED_2_3.runtimeVersion());
-            Output lldb = run(List.of(executable.toString(), "-p", Long.toString(held.pid())),
+            GdbDriver.Output lldb = run(List.of(executable.toString(), "-p", Long.toString(held.pid())),
                     List.of("thread list", "ompd threads", "process detach"), Map.of(), directory);
             assertThat(lldb.exitCode()).as("%s", lldb.text()).isZero();
             GdbBridgeIT.checkThreads(lldb.section("ompd threads"), held.facts(), lldbNumbers(lldb.section("thread list")),
@@ -148,21 +169,11 @@ class LldbBridgeIT {
                 .map(line -> List.of(line.strip().split("\\s+"))).toList();
     }
 
-    record Output(int exitCode, String text, Map<String, String> sections) {
-        String section(String command) {
-            String value = sections.get(command);
-            if (value == null) {
-                throw new AssertionError("lldb printed no section for `" + command + "`:\n" + text);
-            }
-            return value;
-        }
-    }
-
     /**
      * Runs {@code lldb-19 --batch -Q} with {@code target} (core or program, and the commands that reach the stop),
      * loads jompd_lldb.py from the distribution, then runs {@code commands}, each after a marker line.
      */
-    static Output run(List<String> target, List<String> commands, Map<String, String> environment, Path directory) {
+    static GdbDriver.Output run(List<String> target, List<String> commands, Map<String, String> environment, Path directory) {
         Path script = GdbDriver.distribution().resolve("lldb/jompd_lldb.py");
         List<String> command = new ArrayList<>(List.of(LLDB, "--batch", "--no-lldbinit", "--source-quietly"));
         command.addAll(target);
@@ -184,7 +195,7 @@ class LldbBridgeIT {
                 throw new IllegalStateException("lldb timed out after " + TIMEOUT + ":\n" + Files.readString(log));
             }
             String text = Files.readString(log);
-            return new Output(lldb.exitValue(), text, GdbDriver.sections(text));
+            return new GdbDriver.Output(lldb.exitValue(), text, GdbDriver.sections(text));
         } catch (IOException e) {
             throw new UncheckedIOException("running lldb " + command, e);
         } catch (InterruptedException e) {
