@@ -40,6 +40,7 @@ jompd $version: OpenMP debugging (OMPD) for LLVM's libomp, with its own Java run
   bin/jompd diagnose --core FILE | --pid PID     why the threads wait
   bin/jompd run PROGRAM ARGS...                  run a gcc/gfortran OpenMP program on an OMPD-enabled libomp
   gdb -ex 'source DIR/gdb/jompd.py'              the ompd commands in gdb (DIR: where this README is; the .deb loads them in every gdb)
+  lldb -o 'command script import DIR/lldb/jompd_lldb.py'   the ompd commands in LLDB (threads, diagnose, parallel, ...)
   bin/jompd-dap --stdio                          the Debug Adapter Protocol server (VS Code: the jompd extension)
 README
 

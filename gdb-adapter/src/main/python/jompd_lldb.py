@@ -16,17 +16,21 @@
 # never changes the selected thread or frame. Standard library only (LLDB's Python 3).
 #
 # The engine-starting part is jompd.py's, kept in step by hand: jompd.py cannot be imported here (it imports
-# gdb at its top). Finding the engine: $JOMPD_HOME/lib, else ../lib next to this file (the distribution's
+# gdb at its top). Both doors run the same jars and share the class-data archive in ~/.cache/jompd (only when
+# that directory is this user's alone). $JOMPD_JAVA_OPTIONS adds JVM options; $JOMPD_NO_CDS=1 turns the archive off. Finding the engine: $JOMPD_HOME/lib, else ../lib next to this file (the distribution's
 # lldb/jompd_lldb.py), else the build tree (gdb-adapter/target/jompd/lib).
 
 import base64
+import glob
 import json
 import os
 import re
 import select
 import shutil
 import subprocess
+import sys
 import tempfile
+import time
 
 import lldb
 
@@ -37,6 +41,54 @@ _JOMPD_SYMBOL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.$@]*$")
 _JOMPD_SCRIPT_DIR = os.path.dirname(os.path.realpath(__file__))
 _JOMPD_COMMANDS = ("init", "threads", "parallel", "tasks", "icvs", "tree", "stacks", "diagnose", "bt", "json")
 _JOMPD_READ_LIMIT = 1 << 24
+
+
+# Kept in step with jompd.py's (the same rule: the class archive is code the JVM runs).
+def _why_not_private(real, leaf):
+    """Why `real` (resolved) is not this user's alone, or None: `leaf` owned by the effective uid and not writable
+    by its group or others; every directory above it root's or this user's, not writable by others unless sticky."""
+    me = os.geteuid()
+    path = real
+    while True:
+        st = os.lstat(path)
+        if path == real and leaf:
+            if st.st_uid != me:
+                return "%s belongs to uid %d, not to uid %d that LLDB runs as" % (path, st.st_uid, me)
+            if st.st_mode & 0o022:
+                return "%s can be written by its group or others (mode %04o)" % (path, st.st_mode & 0o7777)
+        else:
+            if st.st_uid not in (0, me):
+                return "its directory %s belongs to uid %d, who can replace what it holds" % (path, st.st_uid)
+            if st.st_mode & 0o022 and not st.st_mode & 0o1000:
+                return "its directory %s can be written by its group or others (mode %04o)" % (path, st.st_mode & 0o7777)
+        if path == "/":
+            return None
+        path = os.path.dirname(path)
+
+
+_said_cache = False
+
+
+def _private_directory(directory):
+    """`directory` resolved when it is this user's alone (made 0700 when missing, under directories that pass), else
+    None, said once on stderr: the engine's class archive is code the JVM runs, and under `sudo -E` (the user's
+    HOME) or a shared XDG_CACHE_HOME another user could write it."""
+    global _said_cache
+    real = os.path.realpath(directory)
+    existing = real
+    while not os.path.exists(existing):
+        existing = os.path.dirname(existing)
+    why = _why_not_private(existing, existing == real)
+    if why is None and existing != real:
+        os.makedirs(real, mode=0o700, exist_ok=True)
+        why = _why_not_private(real, True)
+    if why is None:
+        return real
+    if not _said_cache:
+        _said_cache = True
+        sys.stderr.write("jompd: not using the cache directory %s: %s; the engine starts without its class archive\n"
+                         % (real, why))
+    return None
 
 
 class JompdError(Exception):
@@ -88,10 +140,25 @@ class JompdLldbBridge:
     def start(self):
         lib = self.find_engine()
         java = self.find_java(lib)
-        # As jompd.py starts it, without the class-data archive (a start-up cost only): the JVM's own
-        # messages to stderr, the engine's log, never to the protocol's stdout.
+        # As jompd.py starts it: the JVM's own messages to stderr (the engine's log), never to the protocol's
+        # stdout; the same class-data archive as gdb's engine (the same jars), in a cache only this user can write.
         options = ["-XX:+DisplayVMOutputToStderr", "-Xlog:disable", "-Xlog:all=warning:stderr",
-                   "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "--enable-native-access=ALL-UNNAMED"]
+                   "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto", "--enable-native-access=ALL-UNNAMED"]
+        cache = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "jompd")
+        if not os.environ.get("JOMPD_NO_CDS"):
+            try:
+                cache = _private_directory(cache)
+                if cache:
+                    stamp = int(os.stat(os.path.join(lib, _JOMPD_ENGINE_JAR)).st_mtime)
+                    archive = os.path.join(cache, "jompd-gdb-%d.jsa" % stamp)
+                    if not os.path.exists(archive):
+                        for stale in glob.glob(os.path.join(cache, "jompd-gdb-*.jsa")):
+                            if time.time() - os.stat(stale).st_mtime > 3600:
+                                os.remove(stale)
+                    options += ["-XX:SharedArchiveFile=" + archive, "-XX:+AutoCreateSharedArchive",
+                                "-Xlog:cds=off:stderr", "-Xlog:cds+dynamic=off:stderr"]
+            except OSError:
+                pass
         options += os.environ.get("JOMPD_JAVA_OPTIONS", "").split()
         self.log = tempfile.TemporaryFile(prefix="jompd-engine-")
         command = [java] + options + ["-cp", os.path.join(lib, "*"), "dev.jompd.gdb.Engine"]

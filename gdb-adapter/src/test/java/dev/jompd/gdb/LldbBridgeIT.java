@@ -145,6 +145,27 @@ class LldbBridgeIT {
         }
     }
 
+    /**
+     * As in gdb (GdbBridgeIT): a cache others can write gets no class archive from the LLDB door either (the archive is
+     * code the engine's JVM runs); said once, nothing written there, the answers the same.
+     */
+    @Test
+    void aCacheOthersCanWriteGetsNoClassArchiveAndIsSaidOnce(@TempDir Path directory) throws IOException {
+        Path shared = Files.createDirectories(directory.resolve("shared/jompd"));
+        Files.setPosixFilePermissions(shared, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+        StoppedFixture fixture = Fixtures.core(NESTED_2_3);
+        GdbDriver.Output lldb = run(List.of("-c", fixture.core().toString(), fixture.executable().toString()),
+                List.of("ompd threads", "ompd threads"), Map.of("XDG_CACHE_HOME", shared.getParent().toString()), directory);
+        assertThat(lldb.exitCode()).as("%s", lldb.text()).isZero();
+        String said = "jompd: not using the cache directory " + shared + ": " + shared + " can be written by its group "
+                + "or others (mode 0777); the engine starts without its class archive";
+        assertThat(lldb.text().lines().filter(line -> line.startsWith("jompd: not using")).toList()).isEqualTo(List.of(said));
+        assertThat(lldb.section("ompd threads").replace(said + "\n", "")).isEqualTo(lldb.section("ompd threads#2"));
+        try (var files = Files.list(shared)) {
+            assertThat(files.toList()).as("written in the shared cache").isEmpty();
+        }
+    }
+
     // ---------------------------------------------------------------- driving LLDB
 
     /** LLDB's arguments that run {@code run}'s program to its marker. */
