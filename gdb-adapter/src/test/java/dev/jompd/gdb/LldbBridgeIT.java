@@ -145,6 +145,15 @@ class LldbBridgeIT {
         }
     }
 
+    /** Without a target the command says what is missing in one line, as an LLDB error (no traceback, no hang). */
+    @Test
+    void withoutATargetTheCommandSaysSoInOneLine(@TempDir Path directory) {
+        GdbDriver.Output lldb = run(List.of(), List.of("ompd threads"), Map.of(), directory);
+        assertThat(lldb.exitCode()).as("%s", lldb.text()).isEqualTo(1); // LLDB's batch mode ends at a failed command
+        assertThat(lldb.section("ompd threads").strip())
+                .isEqualTo("error: jompd: no process: run the program, attach to one, or open a core file first");
+    }
+
     /**
      * As in gdb (GdbBridgeIT): a cache others can write gets no class archive from the LLDB door either (the archive is
      * code the engine's JVM runs); said once, nothing written there, the answers the same.
