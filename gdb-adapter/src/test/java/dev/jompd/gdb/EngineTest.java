@@ -40,6 +40,21 @@ class EngineTest {
         assertThat(reply.getAsJsonObject("stats").get("questions").getAsInt()).isZero();
     }
 
+    /**
+     * Which debugger asks: gdb when the context does not say (gdb's requests, byte for byte as before), LLDB's door
+     * says "lldb"; anything that is not a short lower-case word (it goes into a table's heading) counts as unsaid.
+     */
+    @Test
+    void theDebuggerIsGdbUnlessTheContextNamesAnother() {
+        assertThat(TargetContext.parse(JsonParser.parseString("{\"target\":\"core\"}").getAsJsonObject()).debugger())
+                .isEqualTo("gdb");
+        assertThat(TargetContext.parse(JsonParser.parseString("{\"target\":\"core\",\"debugger\":\"lldb\"}")
+                .getAsJsonObject()).debugger()).isEqualTo("lldb");
+        assertThat(TargetContext.parse(JsonParser.parseString("{\"debugger\":\"lldb \\n* 1\"}").getAsJsonObject())
+                .debugger()).isEqualTo("gdb");
+        assertThat(TargetContext.parse(null).debugger()).isEqualTo("gdb");
+    }
+
     @Test
     void anUnknownCommandIsNamed() {
         List<JsonObject> sent = converse("{\"id\":1,\"command\":\"frobnicate\",\"context\":{\"target\":\"none\"}}");
