@@ -361,8 +361,10 @@ class JompdLldbBridge:
             elif what == "symbol":
                 reply.update(self.symbol(target, question["name"]))
             elif what == "objfiles":
+                # the files LLDB reads the modules from; not its pseudo-modules ("[vdso]"), which are no files
                 reply["objfiles"] = [{"filename": m.GetFileSpec().fullpath, "buildId": self.build_id(m)}
-                                     for m in target.module_iter() if m.GetFileSpec().fullpath]
+                                     for m in target.module_iter()
+                                     if m.GetFileSpec().fullpath and not m.GetFileSpec().fullpath.startswith("[")]
             elif what == "registers":
                 reply["threads"] = self.registers(process, question["names"], bool(question.get("selected")))
             elif what == "frames":
@@ -385,9 +387,10 @@ class JompdLldbBridge:
 
     @staticmethod
     def build_id(module):
-        """The GNU build-id as gdb prints it (lower-case hex), from LLDB's UUID of the module (its build-id)."""
-        uuid = module.GetUUIDString()
-        return uuid.replace("-", "").lower() if uuid else None
+        """The GNU build-id as gdb prints it (lower-case hex): LLDB's UUID of the module, which is the build-id when
+        the file has one, else a 4-byte CRC LLDB makes up (.gnu_debuglink's): no build-id then (None), as gdb says."""
+        uuid = (module.GetUUIDString() or "").replace("-", "").lower()
+        return uuid if len(uuid) >= 16 else None
 
     @staticmethod
     def frames(target, thread, limit):

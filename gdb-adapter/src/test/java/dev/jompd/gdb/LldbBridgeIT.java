@@ -145,6 +145,45 @@ class LldbBridgeIT {
         }
     }
 
+    /**
+     * The answers a target read through the debugger needs beyond memory and threads (remote targets: the dynamic
+     * linker's r_debug, the modules' files and build-ids) are gdb's on the same core: the same symbol addresses and
+     * modules, the same error for a missing symbol, the same files with the same build-ids (gdb also lists the
+     * separate debug files it loaded and its vDSO, which are not the modules' files).
+     */
+    @Test
+    void symbolAndModuleAnswersAreGdbs(@TempDir Path directory) {
+        StoppedFixture fixture = Fixtures.core(NESTED_2_3);
+        String questions = "[{'ask':1,'what':'symbol','name':'_r_debug'},{'ask':2,'what':'symbol','name':'ompd_dll_locations'},"
+                + "{'ask':3,'what':'symbol','name':'no_such_symbol_anywhere'},{'ask':4,'what':'objfiles'}]";
+        GdbDriver.Output lldb = run(List.of("-c", fixture.core().toString(), fixture.executable().toString()),
+                List.of("script import json; print(json.dumps([jompd_lldb.jompd_bridge().answer(lldb.target, q) for q in "
+                        + questions + "]))"), Map.of(), directory);
+        GdbDriver.Output gdb = GdbDriver.run(GdbDriver.withBridge(List.of()),
+                List.of("python import json; print(json.dumps([jompd_bridge().answer(q) for q in " + questions + "]))"),
+                List.of(fixture.executable().toString(), fixture.core().toString()), Map.of(), directory, TIMEOUT);
+        assertThat(lldb.exitCode()).as("%s", lldb.text()).isZero();
+        com.google.gson.JsonArray fromLldb = lastJsonLine(lldb.text());
+        com.google.gson.JsonArray fromGdb = lastJsonLine(gdb.text());
+        assertThat(fromLldb.get(0)).isEqualTo(fromGdb.get(0));
+        assertThat(fromLldb.get(1)).isEqualTo(fromGdb.get(1));
+        assertThat(fromLldb.get(2)).isEqualTo(fromGdb.get(2));
+        com.google.gson.JsonArray gdbFiles = new com.google.gson.JsonArray();
+        fromGdb.get(3).getAsJsonObject().getAsJsonArray("objfiles").forEach(file -> {
+            String name = file.getAsJsonObject().get("filename").getAsString();
+            if (name.startsWith("/") && !name.startsWith("/usr/lib/debug/")) {
+                gdbFiles.add(file);
+            }
+        });
+        assertThat(fromLldb.get(3).getAsJsonObject().getAsJsonArray("objfiles")).isEqualTo(gdbFiles);
+    }
+
+    private static com.google.gson.JsonArray lastJsonLine(String text) {
+        String line = text.lines().filter(l -> l.startsWith("[{")).reduce((a, b) -> b)
+                .orElseThrow(() -> new AssertionError("no answers in\n" + text));
+        return com.google.gson.JsonParser.parseString(line).getAsJsonArray();
+    }
+
     /** Without a target the command says what is missing in one line, as an LLDB error (no traceback, no hang). */
     @Test
     void withoutATargetTheCommandSaysSoInOneLine(@TempDir Path directory) {
