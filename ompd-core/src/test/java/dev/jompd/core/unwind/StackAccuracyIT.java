@@ -76,6 +76,25 @@ class StackAccuracyIT {
                 Fixtures.workDirectory("stacks-" + run.label())));
     }
 
+    /**
+     * Programs built without debug information: their frames have only the symbol tables' names, which gdb's
+     * backtrace prints as the minimal symbol's print name: a C symbol as it is, a C++ one demangled in full
+     * (return type of a template, parameters, clone suffix: {@code int sim::wait_at_gate[abi:fx]<8u>(char const*)},
+     * {@code sim::Grid<double>::relax() [clone .omp_outlined]}). The runtime keeps its debug information.
+     */
+    static Stream<FixtureRun> withoutDebugInformation() {
+        return Stream.of(FixtureRun.of(Fixture.CXX_NAMES), FixtureRun.of(Fixture.CXX_TASKS), FixtureRun.of(Fixture.NESTED, "2", "3"));
+    }
+
+    @ParameterizedTest(name = "core of {0} built without debug information")
+    @MethodSource("withoutDebugInformation")
+    void stacksWithoutDebugInformationMatchGdb(FixtureRun run) {
+        Path executable = FixtureBuilder.executable(run.fixture(), run.runtimeVersion(), Optimization.NO_DEBUG_INFO);
+        StoppedFixture stopped = Fixtures.makeCore(run, executable,
+                Fixtures.workDirectory("stacks-" + run.label() + "-" + Optimization.NO_DEBUG_INFO));
+        assertMatchesGdbOnCore(stopped);
+    }
+
     @ParameterizedTest(name = "live {0} built {1}")
     @MethodSource("fixtures")
     void liveStacksMatchGdbFrameByFrame(FixtureRun run, Optimization optimization) {
