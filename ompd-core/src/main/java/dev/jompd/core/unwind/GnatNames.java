@@ -34,7 +34,7 @@ final class GnatNames {
      * {@code ada_decode(symbol)}; empty where gdb would wrap the name in angle brackets (not a GNAT name: its
      * Ada decoder then leaves it to the others), and where the answer depends on gdb's character sets.
      */
-    static Optional<String> decoded(String symbol) {
+    private static Optional<String> decoded(String symbol) {
         for (int i = 0; i < symbol.length(); i++) {
             if (symbol.charAt(i) >= 0x80) {
                 return Optional.empty(); // C's ctype of bytes past ASCII depends on the locale
