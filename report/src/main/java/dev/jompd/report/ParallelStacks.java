@@ -321,7 +321,9 @@ public final class ParallelStacks {
             String function = frame.function().orElse(frame.symbol().orElse(Text.hex(frame.pc())));
             if (constructs.get(i).isPresent() && dev.jompd.core.target.Demangler.isMangled(function)) {
                 // a construct's code by its demangled name, as the region list has it (gdb's backtrace spells
-                // clang's clones mangled, with parameters: _ZL4workR6DomainPd.omp_outlined(void) const)
+                // clang's clones mangled, with parameters, where their DWARF name is mangled:
+                // _ZL4workR6DomainPd.omp_outlined(void) const; without debug information the frame already has
+                // the symbol's demangled name, work(Domain&, double*) [clone .omp_outlined], as gdb has it)
                 function = picture.displayName(withoutParameters(function));
             }
             steps.add(new Step(function,

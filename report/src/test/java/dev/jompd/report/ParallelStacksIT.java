@@ -284,6 +284,48 @@ class ParallelStacksIT {
         });
     }
 
+    /**
+     * The same program built without debug information: each of the program's frames is named by its symbol
+     * alone, and each step of the program's code on each thread's path reads as gdb's backtrace names that frame
+     * (C++ demangled in full: {@code int sim::wait_at_gate[abi:fx]<8u>(char const*)}), the region's frames too,
+     * where that is also the region list's name of its code.
+     */
+    @Test
+    void cxxFramesWithoutDebugInformationHaveGdbsNames() {
+        FixtureRun run = FixtureRun.of(Fixture.CXX_NAMES);
+        StoppedFixture fixture = Fixtures.makeCore(run, dev.jompd.testkit.FixtureBuilder.executable(run.fixture(),
+                run.runtimeVersion(), dev.jompd.testkit.FixtureBuilder.Optimization.NO_DEBUG_INFO),
+                Fixtures.workDirectory("cxx-names-no-debug-info-stacks"));
+        Facts facts = fixture.facts();
+        Map<Long, List<GdbProbe.Frame>> gdb = GdbProbe.onCore(fixture.executable(), fixture.core()).backtraces();
+        String program = fixture.executable().getFileName().toString();
+        withStacks(fixture, stacks -> {
+            String text = TextReport.stacks(stacks);
+            String regionName = stacks.picture().regions().stream().flatMap(r -> r.function().stream()).findFirst()
+                    .orElseThrow().displayName();
+            for (Facts.ThreadFacts thread : facts.threads()) {
+                ThreadStack stack = stacks.stacks().stream()
+                        .filter(s -> s.thread().lwp().getAsLong() == thread.lwp()).findFirst().orElseThrow();
+                List<GdbProbe.Frame> truth = gdb.get(thread.lwp());
+                List<String> ours = new ArrayList<>();
+                List<String> gdbs = new ArrayList<>();
+                for (Step step : stack.steps()) {
+                    if (step.runtime() || !step.module().equals(Optional.of(program)) || step.frames().isEmpty()
+                            || step.frames().get().innermost() >= truth.size()) {
+                        continue; // gdb's backtrace ends at main, before the program's _start
+                    }
+                    ours.add(step.function());
+                    gdbs.add(truth.get(step.frames().get().innermost()).function());
+                    if (step.construct().isPresent()) {
+                        assertThat(step.function()).as(text).isEqualTo(regionName);
+                    }
+                }
+                assertThat(ours).as("thread %d in\n%s", thread.threadNum(), text).isNotEmpty().isEqualTo(gdbs);
+            }
+            return null;
+        });
+    }
+
     /** gdb's own demangling of a symbol ({@code demangle} command). */
     private static String demangledByGdb(StoppedFixture fixture, String symbol) {
         try {

@@ -38,7 +38,12 @@ public final class FixtureBuilder {
         /** -O2 (frame pointers omitted, calls inlined): what unwinders must cope with in production. */
         O2(List.of("-O2")),
         /** -O2 with DWARF 4 debug information (the line program and unit formats before DWARF 5). */
-        O2_DWARF4(List.of("-O2", "-gdwarf-4"));
+        O2_DWARF4(List.of("-O2", "-gdwarf-4")),
+        /**
+         * -O0 with frame pointers and no debug information (no -g): the program's frames are named by its symbol
+         * tables alone, as in a program built for release or stripped of .debug_*. The runtime keeps its own.
+         */
+        NO_DEBUG_INFO(List.of("-O0", "-fno-omit-frame-pointer"));
 
         private final List<String> flags;
 
@@ -109,6 +114,10 @@ public final class FixtureBuilder {
     }
 
     static List<List<String>> compileCommands(Fixture fixture, Path runtime, Optimization optimization) {
+        if (optimization == Optimization.NO_DEBUG_INFO) {
+            return compileCommands(fixture, runtime).stream()
+                    .map(command -> command.stream().filter(argument -> !argument.equals("-g")).toList()).toList();
+        }
         if (optimization != Optimization.NONE) {
             List<String> replaced = Optimization.NONE.flags;
             return compileCommands(fixture, runtime).stream().map(command -> {

@@ -19,6 +19,11 @@ import java.util.regex.Pattern;
  * <p>The demanglers are this JVM's, shared by every stop: names are the same in each, and two c++filt
  * processes serve them all (started when first needed; they end with the JVM, whose pipe they read).
  * Without c++filt, frames keep the debug information's own names.
+ * <p>A frame without debug information gdb names by the symbol tables' function (its minimal symbol), printed
+ * as {@code find_frame_funname} prints it: a C++ symbol demangled in full, with its parameters and a template
+ * function's return type ({@code int sim::wait_at_gate[abi:fx]<8u>(char const*)},
+ * {@code work(Domain&, double*) [clone .omp_outlined]}), any other as gdb's Ada decoder reads it, which changes
+ * some C helpers' names ({@link GnatNames}: {@code .omp_task_entry.} is {@code omp_task_entry[]}).
  */
 final class FrameNames {
     private static final Demangler WITH_PARAMETERS = new Demangler();
@@ -49,6 +54,20 @@ final class FrameNames {
             return Optional.of(ofMangled(name).orElse(name));
         }
         return Optional.of(name);
+    }
+
+    /**
+     * The name gdb's backtrace prints for a frame named by the symbol tables alone (no debug information covers
+     * it): the minimal symbol's print name. A C++ symbol c++filt cannot read (or without c++filt) stays mangled.
+     */
+    static String ofSymbol(String symbol) {
+        if (Demangler.isMangled(symbol)) {
+            String demangled = WITH_PARAMETERS.demangle(symbol);
+            if (!demangled.equals(symbol)) {
+                return demangled;
+            }
+        }
+        return GnatNames.gdbPrintName(symbol);
     }
 
     /** gdb's frame name of the function with this mangled name; empty when it cannot be demangled here. */

@@ -10,8 +10,9 @@ import java.util.OptionalLong;
  * @param pc       the frame's pc: the thread's pc for the innermost frame, a return address otherwise
  * @param cfa      the canonical frame address (the caller's stack pointer before the call); empty when
  *                 the frame's unwind information could not give it
- * @param function the function's name: from the debug information where present (as gdb names it),
- *                 otherwise from the symbol tables
+ * @param function the function's name as gdb's backtrace prints it: from the debug information where
+ *                 present, otherwise the symbol tables' (C++ demangled in full); empty where no symbol covers
+ *                 the pc (gdb's {@code ??})
  * @param symbol   the symbol table's function and offset ({@code foo+0x12}), when a symbol covers the pc
  * @param module   the file name of the module holding the pc
  * @param source   file and line: of the pc (looked up at pc-1 for return addresses), or for a function

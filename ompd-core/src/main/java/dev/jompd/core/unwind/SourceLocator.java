@@ -45,7 +45,8 @@ public final class SourceLocator {
         return modules.at(address).flatMap(mapping -> {
             List<ScopeFrame> scopes = scopeFrames(mapping, address);
             return FrameNames.of(scopes.getLast())
-                    .or(() -> mapping.info().symbolAt(address - mapping.module().loadBias()).map(Map.Entry::getKey));
+                    .or(() -> mapping.info().symbolAt(address - mapping.module().loadBias())
+                            .map(Map.Entry::getKey).map(FrameNames::ofSymbol));
         });
     }
 

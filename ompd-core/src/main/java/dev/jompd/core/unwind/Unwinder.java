@@ -282,7 +282,8 @@ public final class Unwinder implements AutoCloseable {
                 // (no frames for the functions that scope was inlined into).
                 SourceLocator.ScopeFrame scope = locator.scopeFrames(mapping, pc - 1).getFirst();
                 Optional<Map.Entry<String, Long>> jumpSymbol = symbolAt(pc - 1);
-                frames.add(new NativeFrame(pc, Optional.of(cfa), FrameNames.of(scope).or(() -> jumpSymbol.map(Map.Entry::getKey)),
+                frames.add(new NativeFrame(pc, Optional.of(cfa),
+                        FrameNames.of(scope).or(() -> jumpSymbol.map(Map.Entry::getKey).map(FrameNames::ofSymbol)),
                         Optional.empty(), Optional.of(mapping.module().path().getFileName().toString()), scope.source(),
                         false, UnwindMethod.TAIL_CALL,
                         jumpSymbol.map(found -> OptionalLong.of(pc - 1 - found.getValue())).orElse(OptionalLong.empty())));
@@ -346,7 +347,8 @@ public final class Unwinder implements AutoCloseable {
                            OptionalLong entry, UnwindMethod method) {
         Optional<String> module = mapping.map(m -> m.module().path().getFileName().toString());
         if (mapping.isEmpty()) {
-            frames.add(new NativeFrame(pc, cfa, symbolName, symbol, module, Optional.empty(), false, method, entry));
+            frames.add(new NativeFrame(pc, cfa, symbolName.map(FrameNames::ofSymbol), symbol, module, Optional.empty(),
+                    false, method, entry));
             return;
         }
         List<SourceLocator.ScopeFrame> scopes = locator.scopeFrames(mapping.get(), lookup);
@@ -354,8 +356,8 @@ public final class Unwinder implements AutoCloseable {
             if (frames.size() >= options.maxFrames()) {
                 return;
             }
-            frames.add(new NativeFrame(pc, cfa, FrameNames.of(scope).or(() -> symbolName), symbol, module, scope.source(),
-                    scope.inlined(), scope.inlined() ? UnwindMethod.INLINED : method,
+            frames.add(new NativeFrame(pc, cfa, FrameNames.of(scope).or(() -> symbolName.map(FrameNames::ofSymbol)), symbol,
+                    module, scope.source(), scope.inlined(), scope.inlined() ? UnwindMethod.INLINED : method,
                     scope.inlined() ? OptionalLong.empty() : entry));
         }
     }

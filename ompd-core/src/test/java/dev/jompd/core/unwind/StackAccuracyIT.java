@@ -76,6 +76,25 @@ class StackAccuracyIT {
                 Fixtures.workDirectory("stacks-" + run.label())));
     }
 
+    /**
+     * Programs built without debug information: their frames have only the symbol tables' names, which gdb's
+     * backtrace prints as the minimal symbol's print name: a C symbol as it is, a C++ one demangled in full
+     * (return type of a template, parameters, clone suffix: {@code int sim::wait_at_gate[abi:fx]<8u>(char const*)},
+     * {@code sim::Grid<double>::relax() [clone .omp_outlined]}). The runtime keeps its debug information.
+     */
+    static Stream<FixtureRun> withoutDebugInformation() {
+        return Stream.of(FixtureRun.of(Fixture.CXX_NAMES), FixtureRun.of(Fixture.CXX_TASKS), FixtureRun.of(Fixture.NESTED, "2", "3"));
+    }
+
+    @ParameterizedTest(name = "core of {0} built without debug information")
+    @MethodSource("withoutDebugInformation")
+    void stacksWithoutDebugInformationMatchGdb(FixtureRun run) {
+        Path executable = FixtureBuilder.executable(run.fixture(), run.runtimeVersion(), Optimization.NO_DEBUG_INFO);
+        StoppedFixture stopped = Fixtures.makeCore(run, executable,
+                Fixtures.workDirectory("stacks-" + run.label() + "-" + Optimization.NO_DEBUG_INFO));
+        assertMatchesGdbOnCore(stopped);
+    }
+
     @ParameterizedTest(name = "live {0} built {1}")
     @MethodSource("fixtures")
     void liveStacksMatchGdbFrameByFrame(FixtureRun run, Optimization optimization) {
@@ -169,6 +188,60 @@ class StackAccuracyIT {
              Unwinder unwinder = new Unwinder(space, CACHE)) {
             stacks = unwinder.unwindAll();
         }
+        assertThat(StackComparison.differences(truth, stacks)).isEmpty();
+    }
+
+    /**
+     * Symbol names gdb's backtrace prints changed, frame by frame against gdb on one core: a C program without
+     * debug information whose functions call each other down to abort(), each named by an assembler label. C++
+     * names (a template function with an ABI tag, a clone, libstdc++'s std substitutions, one c++filt cannot
+     * read), compilers' helper names gdb's Ada decoder rewrites ({@code .omp_task_entry.}, gcc's
+     * {@code main._omp_fn.0}, {@code f.cold}, GNAT's own encodings) and names it leaves, and a function whose
+     * symbol is stripped, which gdb shows as {@code ??}.
+     */
+    @Test
+    void symbolOnlyFramesAreNamedAsGdbPrintsThem() throws IOException {
+        List<String> symbols = List.of(".omp_task_entry.", ".omp_task_entry..3", "main.omp_outlined", ".omp_outlined.",
+                ".omp_outlined._debug__", "main._omp_fn.0", "work.cold", "work.part.0", "work.constprop.0", "x.y",
+                "my__name", "fooTKB", "fooB", "bar__3", "a$1", "foo1N", "x___y", "x___Xab", "my__B_12__x", "abcN__d",
+                "Oadd", "fooU61", "Rfoo", "plain_c", "omp.reduction.reduction_func", "stripped_away",
+                "_ZN3sim12wait_at_gateB2fxILj8EEEiPKc", "_ZN3sim4GridIdE5relaxEv.omp_outlined", "_Z4showSsRSo",
+                "_ZNSo9_M_insertIlEERSoT_", "_ZZN3sim4GridIdE5relaxEvENKUliE_clEi", "_Zgarbage");
+        StringBuilder source = new StringBuilder("#include <stdlib.h>\n");
+        for (int i = 0; i < symbols.size(); i++) {
+            source.append("__attribute__((noinline)) void f%d(void) __asm__(\"%s\");\n".formatted(i, symbols.get(i)));
+        }
+        source.append("void f0(void) { abort(); }\n");
+        for (int i = 1; i < symbols.size(); i++) {
+            source.append("void f%d(void) { f%d(); }\n".formatted(i, i - 1));
+        }
+        source.append("int main(void) { f%d(); return 0; }\n".formatted(symbols.size() - 1));
+        Path directory = Fixtures.workDirectory("symbol-names");
+        Path file = Files.writeString(directory.resolve("symbol_names.c"), source);
+        Path executable = directory.resolve("symbol_names");
+        Commands.Result compiled = Commands.run(List.of("clang-19", "-O0", "-fno-omit-frame-pointer", "-o",
+                executable.toString(), file.toString()), Map.of(), directory, Duration.ofMinutes(2));
+        assertThat(compiled.exitCode()).as(compiled.output()).isZero();
+        Commands.Result stripped = Commands.run(List.of("objcopy", "--strip-symbol=stripped_away", executable.toString()),
+                Map.of(), directory, Duration.ofMinutes(1));
+        assertThat(stripped.exitCode()).as(stripped.output()).isZero();
+        Path core = directory.resolve("core");
+        Files.deleteIfExists(core);
+        Commands.Result run = Commands.run(List.of("gdb", "-batch", "-nx", "-ex", "set pagination off", "-ex", "run",
+                "-ex", "gcore " + core, "-ex", "kill", executable.toString()), Map.of(), directory, Duration.ofMinutes(2));
+        assertThat(core).as(run.output()).isRegularFile();
+
+        Map<Long, List<GdbBacktrace.Frame>> truth = GdbBacktrace.ofCore(executable, core);
+        List<NativeStack> stacks;
+        try (CoreFileAddressSpace space = CoreFileAddressSpace.builder(core).withExecutable(executable).open();
+             Unwinder unwinder = new Unwinder(space, CACHE)) {
+            stacks = unwinder.unwindAll();
+        }
+        assertThat(truth.values()).singleElement().satisfies(frames -> {
+            int abort = frames.stream().map(GdbBacktrace.Frame::function).toList().indexOf("__GI_abort");
+            assertThat(frames.size() - abort - 1).as("gdb's frames after abort's: one per symbol, then main's")
+                    .isEqualTo(symbols.size() + 1);
+        });
         assertThat(StackComparison.differences(truth, stacks)).isEmpty();
     }
 
