@@ -31,20 +31,15 @@
 # which moves as `step` does).
 
 import base64
-import glob
+import importlib.util
 import json
 import os
 import re
-import select
-import shutil
 import subprocess
-import sys
-import tempfile
 import time
 
 import gdb
 
-JOMPD_PROTOCOL = "jompd-gdb/1"
 
 
 def _jompd_script_dir():
@@ -60,55 +55,18 @@ def _jompd_script_dir():
 
 _JOMPD_SCRIPT_DIR = _jompd_script_dir()
 _JOMPD_ENGINE_JAR = "gdb-adapter.jar"
-_JOMPD_HELLO_SECONDS = 60
 _JOMPD_SYMBOL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.$@]*$")
 
 
-def _why_not_private(real, leaf):
-    """Why `real` (resolved) is not this user's alone, or None: `leaf` owned by the effective uid and not writable
-    by its group or others; every directory above it root's or this user's, not writable by others unless sticky."""
-    me = os.geteuid()
-    path = real
-    while True:
-        st = os.lstat(path)
-        if path == real and leaf:
-            if st.st_uid != me:
-                return "%s belongs to uid %d, not to uid %d that gdb runs as" % (path, st.st_uid, me)
-            if st.st_mode & 0o022:
-                return "%s can be written by its group or others (mode %04o)" % (path, st.st_mode & 0o7777)
-        else:
-            if st.st_uid not in (0, me):
-                return "its directory %s belongs to uid %d, who can replace what it holds" % (path, st.st_uid)
-            if st.st_mode & 0o022 and not st.st_mode & 0o1000:
-                return "its directory %s can be written by its group or others (mode %04o)" % (path, st.st_mode & 0o7777)
-        if path == "/":
-            return None
-        path = os.path.dirname(path)
-
-
-_said_cache = False
-
-
-def _private_directory(directory):
-    """`directory` resolved when it is this user's alone (made 0700 when missing, under directories that pass), else
-    None, said once on stderr: the engine's class archive is code the JVM runs, and under `sudo -E` (the user's
-    HOME) or a shared XDG_CACHE_HOME another user could write it."""
-    global _said_cache
-    real = os.path.realpath(directory)
-    existing = real
-    while not os.path.exists(existing):
-        existing = os.path.dirname(existing)
-    why = _why_not_private(existing, existing == real)
-    if why is None and existing != real:
-        os.makedirs(real, mode=0o700, exist_ok=True)
-        why = _why_not_private(real, True)
-    if why is None:
-        return real
-    if not _said_cache:
-        _said_cache = True
-        sys.stderr.write("jompd: not using the cache directory %s: %s; the engine starts without its class archive\n"
-                         % (real, why))
-    return None
+def _jompd_engine_module(lib):
+    """The engine's pipe, jompd_engine.py from the distribution's lib/ the engine was found in (shared with LLDB's door)."""
+    path = os.path.join(lib, "jompd_engine.py")
+    if not os.path.isfile(path):
+        raise JompdUnavailable("the jompd engine in %s lacks jompd_engine.py: reinstall jompd" % lib)
+    spec = importlib.util.spec_from_file_location("jompd_engine", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 class JompdUnavailable(Exception):
@@ -119,9 +77,8 @@ class JompdBridge:
     """One engine process per gdb session, started on the first command."""
 
     def __init__(self):
-        self.proc = None
-        self.log = None
-        self.pending = []
+        self.pipe = None
+        self.failure = None
         self.next_id = 1
         self.stop_counter = 0
         self.module_counter = 0
@@ -175,21 +132,6 @@ class JompdBridge:
     # ------------------------------------------------------------ starting the engine
 
     @staticmethod
-    def find_java(lib):
-        """The Java to run the engine on, by the rule every door shares: the distribution's lib/jompd-java.sh says."""
-        script = os.path.join(lib, "jompd-java.sh")
-        bash = "/bin/bash" if os.path.isfile("/bin/bash") else (shutil.which("bash") or "bash")
-        try:
-            answer = subprocess.run([bash, script], capture_output=True, text=True, timeout=60,
-                                    stdin=subprocess.DEVNULL)
-        except (OSError, subprocess.SubprocessError) as e:
-            raise JompdUnavailable("cannot ask %s which Java to run: %s" % (script, e))
-        found = answer.stdout.strip().splitlines()
-        if answer.returncode != 0 or not found:
-            raise JompdUnavailable(" ".join(answer.stderr.split()) or "%s found no Java" % script)
-        return found[-1]
-
-    @staticmethod
     def find_engine():
         candidates = []
         if os.environ.get("JOMPD_HOME"):
@@ -205,121 +147,42 @@ class JompdBridge:
 
     def start(self):
         lib = self.find_engine()
-        java = self.find_java(lib)
-        # An interactive engine, as the jompd launcher runs the command line: C1 only, a serial heap, no
-        # native-access warning. The JVM's own messages and its log's warnings go to stdout by default, the
-        # pipe this file reads JSON from: to stderr (the engine's log file) instead.
-        options = ["-XX:+DisplayVMOutputToStderr", "-Xlog:disable", "-Xlog:all=warning:stderr",
-                   "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto", "--enable-native-access=ALL-UNNAMED"]
-        cache = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "jompd")
-        if not os.environ.get("JOMPD_NO_CDS"):
-            try:
-                cache = _private_directory(cache)
-                if cache:
-                    # One class-data archive per engine build, made by the JVM on first use: start-up time.
-                    stamp = int(os.stat(os.path.join(lib, _JOMPD_ENGINE_JAR)).st_mtime)
-                    archive = os.path.join(cache, "jompd-gdb-%d.jsa" % stamp)
-                    if not os.path.exists(archive):
-                        # Archives of other engine builds, made over an hour ago: gone.
-                        for stale in glob.glob(os.path.join(cache, "jompd-gdb-*.jsa")):
-                            if time.time() - os.stat(stale).st_mtime > 3600:
-                                os.remove(stale)
-                    options += ["-XX:SharedArchiveFile=" + archive, "-XX:+AutoCreateSharedArchive",
-                                "-Xlog:cds=off:stderr", "-Xlog:cds+dynamic=off:stderr"]
-            except OSError:
-                pass
-        options += os.environ.get("JOMPD_JAVA_OPTIONS", "").split()
-        self.log = tempfile.TemporaryFile(prefix="jompd-engine-")
-        command = [java] + options + ["-cp", os.path.join(lib, "*"), "dev.jompd.gdb.Engine"]
         try:
-            # A session of its own: gdb's Ctrl-C must not reach the engine.
-            self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=self.log, start_new_session=True, close_fds=True)
-        except OSError as e:
-            raise JompdUnavailable("cannot start the jompd engine with %s: %s" % (java, e))
-        self.pending = []
-        hello = self.receive(_JOMPD_HELLO_SECONDS)
-        if hello.get("hello") != JOMPD_PROTOCOL:
-            self.stop_engine()
-            raise JompdUnavailable("the jompd engine in %s speaks %r, not %s: reinstall jompd"
-                                   % (lib, hello.get("hello"), JOMPD_PROTOCOL))
-        self.hello = hello
+            engine = _jompd_engine_module(lib)
+            self.pipe = engine.EnginePipe("gdb", lambda text: gdb.write(text, gdb.STDERR))
+            self.failure = engine.EngineFailure
+            self.pipe.start(lib)
+        except Exception as e:
+            if self.failure is None or not isinstance(e, self.failure):
+                raise
+            raise JompdUnavailable(str(e))
+        self.hello = self.pipe.hello
+
+    def running(self):
+        return self.pipe is not None and self.pipe.running()
 
     def stop_engine(self):
-        proc, self.proc = self.proc, None
-        if proc is not None:
-            try:
-                proc.stdin.close()
-            except OSError:
-                pass
-            try:
-                proc.wait(timeout=2)
-            except Exception:
-                proc.kill()
+        if self.pipe is not None:
+            self.pipe.stop()
 
-    def log_tail(self):
-        if self.log is None:
-            return ""
-        try:
-            self.log.seek(0)
-            lines = self.log.read().decode("utf-8", "replace").strip().splitlines()
-            return " | ".join(lines[-3:])
-        except OSError:
-            return ""
-
-    # ------------------------------------------------------------ the pipe
+    # ------------------------------------------------------------ the pipe (jompd_engine.py)
 
     def send(self, message):
-        data = (json.dumps(message, separators=(",", ":")) + "\n").encode("utf-8")
         try:
-            self.proc.stdin.write(data)
-            self.proc.stdin.flush()
-        except (OSError, ValueError):
-            self.engine_died()
+            self.pipe.send(message)
+        except self.failure as e:
+            raise gdb.GdbError("jompd: %s" % e)
 
     def receive(self, timeout=None):
-        """The next line from the engine that is a JSON object. Any other line (a JVM warning that reached
-        stdout, a library's stray print) is skipped with a note on gdb's stderr: it is not the engine's."""
-        fd = self.proc.stdout.fileno()
-        while True:
-            # Only the newest chunk can hold a newline: older ones were searched when they arrived.
-            newline = self.pending[-1].find(b"\n") if self.pending else -1
-            if newline >= 0:
-                last = self.pending[-1]
-                line = b"".join(self.pending[:-1]) + last[:newline]
-                rest = last[newline + 1:]
-                self.pending = [rest] if rest else []
-                text = line.decode("utf-8", "replace")
-                try:
-                    message = json.loads(text)
-                except ValueError:
-                    message = None
-                if isinstance(message, dict):
-                    return message
-                gdb.write("jompd: skipped a line from the engine that is not a protocol message: %s\n"
-                          % (text if len(text) <= 200 else text[:200] + "..."), gdb.STDERR)
-                continue
-            ready, _, _ = select.select([fd], [], [], timeout)
-            if not ready:
-                self.stop_engine()
-                raise gdb.GdbError("jompd: the engine did not answer within %d s; it restarts at the next "
-                                   "command" % timeout)
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                self.engine_died()
-            self.pending.append(chunk)
-
-    def engine_died(self):
-        tail = self.log_tail()
-        self.stop_engine()
-        raise gdb.GdbError("jompd: the engine stopped unexpectedly%s; it restarts at the next command"
-                           % ((": " + tail) if tail else ""))
+        try:
+            return self.pipe.receive(timeout)
+        except self.failure as e:
+            raise gdb.GdbError("jompd: %s" % e)
 
     # ------------------------------------------------------------ requests
 
     def request(self, command, args):
-        if self.proc is None or self.proc.poll() is not None:
-            self.proc = None
+        if not self.running():
             self.start()
         request_id = self.next_id
         self.next_id += 1
@@ -340,8 +203,7 @@ class JompdBridge:
         """Where `ompd step` breaks, from the engine's hello: {"regionStarts": [...], "taskStarts": [...],
         "runtimeLibraryPrefix": "..."} (starts the engine if needed)."""
         try:
-            if self.proc is None or self.proc.poll() is not None:
-                self.proc = None
+            if not self.running():
                 self.start()
         except JompdUnavailable as e:
             raise gdb.GdbError("jompd: " + str(e))

@@ -15,80 +15,30 @@
 # Read-only: reads memory and registers, never writes them, never evaluates an expression in the target,
 # never changes the selected thread or frame. Standard library only (LLDB's Python 3).
 #
-# The engine-starting part is jompd.py's, kept in step by hand: jompd.py cannot be imported here (it imports
-# gdb at its top). Both doors run the same jars and share the class-data archive in ~/.cache/jompd (only when
-# that directory is this user's alone). $JOMPD_JAVA_OPTIONS adds JVM options; $JOMPD_NO_CDS=1 turns the archive off. Finding the engine: $JOMPD_HOME/lib, else ../lib next to this file (the distribution's
+# Starting the engine and the pipe are jompd_engine.py's (in the distribution's lib/, shared with gdb's jompd.py):
+# both doors run the same jars and share the class-data archive in ~/.cache/jompd (only when that directory is
+# this user's alone). $JOMPD_JAVA_OPTIONS adds JVM options; $JOMPD_NO_CDS=1 turns the archive off. Finding the engine: $JOMPD_HOME/lib, else ../lib next to this file (the distribution's
 # lldb/jompd_lldb.py), else the build tree (gdb-adapter/target/jompd/lib).
 
 import base64
-import glob
-import json
+import importlib.util
 import os
 import re
-import select
-import shutil
-import subprocess
 import sys
-import tempfile
-import time
 
 import lldb
 
-JOMPD_PROTOCOL = "jompd-gdb/1"
 _JOMPD_ENGINE_JAR = "gdb-adapter.jar"
-_JOMPD_HELLO_SECONDS = 60
 _JOMPD_SYMBOL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.$@]*$")
 _JOMPD_SCRIPT_DIR = os.path.dirname(os.path.realpath(__file__))
 _JOMPD_COMMANDS = ("init", "threads", "parallel", "tasks", "icvs", "tree", "stacks", "diagnose", "bt", "json")
 _JOMPD_READ_LIMIT = 1 << 24
 
 
-# Kept in step with jompd.py's (the same rule: the class archive is code the JVM runs).
-def _why_not_private(real, leaf):
-    """Why `real` (resolved) is not this user's alone, or None: `leaf` owned by the effective uid and not writable
-    by its group or others; every directory above it root's or this user's, not writable by others unless sticky."""
-    me = os.geteuid()
-    path = real
-    while True:
-        st = os.lstat(path)
-        if path == real and leaf:
-            if st.st_uid != me:
-                return "%s belongs to uid %d, not to uid %d that LLDB runs as" % (path, st.st_uid, me)
-            if st.st_mode & 0o022:
-                return "%s can be written by its group or others (mode %04o)" % (path, st.st_mode & 0o7777)
-        else:
-            if st.st_uid not in (0, me):
-                return "its directory %s belongs to uid %d, who can replace what it holds" % (path, st.st_uid)
-            if st.st_mode & 0o022 and not st.st_mode & 0o1000:
-                return "its directory %s can be written by its group or others (mode %04o)" % (path, st.st_mode & 0o7777)
-        if path == "/":
-            return None
-        path = os.path.dirname(path)
-
-
-_said_cache = False
-
-
-def _private_directory(directory):
-    """`directory` resolved when it is this user's alone (made 0700 when missing, under directories that pass), else
-    None, said once on stderr: the engine's class archive is code the JVM runs, and under `sudo -E` (the user's
-    HOME) or a shared XDG_CACHE_HOME another user could write it."""
-    global _said_cache
-    real = os.path.realpath(directory)
-    existing = real
-    while not os.path.exists(existing):
-        existing = os.path.dirname(existing)
-    why = _why_not_private(existing, existing == real)
-    if why is None and existing != real:
-        os.makedirs(real, mode=0o700, exist_ok=True)
-        why = _why_not_private(real, True)
-    if why is None:
-        return real
-    if not _said_cache:
-        _said_cache = True
-        sys.stderr.write("jompd: not using the cache directory %s: %s; the engine starts without its class archive\n"
-                         % (real, why))
-    return None
+def _say(text):
+    """A note on LLDB's stderr, now: LLDB's Python stderr keeps what a command wrote unless it is flushed."""
+    sys.stderr.write(text)
+    sys.stderr.flush()
 
 
 class JompdError(Exception):
@@ -99,9 +49,8 @@ class JompdLldbBridge:
     """One engine process per LLDB session, started on the first command."""
 
     def __init__(self):
-        self.proc = None
-        self.log = None
-        self.pending = []
+        self.pipe = None
+        self.failure = None
         self.next_id = 1
         self.modules_seen = None
         self.module_counter = 0
@@ -122,126 +71,45 @@ class JompdLldbBridge:
         raise JompdError("cannot find the jompd engine (%s): set JOMPD_HOME to the jompd distribution "
                          "(built by `mvn package` into gdb-adapter/target/jompd)" % _JOMPD_ENGINE_JAR)
 
-    @staticmethod
-    def find_java(lib):
-        """The Java to run the engine on, by the rule every door shares: the distribution's lib/jompd-java.sh says."""
-        script = os.path.join(lib, "jompd-java.sh")
-        bash = "/bin/bash" if os.path.isfile("/bin/bash") else (shutil.which("bash") or "bash")
-        try:
-            answer = subprocess.run([bash, script], capture_output=True, text=True, timeout=60,
-                                    stdin=subprocess.DEVNULL)
-        except (OSError, subprocess.SubprocessError) as e:
-            raise JompdError("cannot ask %s which Java to run: %s" % (script, e))
-        found = answer.stdout.strip().splitlines()
-        if answer.returncode != 0 or not found:
-            raise JompdError(" ".join(answer.stderr.split()) or "%s found no Java" % script)
-        return found[-1]
-
     def start(self):
         lib = self.find_engine()
-        java = self.find_java(lib)
-        # As jompd.py starts it: the JVM's own messages to stderr (the engine's log), never to the protocol's
-        # stdout; the same class-data archive as gdb's engine (the same jars), in a cache only this user can write.
-        options = ["-XX:+DisplayVMOutputToStderr", "-Xlog:disable", "-Xlog:all=warning:stderr",
-                   "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto", "--enable-native-access=ALL-UNNAMED"]
-        cache = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "jompd")
-        if not os.environ.get("JOMPD_NO_CDS"):
-            try:
-                cache = _private_directory(cache)
-                if cache:
-                    stamp = int(os.stat(os.path.join(lib, _JOMPD_ENGINE_JAR)).st_mtime)
-                    archive = os.path.join(cache, "jompd-gdb-%d.jsa" % stamp)
-                    if not os.path.exists(archive):
-                        for stale in glob.glob(os.path.join(cache, "jompd-gdb-*.jsa")):
-                            if time.time() - os.stat(stale).st_mtime > 3600:
-                                os.remove(stale)
-                    options += ["-XX:SharedArchiveFile=" + archive, "-XX:+AutoCreateSharedArchive",
-                                "-Xlog:cds=off:stderr", "-Xlog:cds+dynamic=off:stderr"]
-            except OSError:
-                pass
-        options += os.environ.get("JOMPD_JAVA_OPTIONS", "").split()
-        self.log = tempfile.TemporaryFile(prefix="jompd-engine-")
-        command = [java] + options + ["-cp", os.path.join(lib, "*"), "dev.jompd.gdb.Engine"]
+        path = os.path.join(lib, "jompd_engine.py")
+        if not os.path.isfile(path):
+            raise JompdError("the jompd engine in %s lacks jompd_engine.py: reinstall jompd" % lib)
+        spec = importlib.util.spec_from_file_location("jompd_engine", path)
+        engine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(engine)
+        self.failure = engine.EngineFailure
+        self.pipe = engine.EnginePipe("LLDB", _say)
         try:
-            # A session of its own: LLDB's Ctrl-C must not reach the engine.
-            self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=self.log, start_new_session=True, close_fds=True)
-        except OSError as e:
-            raise JompdError("cannot start the jompd engine with %s: %s" % (java, e))
-        self.pending = []
-        hello = self.receive(_JOMPD_HELLO_SECONDS)
-        if hello.get("hello") != JOMPD_PROTOCOL:
-            self.stop_engine()
-            raise JompdError("the jompd engine in %s speaks %r, not %s: reinstall jompd"
-                             % (lib, hello.get("hello"), JOMPD_PROTOCOL))
+            self.pipe.start(lib)
+        except self.failure as e:
+            raise JompdError(str(e))
+
+    def running(self):
+        return self.pipe is not None and self.pipe.running()
 
     def stop_engine(self):
-        proc, self.proc = self.proc, None
-        if proc is not None:
-            try:
-                proc.stdin.close()
-            except OSError:
-                pass
-            try:
-                proc.wait(timeout=2)
-            except Exception:
-                proc.kill()
+        if self.pipe is not None:
+            self.pipe.stop()
 
-    def log_tail(self):
-        if self.log is None:
-            return ""
-        try:
-            self.log.seek(0)
-            return " | ".join(self.log.read().decode("utf-8", "replace").strip().splitlines()[-3:])
-        except OSError:
-            return ""
-
-    # ------------------------------------------------------------ the pipe (as jompd.py)
+    # ------------------------------------------------------------ the pipe (jompd_engine.py, as jompd.py)
 
     def send(self, message):
-        data = (json.dumps(message, separators=(",", ":")) + "\n").encode("utf-8")
         try:
-            self.proc.stdin.write(data)
-            self.proc.stdin.flush()
-        except (OSError, ValueError):
-            self.engine_died()
+            self.pipe.send(message)
+        except self.failure as e:
+            raise JompdError(str(e))
 
     def receive(self, timeout=None):
-        """The next line from the engine that is a JSON object; other lines are not the engine's and are skipped."""
-        fd = self.proc.stdout.fileno()
-        while True:
-            newline = self.pending[-1].find(b"\n") if self.pending else -1
-            if newline >= 0:
-                last = self.pending[-1]
-                line = b"".join(self.pending[:-1]) + last[:newline]
-                rest = last[newline + 1:]
-                self.pending = [rest] if rest else []
-                try:
-                    message = json.loads(line.decode("utf-8", "replace"))
-                except ValueError:
-                    message = None
-                if isinstance(message, dict):
-                    return message
-                continue
-            ready, _, _ = select.select([fd], [], [], timeout)
-            if not ready:
-                self.stop_engine()
-                raise JompdError("the engine did not answer within %d s; it restarts at the next command" % timeout)
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                self.engine_died()
-            self.pending.append(chunk)
-
-    def engine_died(self):
-        tail = self.log_tail()
-        self.stop_engine()
-        raise JompdError("the engine stopped unexpectedly%s; it restarts at the next command"
-                         % ((": " + tail) if tail else ""))
+        try:
+            return self.pipe.receive(timeout)
+        except self.failure as e:
+            raise JompdError(str(e))
 
     def run(self, debugger, command, args):
         """One ompd command: its text, or JompdError with the engine's message."""
-        if self.proc is None or self.proc.poll() is not None:
-            self.proc = None
+        if not self.running():
             self.start()
         target = debugger.GetSelectedTarget()
         if target.IsValid() and target.GetProcess().GetState() in (lldb.eStateRunning, lldb.eStateStepping,

@@ -112,7 +112,11 @@ class EngineTest {
     void theBridgeScriptTravelsInTheJar() throws Exception {
         try (InputStream script = Engine.class.getResourceAsStream("/dev/jompd/gdb/jompd.py")) {
             assertThat(script).isNotNull();
-            assertThat(new String(script.readAllBytes(), StandardCharsets.UTF_8)).contains("JOMPD_PROTOCOL = \"jompd-gdb/1\"");
+        }
+        // the doors' end of the pipe speaks the engine's protocol
+        try (InputStream pipe = Engine.class.getResourceAsStream("/dev/jompd/gdb/jompd_engine.py")) {
+            assertThat(new String(pipe.readAllBytes(), StandardCharsets.UTF_8))
+                    .contains("PROTOCOL = \"" + GdbChannel.PROTOCOL + "\"");
         }
     }
 }
