@@ -53,7 +53,7 @@ class GdbBridgeIT {
     /** The commands of one scenario, in order; thread 3 is a worker on every backend. */
     static final List<String> SCENARIO = List.of(
             "python print('GDBTHREADS ' + ' '.join('%d:%d' % (t.num, t.ptid[1]) for t in gdb.selected_inferior().threads()))",
-            "ompd init", "ompd threads", "thread 1", "ompd bt", "thread 3", "frame 1",
+            "ompd init", "ompd threads", "thread 1", "bt", "ompd bt", "thread 3", "frame 1", "bt",
             "ompd parallel", "ompd tasks", "ompd icvs", "ompd tree all", "ompd json", "ompd bt", "ompd stacks",
             "thread", "frame", "python print('STATS', gdb._jompd_bridge.last_stats)");
 
@@ -120,7 +120,7 @@ class GdbBridgeIT {
 
         checkThreads(output.section("ompd threads"), facts, gdbNumbers, backend);
         checkParallel(output.section("ompd parallel"), facts);
-        checkTasks(output.section("ompd tasks"), facts);
+        checkTasks(output.section("ompd tasks"), output.section("bt#2"), facts);
         checkIcvs(output.section("ompd icvs"), facts);
         checkTree(output.section("ompd tree all"), facts);
         checkBacktraces(output, facts);
@@ -441,7 +441,8 @@ class GdbBridgeIT {
             assertThat(Integer.parseInt(row.group(7))).as("%s", thread + " team size").isEqualTo(thread.teamSize());
             assertThat(row.group(8)).as("%s", thread + " team path").isEqualTo(thread.teamPath().isEmpty() ? "-"
                     : thread.teamPath());
-            assertThat(row.group(9)).as("%s", thread + " state").startsWith("work_parallel");
+            // every thread is in its innermost region's code (the marker or the gate): working, waiting on nothing
+            assertThat(row.group(9)).as("%s", thread + " state").isEqualTo("work_parallel");
         }
     }
 
@@ -480,15 +481,31 @@ class GdbBridgeIT {
         assertThat(regions.getLast()).startsWith("level 0 ");
     }
 
-    static void checkTasks(String section, Facts facts) {
+    /**
+     * The thread's task chain, line by line: at each level its implicit task, running the region's outlined function
+     * (its name as gdb's {@code bt} of the thread names it, its line the program's own {@code #pragma omp parallel}),
+     * executing at the innermost level and suspended below it; then the initial task.
+     */
+    static void checkTasks(String section, String gdbBacktrace, Facts facts) {
         Facts.ThreadFacts thread = subject(section, facts);
-        List<String> tasks = section.lines().filter(l -> l.startsWith("#")).toList();
-        assertThat(tasks).as("%s", section).hasSize(thread.level() + 1);
+        List<String> outlined = gdbBacktrace.lines().map(Pattern.compile("^#\\d+\\s+(?:0x\\p{XDigit}+ in )?(\\S+\\.omp_outlined) \\(")::matcher)
+                .filter(Matcher::find).map(m -> m.group(1)).toList();
+        assertThat(outlined).as("gdb's outlined frames of a thread in one region (not nested in it)\n%s", gdbBacktrace).hasSize(1);
+        int pragma = dev.jompd.testkit.SourceLines.lineOf(dev.jompd.testkit.Fixture.NESTED, "nested.c",
+                "#pragma omp parallel num_threads(sizes[depth])");
+        List<String> expected = new ArrayList<>();
         for (int at = thread.level(); at >= 1; at--) {
-            assertThat(tasks.get(thread.level() - at)).as("%s", section).contains("implicit task").contains("omp_outlined")
-                    .endsWith("in level " + at + " region, team of " + thread.teamSizes().get(at - 1));
+            expected.add("#" + (thread.level() - at) + "  implicit task t\\d+ 0x\\p{XDigit}+  " + Pattern.quote(outlined.getFirst()
+                    + " (nested.c:" + pragma + "), " + (at == thread.level() ? "executing" : "suspended") + "  in level " + at
+                    + " region, team of " + thread.teamSizes().get(at - 1)));
         }
-        assertThat(tasks.getLast()).contains("initial task");
+        expected.add("#" + thread.level() + "  initial task t\\d+ 0x\\p{XDigit}+, suspended  "
+                + Pattern.quote("in level 0 (implicit parallel region of the initial task)"));
+        List<String> tasks = section.lines().filter(l -> l.startsWith("#")).toList();
+        assertThat(tasks).as("%s", section).hasSameSizeAs(expected);
+        for (int i = 0; i < expected.size(); i++) {
+            assertThat(tasks.get(i)).as("%s", section).matches(expected.get(i));
+        }
     }
 
     static void checkIcvs(String section, Facts facts) {
@@ -590,22 +607,49 @@ class GdbBridgeIT {
         return values;
     }
 
-    /** The primary thread's backtrace (thread 1 calls the marker) and a worker's (thread 3). */
+    /**
+     * The primary thread's backtrace (thread 1 calls the marker) and a worker's (thread 3): each has gdb's own
+     * {@code bt} of the same stop as its frames, frame for frame (function, file, line), and its labels in the order
+     * the thread's regions nest (the facts' team sizes): the primary's implicit task at each level, each called by
+     * the runtime from the task of the level below, down to the initial task; the worker's implicit task, called by
+     * the runtime's thread start.
+     */
     static void checkBacktraces(GdbDriver.Output output, Facts facts) {
         String primary = output.section("ompd bt");
         Facts.ThreadFacts thread = subject(primary, facts);
-        List<String> lines = primary.lines().toList();
-        assertThat(lines.get(1)).as("%s", primary).startsWith("[implicit task t").endsWith(" in level " + thread.level()
-                + " region, team of " + thread.teamSize() + "]");
+        assertThat(frameLines(primary)).as("%s", primary).isEqualTo(frameLines(output.section("bt")));
+        List<String> labels = new ArrayList<>();
+        for (int at = thread.level(); at >= 1; at--) {
+            String task = "implicit task t\\d+ 0x\\p{XDigit}+ in level " + at + " region, team of " + thread.teamSizes().get(at - 1);
+            labels.add("\\[" + task + "]");
+            String caller = at > 1 ? "implicit task t\\d+ 0x\\p{XDigit}+ in level " + (at - 1) + " region, team of "
+                    + thread.teamSizes().get(at - 2) : "initial task t\\d+ 0x\\p{XDigit}+ in level 0 \\(implicit parallel region of the initial task\\)";
+            labels.add("\\[OpenMP runtime, called by " + caller + "]");
+        }
+        labels.add("\\[initial task t\\d+ 0x\\p{XDigit}+ in level 0 \\(implicit parallel region of the initial task\\)]");
+        checkLabelSequence(primary, labels);
         checkLabels(primary);
-        assertThat(primary).contains(" in main ()").contains(" in jompd_marker ()")
-                .contains("[OpenMP runtime, called by implicit task").contains("[initial task t");
 
         String worker = output.section("ompd bt#2");
         Facts.ThreadFacts workerFacts = subject(worker, facts);
-        assertThat(worker.lines().toList().get(1)).as("%s", worker).startsWith("[implicit task t")
-                .endsWith(" in level " + workerFacts.level() + " region, team of " + workerFacts.teamSize() + "]");
+        assertThat(frameLines(worker)).as("%s", worker).isEqualTo(frameLines(output.section("bt#2")));
+        checkLabelSequence(worker, List.of("\\[implicit task t\\d+ 0x\\p{XDigit}+ in level " + workerFacts.level()
+                + " region, team of " + workerFacts.teamSize() + "]", "\\[OpenMP runtime]"));
         checkLabels(worker);
+    }
+
+    /** The frames of a backtrace (gdb's {@code bt}, or {@code ompd bt} without its labels) as number, function and place. */
+    private static List<String> frameLines(String backtrace) {
+        return backtrace.lines().map(String::strip).filter(l -> l.startsWith("#")).map(GdbBridgeIT::withoutArguments).toList();
+    }
+
+    /** The label lines of an {@code ompd bt}, in order, each matching its pattern. */
+    private static void checkLabelSequence(String section, List<String> patterns) {
+        List<String> labels = section.lines().filter(l -> l.startsWith("[")).toList();
+        assertThat(labels).as("%s", section).hasSameSizeAs(patterns);
+        for (int i = 0; i < patterns.size(); i++) {
+            assertThat(labels.get(i)).as("%s", section).matches(patterns.get(i));
+        }
     }
 
     /** Each frame lies under the label of the code it belongs to. */
