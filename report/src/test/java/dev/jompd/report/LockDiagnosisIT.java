@@ -244,7 +244,24 @@ class LockDiagnosisIT {
         assertThat(critical.summary().substring(start + 2)).as(text).startsWith("held by omp " + path + " · " + holder.threadNum()
                 + "/" + holder.teamSize() + " (LWP " + holder.lwp() + "), which took it at critical_barrier.c:"
                 + facts.get("hang.lock.gate.line") + " (jompd-recorder); ");
-        assertThat(text).contains("deadlock: ").contains("waits at a barrier of team");
+        // the cycle: the holder waits at the barrier for the threads that wait to enter the critical it holds; one
+        // finding for the set of lock and barrier, through the first waiter of the team (the other one's cycle is the
+        // same news): exactly those two threads, the summary whole (the lock's index and object as gdb reads them)
+        List<Finding> deadlocks = findings.stream().filter(f -> f.kind() == Diagnosis.FindingKind.DEADLOCK).toList();
+        assertThat(deadlocks).as(text).hasSize(1);
+        Facts.ThreadFacts firstWaiter = facts.threads().stream().filter(t -> t.role().equals("waiter"))
+                .min(java.util.Comparator.comparingInt(Facts.ThreadFacts::threadNum)).orElseThrow();
+        assertThat(deadlocks.getFirst().threads().stream().map(t -> t.thread().lwp().getAsLong() + " " + t.role()).toList())
+                .as(text).containsExactly(holder.lwp() + " " + Diagnosis.Role.IN_CYCLE, firstWaiter.lwp() + " " + Diagnosis.Role.IN_CYCLE);
+        String ilk = "((kmp_indirect_lock_t *)*(long *)&'" + facts.get("hang.lock.gate.symbol") + "')";
+        java.util.function.Function<Facts.ThreadFacts, String> named = t -> "omp " + path + " · " + t.threadNum() + "/"
+                + t.teamSize() + " (LWP " + t.lwp() + ")";
+        assertThat(deadlocks.getFirst().summary()).as(text).matches(java.util.regex.Pattern.quote("deadlock: " + named.apply(holder)
+                + " waits at a barrier of team ") + "r\\d+" + java.util.regex.Pattern.quote(" that " + named.apply(firstWaiter)
+                + " has not reached, which waits for critical(gate) at critical_barrier.c:" + facts.get("hang.lock.gate.line")
+                + " (queuing lock #" + fixture.gdb().evaluate("(long)(" + ilk + " - __kmp_i_lock_table.table[0])").asLong()
+                + " at 0x" + Long.toHexString(fixture.gdb().evaluate("(long)" + ilk + "->lock").asLong()) + ") held by "
+                + named.apply(holder)));
     }
 
     @Test
