@@ -244,11 +244,16 @@ class GdbBridgeIT {
         assertThat(stats).hasSize(2);
         assertThat(stats.get(0)).contains("'resumes': 0");
         assertThat(stats.get(1)).doesNotContain("'resumes': 0"); // the engine saw gdb resume and stop
+        // after the resume: one row per recorded thread, no other, each with the program's number, level, team, path
         String second = output.section("ompd threads#2");
-        for (Facts.ThreadFacts thread : facts.threads()) {
-            assertThat(second).containsPattern("\\s" + thread.lwp() + "\\s+\\d+\\s+" + thread.threadNum() + "\\s+"
-                    + thread.level() + "\\s+" + thread.teamSize() + "\\s");
-        }
+        Map<Long, String> rows = new HashMap<>();
+        second.lines().map(THREAD_ROW::matcher).filter(Matcher::matches).forEach(row -> assertThat(rows.put(
+                Long.parseLong(row.group(3)), row.group(5) + " " + row.group(6) + " " + row.group(7) + " " + row.group(8)))
+                .as("%s", second).isNull());
+        Map<Long, String> recorded = new HashMap<>();
+        facts.threads().forEach(thread -> recorded.put(thread.lwp(), thread.threadNum() + " " + thread.level() + " "
+                + thread.teamSize() + " " + (thread.teamPath().isEmpty() ? "-" : thread.teamPath())));
+        assertThat(rows).as("%s", second).isEqualTo(recorded);
     }
 
     @Test
