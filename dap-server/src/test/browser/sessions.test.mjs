@@ -158,7 +158,20 @@ test('a core file stays post-mortem: opened on the user\'s frame, Continue and s
 
   const before = await openMpRows();
   fs.writeFileSync(path.join(artifacts, 'core-openmp-before.txt'), before.join('\n'));
-  assert.ok(before.some((row) => /omp 0\/4/.test(row)), `the OpenMP view shows the core's team:\n${before.join('\n')}`);
+  // the core's team: one row per recorded thread, no other, each with its OpenMP name, its state by its role (the
+  // straggler works, the others wait at the explicit barrier: libomp 19's state), its LWP, and "stopped here" on the
+  // thread the core stopped (the main thread, whose LWP is the process id)
+  const expected = [];
+  for (let k = 0; k < Number(facts.get('threads')); k++) {
+    const lwp = facts.get(`thread.${k}.lwp`);
+    const state = facts.get(`thread.${k}.role`) === 'straggler' ? 'work_parallel' : 'wait_barrier_explicit';
+    expected.push(`${factsName(facts, k)} · ${state} | ${lwp === facts.get('pid') ? 'stopped here · ' : ''}LWP ${lwp}`);
+  }
+  assert.deepEqual(before.map((row) => row.trim()).filter((row) => row.startsWith('omp ')).sort(), expected.sort(),
+    `the OpenMP view shows the core's team:\n${before.join('\n')}`);
+  assert.deepEqual(before.map((row) => row.trim()).filter((row) => / · team of /.test(row)),
+    ['level 0 · team of 1 | 0 threads innermost here', `level 1 · team of ${facts.get('threads')} | ${facts.get('threads')} threads innermost here`],
+    `the OpenMP view's regions:\n${before.join('\n')}`);
   const stacksBefore = await parallelStacksBoxes();
   assert.equal(stacksBefore.filter((box) => box.top === Math.min(...stacksBefore.map((b) => b.top)))
     .reduce((n, box) => n + box.gtids.length, 0), Number(facts.get('threads')), 'Parallel Stacks: every thread in the root boxes');

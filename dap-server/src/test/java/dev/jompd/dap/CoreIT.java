@@ -572,11 +572,31 @@ class CoreIT {
                     .get("result").getAsString();
             String deadlock = diagnosis.lines().filter(l -> l.strip().startsWith("- deadlock: omp")).findFirst()
                     .orElseThrow(() -> new AssertionError("no deadlock in\n" + diagnosis));
+            // the whole cycle, from either of its threads: each holder waits for the other's lock (the program's
+            // element of nest_locks and libomp's lock, both as gdb finds them from the addresses the program recorded)
+            Map<String, String> words = new HashMap<>();
+            Map<String, String> holders = new HashMap<>();
             for (String lock : List.of("A", "B")) {
                 Facts.ThreadFacts holder = facts.thread((int) facts.number("hang.lock." + lock + ".holder"));
-                assertThat(deadlock).contains("held by omp " + holder.threadNum() + "/" + holder.teamSize()
-                        + " (LWP " + holder.lwp() + ")");
+                holders.put(lock, "omp " + holder.threadNum() + "/" + holder.teamSize() + " (LWP " + holder.lwp() + ")");
+                String address = facts.get("hang.lock." + lock + ".address");
+                int element = java.util.stream.IntStream.range(0, 3).filter(k -> fixture.gdb().evaluate("(long)&main::nest_locks["
+                        + k + "]").asLong() == Long.decode(address)).findFirst().orElseThrow();
+                long index = fixture.gdb().evaluate("(long)(*(unsigned*)" + address + " >> 1)").asLong();
+                long object = fixture.gdb().evaluate("(long)__kmp_i_lock_table.table[" + index / 1024 + "][" + index % 1024
+                        + "].lock").asLong();
+                words.put(lock, "lock `nest_locks[" + element + "]` (nested queuing lock #" + index + " at 0x"
+                        + Long.toHexString(object) + ")");
             }
+            // (the facts' cycle: A's holder waits for B, B's for A)
+            assertThat(List.of(facts.thread((int) facts.number("hang.lock.A.holder")).get("waits_for"),
+                    facts.thread((int) facts.number("hang.lock.B.holder")).get("waits_for"))).containsExactly("B", "A");
+            String fromA = "- deadlock: " + holders.get("A") + " waits for " + words.get("B") + " held by " + holders.get("B")
+                    + ", which waits for " + words.get("A") + " held by " + holders.get("A");
+            String fromB = "- deadlock: " + holders.get("B") + " waits for " + words.get("A") + " held by " + holders.get("A")
+                    + ", which waits for " + words.get("B") + " held by " + holders.get("B");
+            assertThat(deadlock.strip()).as(diagnosis).isIn(fromA, fromB);
+            assertThat(diagnosis.lines().filter(l -> l.strip().startsWith("- deadlock: ")).count()).as(diagnosis).isEqualTo(1);
             client.body("disconnect", args());
         }
     }

@@ -25,6 +25,12 @@ class LaunchIT {
     @RegisterExtension
     static final DapServerExtension server = new DapServerExtension();
 
+    /** The nodes of an {@code ompd stacks} tree whose frame is {@code function}: {@code 3× fx_gate_wait (fixture.c:470)}. */
+    private static List<String> nodeCounts(String stacks, String function) {
+        return stacks.lines().map(String::strip).filter(l -> l.matches("\\d+× " + function + " \\(.*"))
+                .map(l -> l.replaceFirst("   \\[.*]$", "")).toList();
+    }
+
     static JsonObject environment(String name, String value) {
         return args("name", name, "value", value);
     }
@@ -93,12 +99,39 @@ class LaunchIT {
             // the gdb bridge's rendering (ConsoleReport): a summary, the column names, one row per OpenMP thread
             assertThat(ompdThreads).startsWith(facts.threadCount() + " OpenMP threads of ").contains("gtid");
             OpenMpExpectations.assertThreadRows(ompdThreads, facts);
-            assertThat(client.body("evaluate", args("expression", "ompd icvs thread", "context", "repl"))
-                    .get("result").getAsString()).contains("thread-num-var");
+            // the selected (marker) thread's thread-scope ICVs, every one as the program read it through the OpenMP API
+            String threadIcvs = client.body("evaluate", args("expression", "ompd icvs thread", "context", "repl"))
+                    .get("result").getAsString();
+            Map<String, String> icvs = new java.util.LinkedHashMap<>();
+            threadIcvs.lines().map(java.util.regex.Pattern.compile("^\\s+(\\S+-var)\\s+(.*)$")::matcher)
+                    .filter(java.util.regex.Matcher::matches).forEach(m -> icvs.put(m.group(1), m.group(2)));
+            String places = marker.get("partition_places");
+            assertThat(icvs).as(threadIcvs).isEqualTo(Map.of(
+                    "dyn-var", marker.get("dynamic").equals("1") ? "true" : "false",
+                    "nthreads-var", marker.get("max_threads"),
+                    "default-device-var", marker.get("default_device"),
+                    "thread-num-var", String.valueOf(marker.threadNum()),
+                    "ompd-thread-num-var", String.valueOf(marker.threadNum()),
+                    "place-partition-var", marker.get("partition_procs") + " (place" + (places.contains(",") ? "s " : " ")
+                            + places + " of " + facts.get("icv.num_places") + ")"));
             // parallel stacks of the live process, unwound by jompd from the registers gdb reads
-            assertThat(client.body("evaluate", args("expression", "ompd stacks", "context", "repl"))
-                    .get("result").getAsString()).startsWith("Parallel stacks: " + facts.threadCount() + " OpenMP threads")
-                    .contains("jompd_marker (fixture.c:").doesNotContain("stack cut short");
+            String stacks = client.body("evaluate", args("expression", "ompd stacks", "context", "repl"))
+                    .get("result").getAsString();
+            assertThat(stacks).startsWith("Parallel stacks: " + facts.threadCount() + " OpenMP threads\n")
+                    .doesNotContain("stack cut short");
+            // the marker's node holds the one marker thread, at the line gdb's stack trace has; the gate's nodes hold
+            // every other thread, at the line gdb has for a gate thread's fx_gate_wait frame
+            Facts.ThreadFacts gateThread = facts.threads().stream().filter(t -> t.lwp() != marker.lwp()).findFirst().orElseThrow();
+            int gateLine = java.util.stream.StreamSupport.stream(client.body("stackTrace", args("threadId",
+                    threadIds.get(gateThread.lwp()), "startFrame", 0, "levels", 20)).getAsJsonArray("stackFrames").spliterator(), false)
+                    .map(f -> f.getAsJsonObject()).filter(f -> f.get("name").getAsString().equals("fx_gate_wait")).findFirst()
+                    .orElseThrow().get("line").getAsInt();
+            assertThat(nodeCounts(stacks, "jompd_marker")).as(stacks).containsExactly(
+                    "1× jompd_marker (fixture.c:" + top.get("line").getAsInt() + ")");
+            List<String> gateNodes = nodeCounts(stacks, "fx_gate_wait");
+            assertThat(gateNodes).as(stacks).allMatch(node -> node.endsWith("× fx_gate_wait (fixture.c:" + gateLine + ")"));
+            assertThat(gateNodes.stream().mapToInt(node -> Integer.parseInt(node.substring(0, node.indexOf('×')))).sum())
+                    .as(stacks).isEqualTo(facts.threadCount() - 1);
             assertThat(client.body("evaluate", args("expression", "1 + 2", "context", "watch", "frameId",
                     top.get("id").getAsInt())).get("result").getAsString()).isEqualTo("3");
             assertThat(client.body("evaluate", args("expression", "info threads", "context", "repl"))

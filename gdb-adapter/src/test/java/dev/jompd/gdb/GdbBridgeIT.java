@@ -53,7 +53,7 @@ class GdbBridgeIT {
     /** The commands of one scenario, in order; thread 3 is a worker on every backend. */
     static final List<String> SCENARIO = List.of(
             "python print('GDBTHREADS ' + ' '.join('%d:%d' % (t.num, t.ptid[1]) for t in gdb.selected_inferior().threads()))",
-            "ompd init", "ompd threads", "thread 1", "ompd bt", "thread 3", "frame 1",
+            "ompd init", "ompd threads", "thread 1", "bt", "ompd bt", "thread 3", "frame 1", "bt",
             "ompd parallel", "ompd tasks", "ompd icvs", "ompd tree all", "ompd json", "ompd bt", "ompd stacks",
             "thread", "frame", "python print('STATS', gdb._jompd_bridge.last_stats)");
 
@@ -120,7 +120,7 @@ class GdbBridgeIT {
 
         checkThreads(output.section("ompd threads"), facts, gdbNumbers, backend);
         checkParallel(output.section("ompd parallel"), facts);
-        checkTasks(output.section("ompd tasks"), facts);
+        checkTasks(output.section("ompd tasks"), output.section("bt#2"), facts);
         checkIcvs(output.section("ompd icvs"), facts);
         checkTree(output.section("ompd tree all"), facts);
         checkBacktraces(output, facts);
@@ -244,11 +244,16 @@ class GdbBridgeIT {
         assertThat(stats).hasSize(2);
         assertThat(stats.get(0)).contains("'resumes': 0");
         assertThat(stats.get(1)).doesNotContain("'resumes': 0"); // the engine saw gdb resume and stop
+        // after the resume: one row per recorded thread, no other, each with the program's number, level, team, path
         String second = output.section("ompd threads#2");
-        for (Facts.ThreadFacts thread : facts.threads()) {
-            assertThat(second).containsPattern("\\s" + thread.lwp() + "\\s+\\d+\\s+" + thread.threadNum() + "\\s+"
-                    + thread.level() + "\\s+" + thread.teamSize() + "\\s");
-        }
+        Map<Long, String> rows = new HashMap<>();
+        second.lines().map(THREAD_ROW::matcher).filter(Matcher::matches).forEach(row -> assertThat(rows.put(
+                Long.parseLong(row.group(3)), row.group(5) + " " + row.group(6) + " " + row.group(7) + " " + row.group(8)))
+                .as("%s", second).isNull());
+        Map<Long, String> recorded = new HashMap<>();
+        facts.threads().forEach(thread -> recorded.put(thread.lwp(), thread.threadNum() + " " + thread.level() + " "
+                + thread.teamSize() + " " + (thread.teamPath().isEmpty() ? "-" : thread.teamPath())));
+        assertThat(rows).as("%s", second).isEqualTo(recorded);
     }
 
     @Test
@@ -446,7 +451,8 @@ class GdbBridgeIT {
             assertThat(Integer.parseInt(row.group(7))).as("%s", thread + " team size").isEqualTo(thread.teamSize());
             assertThat(row.group(8)).as("%s", thread + " team path").isEqualTo(thread.teamPath().isEmpty() ? "-"
                     : thread.teamPath());
-            assertThat(row.group(9)).as("%s", thread + " state").startsWith("work_parallel");
+            // every thread is in its innermost region's code (the marker or the gate): working, waiting on nothing
+            assertThat(row.group(9)).as("%s", thread + " state").isEqualTo("work_parallel");
         }
     }
 
@@ -485,15 +491,32 @@ class GdbBridgeIT {
         assertThat(regions.getLast()).startsWith("level 0 ");
     }
 
-    static void checkTasks(String section, Facts facts) {
+    /**
+     * The thread's task chain, line by line: at each level its implicit task, running the region's outlined function
+     * (its name as gdb's {@code bt} of the thread names it, its line the program's own {@code #pragma omp parallel}),
+     * executing at the innermost level and suspended below it; then the initial task.
+     */
+    static void checkTasks(String section, String gdbBacktrace, Facts facts) {
         Facts.ThreadFacts thread = subject(section, facts);
-        List<String> tasks = section.lines().filter(l -> l.startsWith("#")).toList();
-        assertThat(tasks).as("%s", section).hasSize(thread.level() + 1);
+        List<String> outlined = gdbBacktrace.lines().map(Pattern.compile("^#\\d+\\s+(?:0x\\p{XDigit}+ in )?(\\S+\\.omp_outlined) \\(")::matcher)
+                .filter(Matcher::find).map(m -> m.group(1)).toList();
+        // nested.c has one parallel construct (region() recurses into it): every level's implicit task runs its function
+        assertThat(outlined).as("gdb's outlined frames\n%s", gdbBacktrace).isNotEmpty().containsOnly(outlined.getFirst());
+        int pragma = dev.jompd.testkit.SourceLines.lineOf(dev.jompd.testkit.Fixture.NESTED, "nested.c",
+                "#pragma omp parallel num_threads(sizes[depth])");
+        List<String> expected = new ArrayList<>();
         for (int at = thread.level(); at >= 1; at--) {
-            assertThat(tasks.get(thread.level() - at)).as("%s", section).contains("implicit task").contains("omp_outlined")
-                    .endsWith("in level " + at + " region, team of " + thread.teamSizes().get(at - 1));
+            expected.add("#" + (thread.level() - at) + "  implicit task t\\d+ 0x\\p{XDigit}+  " + Pattern.quote(outlined.getFirst()
+                    + " (nested.c:" + pragma + "), " + (at == thread.level() ? "executing" : "suspended") + "  in level " + at
+                    + " region, team of " + thread.teamSizes().get(at - 1)));
         }
-        assertThat(tasks.getLast()).contains("initial task");
+        expected.add("#" + thread.level() + "  initial task t\\d+ 0x\\p{XDigit}+, suspended  "
+                + Pattern.quote("in level 0 (implicit parallel region of the initial task)"));
+        List<String> tasks = section.lines().filter(l -> l.startsWith("#")).toList();
+        assertThat(tasks).as("%s", section).hasSameSizeAs(expected);
+        for (int i = 0; i < expected.size(); i++) {
+            assertThat(tasks.get(i)).as("%s", section).matches(expected.get(i));
+        }
     }
 
     static void checkIcvs(String section, Facts facts) {
@@ -600,22 +623,61 @@ class GdbBridgeIT {
         return values;
     }
 
-    /** The primary thread's backtrace (thread 1 calls the marker) and a worker's (thread 3). */
+    /**
+     * The primary thread's backtrace (thread 1 calls the marker) and a worker's (thread 3): each has gdb's own
+     * {@code bt} of the same stop as its frames, frame for frame (function, file, line), and its labels in the order
+     * the thread's regions nest (the facts' team sizes): the primary's implicit task at each level, each called by
+     * the runtime from the task of the level below, down to the initial task; the worker's implicit task, called by
+     * the runtime's thread start.
+     */
     static void checkBacktraces(GdbDriver.Output output, Facts facts) {
         String primary = output.section("ompd bt");
         Facts.ThreadFacts thread = subject(primary, facts);
-        List<String> lines = primary.lines().toList();
-        assertThat(lines.get(1)).as("%s", primary).startsWith("[implicit task t").endsWith(" in level " + thread.level()
-                + " region, team of " + thread.teamSize() + "]");
+        assertThat(frameLines(primary)).as("%s", primary).isEqualTo(frameLines(output.section("bt")));
+        checkLabelSequence(primary, expectedLabels(thread));
         checkLabels(primary);
-        assertThat(primary).contains(" in main ()").contains(" in jompd_marker ()")
-                .contains("[OpenMP runtime, called by implicit task").contains("[initial task t");
 
         String worker = output.section("ompd bt#2");
         Facts.ThreadFacts workerFacts = subject(worker, facts);
-        assertThat(worker.lines().toList().get(1)).as("%s", worker).startsWith("[implicit task t")
-                .endsWith(" in level " + workerFacts.level() + " region, team of " + workerFacts.teamSize() + "]");
+        assertThat(frameLines(worker)).as("%s", worker).isEqualTo(frameLines(output.section("bt#2")));
+        checkLabelSequence(worker, expectedLabels(workerFacts));
         checkLabels(worker);
+    }
+
+    /**
+     * The labels of a thread's {@code ompd bt}, from the facts: its implicit task at each level, innermost first; where
+     * it is its team's primary thread (number 0), the runtime called by the task of the level below, whose own frames
+     * follow; where it is a worker, the runtime's thread start, and nothing below; under level 1's primary, the
+     * initial task.
+     */
+    private static List<String> expectedLabels(Facts.ThreadFacts thread) {
+        String initial = "initial task t\\d+ 0x\\p{XDigit}+ in level 0 \\(implicit parallel region of the initial task\\)";
+        List<String> labels = new ArrayList<>();
+        for (int at = thread.level(); at >= 1; at--) {
+            labels.add("\\[implicit task t\\d+ 0x\\p{XDigit}+ in level " + at + " region, team of " + thread.teamSizes().get(at - 1) + "]");
+            if (thread.ancestors().get(at - 1) != 0) {
+                labels.add("\\[OpenMP runtime]");
+                return labels;
+            }
+            labels.add("\\[OpenMP runtime, called by " + (at > 1 ? "implicit task t\\d+ 0x\\p{XDigit}+ in level " + (at - 1)
+                    + " region, team of " + thread.teamSizes().get(at - 2) : initial) + "]");
+        }
+        labels.add("\\[" + initial + "]");
+        return labels;
+    }
+
+    /** The frames of a backtrace (gdb's {@code bt}, or {@code ompd bt} without its labels) as number, function and place. */
+    private static List<String> frameLines(String backtrace) {
+        return backtrace.lines().map(String::strip).filter(l -> l.startsWith("#")).map(GdbBridgeIT::withoutArguments).toList();
+    }
+
+    /** The label lines of an {@code ompd bt}, in order, each matching its pattern. */
+    private static void checkLabelSequence(String section, List<String> patterns) {
+        List<String> labels = section.lines().filter(l -> l.startsWith("[")).toList();
+        assertThat(labels).as("%s", section).hasSameSizeAs(patterns);
+        for (int i = 0; i < patterns.size(); i++) {
+            assertThat(labels.get(i)).as("%s", section).matches(patterns.get(i));
+        }
     }
 
     /** Each frame lies under the label of the code it belongs to. */

@@ -99,10 +99,16 @@ class InspectCommandIT {
         JsonObject report = JsonParser.parseString(result.out()).getAsJsonObject();
         assertThat(report.get("schema").getAsString()).isEqualTo("jompd-inspect/1");
         assertThreadsAreTheRecordedOnes(report, fixture.facts());
+        // each thread's current (innermost) task runs the outlined function of its innermost region: the innermost
+        // outlined frame of gdb's backtrace of that thread, by name and start address
+        java.util.Map<Long, List<GdbProbe.Frame>> stacks = fixture.gdb().backtraces();
         for (Facts.ThreadFacts facts : fixture.facts().threads()) {
             JsonObject thread = threadWithLwp(report.getAsJsonArray("threads"), facts.lwp());
-            assertThat(thread.getAsJsonArray("tasks").get(0).getAsJsonObject().getAsJsonObject("function")
-                    .get("symbol").getAsString()).contains("omp_outlined");
+            GdbProbe.Frame outlined = stacks.get(facts.lwp()).stream().filter(f -> f.function().endsWith(".omp_outlined"))
+                    .findFirst().orElseThrow(() -> new AssertionError("gdb: no outlined frame for " + facts));
+            JsonObject function = thread.getAsJsonArray("tasks").get(0).getAsJsonObject().getAsJsonObject("function");
+            assertThat(function.get("symbol").getAsString()).as("%s", facts).isEqualTo(outlined.function());
+            assertThat(Long.decode(function.get("address").getAsString())).as("%s", facts).isEqualTo(outlined.functionStart());
         }
         assertThat(report.getAsJsonArray("problems")).isEmpty();
     }
@@ -127,7 +133,18 @@ class InspectCommandIT {
         assertThat(text.exitCode()).isZero();
         // the hint said once, not per thread; the rest of the picture still there
         assertThat(text.out().split("OMP_DEBUG=enabled", -1)).as(text.out()).hasSize(2);
-        assertThat(text.out()).contains("team of 2");
+        // every thread on its line in its team, as the program recorded it, under the one region of the team's size
+        // (the region's function: the outlined frame of gdb's backtrace of thread 0, where gdb has that function begin)
+        Facts.ThreadFacts thread0 = fixture.facts().thread(0);
+        GdbProbe.Frame outlined = fixture.gdb().backtraces().get(thread0.lwp()).stream()
+                .filter(f -> f.function().endsWith(".omp_outlined")).findFirst().orElseThrow();
+        Result all = jompd("inspect", "--core", fixture.core().toString(), "--color=never", "--all");
+        assertThat(dev.jompd.testkit.TextReportThreads.lwpByTeamAndNumber(all.out())).as(all.out())
+                .isEqualTo(fixture.facts().lwpByTeamAndNumber());
+        assertThat(all.out().lines().filter(l -> l.matches("\\s*r\\d+ level [1-9].*")).map(l -> l.strip().replaceFirst("^r\\d+ ", ""))
+                .toList()).as(all.out()).containsExactly("level 1 region, team of " + thread0.teamSize() + ", active level "
+                        + thread0.activeLevel() + "  " + outlined.function() + " (" + Path.of(outlined.file()).getFileName() + ":"
+                        + outlined.line() + ")");
         Result json = jompd("inspect", "--core", fixture.core().toString(), "--json");
         JsonObject report = JsonParser.parseString(json.out()).getAsJsonObject();
         List<String> notices = new java.util.ArrayList<>();

@@ -3,6 +3,7 @@ package dev.jompd.report;
 import dev.jompd.report.Diagnosis.Finding;
 import dev.jompd.report.Diagnosis.Involved;
 import dev.jompd.testkit.Facts;
+import dev.jompd.testkit.GdbProbe;
 import dev.jompd.testkit.Fixture;
 import dev.jompd.testkit.FixtureRun;
 import dev.jompd.testkit.Fixtures;
@@ -34,6 +35,11 @@ class DiagnosisIT {
         return stacks.picture();
     }
 
+
+    /** The thread's innermost frame in waits.c, as gdb unwinds it: where the program waits. */
+    private static GdbProbe.Frame userFrame(java.util.Map<Long, List<GdbProbe.Frame>> stacks, Facts.ThreadFacts thread) {
+        return stacks.get(thread.lwp()).stream().filter(f -> f.frameFile().endsWith("/waits.c")).findFirst().orElseThrow();
+    }
 
     /** The construct each role of waits.c waits in. */
     private static ThreadWait.Kind kindOfRole(String role) {
@@ -99,10 +105,32 @@ class DiagnosisIT {
                     .map(Facts.ThreadFacts::lwp).collect(java.util.stream.Collectors.toSet());
             assertThat(arrived).as(text).isEqualTo(barrierThreads);
             assertThat(missing).as(text).isEqualTo(others);
-            assertThat(barrier.summary()).as(text).contains(barrierThreads.size() + " of " + facts.threadCount()
-                    + " threads wait at the explicit barrier at waits.c:");
-            // the lock and the critical section: one finding each, naming the waiting thread and the source line
-            assertThat(text).contains("waits for lock `L` (queuing lock #").contains("waits to enter critical(jompd_crit) at waits.c:");
+            // the barrier where gdb's backtrace of its thread has it in waits.c
+            java.util.Map<Long, List<GdbProbe.Frame>> gdbStacks = fixture.gdb().backtraces();
+            GdbProbe.Frame barrierAt = userFrame(gdbStacks, facts.threads().stream().filter(t -> t.role().equals("barrier"))
+                    .findFirst().orElseThrow());
+            Facts.ThreadFacts atBarrier = facts.threads().stream().filter(t -> t.role().equals("barrier")).findFirst().orElseThrow();
+            assertThat(barrier.summary()).as(text).matches("team r\\d+ " + java.util.regex.Pattern.quote("(level " + atBarrier.level()
+                    + " region, team of " + atBarrier.teamSize() + "): " + barrierThreads.size() + " of " + facts.threadCount()
+                    + " threads wait at the explicit barrier at " + barrierAt.frameSource() + " (in " + barrierAt.function() + "); ")
+                    + ".*");
+            assertThat(barrier.place()).as(text).contains(barrierAt.function() + " (" + barrierAt.frameSource() + ")");
+            // the lock and the critical section: one finding each, naming exactly the waiting thread, at gdb's line
+            List<Finding> locks = findings.stream().filter(f -> f.kind() == FindingKind.LOCK).toList();
+            assertThat(locks).as(text).hasSize(2);
+            for (String role : List.of("lock", "critical")) {
+                Facts.ThreadFacts waiter = facts.threads().stream().filter(t -> t.role().equals(role)).findFirst().orElseThrow();
+                GdbProbe.Frame at = userFrame(gdbStacks, waiter);
+                String what = role.equals("lock") ? "1 thread waits for lock `L` (queuing lock #"
+                        : "1 thread waits to enter critical(jompd_crit) at waits.c:" + dev.jompd.testkit.SourceLines.lineOf(
+                                Fixture.WAITS, "waits.c", "#pragma omp critical(jompd_crit)") + " (queuing lock #";
+                List<Finding> about = locks.stream().filter(f -> f.summary().startsWith(what)).toList();
+                assertThat(about).as("%s\n%s", what, text).hasSize(1);
+                assertThat(about.getFirst().place()).as(text).contains(at.function() + " (" + at.frameSource() + ")");
+                assertThat(about.getFirst().threads().stream().map(t -> t.thread().lwp().getAsLong() + " " + t.role() + " "
+                        + t.source().orElse("?")).toList()).as(text)
+                        .containsExactly(waiter.lwp() + " WAITS_FOR_LOCK " + at.frameSource());
+            }
             // thread 0 holds both, but libomp's default locks keep no owner without KMP_CONSISTENCY_CHECK: said, not guessed
             assertThat(text).contains("its holder is not known: it is held, but libomp does not record its owner")
                     .contains("KMP_CONSISTENCY_CHECK=all").doesNotContain("held (head_id");

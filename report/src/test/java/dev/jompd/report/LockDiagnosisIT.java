@@ -10,6 +10,7 @@ import dev.jompd.report.Diagnosis.Finding;
 import dev.jompd.testkit.Facts;
 import dev.jompd.testkit.Fixture;
 import dev.jompd.testkit.FixtureRun;
+import dev.jompd.testkit.GdbProbe;
 import dev.jompd.testkit.Fixtures;
 import dev.jompd.testkit.LiveFixture;
 import dev.jompd.testkit.RecorderLibrary;
@@ -243,7 +244,24 @@ class LockDiagnosisIT {
         assertThat(critical.summary().substring(start + 2)).as(text).startsWith("held by omp " + path + " · " + holder.threadNum()
                 + "/" + holder.teamSize() + " (LWP " + holder.lwp() + "), which took it at critical_barrier.c:"
                 + facts.get("hang.lock.gate.line") + " (jompd-recorder); ");
-        assertThat(text).contains("deadlock: ").contains("waits at a barrier of team");
+        // the cycle: the holder waits at the barrier for the threads that wait to enter the critical it holds; one
+        // finding for the set of lock and barrier, through the first waiter of the team (the other one's cycle is the
+        // same news): exactly those two threads, the summary whole (the lock's index and object as gdb reads them)
+        List<Finding> deadlocks = findings.stream().filter(f -> f.kind() == Diagnosis.FindingKind.DEADLOCK).toList();
+        assertThat(deadlocks).as(text).hasSize(1);
+        Facts.ThreadFacts firstWaiter = facts.threads().stream().filter(t -> t.role().equals("waiter"))
+                .min(java.util.Comparator.comparingInt(Facts.ThreadFacts::threadNum)).orElseThrow();
+        assertThat(deadlocks.getFirst().threads().stream().map(t -> t.thread().lwp().getAsLong() + " " + t.role()).toList())
+                .as(text).containsExactly(holder.lwp() + " " + Diagnosis.Role.IN_CYCLE, firstWaiter.lwp() + " " + Diagnosis.Role.IN_CYCLE);
+        String ilk = "((kmp_indirect_lock_t *)*(long *)&'" + facts.get("hang.lock.gate.symbol") + "')";
+        java.util.function.Function<Facts.ThreadFacts, String> named = t -> "omp " + path + " · " + t.threadNum() + "/"
+                + t.teamSize() + " (LWP " + t.lwp() + ")";
+        assertThat(deadlocks.getFirst().summary()).as(text).matches(java.util.regex.Pattern.quote("deadlock: " + named.apply(holder)
+                + " waits at a barrier of team ") + "r\\d+" + java.util.regex.Pattern.quote(" that " + named.apply(firstWaiter)
+                + " has not reached, which waits for critical(gate) at critical_barrier.c:" + facts.get("hang.lock.gate.line")
+                + " (queuing lock #" + fixture.gdb().evaluate("(long)(" + ilk + " - __kmp_i_lock_table.table[0])").asLong()
+                + " at 0x" + Long.toHexString(fixture.gdb().evaluate("(long)" + ilk + "->lock").asLong()) + ") held by "
+                + named.apply(holder)));
     }
 
     @Test
@@ -252,9 +270,40 @@ class LockDiagnosisIT {
         Facts facts = fixture.facts();
         String text = TextReport.diagnosis(DiagnosisIT.diagnose(fixture));
         Facts.ThreadFacts marker = facts.thread(0);
-        // waits.c's lock is its static L (the program's name; gdb: the marker thread holds &L)
-        assertThat(text).contains("1 thread waits for lock `L` (queuing lock #").contains("1 thread waits to enter critical(jompd_crit) at waits.c:");
-        assertThat(text.lines().filter(l -> l.contains("held by " + name(marker))).count()).as(text).isEqualTo(2);
-        assertThat(text).doesNotContain("deadlock:");
+        List<Finding> findings = DiagnosisIT.diagnose(fixture);
+        assertThat(text).isEqualTo(TextReport.diagnosis(findings));
+        java.util.Map<Long, List<GdbProbe.Frame>> stacks = fixture.gdb().backtraces();
+        // two lock findings, no deadlock: waits.c's lock is its static L (the program's name; gdb: the marker thread
+        // holds &L), and its critical section jompd_crit, made at the program's first critical(jompd_crit); each has its
+        // one waiter (the facts' role) at the line gdb's backtrace of that thread has in waits.c, and the marker thread
+        // as holder, where gdb's backtrace has it
+        List<Finding> locks = findings.stream().filter(f -> f.kind() == Diagnosis.FindingKind.LOCK).toList();
+        assertThat(findings.stream().map(Finding::kind).filter(k -> k == Diagnosis.FindingKind.DEADLOCK)).as(text).isEmpty();
+        assertThat(locks).as(text).hasSize(2);
+        GdbProbe.Frame markerTop = stacks.get(marker.lwp()).getFirst();
+        String held = "; held by " + name(marker) + ", in " + markerTop.function() + " (" + markerTop.frameSource() + ")";
+        String lLock = fixture.facts().get("lock_address");
+        String ilk = "((kmp_indirect_lock_t *)*(long *)&'.gomp_critical_user_jompd_crit.var')";
+        java.util.Map<String, String> summaries = java.util.Map.of(
+                "lock", "1 thread waits for lock `L` (queuing lock #" + fixture.gdb().evaluate("(long)(*(unsigned*)" + lLock
+                        + " >> 1)").asLong() + " at " + lockObject(fixture, lLock) + ")" + held,
+                "critical", "1 thread waits to enter critical(jompd_crit) at waits.c:" + dev.jompd.testkit.SourceLines.lineOf(
+                        Fixture.WAITS, "waits.c", "#pragma omp critical(jompd_crit)") + " (queuing lock #"
+                        + fixture.gdb().evaluate("(long)(" + ilk + " - __kmp_i_lock_table.table[0])").asLong() + " at 0x"
+                        + Long.toHexString(fixture.gdb().evaluate("(long)" + ilk + "->lock").asLong()) + ")" + held);
+        for (String role : List.of("lock", "critical")) {
+            List<Facts.ThreadFacts> waiters = facts.threads().stream().filter(t -> t.role().equals(role)).toList();
+            assertThat(waiters).as(role).hasSize(1);
+            Facts.ThreadFacts waiter = waiters.getFirst();
+            GdbProbe.Frame at = stacks.get(waiter.lwp()).stream().filter(f -> f.frameFile().endsWith("/waits.c")).findFirst()
+                    .orElseThrow();
+            List<Finding> about = locks.stream().filter(f -> f.summary().equals(summaries.get(role))).toList();
+            assertThat(about).as("%s\n%s", summaries.get(role), text).hasSize(1);
+            Finding finding = about.getFirst();
+            assertThat(finding.place()).as(text).contains(at.function() + " (" + at.frameSource() + ")");
+            assertThat(finding.threads().stream().map(t -> t.thread().lwp().getAsLong() + " " + t.role()
+                    + (t.role() == Diagnosis.Role.WAITS_FOR_LOCK ? " " + t.source().orElse("?") : "")).toList()).as(text)
+                    .containsExactlyInAnyOrder(waiter.lwp() + " WAITS_FOR_LOCK " + at.frameSource(), marker.lwp() + " HOLDS_LOCK");
+        }
     }
 }
