@@ -129,6 +129,11 @@ public record ThreadWait(OpenMpThread thread, Kind kind, String evidence, Option
                 return construct.get().kind().words() + " at " + line + " (" + function
                         + source.filter(s -> !s.equals(line)).map(s -> " at " + s).orElse("") + ")";
             }
+            if (FunctionNames.isTaskEntryThunk(function) && source.isPresent()) {
+                // clang's entry thunk of a task, known from the stack alone (no OMP_DEBUG: no task functions): its
+                // line is the task's pragma, as the picture would say it
+                return "task at " + source.get();
+            }
             return describe();
         }
 

@@ -78,6 +78,11 @@ class DiagnosisIT {
                     assertThat(stack.waiting().kind()).as(text).isEqualTo(ThreadWait.Kind.NONE);
                     assertThat(stack.waiting().under()).as(text).extracting(ThreadWait.Scheduling::kind)
                             .containsExactly(ThreadWait.Kind.TASKYIELD);
+                    // the task by its construct and line, with OMP_DEBUG (libomp's task function) and without (clang's
+                    // entry thunk on the stack, whose line is the pragma's): never the thunk's name
+                    assertThat(stack.waiting().under().getFirst().task().map(ThreadWait.Place::inWords)).as(text)
+                            .contains("task at waits.c:" + dev.jompd.testkit.SourceLines.lineOf(Fixture.WAITS, "waits.c",
+                                    "#pragma omp task untied"));
                     continue;
                 }
                 expected.put(thread.lwp(), kindOfRole(thread.role()));
