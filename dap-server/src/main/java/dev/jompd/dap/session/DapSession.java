@@ -112,7 +112,8 @@ public final class DapSession implements DapEndpoint {
         try {
             parsed = JsonParser.parseString(json);
         } catch (JsonParseException | StackOverflowError e) {
-            rejectUnparsable("invalid JSON: " + rootMessage(e));
+            // the parser's own first line (where in the text it stopped), not its pointer to Gson's troubleshooting page
+            rejectUnparsable("invalid JSON: " + rootMessage(e).lines().findFirst().orElse(""));
             return;
         }
         if (!parsed.isJsonObject()) {
