@@ -51,9 +51,9 @@ fi
 # job view runs jompd-cli's distribution, the gdb bridge's tests its own), so no stream rebuilds what another
 # is running. The streams are balanced by their modules' times (docs/testing.md).
 streams=(
-  "test-programs,jompd-cli,dap-server"
+  "jompd-cli,dap-server"
   "ompd-core,report,job"
-  "libompd,gdb-adapter"
+  "test-programs,libompd,gdb-adapter"
 )
 logs=target/test-logs
 rm -rf "$logs"
