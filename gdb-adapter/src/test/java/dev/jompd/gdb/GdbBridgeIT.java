@@ -632,15 +632,17 @@ class GdbBridgeIT {
      */
     static void checkBacktraces(GdbDriver.Output output, Facts facts) {
         String primary = output.section("ompd bt");
-        Facts.ThreadFacts thread = subject(primary, facts);
-        assertThat(frameLines(primary)).as("%s", primary).isEqualTo(frameLines(output.section("bt")));
-        checkLabelSequence(primary, expectedLabels(thread));
-        checkLabels(primary);
-
         String worker = output.section("ompd bt#2");
-        Facts.ThreadFacts workerFacts = subject(worker, facts);
+        assertThat(frameLines(primary)).as("%s", primary).isEqualTo(frameLines(output.section("bt")));
         assertThat(frameLines(worker)).as("%s", worker).isEqualTo(frameLines(output.section("bt#2")));
-        checkLabelSequence(worker, expectedLabels(workerFacts));
+        checkBacktraceLabels(primary, worker, facts);
+    }
+
+    /** The labels of a primary thread's and a worker's {@code ompd bt}, in order, from the facts. */
+    static void checkBacktraceLabels(String primary, String worker, Facts facts) {
+        checkLabelSequence(primary, expectedLabels(subject(primary, facts)));
+        checkLabels(primary);
+        checkLabelSequence(worker, expectedLabels(subject(worker, facts)));
         checkLabels(worker);
     }
 
