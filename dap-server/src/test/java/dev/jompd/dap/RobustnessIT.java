@@ -138,8 +138,11 @@ class RobustnessIT {
             JsonObject launch = client.request("launch", args("program", "/bin/true", "miDebuggerPath", fakeGdb.toString()),
                     Duration.ofSeconds(30));
             assertThat(launch.get("success").getAsBoolean()).isFalse();
-            // the fake gdb's exit code and its own last words
-            assertThat(launch.get("message").getAsString()).isEqualTo("gdb exited with code 3; its last messages: gdb: cannot start, sorry");
+            // the fake gdb's exit code and its own last words; when its death is seen while a command waits for its
+            // answer (timing), that command is named after them
+            String died = "gdb exited with code 3; its last messages: gdb: cannot start, sorry";
+            assertThat(launch.get("message").getAsString())
+                    .matches(java.util.regex.Pattern.quote(died) + "( before answering -[a-z-]+( [^;]*)?)?");
         }
     }
 }
