@@ -42,6 +42,14 @@ class PermissionDeniedIT {
         // The other user must be able to read the classes: the build tree may sit in a directory only we
         // can enter (a clone in a 0700 mktemp directory, /root), so the probe runs from a readable copy.
         Path readable = Files.createTempDirectory(Path.of("/tmp"), "jompd-probe-");
+        try {
+            probeAsAnotherUser(java, readable);
+        } finally {
+            dev.jompd.testkit.Fixtures.deleteRecursively(readable); // the copy of the classes, not left in /tmp
+        }
+    }
+
+    private static void probeAsAnotherUser(String java, Path readable) throws Exception {
         String classPath = readableCopy(location(LiveProcessAddressSpace.class), readable.resolve("main"))
                 + File.pathSeparator + readableCopy(location(AttachProbe.class), readable.resolve("test"));
         try (DetachedProcess sleeper = DetachedProcess.start(List.of("/bin/sh", "-c", "echo JOMPD_SLEEPER; exec sleep 60"),
