@@ -58,15 +58,21 @@ _JOMPD_ENGINE_JAR = "gdb-adapter.jar"
 _JOMPD_SYMBOL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.$@]*$")
 
 
+_jompd_engine_modules = {}
+
+
 def _jompd_engine_module(lib):
-    """The engine's pipe, jompd_engine.py from the distribution's lib/ the engine was found in (shared with LLDB's door)."""
-    path = os.path.join(lib, "jompd_engine.py")
-    if not os.path.isfile(path):
-        raise JompdUnavailable("the jompd engine in %s lacks jompd_engine.py: reinstall jompd" % lib)
-    spec = importlib.util.spec_from_file_location("jompd_engine", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """The engine's pipe, jompd_engine.py from the distribution's lib/ the engine was found in (shared with LLDB's
+    door); loaded once per session, so what it says once (a cache it does not use) stays said once across restarts."""
+    if lib not in _jompd_engine_modules:
+        path = os.path.join(lib, "jompd_engine.py")
+        if not os.path.isfile(path):
+            raise JompdUnavailable("the jompd engine in %s lacks jompd_engine.py: reinstall jompd" % lib)
+        spec = importlib.util.spec_from_file_location("jompd_engine", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _jompd_engine_modules[lib] = module
+    return _jompd_engine_modules[lib]
 
 
 class JompdUnavailable(Exception):
@@ -147,14 +153,12 @@ class JompdBridge:
 
     def start(self):
         lib = self.find_engine()
+        engine = _jompd_engine_module(lib)
+        self.failure = engine.EngineFailure
+        self.pipe = engine.EnginePipe("gdb", lambda text: gdb.write(text, gdb.STDERR))
         try:
-            engine = _jompd_engine_module(lib)
-            self.pipe = engine.EnginePipe("gdb", lambda text: gdb.write(text, gdb.STDERR))
-            self.failure = engine.EngineFailure
             self.pipe.start(lib)
-        except Exception as e:
-            if self.failure is None or not isinstance(e, self.failure):
-                raise
+        except self.failure as e:
             raise JompdUnavailable(str(e))
         self.hello = self.pipe.hello
 

@@ -35,6 +35,23 @@ _JOMPD_COMMANDS = ("init", "threads", "parallel", "tasks", "icvs", "tree", "stac
 _JOMPD_READ_LIMIT = 1 << 24
 
 
+_jompd_engine_modules = {}
+
+
+def _jompd_engine_module(lib):
+    """The engine's pipe, jompd_engine.py from the lib/ the engine was found in (as jompd.py loads it: once per
+    session, so what it says once stays said once across the engine's restarts)."""
+    if lib not in _jompd_engine_modules:
+        path = os.path.join(lib, "jompd_engine.py")
+        if not os.path.isfile(path):
+            raise JompdError("the jompd engine in %s lacks jompd_engine.py: reinstall jompd" % lib)
+        spec = importlib.util.spec_from_file_location("jompd_engine", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _jompd_engine_modules[lib] = module
+    return _jompd_engine_modules[lib]
+
+
 def _say(text):
     """A note on LLDB's stderr, now: LLDB's Python stderr keeps what a command wrote unless it is flushed."""
     sys.stderr.write(text)
@@ -73,12 +90,7 @@ class JompdLldbBridge:
 
     def start(self):
         lib = self.find_engine()
-        path = os.path.join(lib, "jompd_engine.py")
-        if not os.path.isfile(path):
-            raise JompdError("the jompd engine in %s lacks jompd_engine.py: reinstall jompd" % lib)
-        spec = importlib.util.spec_from_file_location("jompd_engine", path)
-        engine = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(engine)
+        engine = _jompd_engine_module(lib)
         self.failure = engine.EngineFailure
         self.pipe = engine.EnginePipe("LLDB", _say)
         try:

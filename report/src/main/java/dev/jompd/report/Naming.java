@@ -20,15 +20,12 @@ public enum Naming {
     /**
      * How every finding names a thread, short and the same everywhere: {@code omp 1/4 (LWP 1234)}, the team path
      * first when nested ({@code omp 1 · 2/3 (LWP 1234)}), a teams league's team before it ({@code omp team 1 · 0/2
-     * (LWP 1234)}: threads of two teams have the same numbers) as {@link OpenMpPicture.ThreadPlace#words()} does;
+     * (LWP 1234)}: threads of two teams have the same numbers), {@link OpenMpPicture.ThreadPlace#shortWords()};
      * a thread in no team by its gtid. For a job without the LWP.
      */
     public String thread(OpenMpThread thread) {
-        String team = thread.team().isPresent() ? "team " + thread.team().getAsLong() + " · " : "";
-        String path = thread.teamPath().isEmpty() ? "" : thread.path() + " · ";
-        String place = thread.region().isPresent() ? team + path + thread.threadNum() + "/" + thread.teamSize()
-                : "gtid " + thread.gtid();
-        return "omp " + place + (this == PROCESS && thread.lwp().isPresent() ? " (LWP " + thread.lwp().getAsLong() + ")" : "");
+        return thread.place().shortWords()
+                + (this == PROCESS && thread.lwp().isPresent() ? " (LWP " + thread.lwp().getAsLong() + ")" : "");
     }
 
     /** A thread that is no OpenMP thread of the picture, by its LWP: {@code LWP 4711}; for a job {@code a thread}. */

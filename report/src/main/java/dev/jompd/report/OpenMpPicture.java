@@ -629,15 +629,20 @@ public final class OpenMpPicture {
 
         /** {@code omp team 1 · 0.1 · 2/4 · level 2}; {@code omp gtid 7 · no team}. */
         public String words() {
+            return shortWords() + (noTeamGtid.isPresent() ? " · no team" : " · level " + level);
+        }
+
+        /** {@code omp team 1 · 0.1 · 2/4}; {@code omp gtid 7}: {@link #words()} without the level, as findings name threads. */
+        public String shortWords() {
             if (noTeamGtid.isPresent()) {
-                return "omp gtid " + noTeamGtid.getAsLong() + " · no team";
+                return "omp gtid " + noTeamGtid.getAsLong();
             }
             StringBuilder name = new StringBuilder("omp ");
             team.ifPresent(number -> name.append("team ").append(number).append(" · "));
             if (!teamPath.isEmpty()) {
                 name.append(pathText(teamPath)).append(" · ");
             }
-            return name.append(threadNum).append('/').append(teamSize).append(" · level ").append(level).toString();
+            return name.append(threadNum).append('/').append(teamSize).toString();
         }
 
         /** Threads in a team before those in none; then by team, team path and thread number; then by gtid. */
